@@ -1,0 +1,3 @@
+module github.com/reinsdev/reins
+
+go 1.26.8

@@ -1,0 +1,208 @@
+// Package llm is the provider-neutral vocabulary between reins and a model:
+// content blocks, the streamed chunks an adapter emits, the finish that ends
+// every stream, the failure codes an adapter decides from wire facts, and the
+// assembler that turns a chunk stream back into blocks.
+//
+// Adapters (one per wire, in sub-packages) own their wire structs and emit
+// only these types, so the agent loop, the session log and the retry
+// executor never see a wire format.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"time"
+)
+
+// BlockType names the kind of a content block.
+type BlockType string
+
+const (
+	BlockText       BlockType = "text"
+	BlockReasoning  BlockType = "reasoning"
+	BlockToolCall   BlockType = "tool-call"
+	BlockToolResult BlockType = "tool-result"
+)
+
+// Block is one piece of message content. Only the fields of its Type are set.
+type Block struct {
+	Type BlockType `json:"type"`
+	// Text is the text of a text or reasoning block.
+	Text string `json:"text,omitempty"`
+	// Signature is an opaque provider token that must be sent back with a
+	// reasoning block (Anthropic thinking signatures).
+	Signature string `json:"signature,omitempty"`
+	// ID, Name and Arguments describe a tool call; Arguments is the raw JSON
+	// text the model produced (it may be invalid JSON).
+	ID        string `json:"id,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments,omitempty"`
+	// CallID, Content and IsError describe a tool result.
+	CallID  string `json:"callId,omitempty"`
+	Content string `json:"content,omitempty"`
+	IsError bool   `json:"isError,omitempty"`
+}
+
+// Role is the author of a message.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	// RoleTool carries tool-result blocks back to the model.
+	RoleTool Role = "tool"
+)
+
+// Message is one entry of the model history.
+type Message struct {
+	Role    Role    `json:"role"`
+	Content []Block `json:"content"`
+}
+
+// Text returns the concatenated text blocks of m.
+func (m Message) Text() string { return BlocksText(m.Content) }
+
+// BlocksText concatenates the text of the text blocks in bs.
+func BlocksText(bs []Block) string {
+	var n int
+	for _, b := range bs {
+		if b.Type == BlockText {
+			n += len(b.Text)
+		}
+	}
+	buf := make([]byte, 0, n)
+	for _, b := range bs {
+		if b.Type == BlockText {
+			buf = append(buf, b.Text...)
+		}
+	}
+	return string(buf)
+}
+
+// Usage counts tokens. Zero fields are unknown or zero.
+type Usage struct {
+	InputTokens     int `json:"inputTokens"`
+	OutputTokens    int `json:"outputTokens"`
+	CacheReadTokens int `json:"cacheReadTokens,omitempty"`
+	ReasoningTokens int `json:"reasoningTokens,omitempty"`
+}
+
+// Add returns u plus v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens:     u.InputTokens + v.InputTokens,
+		OutputTokens:    u.OutputTokens + v.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens,
+		ReasoningTokens: u.ReasoningTokens + v.ReasoningTokens,
+	}
+}
+
+// IsZero reports whether u has no counts.
+func (u Usage) IsZero() bool { return u == Usage{} }
+
+// ChunkType names the kind of a stream chunk.
+type ChunkType string
+
+const (
+	ChunkBlockStart     ChunkType = "block-start"
+	ChunkTextDelta      ChunkType = "text-delta"
+	ChunkReasoningDelta ChunkType = "reasoning-delta"
+	ChunkToolCallDelta  ChunkType = "tool-call-delta"
+	ChunkBlockEnd       ChunkType = "block-end"
+	ChunkUsage          ChunkType = "usage"
+	ChunkFinish         ChunkType = "finish"
+)
+
+// Chunk is one provider-neutral stream element. Index identifies the block a
+// block-start, delta or block-end belongs to; indexes are assigned by the
+// adapter in the order blocks open, from 0.
+type Chunk struct {
+	Type  ChunkType `json:"type"`
+	Index int       `json:"index"`
+	// Block is set on block-start: its Type, and for a tool call its ID and Name.
+	Block *Block `json:"block,omitempty"`
+	// Delta is the text of a text, reasoning or tool-call (arguments) delta.
+	// On a reasoning block-end it may carry the block's signature.
+	Delta     string  `json:"delta,omitempty"`
+	Signature string  `json:"signature,omitempty"`
+	Usage     *Usage  `json:"usage,omitempty"`
+	Finish    *Finish `json:"finish,omitempty"`
+}
+
+// FinishKind is how a model response ended.
+type FinishKind string
+
+const (
+	FinishStop      FinishKind = "stop"
+	FinishToolCalls FinishKind = "tool-calls"
+	FinishMaxTokens FinishKind = "max-tokens"
+	FinishRefusal   FinishKind = "refusal"
+	// FinishPause asks the loop to continue the same step with the partial
+	// response appended (Anthropic pause_turn).
+	FinishPause   FinishKind = "pause"
+	FinishError   FinishKind = "error"
+	FinishAborted FinishKind = "aborted"
+)
+
+// Finish ends every stream. Code and Message are set for FinishError.
+type Finish struct {
+	Kind    FinishKind `json:"kind"`
+	Code    string     `json:"code,omitempty"`
+	Message string     `json:"message,omitempty"`
+	// RetryAfter is the provider's requested delay (HTTP Retry-After), if any.
+	RetryAfter time.Duration `json:"retryAfterMs,omitempty"`
+}
+
+// Failure codes, each decided by an adapter from wire facts (SPEC §5).
+const (
+	CodeEmptyResponse         = "EMPTY_RESPONSE"
+	CodeContextWindowExceeded = "CONTEXT_WINDOW_EXCEEDED"
+	CodeStreamClosed          = "STREAM_CLOSED"
+	CodeMalformedResponse     = "MALFORMED_RESPONSE"
+	CodeRateLimit             = "RATE_LIMIT"
+	CodeServer                = "SERVER"
+	CodeAuth                  = "AUTH"
+	CodeInvalidRequest        = "INVALID_REQUEST"
+	CodeTimeout               = "TIMEOUT"
+	CodeTransport             = "TRANSPORT"
+	CodeAborted               = "ABORTED"
+	CodeQuota                 = "QUOTA"
+)
+
+// ErrorFinish returns an error finish chunk.
+func ErrorFinish(code, message string) Chunk {
+	return Chunk{Type: ChunkFinish, Finish: &Finish{Kind: FinishError, Code: code, Message: message}}
+}
+
+// ToolSpec describes a tool to the model. Parameters is a JSON Schema object.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Request is one model request.
+type Request struct {
+	Model     string
+	System    string
+	Messages  []Message
+	Tools     []ToolSpec
+	MaxTokens int
+}
+
+// Model streams one response per request. The returned sequence yields zero
+// or more chunks and then exactly one finish chunk, whatever happens on the
+// wire: failures are finishes with a code, never Go errors, so every caller
+// handles one shape. An implementation makes exactly one wire attempt;
+// retrying is the caller's decision. Breaking out of the sequence early
+// releases the connection.
+type Model interface {
+	Stream(ctx context.Context, req *Request) iter.Seq[Chunk]
+}
+
+// ModelFunc adapts a function to Model.
+type ModelFunc func(ctx context.Context, req *Request) iter.Seq[Chunk]
+
+// Stream calls f.
+func (f ModelFunc) Stream(ctx context.Context, req *Request) iter.Seq[Chunk] { return f(ctx, req) }

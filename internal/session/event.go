@@ -1,0 +1,191 @@
+// Package session is the append-only, event-sourced record of a run: the
+// JSONL log format of SPEC §4, its writer, its loader with crash repair, and
+// the derivation of model history from it. The log is the source of truth:
+// what the model saw is in it, and history is computed from it.
+package session
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/reinsdev/reins/internal/llm"
+)
+
+// Event types (SPEC §4).
+const (
+	TypeTurnStart         = "turn/start"
+	TypeTurnEnd           = "turn/end"
+	TypeStepStart         = "step/start"
+	TypeStepEnd           = "step/end"
+	TypeUserMessage       = "user/message"
+	TypeAssistantChunk    = "assistant/chunk"
+	TypeAssistantMessage  = "assistant/message"
+	TypeToolCall          = "tool/call"
+	TypeToolResult        = "tool/result"
+	TypeLLMRetry          = "llm/retry"
+	TypeLLMRetryStarted   = "llm/retry-started"
+	TypeSubagentStart     = "subagent/start"
+	TypeSubagentEnd       = "subagent/end"
+	TypeJobNotice         = "job/notice"
+	headerType            = "session"
+	FormatVersion         = 1
+	OriginSubagent        = "subagent"
+	maxLineBytes          = 64 << 20
+	defaultSessionLogName = "session.jsonl"
+)
+
+// Header is the first line of a session log.
+type Header struct {
+	Type            string    `json:"type"`
+	Version         int       `json:"version"`
+	ID              string    `json:"id"`
+	CreatedAt       time.Time `json:"createdAt"`
+	Cwd             string    `json:"cwd"`
+	ParentSession   string    `json:"parentSession,omitempty"`
+	Origin          string    `json:"origin,omitempty"`
+	DelegationDepth int       `json:"delegationDepth"`
+}
+
+// Event is one log line after the header.
+type Event struct {
+	Type string          `json:"type"`
+	Seq  int64           `json:"seq"`
+	Time time.Time       `json:"time"`
+	Data json.RawMessage `json:"data"`
+}
+
+// Decode unmarshals e.Data into v.
+func (e Event) Decode(v any) error { return json.Unmarshal(e.Data, v) }
+
+// Turn end reasons.
+const (
+	ReasonCompleted   = "completed"
+	ReasonAborted     = "aborted"
+	ReasonMaxTokens   = "max-tokens"
+	ReasonRefusal     = "refusal"
+	ReasonError       = "error"
+	ReasonInterrupted = "interrupted"
+)
+
+// Who ended an aborted turn.
+const (
+	AbortedByUser    = "user"
+	AbortedByParent  = "parent"
+	AbortedByTimeout = "timeout"
+)
+
+// Failure is a coded failure. Message is a fixed text chosen by reins for the
+// code, never text received from a provider or a child.
+type Failure struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// TurnStart is the data of turn/start.
+type TurnStart struct {
+	Turn int `json:"turn"`
+}
+
+// TurnEnd is the data of turn/end.
+type TurnEnd struct {
+	Turn    int        `json:"turn"`
+	Reason  string     `json:"reason"`
+	By      string     `json:"by,omitempty"`
+	Failure *Failure   `json:"failure,omitempty"`
+	Usage   *llm.Usage `json:"usage,omitempty"`
+}
+
+// StepStart is the data of step/start.
+type StepStart struct {
+	Turn int `json:"turn"`
+	Step int `json:"step"`
+}
+
+// StepEnd is the data of step/end.
+type StepEnd = StepStart
+
+// UserMessage is the data of user/message.
+type UserMessage struct {
+	Message llm.Message `json:"message"`
+}
+
+// AssistantChunk is the data of assistant/chunk.
+type AssistantChunk struct {
+	Turn  int       `json:"turn"`
+	Step  int       `json:"step"`
+	Chunk llm.Chunk `json:"chunk"`
+}
+
+// AssistantMessage is the data of assistant/message.
+type AssistantMessage struct {
+	Turn        int         `json:"turn"`
+	Step        int         `json:"step"`
+	Message     llm.Message `json:"message"`
+	Usage       *llm.Usage  `json:"usage,omitempty"`
+	Interrupted bool        `json:"interrupted,omitempty"`
+}
+
+// ToolCall is the data of tool/call.
+type ToolCall struct {
+	Turn      int    `json:"turn"`
+	Step      int    `json:"step"`
+	CallID    string `json:"callId"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolResult is the data of tool/result.
+type ToolResult struct {
+	Turn    int    `json:"turn"`
+	Step    int    `json:"step"`
+	CallID  string `json:"callId"`
+	Content string `json:"content"`
+	IsError bool   `json:"isError"`
+}
+
+// LLMRetry is the data of llm/retry, appended before a retry sleep.
+type LLMRetry struct {
+	RetryID    string  `json:"retryId"`
+	Turn       int     `json:"turn"`
+	Step       int     `json:"step"`
+	Provider   string  `json:"provider"`
+	Retry      int     `json:"retry"`
+	MaxRetries int     `json:"maxRetries"`
+	DelayMs    int64   `json:"delayMs"`
+	Failure    Failure `json:"failure"`
+}
+
+// LLMRetryStarted is the data of llm/retry-started, appended after the sleep.
+type LLMRetryStarted struct {
+	RetryID string `json:"retryId"`
+	Turn    int    `json:"turn"`
+	Step    int    `json:"step"`
+	Retry   int    `json:"retry"`
+}
+
+// SubagentStart is the data of subagent/start.
+type SubagentStart struct {
+	RunID        string `json:"runId"`
+	ChildSession string `json:"childSession"`
+	Agent        string `json:"agent"`
+	Provider     string `json:"provider"`
+	Label        string `json:"label"`
+	Background   bool   `json:"background"`
+}
+
+// SubagentEnd is the data of subagent/end. LastAssistantMessage is nil (and
+// absent from the JSON) when the child produced no output.
+type SubagentEnd struct {
+	RunID                string       `json:"runId"`
+	StopReason           string       `json:"stopReason"`
+	LastAssistantMessage *llm.Message `json:"lastAssistantMessage,omitempty"`
+	Diagnostic           string       `json:"diagnostic,omitempty"`
+	Usage                *llm.Usage   `json:"usage,omitempty"`
+	DurationMs           int64        `json:"durationMs,omitempty"`
+}
+
+// JobNotice is the data of job/notice.
+type JobNotice struct {
+	JobID  string `json:"jobId"`
+	Status string `json:"status"`
+}

@@ -1,0 +1,155 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// Loaded is a session log as read, after repair.
+type Loaded struct {
+	Header Header
+	Events []Event
+	Repair Repair
+}
+
+// Repair says what the loader had to mend. Nothing complete is ever dropped:
+// only an incomplete last line, which a crash mid-write leaves behind.
+type Repair struct {
+	// DroppedBytes is the size of an incomplete last line that was dropped.
+	DroppedBytes int64
+	// ValidSize is the byte length of the file up to the dropped line.
+	ValidSize int64
+	// RewriteLast is true when the last complete event had lost only its
+	// newline; it is kept, and counted in DroppedBytes so Reopen rewrites it.
+	RewriteLast bool
+	// ClosedTurn is true when the last turn had no turn/end and one with
+	// reason interrupted was appended (as the last of Events).
+	ClosedTurn bool
+}
+
+// Repaired reports whether anything was mended.
+func (r Repair) Repaired() bool { return r.DroppedBytes > 0 || r.ClosedTurn }
+
+// CorruptError reports damage the loader must not repair silently: a line
+// that is not an event before the end of the file, or a seq gap.
+type CorruptError struct {
+	Path   string
+	Line   int // 1-based
+	Reason string
+}
+
+func (e *CorruptError) Error() string {
+	p := e.Path
+	if p == "" {
+		p = "session log"
+	}
+	return fmt.Sprintf("%s:%d: corrupt session log: %s", p, e.Line, e.Reason)
+}
+
+// Load reads and repairs the log at path. The file is not modified.
+func Load(path string) (*Loaded, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ld, err := Read(f)
+	var ce *CorruptError
+	if errors.As(err, &ce) {
+		ce.Path = path
+	}
+	return ld, err
+}
+
+// Read reads and repairs a log from r.
+func Read(r io.Reader) (*Loaded, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	ld := &Loaded{}
+	var (
+		offset   int64
+		lineNo   int
+		openTurn = -1
+	)
+	for {
+		line, err := br.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if len(line) == 0 {
+			break
+		}
+		lineNo++
+		complete := line[len(line)-1] == '\n'
+		body := bytes.TrimRight(line, "\r\n")
+		if lineNo == 1 {
+			if err := json.Unmarshal(body, &ld.Header); err != nil || ld.Header.Type != headerType {
+				if !complete {
+					return nil, &CorruptError{Line: 1, Reason: "incomplete header"}
+				}
+				return nil, &CorruptError{Line: 1, Reason: "first line is not a session header"}
+			}
+			offset += int64(len(line))
+			continue
+		}
+		var e Event
+		if err := json.Unmarshal(body, &e); err != nil || e.Type == "" {
+			if !complete {
+				// A crash mid-write: the tail that never got its newline.
+				ld.Repair.DroppedBytes = int64(len(line))
+				break
+			}
+			return nil, &CorruptError{Line: lineNo, Reason: "line is not an event"}
+		}
+		if want := int64(len(ld.Events)); e.Seq != want {
+			return nil, &CorruptError{Line: lineNo, Reason: fmt.Sprintf("seq %d where %d was expected (gap)", e.Seq, want)}
+		}
+		offset += int64(len(line))
+		ld.Events = append(ld.Events, e)
+		switch e.Type {
+		case TypeTurnStart:
+			var ts TurnStart
+			_ = e.Decode(&ts)
+			openTurn = ts.Turn
+		case TypeTurnEnd:
+			openTurn = -1
+		}
+		if !complete {
+			// A complete event that lost only its newline: keep it; Reopen
+			// rewrites it whole so the next append starts on a fresh line.
+			ld.Repair.ValidSize = offset - int64(len(line))
+			ld.Repair.DroppedBytes = int64(len(line))
+			ld.Repair.RewriteLast = true
+			closeTurn(ld, openTurn)
+			return ld, nil
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if lineNo == 0 {
+		return nil, &CorruptError{Line: 1, Reason: "empty file"}
+	}
+	ld.Repair.ValidSize = offset
+	closeTurn(ld, openTurn)
+	return ld, nil
+}
+
+// closeTurn appends the synthesized turn/end of an unclosed last turn.
+func closeTurn(ld *Loaded, openTurn int) {
+	if openTurn < 0 {
+		return
+	}
+	raw, _ := json.Marshal(TurnEnd{Turn: openTurn, Reason: ReasonInterrupted})
+	var t time.Time
+	if n := len(ld.Events); n > 0 {
+		t = ld.Events[n-1].Time
+	}
+	ld.Events = append(ld.Events, Event{Type: TypeTurnEnd, Seq: int64(len(ld.Events)), Time: t, Data: raw})
+	ld.Repair.ClosedTurn = true
+}

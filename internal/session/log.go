@@ -1,0 +1,247 @@
+package session
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// FileName is the name of the log inside a session directory.
+const FileName = defaultSessionLogName
+
+// Log appends events to one session's JSONL file. It is safe for concurrent
+// use: parallel tool calls and child runs append through the same Log, and
+// seq stays contiguous because numbering and writing happen under one lock.
+//
+// Appends are buffered; the agent loop flushes at every step end and turn
+// end, and Close flushes. A process killed between flushes loses at most the
+// events since the last flush, and the loader repairs what it left.
+type Log struct {
+	mu      sync.Mutex
+	f       *os.File
+	w       *bufio.Writer
+	header  Header
+	path    string
+	next    int64
+	openTrn int // turn currently open, -1 if none
+	lastTrn int // highest turn number seen
+	closed  bool
+	now     func() time.Time
+	observe func(Header, Event)
+}
+
+// Options configure a new or reopened Log.
+type Options struct {
+	// Now returns the time stamped on events; time.Now when nil.
+	Now func() time.Time
+	// Observe, when set, is called with every appended event, under the
+	// log's lock and in seq order. It must not block or call back into the Log.
+	Observe func(Header, Event)
+}
+
+// NewID returns a new session id: a UTC timestamp prefix (so listings sort by
+// age) and random hex.
+func NewID(now time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// Create makes the directory root/<h.ID> and starts a new log in it,
+// writing the header. h.Type and h.Version are filled in.
+func Create(root string, h Header, opts Options) (*Log, error) {
+	if h.ID == "" {
+		return nil, errors.New("session: header has no id")
+	}
+	dir := filepath.Join(root, h.ID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("session: create %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, FileName)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("session: create log: %w", err)
+	}
+	h.Type, h.Version = headerType, FormatVersion
+	l := newLog(f, path, h, 0, -1, -1, opts)
+	line, err := json.Marshal(h)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	l.w.Write(line)
+	l.w.WriteByte('\n')
+	if err := l.w.Flush(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("session: write header: %w", err)
+	}
+	return l, nil
+}
+
+func newLog(f *os.File, path string, h Header, next int64, openTurn, lastTurn int, opts Options) *Log {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Log{
+		f: f, w: bufio.NewWriterSize(f, 64<<10), header: h, path: path,
+		next: next, openTrn: openTurn, lastTrn: lastTurn, now: now, observe: opts.Observe,
+	}
+}
+
+// Reopen loads the log at path for appending more turns (reins run --resume).
+// It repairs the file the way Load reports it: an incomplete last line is cut
+// off and an unclosed last turn is closed with turn/end {interrupted}; those
+// repairs are written so the file on disk agrees with what was loaded. A
+// corrupt log (a seq gap, an unparsable line before the last) is refused.
+func Reopen(path string, opts Options) (*Log, *Loaded, error) {
+	ld, err := Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("session: reopen: %w", err)
+	}
+	if ld.Repair.DroppedBytes > 0 {
+		if err := f.Truncate(ld.Repair.ValidSize); err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("session: repair: %w", err)
+		}
+	}
+	if _, err := f.Seek(0, 2); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	// Events to write back: the last event if it lost its newline, and the
+	// synthesized turn/end of an unclosed turn.
+	var rewrite []Event
+	n := len(ld.Events)
+	if ld.Repair.ClosedTurn {
+		n--
+	}
+	if ld.Repair.RewriteLast {
+		rewrite = append(rewrite, ld.Events[n-1])
+	}
+	if ld.Repair.ClosedTurn {
+		rewrite = append(rewrite, ld.Events[n])
+	}
+	last := -1
+	for _, e := range ld.Events {
+		if e.Type == TypeTurnStart {
+			var ts TurnStart
+			if e.Decode(&ts) == nil && ts.Turn > last {
+				last = ts.Turn
+			}
+		}
+	}
+	l := newLog(f, path, ld.Header, int64(len(ld.Events)), -1, last, opts)
+	for _, e := range rewrite {
+		if err := l.writeLocked(e); err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+	}
+	if err := l.Flush(); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return l, ld, nil
+}
+
+// Header returns the log's header.
+func (l *Log) Header() Header { return l.header }
+
+// Path returns the log file's path.
+func (l *Log) Path() string { return l.path }
+
+// Dir returns the session directory.
+func (l *Log) Dir() string { return filepath.Dir(l.path) }
+
+// NextTurn returns the number the next turn should carry.
+func (l *Log) NextTurn() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lastTrn + 1
+}
+
+// ErrClosed is returned by appends after Close.
+var ErrClosed = errors.New("session: log is closed")
+
+// Append writes one event of type typ with data marshalled to JSON, and
+// returns it. It does not flush.
+func (l *Log) Append(typ string, data any) (Event, error) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return Event{}, fmt.Errorf("session: marshal %s: %w", typ, err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return Event{}, ErrClosed
+	}
+	e := Event{Type: typ, Seq: l.next, Time: l.now().UTC(), Data: raw}
+	if err := l.writeLocked(e); err != nil {
+		return Event{}, err
+	}
+	l.next++
+	switch typ {
+	case TypeTurnStart:
+		var ts TurnStart
+		_ = json.Unmarshal(raw, &ts)
+		l.openTrn = ts.Turn
+		if ts.Turn > l.lastTrn {
+			l.lastTrn = ts.Turn
+		}
+	case TypeTurnEnd:
+		l.openTrn = -1
+	}
+	if l.observe != nil {
+		l.observe(l.header, e)
+	}
+	return e, nil
+}
+
+func (l *Log) writeLocked(e Event) error {
+	line, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	line = append(line, '\n')
+	if _, err := l.w.Write(line); err != nil {
+		return fmt.Errorf("session: append: %w", err)
+	}
+	return nil
+}
+
+// Flush writes buffered events to the file.
+func (l *Log) Flush() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	return l.w.Flush()
+}
+
+// Close flushes and closes the file. It is idempotent.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	err := l.w.Flush()
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,183 @@
+// Package tool holds the tool registry, the permission modes and the
+// workspace bound, and the built-in tools (read, write, edit, bash, grep,
+// glob, ls). A tool never crashes a run: every failure, refusal included, is
+// an error result for the model.
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/reinsdev/reins/internal/llm"
+)
+
+// Permission is a permission mode (SPEC §3).
+type Permission string
+
+const (
+	ReadOnly       Permission = "read-only"
+	WorkspaceWrite Permission = "workspace-write"
+	FullAccess     Permission = "full-access"
+)
+
+func (p Permission) rank() int {
+	switch p {
+	case ReadOnly:
+		return 0
+	case WorkspaceWrite:
+		return 1
+	case FullAccess:
+		return 2
+	}
+	return -1
+}
+
+// ParsePermission validates a permission mode name.
+func ParsePermission(s string) (Permission, error) {
+	p := Permission(s)
+	if p.rank() < 0 {
+		return "", fmt.Errorf("unknown permission mode %q (want read-only, workspace-write or full-access)", s)
+	}
+	return p, nil
+}
+
+// Allows reports whether mode p permits a tool that needs mode need.
+func (p Permission) Allows(need Permission) bool { return p.rank() >= need.rank() }
+
+// DefaultOutputCap is the default cap on a tool result's size.
+const DefaultOutputCap = 50 << 10
+
+// Env is what a tool call runs against.
+type Env struct {
+	// Workspace is the absolute, cleaned workspace root (the run's cwd).
+	Workspace string
+	// Permission is the run's permission mode.
+	Permission Permission
+	// OutputCap caps a result's content in bytes; DefaultOutputCap when 0.
+	OutputCap int
+}
+
+// Result is a tool's answer to the model.
+type Result struct {
+	Content string
+	IsError bool
+}
+
+// Errorf returns an error result.
+func Errorf(format string, args ...any) Result {
+	return Result{Content: fmt.Sprintf(format, args...), IsError: true}
+}
+
+// Tool is one model-callable tool.
+type Tool interface {
+	// Spec is what the model is shown.
+	Spec() llm.ToolSpec
+	// Needs is the least permission mode the tool runs under.
+	Needs() Permission
+	// Run executes one call. args is the model's raw JSON text, which may
+	// be invalid: that is an error result, not a Go error.
+	Run(ctx context.Context, env *Env, args json.RawMessage) Result
+}
+
+// Registry is a set of tools by name.
+type Registry struct {
+	tools map[string]Tool
+}
+
+// NewRegistry returns a registry holding ts.
+func NewRegistry(ts ...Tool) *Registry {
+	r := &Registry{tools: make(map[string]Tool)}
+	for _, t := range ts {
+		r.Add(t)
+	}
+	return r
+}
+
+// Add registers t, replacing any tool of the same name.
+func (r *Registry) Add(t Tool) { r.tools[t.Spec().Name] = t }
+
+// Get returns the tool named name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Names returns the registered names, sorted.
+func (r *Registry) Names() []string {
+	out := make([]string, 0, len(r.tools))
+	for n := range r.tools {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Specs returns the specs of all tools, sorted by name, for a model request.
+func (r *Registry) Specs() []llm.ToolSpec {
+	var out []llm.ToolSpec
+	for _, n := range r.Names() {
+		out = append(out, r.tools[n].Spec())
+	}
+	return out
+}
+
+// Subset returns a registry with only the named tools that r has; names it
+// lacks are returned as missing.
+func (r *Registry) Subset(names []string) (sub *Registry, missing []string) {
+	sub = NewRegistry()
+	for _, n := range names {
+		if t, ok := r.tools[n]; ok {
+			sub.Add(t)
+		} else {
+			missing = append(missing, n)
+		}
+	}
+	return sub, missing
+}
+
+// Concurrent reports whether a call to name may run alongside other calls
+// of the same assistant message: only tools that need no more than
+// read-only access do, since they change nothing.
+func (r *Registry) Concurrent(name string) bool {
+	t, ok := r.tools[name]
+	return ok && t.Needs() == ReadOnly
+}
+
+// Run executes a call by name under env: unknown tools and tools the
+// permission mode refuses are error results. The content is capped.
+func (r *Registry) Run(ctx context.Context, env *Env, name string, args json.RawMessage) Result {
+	t, ok := r.tools[name]
+	if !ok {
+		return Errorf("unknown tool %q", name)
+	}
+	if !env.Permission.Allows(t.Needs()) {
+		return Errorf("tool %s is not permitted in %s mode", name, env.Permission)
+	}
+	res := t.Run(ctx, env, args)
+	res.Content = Cap(res.Content, env.OutputCap)
+	return res
+}
+
+// Cap cuts s to at most limit bytes (DefaultOutputCap when limit is 0) on a
+// UTF-8 boundary and says so in the text, so the model knows it saw a part.
+func Cap(s string, limit int) string {
+	if limit <= 0 {
+		limit = DefaultOutputCap
+	}
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	var b strings.Builder
+	b.WriteString(s[:cut])
+	fmt.Fprintf(&b, "\n[output truncated: showing %d of %d bytes]", cut, len(s))
+	return b.String()
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
