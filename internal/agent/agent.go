@@ -1,0 +1,341 @@
+// Package agent is the loop: a turn runs steps — one model request, retried
+// under the provider's policy, plus the tool calls it asks for — until the
+// model stops calling tools, a limit is hit, or the context is cancelled.
+// Everything the model sees passes through the session log first, and the
+// history it is shown is exactly what the log holds.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/retry"
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/tool"
+)
+
+// Cancellation causes: cancel a turn's context with one of these (via
+// context.WithCancelCause) to say who aborted it; plain cancellation counts
+// as the user.
+var (
+	ErrAbortedByUser    = errors.New("aborted by the user")
+	ErrAbortedByParent  = errors.New("aborted by the parent")
+	ErrAbortedByTimeout = errors.New("aborted by a timeout")
+)
+
+// CodeMaxSteps is the failure code of a turn that reached its step limit
+// while the model still wanted to call tools.
+const CodeMaxSteps = "MAX_STEPS"
+
+// DefaultMaxSteps is the default step limit of a turn.
+const DefaultMaxSteps = 50
+
+// Agent runs turns of one session. Its fields are set before the first
+// turn and not changed while one runs.
+type Agent struct {
+	Model     llm.Model
+	ModelName string // the model name sent on requests
+	Provider  string // the provider name recorded in llm/retry
+	System    string
+	Tools     *tool.Registry
+	Env       *tool.Env
+	Log       *session.Log
+	MaxSteps  int
+	MaxTokens int
+	Retry     *retry.Executor
+	// Inbox, when set, is drained before every step: each message is
+	// appended as a user/message (background-job notices).
+	Inbox func() []string
+
+	mu      sync.Mutex
+	history []llm.Message
+	loaded  bool
+}
+
+// TurnResult is how a turn ended.
+type TurnResult struct {
+	Turn    int
+	Reason  string
+	By      string
+	Failure *session.Failure
+	Usage   llm.Usage
+}
+
+// LoadHistory seeds the history from events of an earlier run (resume).
+func (a *Agent) LoadHistory(events []session.Event) error {
+	h, err := session.History(events)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	a.history, a.loaded = h, true
+	a.mu.Unlock()
+	return nil
+}
+
+// RunTurn runs one turn for a user prompt and returns how it ended. It
+// never returns early without a turn/end in the log: every outcome,
+// cancellation included, is recorded.
+func (a *Agent) RunTurn(ctx context.Context, prompt string) TurnResult {
+	t := &turn{a: a, n: a.Log.NextTurn()}
+	res := t.run(ctx, prompt)
+	end := session.TurnEnd{Turn: t.n, Reason: res.Reason, By: res.By, Failure: res.Failure}
+	if !res.Usage.IsZero() {
+		u := res.Usage
+		end.Usage = &u
+	}
+	t.append(session.TypeTurnEnd, end)
+	a.Log.Flush()
+	return res
+}
+
+type turn struct {
+	a     *Agent
+	n     int
+	usage llm.Usage
+	err   error // first log failure; ends the turn
+}
+
+func (t *turn) append(typ string, data any) {
+	if _, err := t.a.Log.Append(typ, data); err != nil && t.err == nil {
+		t.err = err
+	}
+}
+
+func (t *turn) addHistory(m llm.Message) {
+	t.a.mu.Lock()
+	t.a.history = append(t.a.history, m)
+	t.a.mu.Unlock()
+}
+
+func (t *turn) snapshot() []llm.Message {
+	t.a.mu.Lock()
+	defer t.a.mu.Unlock()
+	return append([]llm.Message(nil), t.a.history...)
+}
+
+func (t *turn) user(text string) {
+	m := llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: text}}}
+	t.append(session.TypeUserMessage, session.UserMessage{Message: m})
+	t.addHistory(m)
+}
+
+func (t *turn) run(ctx context.Context, prompt string) TurnResult {
+	t.append(session.TypeTurnStart, session.TurnStart{Turn: t.n})
+	// A resumed session may end in tool calls a crash left unanswered; a
+	// provider refuses such a history, so answer them, durably, first.
+	for _, c := range session.DanglingCalls(t.snapshot()) {
+		t.toolResult(0, c.ID, tool.Result{Content: "tool call was interrupted before it returned a result", IsError: true})
+	}
+	t.user(prompt)
+	maxSteps := t.a.MaxSteps
+	if maxSteps <= 0 {
+		maxSteps = DefaultMaxSteps
+	}
+	for step := 0; ; step++ {
+		if ctx.Err() != nil {
+			return t.aborted(ctx)
+		}
+		if step >= maxSteps {
+			return t.result(session.ReasonError, &session.Failure{Code: CodeMaxSteps, Message: fmt.Sprintf("turn reached its limit of %d steps", maxSteps)})
+		}
+		if t.a.Inbox != nil {
+			for _, s := range t.a.Inbox() {
+				t.user(s)
+			}
+		}
+		t.append(session.TypeStepStart, session.StepStart{Turn: t.n, Step: step})
+		done, res := t.step(ctx, step)
+		t.append(session.TypeStepEnd, session.StepEnd{Turn: t.n, Step: step})
+		t.a.Log.Flush()
+		if t.err != nil {
+			return t.result(session.ReasonError, &session.Failure{Code: "LOG_WRITE", Message: "the session log could not be written"})
+		}
+		if done {
+			return res
+		}
+	}
+}
+
+func (t *turn) result(reason string, f *session.Failure) TurnResult {
+	return TurnResult{Turn: t.n, Reason: reason, Failure: f, Usage: t.usage}
+}
+
+func (t *turn) aborted(ctx context.Context) TurnResult {
+	r := t.result(session.ReasonAborted, nil)
+	switch context.Cause(ctx) {
+	case ErrAbortedByParent:
+		r.By = session.AbortedByParent
+	case ErrAbortedByTimeout:
+		r.By = session.AbortedByTimeout
+	default:
+		r.By = session.AbortedByUser
+	}
+	return r
+}
+
+// step runs one model request (with retries) and its tool calls. done
+// reports that the turn is over, with res saying how.
+func (t *turn) step(ctx context.Context, step int) (done bool, res TurnResult) {
+	var (
+		content []llm.Block
+		finish  llm.Finish
+	)
+	// pause_turn continues the same step: the partial message is appended
+	// and the model asked again.
+	for {
+		var asm *llm.Assembler
+		exec := t.a.Retry
+		if exec == nil {
+			exec = &retry.Executor{Policy: retry.Policy{}}
+		}
+		finish = exec.Run(ctx, func(ctx context.Context) llm.Finish {
+			asm = &llm.Assembler{}
+			req := &llm.Request{
+				Model: t.a.ModelName, System: t.a.System, Messages: t.snapshot(),
+				Tools: t.a.Tools.Specs(), MaxTokens: t.a.MaxTokens,
+			}
+			for c := range t.a.Model.Stream(ctx, req) {
+				t.append(session.TypeAssistantChunk, session.AssistantChunk{Turn: t.n, Step: step, Chunk: c})
+				asm.Push(c)
+			}
+			t.usage = t.usage.Add(asm.Usage())
+			return asm.Finish()
+		}, retry.Hooks{
+			Before: func(r retry.Attempt) {
+				id := strconv.Itoa(t.n) + "." + strconv.Itoa(step) + "." + strconv.Itoa(r.N)
+				asm = nil // the failed attempt is never an answer
+				t.append(session.TypeLLMRetry, session.LLMRetry{
+					RetryID: id, Turn: t.n, Step: step, Provider: t.a.Provider, Retry: r.N,
+					MaxRetries: r.Max, DelayMs: r.Delay.Milliseconds(),
+					Failure: session.Failure{Code: r.Failure.Code, Message: r.Failure.Message},
+				})
+				t.a.Log.Flush()
+			},
+			After: func(r retry.Attempt) {
+				id := strconv.Itoa(t.n) + "." + strconv.Itoa(step) + "." + strconv.Itoa(r.N)
+				t.append(session.TypeLLMRetryStarted, session.LLMRetryStarted{RetryID: id, Turn: t.n, Step: step, Retry: r.N})
+			},
+		})
+		if asm == nil { // cancelled during a retry wait
+			asm = &llm.Assembler{}
+		}
+		usage := asm.Usage()
+		switch finish.Kind {
+		case llm.FinishError:
+			return true, t.result(session.ReasonError, &session.Failure{Code: finish.Code, Message: finish.Message})
+		case llm.FinishAborted:
+			// Keep what was streamed: text and reasoning are a partial
+			// answer; tool calls may be cut and are never kept.
+			var partial []llm.Block
+			for _, b := range asm.Blocks() {
+				if b.Type != llm.BlockToolCall {
+					partial = append(partial, b)
+				}
+			}
+			if len(partial) > 0 {
+				t.assistant(step, partial, usage, true)
+			}
+			return true, t.aborted(ctx)
+		}
+		content = asm.Blocks()
+		t.assistant(step, content, usage, false)
+		if finish.Kind != llm.FinishPause {
+			break
+		}
+		if ctx.Err() != nil {
+			return true, t.aborted(ctx)
+		}
+	}
+	var calls []llm.Block
+	for _, b := range content {
+		if b.Type == llm.BlockToolCall {
+			calls = append(calls, b)
+		}
+	}
+	switch finish.Kind {
+	case llm.FinishMaxTokens:
+		return true, t.result(session.ReasonMaxTokens, nil)
+	case llm.FinishRefusal:
+		return true, t.result(session.ReasonRefusal, nil)
+	}
+	// stop or tool-calls: tool calls are executed whatever the finish
+	// said (some OpenAI-compatible servers send tool calls under "stop").
+	if len(calls) == 0 {
+		return true, t.result(session.ReasonCompleted, nil)
+	}
+	t.runTools(ctx, step, calls)
+	if ctx.Err() != nil {
+		return true, t.aborted(ctx)
+	}
+	return false, TurnResult{}
+}
+
+func (t *turn) assistant(step int, content []llm.Block, usage llm.Usage, interrupted bool) {
+	m := llm.Message{Role: llm.RoleAssistant, Content: content}
+	if m.Content == nil {
+		m.Content = []llm.Block{}
+	}
+	d := session.AssistantMessage{Turn: t.n, Step: step, Message: m, Interrupted: interrupted}
+	if !usage.IsZero() {
+		d.Usage = &usage
+	}
+	t.append(session.TypeAssistantMessage, d)
+	if len(content) > 0 {
+		t.addHistory(m)
+	}
+}
+
+// runTools logs every call, runs them — consecutive calls to tools that may
+// run concurrently together, the others alone — and commits the results in
+// the model's order.
+func (t *turn) runTools(ctx context.Context, step int, calls []llm.Block) {
+	for _, c := range calls {
+		t.append(session.TypeToolCall, session.ToolCall{Turn: t.n, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	results := make([]tool.Result, len(calls))
+	for i := 0; i < len(calls); {
+		j := i + 1
+		if t.a.Tools.Concurrent(calls[i].Name) {
+			for j < len(calls) && t.a.Tools.Concurrent(calls[j].Name) {
+				j++
+			}
+		}
+		var wg sync.WaitGroup
+		for k := i; k < j; k++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[k] = t.runTool(ctx, calls[k])
+			}()
+		}
+		wg.Wait()
+		i = j
+	}
+	for i, c := range calls {
+		t.toolResult(step, c.ID, results[i])
+	}
+}
+
+func (t *turn) runTool(ctx context.Context, c llm.Block) tool.Result {
+	if ctx.Err() != nil {
+		return tool.Result{Content: "tool call was cancelled before it ran", IsError: true}
+	}
+	args := json.RawMessage(c.Arguments)
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	return t.a.Tools.Run(ctx, t.a.Env, c.Name, args)
+}
+
+func (t *turn) toolResult(step int, callID string, r tool.Result) {
+	t.append(session.TypeToolResult, session.ToolResult{Turn: t.n, Step: step, CallID: callID, Content: r.Content, IsError: r.IsError})
+	t.addHistory(llm.Message{Role: llm.RoleTool, Content: []llm.Block{{
+		Type: llm.BlockToolResult, CallID: callID, Content: r.Content, IsError: r.IsError,
+	}}})
+}

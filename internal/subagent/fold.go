@@ -1,0 +1,98 @@
+package subagent
+
+import (
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
+)
+
+// Fold is the one output-selection rule of SPEC §6, as an incremental fold.
+// Every consumer of a run's output — Result.Output, subagent/end
+// .lastAssistantMessage, the subagent tool result, job output, the SDK's
+// subagent/finished and `reins run` itself — goes through it, so observers
+// of one run can never disagree about what it answered.
+//
+// The rule: the last assistant message with non-empty content wins;
+// without one, the text streamed so far (text-delta chunks, or raw ACP/pi
+// text) is the output. Content length decides, not text: a reasoning-only
+// message is non-empty and beats text streamed after it. Empty-content
+// messages (the usage-only record of a step cut by max-tokens) are ignored.
+// Tool-result content never counts.
+//
+// Streamed text of a model attempt that failed and was retried is
+// discarded at its llm/retry: it was never an answer.
+type Fold struct {
+	last      []llm.Block // content of the last non-empty assistant message
+	committed []byte      // streamed text of finished attempts
+	attempt   []byte      // streamed text of the attempt in progress
+}
+
+// Push folds one session event.
+func (f *Fold) Push(e session.Event) {
+	switch e.Type {
+	case session.TypeAssistantMessage:
+		var d session.AssistantMessage
+		if e.Decode(&d) != nil {
+			return
+		}
+		f.PushMessage(d.Message)
+	case session.TypeAssistantChunk:
+		var d session.AssistantChunk
+		if e.Decode(&d) != nil {
+			return
+		}
+		if d.Chunk.Type == llm.ChunkTextDelta {
+			f.attempt = append(f.attempt, d.Chunk.Delta...)
+		}
+	case session.TypeLLMRetry:
+		f.attempt = f.attempt[:0]
+	case session.TypeStepEnd, session.TypeTurnEnd:
+		f.commit()
+	}
+}
+
+// PushMessage folds one assistant message.
+func (f *Fold) PushMessage(m llm.Message) {
+	f.commit()
+	if len(m.Content) > 0 {
+		f.last = m.Content
+	}
+}
+
+// PushText folds raw streamed text (ACP and pi children expose no
+// assistant messages, only text chunks).
+func (f *Fold) PushText(s string) { f.attempt = append(f.attempt, s...) }
+
+func (f *Fold) commit() {
+	f.committed = append(f.committed, f.attempt...)
+	f.attempt = f.attempt[:0]
+}
+
+// Collect returns the selected output: nil when the run produced nothing.
+func (f *Fold) Collect() []llm.Block {
+	if len(f.last) > 0 {
+		return append([]llm.Block(nil), f.last...)
+	}
+	text := string(f.committed) + string(f.attempt)
+	if text == "" {
+		return nil
+	}
+	return []llm.Block{{Type: llm.BlockText, Text: text}}
+}
+
+// FinalOutput applies the rule to a whole event suffix.
+func FinalOutput(events []session.Event) []llm.Block {
+	var f Fold
+	for _, e := range events {
+		f.Push(e)
+	}
+	return f.Collect()
+}
+
+// LastAssistantMessage is the subagent/end field for an output: absent (nil)
+// when the run produced nothing, never an empty message.
+func LastAssistantMessage(output []llm.Block) *llm.Message {
+	if len(output) == 0 {
+		return nil
+	}
+	return &llm.Message{Role: llm.RoleAssistant, Content: output}
+}
