@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/spf13/cobra"
+)
+
+func newDemoCmd(s *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "demo",
+		Short: "A keyless end-to-end run on the built-in mock model",
+		Long: "demo starts the scripted mock model on loopback and runs one task through the real\n" +
+			"OpenAI-wire adapter, the same path a real key takes: an empty completion that is\n" +
+			"retried, a tool call, and the answer. It prints where the session log is.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDemo(cmd.Context(), s) },
+	}
+}
+
+func runDemo(ctx context.Context, s *streams) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ws, err := os.MkdirTemp("", "reins-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(ws)
+	for name, body := range harness.DemoFiles {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+
+	addrc := make(chan string, 1)
+	srvErr := make(chan error, 1)
+	go func() {
+		srvErr <- mock.ListenAndServe(ctx, "127.0.0.1:0", harness.DemoScript(), func(a string) { addrc <- a })
+	}()
+	var addr string
+	select {
+	case addr = <-addrc:
+	case err := <-srvErr:
+		return &exitError{code: exitFailed, msg: "starting the mock model: " + err.Error()}
+	}
+	defer func() { cancel(); <-srvErr }()
+
+	h, err := harness.New(harness.Options{Cwd: ws})
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	m, err := h.ResolveModel("openai/reins-demo", "http://"+addr+"/v1")
+	if err != nil {
+		return err
+	}
+	// A quick, deterministic policy so the demo shows its retry at once.
+	m.Retry.InitialDelay, m.Retry.Jitter = 200*time.Millisecond, 0
+
+	fmt.Fprintf(s.out, "reins demo: mock model (OpenAI wire) on http://%s, workspace %s\n", addr, ws)
+	fmt.Fprintf(s.out, "task: %s\n\n", harness.DemoPrompt)
+	var fold subagent.Fold
+	sess, err := h.NewSession(harness.SessionOptions{
+		Model: m,
+		Observe: func(_ session.Header, e session.Event) {
+			fold.Push(e)
+			narrate(s, e)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	res := sess.RunTurn(ctx, harness.DemoPrompt)
+	if err := sess.Log.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.out, "\nanswer (%s):\n%s\n\n", subagent.StopReasonOf(res.Reason), llm.BlocksText(fold.Collect()))
+	fmt.Fprintf(s.out, "usage: %s\n", usageText(res.Usage))
+	fmt.Fprintf(s.out, "session log: %s\nrender it:   reins log %s\n", sess.Log.Path(), sess.Log.Header().ID)
+	if res.Reason != session.ReasonCompleted {
+		return &exitError{code: exitFailed, msg: "the demo run did not complete"}
+	}
+	return nil
+}
+
+// narrate prints the demo's events as they happen.
+func narrate(s *streams, e session.Event) {
+	switch e.Type {
+	case session.TypeStepStart:
+		var d session.StepStart
+		e.Decode(&d)
+		fmt.Fprintf(s.out, "step %d\n", d.Step+1)
+	case session.TypeLLMRetry:
+		var d session.LLMRetry
+		e.Decode(&d)
+		fmt.Fprintf(s.out, "  the model answered with nothing (%s): retry %d/%d in %d ms\n", d.Failure.Code, d.Retry, d.MaxRetries, d.DelayMs)
+	case session.TypeAssistantMessage:
+		var d session.AssistantMessage
+		e.Decode(&d)
+		for _, b := range d.Message.Content {
+			if b.Type == llm.BlockReasoning {
+				fmt.Fprintf(s.out, "  thinking: %s\n", clip(b.Text, 100))
+			}
+		}
+	case session.TypeToolCall:
+		var d session.ToolCall
+		e.Decode(&d)
+		fmt.Fprintf(s.out, "  tool call: %s %s\n", d.Name, d.Arguments)
+	case session.TypeToolResult:
+		var d session.ToolResult
+		e.Decode(&d)
+		fmt.Fprintf(s.out, "  tool result: %d bytes\n", len(d.Content))
+	case session.TypeSubagentStart:
+		var d session.SubagentStart
+		e.Decode(&d)
+		fmt.Fprintf(s.out, "  delegating to subagent %q (%s)\n", d.Label, d.Agent)
+	case session.TypeSubagentEnd:
+		var d session.SubagentEnd
+		e.Decode(&d)
+		fmt.Fprintf(s.out, "  subagent finished: %s\n", d.StopReason)
+	}
+}

@@ -1,0 +1,321 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/spf13/cobra"
+)
+
+func newLogCmd(s *streams) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "log [SESSION]",
+		Short: "List sessions, or render one (children as a tree)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root := filepath.Join(harness.DefaultHome(os.Getenv), "sessions")
+			if len(args) == 0 {
+				return listSessions(s.out, root, asJSON)
+			}
+			return showSession(s.out, root, args[0], asJSON)
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the raw events (or, without SESSION, the headers)")
+	return c
+}
+
+// sessionInfo is one session of the listing.
+type sessionInfo struct {
+	header session.Header
+	turns  int
+	last   string // the last turn's end reason
+	err    error
+}
+
+func scanSessions(root string) ([]sessionInfo, error) {
+	ents, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []sessionInfo
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		p := filepath.Join(root, e.Name(), session.FileName)
+		ld, err := session.Load(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		info := sessionInfo{err: err}
+		if err == nil {
+			info.header = ld.Header
+			for _, ev := range ld.Events {
+				if ev.Type == session.TypeTurnEnd {
+					var d session.TurnEnd
+					ev.Decode(&d)
+					info.turns++
+					info.last = d.Reason
+				}
+			}
+		} else {
+			info.header.ID = e.Name()
+		}
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].header.ID < out[j].header.ID })
+	return out, nil
+}
+
+func listSessions(w io.Writer, root string, asJSON bool) error {
+	infos, err := scanSessions(root)
+	if err != nil {
+		return &exitError{code: exitFailed, msg: err.Error()}
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		for _, in := range infos {
+			if in.err == nil {
+				enc.Encode(in.header)
+			}
+		}
+		return nil
+	}
+	if len(infos) == 0 {
+		fmt.Fprintf(w, "no sessions in %s\n", root)
+		return nil
+	}
+	children := map[string][]sessionInfo{}
+	var roots []sessionInfo
+	ids := map[string]bool{}
+	for _, in := range infos {
+		ids[in.header.ID] = true
+	}
+	for _, in := range infos {
+		if p := in.header.ParentSession; p != "" && ids[p] {
+			children[p] = append(children[p], in)
+		} else {
+			roots = append(roots, in)
+		}
+	}
+	var walk func(in sessionInfo, depth int)
+	walk = func(in sessionInfo, depth int) {
+		indent := strings.Repeat("  ", depth)
+		if depth > 0 {
+			indent = strings.Repeat("  ", depth-1) + "└ "
+		}
+		if in.err != nil {
+			fmt.Fprintf(w, "%s%s  unreadable: %v\n", indent, in.header.ID, in.err)
+		} else {
+			fmt.Fprintf(w, "%s%s  %s  %d turn(s)  last: %s  %s\n", indent, in.header.ID,
+				in.header.CreatedAt.Local().Format("2006-01-02 15:04"), in.turns, orDash(in.last), in.header.Cwd)
+		}
+		for _, c := range children[in.header.ID] {
+			walk(c, depth+1)
+		}
+	}
+	for _, in := range roots {
+		walk(in, 0)
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func showSession(w io.Writer, root, id string, asJSON bool) error {
+	p := filepath.Join(root, id, session.FileName)
+	ld, err := session.Load(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return &exitError{code: exitFailed, msg: fmt.Sprintf("no session %s in %s", id, root)}
+		}
+		return &exitError{code: exitFailed, msg: err.Error()}
+	}
+	if asJSON {
+		bw := bufio.NewWriter(w)
+		enc := json.NewEncoder(bw)
+		enc.SetEscapeHTML(false)
+		enc.Encode(ld.Header)
+		for _, e := range ld.Events {
+			enc.Encode(e)
+		}
+		return bw.Flush()
+	}
+	r := &renderer{w: w, root: root}
+	r.session(ld, 0)
+	return nil
+}
+
+// renderer prints a session readably: turns, steps, messages, tool calls,
+// retries, usage, and each child session nested under its subagent call.
+type renderer struct {
+	w    io.Writer
+	root string
+}
+
+func (r *renderer) line(depth int, format string, args ...any) {
+	fmt.Fprintf(r.w, "%s%s\n", strings.Repeat("  ", depth), fmt.Sprintf(format, args...))
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func (r *renderer) session(ld *session.Loaded, depth int) {
+	h := ld.Header
+	what := "session"
+	if h.ParentSession != "" {
+		what = "child session"
+	}
+	r.line(depth, "%s %s  cwd %s  created %s  depth %d", what, h.ID, h.Cwd, h.CreatedAt.Local().Format(time.DateTime), h.DelegationDepth)
+	if ld.Repair.Repaired() {
+		r.line(depth, "(repaired on load: an interrupted write or turn)")
+	}
+	starts := map[string]time.Time{}
+	for _, e := range ld.Events {
+		switch e.Type {
+		case session.TypeTurnStart:
+			var d session.TurnStart
+			e.Decode(&d)
+			r.line(depth, "turn %d", d.Turn)
+		case session.TypeTurnEnd:
+			var d session.TurnEnd
+			e.Decode(&d)
+			s := "└ " + d.Reason
+			if d.By != "" {
+				s += " by " + d.By
+			}
+			if d.Failure != nil {
+				s += fmt.Sprintf(": %s (%s)", d.Failure.Code, d.Failure.Message)
+			}
+			if d.Usage != nil {
+				s += "  " + usageText(*d.Usage)
+			}
+			r.line(depth, "%s", s)
+		case session.TypeStepStart:
+			var d session.StepStart
+			e.Decode(&d)
+			r.line(depth+1, "step %d", d.Step+1)
+		case session.TypeUserMessage:
+			var d session.UserMessage
+			e.Decode(&d)
+			r.line(depth+1, "user: %s", clip(d.Message.Text(), 200))
+		case session.TypeAssistantMessage:
+			var d session.AssistantMessage
+			e.Decode(&d)
+			r.assistant(depth+2, d)
+		case session.TypeToolCall:
+			var d session.ToolCall
+			e.Decode(&d)
+			r.line(depth+2, "→ %s %s", d.Name, clip(d.Arguments, 120))
+		case session.TypeToolResult:
+			var d session.ToolResult
+			e.Decode(&d)
+			mark := "✓"
+			if d.IsError {
+				mark = "✗"
+			}
+			r.line(depth+2, "%s %s", mark, clip(d.Content, 160))
+		case session.TypeLLMRetry:
+			var d session.LLMRetry
+			e.Decode(&d)
+			r.line(depth+2, "⟳ retry %d/%d after %s, waiting %d ms", d.Retry, d.MaxRetries, d.Failure.Code, d.DelayMs)
+		case session.TypeSubagentStart:
+			var d session.SubagentStart
+			e.Decode(&d)
+			starts[d.RunID] = e.Time
+			bg := ""
+			if d.Background {
+				bg = " (background)"
+			}
+			r.line(depth+2, "⇢ subagent %q agent %s provider %s%s", d.Label, d.Agent, d.Provider, bg)
+			if child, err := session.Load(filepath.Join(r.root, d.ChildSession, session.FileName)); err == nil {
+				r.session(child, depth+3)
+			} else if d.ChildSession != "" {
+				r.line(depth+3, "child session %s: %v", d.ChildSession, err)
+			}
+		case session.TypeSubagentEnd:
+			var d session.SubagentEnd
+			e.Decode(&d)
+			s := "⇠ subagent " + d.StopReason
+			if t, ok := starts[d.RunID]; ok {
+				s += fmt.Sprintf(" after %s", e.Time.Sub(t).Round(time.Millisecond))
+			}
+			if d.Usage != nil {
+				s += "  " + usageText(*d.Usage)
+			}
+			if d.Diagnostic != "" {
+				s += "  " + d.Diagnostic
+			}
+			r.line(depth+2, "%s", s)
+		case session.TypeJobNotice:
+			var d session.JobNotice
+			e.Decode(&d)
+			r.line(depth+2, "job %s %s", d.JobID, d.Status)
+		}
+	}
+}
+
+func (r *renderer) assistant(depth int, d session.AssistantMessage) {
+	suffix := ""
+	if d.Interrupted {
+		suffix = " (interrupted)"
+	}
+	if d.Usage != nil {
+		suffix += "  " + usageText(*d.Usage)
+	}
+	if len(d.Message.Content) == 0 {
+		r.line(depth, "assistant: (no content)%s", suffix)
+		return
+	}
+	for _, b := range d.Message.Content {
+		switch b.Type {
+		case llm.BlockReasoning:
+			r.line(depth, "thinking: %s", clip(b.Text, 160))
+		case llm.BlockText:
+			r.line(depth, "assistant: %s", clip(b.Text, 400))
+		}
+	}
+	if suffix != "" {
+		r.line(depth, "%s", strings.TrimSpace(suffix))
+	}
+}
+
+func usageText(u llm.Usage) string {
+	s := fmt.Sprintf("tokens in %d out %d", u.InputTokens, u.OutputTokens)
+	if u.CacheReadTokens > 0 {
+		s += fmt.Sprintf(" cached %d", u.CacheReadTokens)
+	}
+	if u.ReasoningTokens > 0 {
+		s += fmt.Sprintf(" reasoning %d", u.ReasoningTokens)
+	}
+	return s
+}

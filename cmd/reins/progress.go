@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/reinsdev/reins/internal/session"
+)
+
+// progress prints the current step, tool calls, running children and
+// retries on stderr — only when stderr is a terminal, so pipes and files
+// get nothing but what the command promises. NO_COLOR is honoured.
+type progress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	on    bool
+	color bool
+}
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w}
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			p.on = true
+			p.color = os.Getenv("NO_COLOR") == ""
+		}
+	}
+	return p
+}
+
+func (p *progress) printf(format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	if p.color {
+		line = "\x1b[2m" + line + "\x1b[0m"
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+// event is called with every session event (under the log's lock: it
+// must stay cheap).
+func (p *progress) event(e session.Event) {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e.Type {
+	case session.TypeStepStart:
+		var d session.StepStart
+		e.Decode(&d)
+		p.printf("· step %d", d.Step+1)
+	case session.TypeToolCall:
+		var d session.ToolCall
+		e.Decode(&d)
+		p.printf("  ↳ %s", d.Name)
+	case session.TypeLLMRetry:
+		var d session.LLMRetry
+		e.Decode(&d)
+		p.printf("  ⟳ retry %d/%d after %s in %d ms", d.Retry, d.MaxRetries, d.Failure.Code, d.DelayMs)
+	case session.TypeSubagentStart:
+		var d session.SubagentStart
+		e.Decode(&d)
+		p.printf("  ⇢ subagent %s (%s)", d.Label, d.Agent)
+	case session.TypeSubagentEnd:
+		var d session.SubagentEnd
+		e.Decode(&d)
+		p.printf("  ⇠ subagent %s", d.StopReason)
+	}
+}

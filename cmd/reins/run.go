@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/tool"
+	"github.com/spf13/cobra"
+)
+
+type runFlags struct {
+	model      string
+	baseURL    string
+	agentName  string
+	json       bool
+	cwd        string
+	maxSteps   int
+	maxTokens  int
+	permission string
+	config     string
+	resume     string
+}
+
+func newRunCmd(s *streams) *cobra.Command {
+	var f runFlags
+	c := &cobra.Command{
+		Use:   "run [flags] PROMPT...",
+		Short: "Run one headless turn and print the final output",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runMain(cmd.Context(), s, &f, strings.Join(args, " "))
+		},
+	}
+	fl := c.Flags()
+	fl.StringVarP(&f.model, "model", "m", "", "model as PROVIDER/MODEL (default from config, else deepseek/deepseek-chat)")
+	fl.StringVar(&f.baseURL, "base-url", "", "the provider's base URL (any OpenAI-compatible server with openai/MODEL)")
+	fl.StringVar(&f.agentName, "agent", "", "run as this agent definition")
+	fl.BoolVar(&f.json, "json", false, "print one JSON object instead of the output text")
+	fl.StringVar(&f.cwd, "cwd", "", "workspace directory (default: the current directory)")
+	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "most steps in the turn")
+	fl.IntVar(&f.maxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
+	fl.StringVar(&f.permission, "permission", string(tool.WorkspaceWrite), "read-only, workspace-write or full-access")
+	fl.StringVar(&f.config, "config", "", "an extra config file, applied last")
+	fl.StringVar(&f.resume, "resume", "", "continue this session with a new prompt")
+	return c
+}
+
+// runResult is the --json object of SPEC §1.
+type runResult struct {
+	SessionID  string           `json:"sessionId"`
+	StopReason string           `json:"stopReason"`
+	Output     string           `json:"output"`
+	Diagnostic string           `json:"diagnostic,omitempty"`
+	Error      *session.Failure `json:"error,omitempty"`
+	Usage      llm.Usage        `json:"usage"`
+}
+
+func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error {
+	perm, err := tool.ParsePermission(f.permission)
+	if err != nil {
+		return &exitError{code: exitUsage, msg: "--permission: " + err.Error()}
+	}
+	if f.maxSteps <= 0 {
+		return &exitError{code: exitUsage, msg: "--max-steps: want a positive number"}
+	}
+	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config})
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+
+	opts := harness.SessionOptions{MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Permission: perm, Resume: f.resume}
+	modelSpec := f.model
+	if f.agentName != "" {
+		ag, ok := h.Agents.Get(f.agentName)
+		if !ok {
+			return &exitError{code: exitUsage, msg: fmt.Sprintf("--agent %s: no such agent (see reins agents)", f.agentName)}
+		}
+		if ag.Provider != "" && ag.Provider != "inprocess" {
+			return &exitError{code: exitUsage, msg: fmt.Sprintf("--agent %s: a %s agent runs only as a subagent", f.agentName, ag.Provider)}
+		}
+		if modelSpec == "" {
+			modelSpec = ag.Model
+		}
+		opts.System, opts.Tools = ag.SystemPrompt, ag.Tools
+	}
+	m, err := h.ResolveModel(modelSpec, f.baseURL)
+	if err != nil {
+		return err
+	}
+	opts.Model = m
+
+	var (
+		fold     subagent.Fold
+		progress = newProgress(s.err)
+	)
+	opts.Observe = func(_ session.Header, e session.Event) {
+		fold.Push(e)
+		progress.event(e)
+	}
+	sess, err := h.NewSession(opts)
+	if err != nil {
+		return err
+	}
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	gotSig := make(chan os.Signal, 1)
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel(agent.ErrAbortedByUser)
+			gotSig <- sig
+		case <-ctx.Done():
+			gotSig <- nil
+		}
+	}()
+
+	res := sess.RunTurn(ctx, prompt)
+	cancel(nil)
+	got := <-gotSig
+	closeErr := sess.Log.Close()
+
+	out := runResult{
+		SessionID:  sess.Log.Header().ID,
+		StopReason: subagent.StopReasonOf(res.Reason),
+		Output:     llm.BlocksText(fold.Collect()),
+		Error:      res.Failure,
+		Usage:      res.Usage,
+	}
+	if f.json {
+		enc := json.NewEncoder(s.out)
+		enc.SetEscapeHTML(false)
+		enc.Encode(out)
+	} else if out.Output != "" {
+		fmt.Fprintln(s.out, out.Output)
+	}
+	if closeErr != nil {
+		return &exitError{code: exitFailed, msg: "closing the session log: " + closeErr.Error()}
+	}
+	switch {
+	case got == os.Interrupt:
+		return &exitError{code: exitInterrupt}
+	case got == syscall.SIGTERM:
+		return &exitError{code: 128 + int(syscall.SIGTERM)}
+	case out.StopReason != subagent.StopCompleted:
+		msg := ""
+		if res.Failure != nil && !f.json {
+			msg = fmt.Sprintf("turn ended with %s: %s (%s)", res.Reason, res.Failure.Code, res.Failure.Message)
+		} else if !f.json {
+			msg = "turn ended with " + res.Reason
+		}
+		return &exitError{code: exitFailed, msg: msg}
+	}
+	return nil
+}

@@ -1,0 +1,289 @@
+// Package harness is reins's composition root: it turns configuration, a
+// model spec and a working directory into a runnable session — an agent
+// loop with its model adapter, retry policy, tools and session log. The CLI
+// commands, the SDK runtime, the ACP agent and in-process subagents all
+// start sessions through it, so they cannot drift apart.
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/anthropic"
+	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/reinsdev/reins/internal/llm/openai"
+	"github.com/reinsdev/reins/internal/llm/retry"
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/tool"
+)
+
+// Harness holds what every session of one reins process shares.
+type Harness struct {
+	Home   string // REINS_HOME
+	Cwd    string // absolute workspace
+	Config *config.Config
+	Agents *config.Agents
+	// Warnings are agent-definition problems that did not stop loading.
+	Warnings []config.Warning
+	Getenv   func(string) string
+	// HTTP is the client adapters use; nil means a default one.
+	HTTP *http.Client
+	// Now stamps session events; time.Now when nil.
+	Now func() time.Time
+
+	logOnce sync.Once
+	logMu   sync.Mutex
+	logFile *os.File
+}
+
+// Options are the inputs of New.
+type Options struct {
+	Home       string // empty: $REINS_HOME, else ~/.reins
+	Cwd        string // empty: the process's working directory
+	ConfigFile string // --config
+	Getenv     func(string) string
+}
+
+// ConfigError marks an error in the user's configuration or flags: the CLI
+// exits 2 on it without running anything.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// New loads configuration and agent definitions.
+func New(opts Options) (*Harness, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	home := opts.Home
+	if home == "" {
+		home = DefaultHome(getenv)
+	}
+	cwd := opts.Cwd
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	cwd, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return nil, &ConfigError{fmt.Errorf("--cwd %s: not a directory", cwd)}
+	}
+	cfg, err := config.Load(config.LoadOptions{Home: home, Cwd: cwd, Extra: opts.ConfigFile})
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
+	agents, warnings, err := config.LoadAgents(home, cwd, cfg)
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
+	return &Harness{Home: home, Cwd: cwd, Config: cfg, Agents: agents, Warnings: warnings, Getenv: getenv}, nil
+}
+
+// DefaultHome is $REINS_HOME, else ~/.reins.
+func DefaultHome(getenv func(string) string) string {
+	if h := getenv("REINS_HOME"); h != "" {
+		return h
+	}
+	if d, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(d, ".reins")
+	}
+	return ".reins"
+}
+
+// SessionsDir is where session directories live.
+func (h *Harness) SessionsDir() string { return filepath.Join(h.Home, "sessions") }
+
+// Logf writes to the host log ($REINS_HOME/logs/reins.log): the one place
+// raw provider and child error text may go. It never fails the caller.
+func (h *Harness) Logf(format string, args ...any) {
+	h.logOnce.Do(func() {
+		dir := filepath.Join(h.Home, "logs")
+		if os.MkdirAll(dir, 0o755) == nil {
+			h.logFile, _ = os.OpenFile(filepath.Join(dir, "reins.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		}
+	})
+	if h.logFile == nil {
+		return
+	}
+	h.logMu.Lock()
+	defer h.logMu.Unlock()
+	fmt.Fprintf(h.logFile, "%s "+format+"\n", append([]any{time.Now().UTC().Format(time.RFC3339Nano)}, args...)...)
+}
+
+// Close releases the host log.
+func (h *Harness) Close() error {
+	h.logMu.Lock()
+	defer h.logMu.Unlock()
+	if h.logFile != nil {
+		err := h.logFile.Close()
+		h.logFile = nil
+		return err
+	}
+	return nil
+}
+
+// Model is a resolved model: its adapter and what the loop records.
+type Model struct {
+	llm.Model
+	Provider string
+	Name     string
+	Retry    retry.Policy
+}
+
+// ResolveModel builds the adapter for spec (PROVIDER/MODEL or an alias;
+// empty means the configured default). baseURL is the --base-url flag.
+func (h *Harness) ResolveModel(spec, baseURL string) (*Model, error) {
+	if spec == "" {
+		spec = h.Config.Model
+	}
+	provider, name, err := h.Config.ResolveModel(spec)
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
+	url, key, err := h.Config.Endpoint(provider, h.Getenv, baseURL)
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
+	pc := h.Config.Provider(provider)
+	m := &Model{Provider: provider, Name: name, Retry: retry.Policy(h.Config.Retry(provider))}
+	client := h.HTTP
+	wire, _, _, _ := config.ProviderDefaults(provider)
+	switch wire {
+	case "openai":
+		m.Model = &openai.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, Provider: provider, Logf: h.Logf}
+	case "anthropic":
+		m.Model = &anthropic.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, Logf: h.Logf}
+	case "mock":
+		script, err := h.mockScript(name)
+		if err != nil {
+			return nil, &ConfigError{err}
+		}
+		// The in-process mock is the real OpenAI-wire adapter over an
+		// in-memory transport to the scripted server: no port, and the same
+		// classification path a real endpoint takes.
+		srv := mock.NewServer(script)
+		m.Model = &openai.Client{BaseURL: "http://mock.invalid", HTTP: &http.Client{Transport: srv.Transport()}, IdleTimeout: pc.IdleTimeout, Provider: "mock", Logf: h.Logf}
+	default:
+		return nil, &ConfigError{fmt.Errorf("unknown provider %q", provider)}
+	}
+	return m, nil
+}
+
+// mockScript picks the script of the mock provider: $REINS_MOCK_SCRIPT when
+// set, the demo script for mock/demo, else the echo script.
+func (h *Harness) mockScript(name string) (*mock.Script, error) {
+	if p := h.Getenv("REINS_MOCK_SCRIPT"); p != "" {
+		return mock.Load(p)
+	}
+	if name == "demo" {
+		return DemoScript(), nil
+	}
+	return mock.DefaultScript(), nil
+}
+
+// SessionOptions configure one session.
+type SessionOptions struct {
+	Model      *Model
+	System     string // empty: the default system prompt
+	MaxSteps   int
+	MaxTokens  int
+	Permission tool.Permission
+	// Tools is an allowlist of tool names; nil means all built-ins.
+	Tools []string
+	// Parent and Depth describe a child session.
+	Parent string
+	Depth  int
+	// Resume names an existing session to continue.
+	Resume  string
+	Observe func(session.Header, session.Event)
+}
+
+// Session is a runnable session.
+type Session struct {
+	*agent.Agent
+	Log     *session.Log
+	Resumed *session.Loaded
+}
+
+// ErrNoSession is returned when --resume names no session.
+var ErrNoSession = errors.New("no such session")
+
+// NewSession creates (or reopens) a session log and the agent that runs it.
+func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
+	perm := o.Permission
+	if perm == "" {
+		perm = tool.WorkspaceWrite
+	}
+	reg := tool.NewBuiltinRegistry()
+	if o.Tools != nil {
+		reg, _ = reg.Subset(o.Tools)
+	}
+	now := h.Now
+	if now == nil {
+		now = time.Now
+	}
+	lopts := session.Options{Now: now, Observe: o.Observe}
+	s := &Session{}
+	if o.Resume != "" {
+		path := filepath.Join(h.SessionsDir(), o.Resume, session.FileName)
+		if _, err := os.Stat(path); err != nil {
+			return nil, &ConfigError{fmt.Errorf("--resume %s: %w", o.Resume, ErrNoSession)}
+		}
+		l, ld, err := session.Reopen(path, lopts)
+		if err != nil {
+			return nil, err
+		}
+		s.Log, s.Resumed = l, ld
+	} else {
+		hd := session.Header{
+			ID: session.NewID(now()), CreatedAt: now().UTC(), Cwd: h.Cwd,
+			ParentSession: o.Parent, DelegationDepth: o.Depth,
+		}
+		if o.Parent != "" {
+			hd.Origin = session.OriginSubagent
+		}
+		l, err := session.Create(h.SessionsDir(), hd, lopts)
+		if err != nil {
+			return nil, err
+		}
+		s.Log = l
+	}
+	system := o.System
+	if system == "" {
+		system = DefaultSystemPrompt(h.Cwd)
+	}
+	s.Agent = &agent.Agent{
+		Model: o.Model.Model, ModelName: o.Model.Name, Provider: o.Model.Provider, System: system,
+		Tools: reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm}, Log: s.Log,
+		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens, Retry: &retry.Executor{Policy: o.Model.Retry},
+	}
+	if s.Resumed != nil {
+		if err := s.Agent.LoadHistory(s.Resumed.Events); err != nil {
+			s.Log.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// DefaultSystemPrompt is the system prompt of a session that names none.
+func DefaultSystemPrompt(cwd string) string {
+	return "You are reins, a coding agent. You work in the workspace " + cwd + " using the tools provided: " +
+		"read and search before you change anything, make focused edits, and run commands to check your work. " +
+		"Paths are relative to the workspace. When the task is done, answer with a short summary."
+}
