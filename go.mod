@@ -12,4 +12,6 @@ require (
 	github.com/spf13/pflag v1.0.9 // indirect
 	github.com/tmaxmax/go-sse v0.12.0 // indirect
 	go.uber.org/goleak v1.3.0 // indirect
+	golang.org/x/sys v0.26.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
 )

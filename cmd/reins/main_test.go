@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the test binary act as reins: testscript runs it under the
+// name "reins", and the exit-code tests run it with REINS_AS_MAIN=1.
+func TestMain(m *testing.M) {
+	if os.Getenv("REINS_AS_MAIN") == "1" {
+		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	testscript.Main(m, map[string]func(){
+		"reins": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// mockServers holds each script's wire-level fake endpoint.
+var mockServers sync.Map // *testscript.TestScript -> *mock.Server
+
+// cmdMockLLM starts the fake OpenAI/Anthropic server on loopback with the
+// script in file args[0] and sets $MOCK_URL.
+func cmdMockLLM(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: mockllm SCRIPT")
+	}
+	sc, err := mock.Parse([]byte(ts.ReadFile(args[0])))
+	ts.Check(err)
+	url, srv, stop := mock.StartTest(sc)
+	ts.Defer(stop)
+	mockServers.Store(ts, srv)
+	ts.Setenv("MOCK_URL", url)
+}
+
+func server(ts *testscript.TestScript) *mock.Server {
+	v, ok := mockServers.Load(ts)
+	if !ok {
+		ts.Fatalf("no mockllm started")
+	}
+	return v.(*mock.Server)
+}
+
+// cmdMockRequests asserts the number of requests the server received.
+func cmdMockRequests(ts *testscript.TestScript, neg bool, args []string) {
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	if got := server(ts).Count(); (got == want) == neg {
+		ts.Fatalf("mock server got %d requests, want %d", got, want)
+	}
+}
+
+// cmdMockBody writes request N's body (0-based) to a file.
+func cmdMockBody(ts *testscript.TestScript, neg bool, args []string) {
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	reqs := server(ts).Requests()
+	if n >= len(reqs) {
+		ts.Fatalf("request %d of %d", n, len(reqs))
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), reqs[n].Body, 0o644))
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("REINS_HOME", filepath.Join(e.WorkDir, ".reins-home"))
+			e.Setenv("HOME", e.WorkDir)
+			for _, k := range []string{"DEEPSEEK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_BASE_URL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"} {
+				e.Setenv(k, "")
+			}
+			return nil
+		},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"mockllm":      cmdMockLLM,
+			"mockrequests": cmdMockRequests,
+			"mockbody":     cmdMockBody,
+		},
+	})
+}
+
+// reinsCmd runs the test binary as reins.
+func reinsCmd(t *testing.T, home string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "REINS_AS_MAIN=1", "REINS_HOME="+home, "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=")
+	cmd.Dir = t.TempDir()
+	return cmd
+}
+
+func exitCode(t *testing.T, cmd *exec.Cmd) (int, string) {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), stderr.String()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, stderr.String()
+}
+
+func TestExitCodes(t *testing.T) {
+	sc, err := mock.Parse([]byte(`
+replies:
+  - match: say-ok
+    text: fine
+    repeat: true
+  - match: say-auth
+    status: 401
+    repeat: true
+  - match: say-length
+    text: cut sho
+    finish: length
+    repeat: true
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, _, stop := mock.StartTest(sc)
+	defer stop()
+	home := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"completed", []string{"run", "--base-url", url, "-m", "openai/m", "say-ok"}, 0},
+		{"provider error", []string{"run", "--base-url", url, "-m", "openai/m", "say-auth"}, 1},
+		{"max tokens", []string{"run", "--base-url", url, "-m", "openai/m", "say-length"}, 1},
+		{"unknown flag", []string{"run", "--no-such-flag", "x"}, 2},
+		{"no prompt", []string{"run"}, 2},
+		{"bad permission", []string{"run", "--permission", "root", "x"}, 2},
+		{"missing key", []string{"run", "-m", "deepseek/deepseek-chat", "x"}, 2},
+		{"bad model", []string{"run", "-m", "nonsense", "x"}, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, stderr := exitCode(t, reinsCmd(t, home, tc.args...))
+			if got != tc.want {
+				t.Errorf("exit %d, want %d; stderr: %s", got, tc.want, stderr)
+			}
+		})
+	}
+}
+
+// TestInterruptExits130 sends SIGINT while the model stream stalls: the
+// turn ends aborted, the log is closed cleanly, and reins exits 130.
+func TestInterruptExits130(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			sc, _ := mock.Parse([]byte("replies:\n  - fault: stall\n"))
+			url, srv, stop := mock.StartTest(sc)
+			defer stop()
+			home := t.TempDir()
+			cmd := reinsCmd(t, home, "run", "--json", "--base-url", url, "-m", "openai/m", "hang")
+			var stdout bytes.Buffer
+			cmd.Stdout = &stdout
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Wait until the request is in flight (the handler is installed by then).
+			for i := 0; srv.Count() == 0; i++ {
+				if i > 3000 {
+					cmd.Process.Kill()
+					t.Fatal("request never arrived")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			want := 128 + int(sig)
+			if code != want {
+				t.Fatalf("exit %d, want %d (stdout %s)", code, want, stdout.String())
+			}
+			if !bytes.Contains(stdout.Bytes(), []byte(`"stopReason":"aborted"`)) {
+				t.Errorf("stdout %s lacks the aborted stop reason", stdout.String())
+			}
+			// The log was closed with turn/end aborted by the user.
+			dirs, _ := filepath.Glob(filepath.Join(home, "sessions", "*", "session.jsonl"))
+			if len(dirs) != 1 {
+				t.Fatalf("sessions: %v", dirs)
+			}
+			b, _ := os.ReadFile(dirs[0])
+			if !bytes.Contains(b, []byte(`"type":"turn/end"`)) || !bytes.Contains(b, []byte(`"reason":"aborted","by":"user"`)) {
+				t.Errorf("log lacks turn/end aborted by user:\n%s", b)
+			}
+		})
+	}
+}

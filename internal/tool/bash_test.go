@@ -1,0 +1,195 @@
+package tool
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestBash(t *testing.T) {
+	env := newEnv(t, WorkspaceWrite)
+	writeFiles(t, env.Workspace, map[string]string{"f.txt": "content\n"})
+	tests := []struct {
+		name    string
+		args    map[string]any
+		isError bool
+		want    string
+	}{
+		{name: "ok", args: map[string]any{"command": "echo hi"}, want: "hi\n[exit code 0]"},
+		{name: "no output", args: map[string]any{"command": "true"}, want: "[exit code 0]"},
+		{name: "runs in workspace", args: map[string]any{"command": "cat f.txt"}, want: "content\n[exit code 0]"},
+		{name: "stderr combined", args: map[string]any{"command": "echo out; echo err >&2; echo out2"},
+			want: "out\nerr\nout2\n[exit code 0]"},
+		{name: "non-zero exit", args: map[string]any{"command": "echo failing; exit 3"}, isError: true,
+			want: "failing\n[exit code 3]"},
+		{name: "killed by signal", args: map[string]any{"command": "kill -KILL $$"}, isError: true,
+			want: "[command was killed: signal: killed]"},
+		{name: "timeout given", args: map[string]any{"command": "echo fast", "timeout": 30}, want: "fast\n[exit code 0]"},
+		{name: "bad timeout", args: map[string]any{"command": "true", "timeout": -1}, isError: true,
+			want: "timeout must be more than 0 seconds"},
+		{name: "empty command", args: map[string]any{"command": " "}, isError: true, want: "command is empty"},
+		{name: "missing command", args: map[string]any{}, isError: true, want: `missing required parameter "command"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := call(t, env, "bash", tt.args)
+			if res.IsError != tt.isError || res.Content != tt.want {
+				t.Errorf("bash = {IsError:%v}\n%s\nwant {IsError:%v}\n%s", res.IsError, res.Content, tt.isError, tt.want)
+			}
+		})
+	}
+}
+
+func TestBashOutputKept(t *testing.T) {
+	env := newEnv(t, WorkspaceWrite)
+	env.OutputCap = 10 << 20 // let bash's own bound show
+	res := call(t, env, "bash", map[string]any{"command": "head -c 1100000 /dev/zero | tr '\\0' x"})
+	wantResult(t, res, false, "[output truncated: 51424 more bytes not kept]", "[exit code 0]")
+}
+
+var pgidLine = regexp.MustCompile(`pgid=(\d+)`)
+
+// pgidOf finds the "pgid=N" line the test commands print.
+func pgidOf(t *testing.T, res Result) int {
+	t.Helper()
+	m := pgidLine.FindStringSubmatch(res.Content)
+	if m == nil {
+		t.Fatalf("no pgid in result:\n%s", res.Content)
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// assertGroupGone fails if any live (non-zombie) process of group pgid is
+// left. Checked once, right after Run returned: Run promises the group is
+// gone by then.
+func assertGroupGone(t *testing.T, pgid int) {
+	t.Helper()
+	err := syscall.Kill(-pgid, 0)
+	if errors.Is(err, syscall.ESRCH) {
+		return
+	}
+	live, ok := liveInGroup(pgid)
+	if !ok {
+		t.Fatalf("kill(-%d, 0) = %v and /proc is unreadable", pgid, err)
+	}
+	if live {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL) // clean up for the next tests
+		t.Fatalf("process group %d still has live processes after Run returned", pgid)
+	}
+}
+
+func TestBashTimeoutKillsGroup(t *testing.T) {
+	env := newEnv(t, WorkspaceWrite)
+	res := call(t, env, "bash", map[string]any{
+		"command": "echo pgid=$$; sleep 300 & sleep 300",
+		"timeout": 1,
+	})
+	wantResult(t, res, true, "[command timed out after 1 s and was killed]")
+	assertGroupGone(t, pgidOf(t, res))
+}
+
+func TestBashTimeoutIgnoringTERM(t *testing.T) {
+	// SIGTERM is ignored by the shell and, inherited, by both sleeps: only
+	// the SIGKILL step of the ladder ends them.
+	env := newEnv(t, WorkspaceWrite)
+	res := call(t, env, "bash", map[string]any{
+		"command": "trap '' TERM; echo pgid=$$; sleep 300 & sleep 300",
+		"timeout": 1,
+	})
+	wantResult(t, res, true, "[command timed out after 1 s and was killed]")
+	assertGroupGone(t, pgidOf(t, res))
+}
+
+func TestBashCancelKillsGroup(t *testing.T) {
+	env := newEnv(t, WorkspaceWrite)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan Result, 1)
+	go func() {
+		done <- callCtx(t, ctx, env, "bash", map[string]any{
+			"command": "echo pgid=$$; sleep 300 & touch started; sleep 300",
+		})
+	}()
+	// Cancel once the command is surely running, i.e. its marker exists.
+	marker := filepath.Join(env.Workspace, "started")
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		select {
+		case res := <-done:
+			t.Fatalf("bash returned before cancel: %+v", res)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	res := <-done
+	wantResult(t, res, true, "[command canceled and killed]")
+	assertGroupGone(t, pgidOf(t, res))
+}
+
+func TestBashBackgroundChildDoesNotHang(t *testing.T) {
+	// The background sleep holds the output pipe; Run must still return
+	// once the shell exits, and take the sleep down with it.
+	env := newEnv(t, WorkspaceWrite)
+	res := call(t, env, "bash", map[string]any{"command": "echo pgid=$$; sleep 300 & echo started"})
+	wantResult(t, res, false, "started\n[exit code 0]")
+	assertGroupGone(t, pgidOf(t, res))
+}
+
+func TestBashCanceledBeforeStart(t *testing.T) {
+	env := newEnv(t, WorkspaceWrite)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res := callCtx(t, ctx, env, "bash", map[string]any{"command": "touch ran"})
+	wantResult(t, res, true, "canceled")
+	if _, err := os.Stat(filepath.Join(env.Workspace, "ran")); err == nil {
+		t.Error("command ran after its context was canceled")
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	tests := []struct {
+		in    string
+		state string
+		pgrp  int
+		ok    bool
+	}{
+		{"123 (sleep) S 1 456 456 0 -1", "S", 456, true},
+		{"123 (a b) c) Z 1 77 77 0", "Z", 77, true},
+		{"garbage", "", 0, false},
+		{"1 (x) S", "", 0, false},
+	}
+	for _, tt := range tests {
+		state, pg, ok := parseStat(tt.in)
+		if state != tt.state || pg != tt.pgrp || ok != tt.ok {
+			t.Errorf("parseStat(%q) = %q, %d, %v; want %q, %d, %v", tt.in, state, pg, ok, tt.state, tt.pgrp, tt.ok)
+		}
+	}
+}
+
+func TestHeadBuffer(t *testing.T) {
+	h := &headBuffer{limit: 5}
+	for _, s := range []string{"abc", "defg", "hij"} {
+		if n, err := h.Write([]byte(s)); n != len(s) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", s, n, err)
+		}
+	}
+	if got, want := h.String(), "abcde\n[output truncated: 5 more bytes not kept]"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	if got := strings.TrimSpace((&headBuffer{limit: 5}).String()); got != "" {
+		t.Errorf("empty buffer = %q", got)
+	}
+}

@@ -1,0 +1,199 @@
+package tool
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/reinsdev/reins/internal/llm"
+)
+
+const (
+	// grepMaxMatches caps the matching lines grep reports.
+	grepMaxMatches = 500
+	// grepMaxLineLen cuts a reported line, so minified files stay readable.
+	grepMaxLineLen = 500
+	// grepMaxFileSize skips huge files (generated data, logs).
+	grepMaxFileSize = 16 << 20
+)
+
+type grepTool struct{}
+
+func (grepTool) Spec() llm.ToolSpec {
+	return spec("grep",
+		"Search file contents with a regular expression (Go RE2 syntax; prefix (?i) to ignore case). Prints path:line:text for each matching line. Binary files, .git and node_modules are skipped; at most 500 matches are shown.",
+		`{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "description": "Regular expression to search for."},
+    "path": {"type": "string", "description": "File or directory to search (default: the workspace)."},
+    "glob": {"type": "string", "description": "Only search files matching this glob, e.g. \"*.go\" (matched against the file name) or \"src/**/*.ts\" (matched against the path below the searched directory)."}
+  },
+  "required": ["pattern"],
+  "additionalProperties": false
+}`)
+}
+
+func (grepTool) Needs() Permission { return ReadOnly }
+
+type grepArgs struct {
+	Pattern *string `json:"pattern"`
+	Path    string  `json:"path"`
+	Glob    string  `json:"glob"`
+}
+
+// errEnough stops a walk once the match cap is reached.
+var errEnough = errors.New("enough matches")
+
+func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
+	var a grepArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return Errorf("%v", err)
+	}
+	if err := required("pattern", a.Pattern); err != nil {
+		return Errorf("%v", err)
+	}
+	re, err := regexp.Compile(*a.Pattern)
+	if err != nil {
+		return Errorf("bad regular expression: %v", err)
+	}
+	var filter func(rel string) bool
+	if a.Glob != "" {
+		g := filepath.ToSlash(a.Glob)
+		m, err := compileGlob(g)
+		if err != nil {
+			return Errorf("bad glob %q: %v", a.Glob, err)
+		}
+		if strings.Contains(g, "/") {
+			filter = m.Match
+		} else {
+			filter = func(rel string) bool { return m.Match(pathBase(rel)) }
+		}
+	}
+	root, err := env.Resolve(a.Path)
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	fi, err := os.Stat(root)
+	if err != nil {
+		return Errorf("grep %s: %v", a.Path, osErr(err))
+	}
+
+	s := &grepSearch{env: env, re: re}
+	if !fi.IsDir() {
+		err = s.file(root)
+	} else {
+		root = walkRoot(root)
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if err != nil {
+				return nil // unreadable entries are skipped
+			}
+			if d.IsDir() {
+				if p != root && skipDirs[d.Name()] {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if filter != nil {
+				rel, err := filepath.Rel(root, p)
+				if err != nil || !filter(filepath.ToSlash(rel)) {
+					return nil
+				}
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				// A link may point out of the workspace; follow it only
+				// where the bound allows.
+				if _, err := env.Resolve(p); err != nil {
+					return nil
+				}
+			}
+			return s.file(p)
+		})
+	}
+	switch {
+	case errors.Is(err, errEnough):
+		fmt.Fprintf(&s.out, "[stopped after %d matches; narrow the pattern, path or glob]\n", grepMaxMatches)
+	case err != nil:
+		return Errorf("grep: %v", err)
+	}
+	if s.n == 0 {
+		return Result{Content: "no matches"}
+	}
+	return Result{Content: s.out.String()}
+}
+
+// grepSearch accumulates the matches of one grep call.
+type grepSearch struct {
+	env *Env
+	re  *regexp.Regexp
+	out strings.Builder
+	n   int
+}
+
+// file searches one file; files that are unreadable, not regular, too
+// large or binary are skipped.
+func (s *grepSearch) file(p string) error {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > grepMaxFileSize {
+		return nil
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	head, binary, err := sniff(f)
+	if err != nil || binary {
+		return nil
+	}
+	name := s.env.display(p)
+	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), f), 64<<10)
+	for n := 1; ; n++ {
+		line, ok, err := readLineBytes(br)
+		if err != nil || !ok {
+			return nil
+		}
+		if !s.re.Match(line) {
+			continue
+		}
+		if s.n == grepMaxMatches {
+			return errEnough
+		}
+		s.n++
+		fmt.Fprintf(&s.out, "%s:%d:%s\n", name, n, truncateLine(string(line), grepMaxLineLen))
+	}
+}
+
+// readLineBytes returns the next line of br without its newline; ok is
+// false at the end of input. Files are size-capped, so a whole line may be
+// held.
+func readLineBytes(br *bufio.Reader) (line []byte, ok bool, err error) {
+	line, err = br.ReadBytes('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, false, err
+	}
+	if len(line) == 0 && err != nil {
+		return nil, false, nil
+	}
+	return bytes.TrimSuffix(line, []byte("\n")), true, nil
+}
+
+// pathBase is the last element of a slash-separated path.
+func pathBase(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

@@ -1,0 +1,80 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/reinsdev/reins/internal/llm"
+)
+
+type lsTool struct{}
+
+func (lsTool) Spec() llm.ToolSpec {
+	return spec("ls",
+		"List the entries of a directory (default: the workspace), sorted by name; directories end in \"/\".",
+		`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "Directory path, relative to the workspace or absolute (default: the workspace)."}
+  },
+  "additionalProperties": false
+}`)
+}
+
+func (lsTool) Needs() Permission { return ReadOnly }
+
+type lsArgs struct {
+	Path string `json:"path"`
+}
+
+func (lsTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
+	var a lsArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return Errorf("%v", err)
+	}
+	name := a.Path
+	if name == "" {
+		name = "."
+	}
+	abs, err := env.Resolve(a.Path)
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return Errorf("ls %s: %v", name, osErr(err))
+	}
+	if !fi.IsDir() {
+		return Errorf("%s is not a directory", name)
+	}
+	entries, err := os.ReadDir(abs) // sorted by name
+	if err != nil {
+		return Errorf("ls %s: %v", name, osErr(err))
+	}
+	if len(entries) == 0 {
+		return Result{Content: name + " is empty"}
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		b.WriteString(e.Name())
+		if e.IsDir() || isDirLink(filepath.Join(abs, e.Name()), e) {
+			b.WriteByte('/')
+		}
+		b.WriteByte('\n')
+	}
+	return Result{Content: b.String()}
+}
+
+// isDirLink reports whether e is a symlink to a directory, which lists as
+// a directory since that is how it is used.
+func isDirLink(p string, e fs.DirEntry) bool {
+	if e.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

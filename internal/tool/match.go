@@ -1,0 +1,170 @@
+package tool
+
+import (
+	"errors"
+	"path"
+	"strings"
+)
+
+// A small doublestar matcher for glob and grep. Patterns and names use
+// forward slashes. Within a segment the syntax is path.Match's (*, ?,
+// [class], \ escapes); a segment that is exactly "**" matches zero or more
+// whole segments; {a,b} alternatives are expanded first.
+
+// maxBraceExpansions bounds {a,b} expansion so a hostile pattern cannot
+// blow up.
+const maxBraceExpansions = 1024
+
+// errBadPattern is a malformed glob pattern.
+var errBadPattern = errors.New("malformed glob pattern")
+
+// globMatcher is a compiled pattern: its brace alternatives, split into
+// segments.
+type globMatcher struct {
+	alts [][]string
+}
+
+// compileGlob checks pattern and prepares it for matching.
+func compileGlob(pattern string) (*globMatcher, error) {
+	alts, err := expandBraces(pattern)
+	if err != nil {
+		return nil, err
+	}
+	m := &globMatcher{}
+	for _, alt := range alts {
+		segs := strings.Split(alt, "/")
+		for _, s := range segs {
+			if _, err := path.Match(s, ""); err != nil {
+				return nil, errBadPattern
+			}
+		}
+		m.alts = append(m.alts, segs)
+	}
+	return m, nil
+}
+
+// Match reports whether the slash-separated name matches the pattern.
+func (m *globMatcher) Match(name string) bool {
+	n := strings.Split(name, "/")
+	for _, p := range m.alts {
+		if matchSegments(p, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchSegments(p, n []string) bool {
+	for len(p) > 0 {
+		if p[0] == "**" {
+			for len(p) > 0 && p[0] == "**" {
+				p = p[1:]
+			}
+			if len(p) == 0 {
+				return true
+			}
+			for i := range len(n) + 1 {
+				if matchSegments(p, n[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(n) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(p[0], n[0]); !ok {
+			return false
+		}
+		p, n = p[1:], n[1:]
+	}
+	return len(n) == 0
+}
+
+// expandBraces expands the first top-level {a,b,...} group of pattern and
+// recurses on the results. A "{" without a matching "}" is literal text, as
+// is a group without a comma.
+func expandBraces(pattern string) ([]string, error) {
+	open, close, parts := findBraces(pattern)
+	if open < 0 {
+		return []string{pattern}, nil
+	}
+	var out []string
+	for _, part := range parts {
+		sub, err := expandBraces(pattern[:open] + part + pattern[close+1:])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sub...)
+		if len(out) > maxBraceExpansions {
+			return nil, errors.New("glob pattern has too many {} alternatives")
+		}
+	}
+	return out, nil
+}
+
+// findBraces finds the first brace group with a top-level comma and
+// returns its bounds and alternatives; open is -1 when there is none.
+func findBraces(s string) (open, close int, parts []string) {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '{':
+			close, parts := braceGroup(s, i)
+			if close < 0 {
+				return -1, -1, nil // unbalanced: all literal
+			}
+			if len(parts) > 1 {
+				return i, close, parts
+			}
+			// {x} without a comma stays literal; look further in.
+		}
+	}
+	return -1, -1, nil
+}
+
+// braceGroup scans the group opening at s[open] and returns the index of
+// its closing brace (-1 if none) and its top-level alternatives.
+func braceGroup(s string, open int) (close int, parts []string) {
+	depth, start := 0, open+1
+	for j := open; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return j, append(parts, s[start:j])
+			}
+		case ',':
+			if depth == 1 {
+				parts = append(parts, s[start:j])
+				start = j + 1
+			}
+		}
+	}
+	return -1, nil
+}
+
+// hasMeta reports whether a pattern segment has glob syntax.
+func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[{\`) }
+
+// splitGlob splits pattern into a leading directory part without glob
+// syntax and the rest, which keeps at least the last segment: walking can
+// start at the directory instead of the workspace root.
+func splitGlob(pattern string) (dir, rest string) {
+	segs := strings.Split(pattern, "/")
+	i := 0
+	for i < len(segs)-1 && !hasMeta(segs[i]) {
+		i++
+	}
+	dir = strings.Join(segs[:i], "/")
+	rest = strings.Join(segs[i:], "/")
+	if dir == "" && strings.HasPrefix(pattern, "/") {
+		dir = "/"
+	}
+	return dir, rest
+}

@@ -1,0 +1,166 @@
+package tool
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/reinsdev/reins/internal/llm"
+)
+
+const (
+	// readDefaultLimit is how many lines read returns when not told.
+	readDefaultLimit = 2000
+	// readMaxLineLen cuts very long lines (minified files) so one line
+	// cannot fill the whole output cap.
+	readMaxLineLen = 2000
+)
+
+type readTool struct{}
+
+func (readTool) Spec() llm.ToolSpec {
+	return spec("read",
+		"Read a text file. Lines are numbered like `cat -n`. offset is the 1-based first line to show, limit the number of lines (default 2000). Binary files are refused.",
+		`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "File path, relative to the workspace or absolute."},
+    "offset": {"type": "integer", "minimum": 1, "description": "1-based line number to start at (default 1)."},
+    "limit": {"type": "integer", "minimum": 1, "description": "Number of lines to read (default 2000)."}
+  },
+  "required": ["path"],
+  "additionalProperties": false
+}`)
+}
+
+func (readTool) Needs() Permission { return ReadOnly }
+
+type readArgs struct {
+	Path   *string `json:"path"`
+	Offset *int    `json:"offset"`
+	Limit  *int    `json:"limit"`
+}
+
+func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
+	var a readArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return Errorf("%v", err)
+	}
+	if err := required("path", a.Path); err != nil {
+		return Errorf("%v", err)
+	}
+	offset, limit := 1, readDefaultLimit
+	if a.Offset != nil {
+		if *a.Offset < 1 {
+			return Errorf("offset must be 1 or more, got %d", *a.Offset)
+		}
+		offset = *a.Offset
+	}
+	if a.Limit != nil {
+		if *a.Limit < 1 {
+			return Errorf("limit must be 1 or more, got %d", *a.Limit)
+		}
+		limit = *a.Limit
+	}
+	abs, err := env.Resolve(*a.Path)
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return Errorf("read %s: %v", *a.Path, osErr(err))
+	}
+	if fi.IsDir() {
+		return Errorf("%s is a directory; use ls to list it", *a.Path)
+	}
+	if !fi.Mode().IsRegular() {
+		return Errorf("%s is not a regular file", *a.Path)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return Errorf("read %s: %v", *a.Path, osErr(err))
+	}
+	defer f.Close()
+
+	head, binary, err := sniff(f)
+	if err != nil {
+		return Errorf("read %s: %v", *a.Path, err)
+	}
+	if binary {
+		return Errorf("%s is a binary file", *a.Path)
+	}
+	if fi.Size() == 0 {
+		return Result{Content: fmt.Sprintf("%s is empty", *a.Path)}
+	}
+
+	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), f), 64<<10)
+	var b strings.Builder
+	n, shown := 0, 0
+	for {
+		if ctx.Err() != nil {
+			return Errorf("read %s: canceled", *a.Path)
+		}
+		line, ok, err := readLine(br, readMaxLineLen)
+		if err != nil {
+			return Errorf("read %s: %v", *a.Path, err)
+		}
+		if !ok {
+			break
+		}
+		n++
+		if n < offset {
+			continue
+		}
+		if shown == limit {
+			fmt.Fprintf(&b, "[more lines follow; use offset=%d to continue]\n", n)
+			break
+		}
+		fmt.Fprintf(&b, "%6d\t%s\n", n, line)
+		shown++
+	}
+	if shown == 0 {
+		return Errorf("offset %d is past the end of %s (%d lines)", offset, *a.Path, n)
+	}
+	return Result{Content: b.String()}
+}
+
+// readLine returns the next line of br without its newline, cut to max
+// bytes; ok is false at the end of input. The rest of an over-long line is
+// skipped without being held in memory.
+func readLine(br *bufio.Reader, max int) (line string, ok bool, err error) {
+	var buf []byte
+	long := false
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(frag) > 0 {
+			ok = true
+		}
+		if !long {
+			buf = append(buf, frag...)
+			if len(buf) > max+1 {
+				long = true
+			}
+		}
+		switch {
+		case err == nil:
+			return finishLine(buf, max), true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			return finishLine(buf, max), ok, nil
+		default:
+			return "", false, err
+		}
+	}
+}
+
+func finishLine(buf []byte, max int) string {
+	buf = bytes.TrimSuffix(buf, []byte("\n"))
+	return truncateLine(string(buf), max)
+}

@@ -1,0 +1,61 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/reinsdev/reins/internal/llm"
+)
+
+type writeTool struct{}
+
+func (writeTool) Spec() llm.ToolSpec {
+	return spec("write",
+		"Create or overwrite a file with the given content, creating parent directories as needed.",
+		`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "File path, relative to the workspace or absolute."},
+    "content": {"type": "string", "description": "The complete new content of the file."}
+  },
+  "required": ["path", "content"],
+  "additionalProperties": false
+}`)
+}
+
+func (writeTool) Needs() Permission { return WorkspaceWrite }
+
+type writeArgs struct {
+	Path    *string `json:"path"`
+	Content *string `json:"content"`
+}
+
+func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
+	var a writeArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return Errorf("%v", err)
+	}
+	if err := required("path", a.Path); err != nil {
+		return Errorf("%v", err)
+	}
+	if err := required("content", a.Content); err != nil {
+		return Errorf("%v", err)
+	}
+	abs, err := env.Resolve(*a.Path)
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return Errorf("%s is a directory", *a.Path)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return Errorf("write %s: cannot create parent directories: %v", *a.Path, osErr(err))
+	}
+	// An existing file keeps its mode: O_TRUNC does not change it.
+	if err := os.WriteFile(abs, []byte(*a.Content), 0o644); err != nil {
+		return Errorf("write %s: %v", *a.Path, osErr(err))
+	}
+	return Result{Content: "wrote " + plural(len(*a.Content), "byte") + " to " + *a.Path}
+}
