@@ -1,0 +1,432 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// Agent providers (SPEC §6).
+const (
+	ProviderInProcess = "inprocess"
+	ProviderACP       = "acp"
+	ProviderReins     = "reins"
+	ProviderPi        = "pi"
+)
+
+// Permission policies for acp agents.
+const (
+	PermissionReject = "reject"
+	PermissionAllow  = "allow"
+)
+
+// Tools are the model-facing tool names an agent's allowlist may name.
+var Tools = []string{"read", "write", "edit", "bash", "grep", "glob", "ls", "subagent", "job_output", "job_list", "job_kill"}
+
+// Agent is one agent definition.
+type Agent struct {
+	Name        string
+	Description string
+	Provider    string // inprocess | acp | reins | pi
+	// Model is a PROVIDER/MODEL (aliases already applied) or, for pi and
+	// acp agents, the child's own model name; empty means the parent's.
+	Model string
+	// Tools is the allowlist; nil means the parent's tools, an empty
+	// non-nil slice means none.
+	Tools        []string
+	Command      string
+	Args         []string
+	Env          map[string]string
+	Permission   string // reject | allow
+	Timeout      time.Duration
+	SystemPrompt string
+	// Source is the definition's file, or "builtin".
+	Source string
+}
+
+// Warning is a problem that did not stop an agent from loading, such as
+// a Claude Code tool reins lacks. `reins agents` prints them.
+type Warning struct {
+	File    string
+	Agent   string
+	Message string
+}
+
+func (w Warning) String() string {
+	if w.File == "" {
+		return w.Message
+	}
+	return w.File + ": " + w.Message
+}
+
+// Agents is the set of agent definitions, by name. Callers must not modify
+// the returned *Agent values.
+type Agents struct {
+	byName map[string]*Agent
+}
+
+// Get returns the agent named name.
+func (a *Agents) Get(name string) (*Agent, bool) {
+	ag, ok := a.byName[name]
+	return ag, ok
+}
+
+// List returns every agent, sorted by name.
+func (a *Agents) List() []*Agent {
+	out := make([]*Agent, 0, len(a.byName))
+	for _, ag := range a.byName {
+		out = append(out, ag)
+	}
+	slices.SortFunc(out, func(a, b *Agent) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// GeneralAgent is the built-in `general` agent: in-process, the parent's
+// model and tools. A file named general overrides it.
+func GeneralAgent() *Agent {
+	return &Agent{
+		Name:        "general",
+		Description: "General-purpose agent for multi-step tasks: searching, reading and changing code, running commands.",
+		Provider:    ProviderInProcess,
+		Permission:  PermissionReject,
+		SystemPrompt: "You are a subagent working on one task delegated by another agent. " +
+			"Use the tools available to complete it, then reply with a concise final answer " +
+			"that states what you found or changed. If you could not finish, say so plainly and say why.",
+		Source: "builtin",
+	}
+}
+
+// LoadAgents discovers agent definitions in, nearest first (the nearer one
+// wins on a name clash):
+//
+//	<cwd>/.reins/agents/*.md
+//	<cwd>/.claude/agents/*.md
+//	<home>/agents/*.md
+//
+// plus the built-in general agent. An empty home or cwd skips its
+// directories; a missing directory is fine. cfg supplies modelAliases and
+// may be nil.
+//
+// Files in .reins and home are reins's own and are read strictly: any
+// problem (bad YAML, unknown key, bad value, two files defining one name)
+// is an *Error. Files in .claude are Claude Code's and are read
+// best-effort: unknown keys are warnings (Claude Code's cosmetic `color`
+// is ignored silently), and a file that cannot be read as an agent is
+// skipped with a warning, because another tool's file must not stop reins.
+func LoadAgents(home, cwd string, cfg *Config) (*Agents, []Warning, error) {
+	if cfg == nil {
+		cfg = Default()
+	}
+	type dir struct {
+		path    string
+		lenient bool
+	}
+	var dirs []dir
+	if cwd != "" {
+		dirs = append(dirs, dir{filepath.Join(cwd, ".reins", "agents"), false}, dir{filepath.Join(cwd, ".claude", "agents"), true})
+	}
+	if home != "" {
+		dirs = append(dirs, dir{filepath.Join(home, "agents"), false})
+	}
+	all := &Agents{byName: map[string]*Agent{}}
+	var warnings []Warning
+	for _, dr := range dirs { // nearest first
+		found, ws, err := loadAgentDir(dr.path, dr.lenient, cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		shadowed := map[string]bool{} // files whose agent a nearer file overrides
+		for name, ag := range found {
+			if _, ok := all.byName[name]; ok {
+				shadowed[ag.Source] = true
+				continue
+			}
+			all.byName[name] = ag
+		}
+		for _, w := range ws {
+			if !shadowed[w.File] {
+				warnings = append(warnings, w)
+			}
+		}
+	}
+	if _, ok := all.byName["general"]; !ok {
+		all.byName["general"] = GeneralAgent()
+	}
+	return all, warnings, nil
+}
+
+func loadAgentDir(dir string, lenient bool, cfg *Config) (map[string]*Agent, []Warning, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil
+		}
+		if lenient {
+			return nil, []Warning{{File: dir, Message: "agent directory skipped: cannot be read"}}, nil
+		}
+		return nil, nil, fmt.Errorf("reading agents: %w", err)
+	}
+	found := map[string]*Agent{}
+	var warnings []Warning
+	for _, e := range entries { // ReadDir sorts by file name
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		src, err := os.ReadFile(path)
+		if err == nil {
+			var ag *Agent
+			var ws []Warning
+			ag, ws, err = parseAgent(path, src, lenient, cfg)
+			if err == nil {
+				if prev, dup := found[ag.Name]; dup {
+					err = &Error{Kind: KindValue, File: path, Key: "name", Want: "a name no other file in this directory uses", Got: fmt.Sprintf("%q, also defined by %s", ag.Name, prev.Source)}
+				} else {
+					found[ag.Name] = ag
+					warnings = append(warnings, ws...)
+				}
+			}
+		}
+		if err != nil {
+			if !lenient {
+				var ce *Error
+				if errors.As(err, &ce) {
+					return nil, nil, err
+				}
+				return nil, nil, fmt.Errorf("reading agent %s: %w", path, err)
+			}
+			msg := "skipped: " + err.Error()
+			var ce *Error
+			if errors.As(err, &ce) {
+				msg = "skipped: " + ce.Detail()
+				if ce.Line > 0 {
+					msg = fmt.Sprintf("skipped: line %d: %s", ce.Line, ce.Detail())
+				}
+			}
+			warnings = append(warnings, Warning{File: path, Message: msg})
+		}
+	}
+	return found, warnings, nil
+}
+
+var agentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// claudeModels are Claude Code's model shorthands: they mean the parent's
+// model unless modelAliases maps them.
+var claudeModels = []string{"sonnet", "opus", "haiku", "inherit"}
+
+// splitFrontMatter separates the YAML between the leading "---" lines from
+// the body.
+func splitFrontMatter(src []byte) (front []byte, body string, ok bool) {
+	src = bytes.TrimPrefix(src, []byte("\ufeff"))
+	text := strings.ReplaceAll(string(src), "\r\n", "\n")
+	first, rest, _ := strings.Cut(text, "\n")
+	if strings.TrimRight(first, " \t") != "---" {
+		return nil, "", false
+	}
+	var fm strings.Builder
+	for rest != "" {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		if strings.TrimRight(line, " \t") == "---" {
+			return []byte(fm.String()), strings.TrimSpace(rest), true
+		}
+		fm.WriteString(line)
+		fm.WriteByte('\n')
+	}
+	return nil, "", false
+}
+
+// parseAgent reads one agent file. lenient is for Claude Code files.
+func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []Warning, error) {
+	front, body, ok := splitFrontMatter(src)
+	if !ok {
+		return nil, nil, &Error{Kind: KindFrontMatter, File: path, Line: 1}
+	}
+	d := &decoder{file: path, lineOff: 1, lenient: lenient}
+	root, err := d.parse(front)
+	if err != nil {
+		return nil, nil, err
+	}
+	base := strings.TrimSuffix(filepath.Base(path), ".md")
+	ag := &Agent{Name: base, Provider: ProviderInProcess, Permission: PermissionReject, SystemPrompt: body, Source: path}
+	var (
+		toolsNode ast.Node
+		modelNode ast.Node
+		modelSpec *string
+		cmdSet    bool
+	)
+	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout"}
+	if lenient {
+		known = append(known, "color")
+	}
+	err = d.fields(root, "", known, func(k string, v ast.Node, kp string) error {
+		var err error
+		var s *string
+		switch k {
+		case "name":
+			if s, err = d.str(v, kp); err == nil && s != nil {
+				if !agentName.MatchString(*s) {
+					return d.valueErr(d.resolve(v), kp, "a name of letters, digits, '.', '_' and '-'")
+				}
+				ag.Name = *s
+			}
+		case "description":
+			if s, err = d.str(v, kp); err == nil && s != nil {
+				ag.Description = strings.TrimSpace(*s)
+			}
+		case "provider":
+			if s, err = d.str(v, kp); err == nil && s != nil {
+				if !slices.Contains([]string{ProviderInProcess, ProviderACP, ProviderReins, ProviderPi}, *s) {
+					return d.valueErr(d.resolve(v), kp, "one of inprocess, acp, reins, pi")
+				}
+				ag.Provider = *s
+			}
+		case "model":
+			modelNode = v
+			modelSpec, err = d.str(v, kp)
+		case "tools":
+			toolsNode = v
+		case "command":
+			if s, err = d.str(v, kp); err == nil && s != nil {
+				ag.Command, cmdSet = *s, *s != ""
+			}
+		case "args":
+			var l *[]string
+			if l, err = d.strList(v, kp); err == nil && l != nil {
+				ag.Args = *l
+			}
+		case "env":
+			ag.Env, err = d.strMap(v, kp)
+			if len(ag.Env) == 0 {
+				ag.Env = nil
+			}
+		case "permission":
+			if s, err = d.str(v, kp); err == nil && s != nil {
+				if *s != PermissionReject && *s != PermissionAllow {
+					return d.valueErr(d.resolve(v), kp, "reject or allow")
+				}
+				ag.Permission = *s
+			}
+		case "timeout":
+			var t *time.Duration
+			if t, err = d.duration(v, kp); err == nil && t != nil {
+				ag.Timeout = *t
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if !agentName.MatchString(ag.Name) {
+		return nil, nil, &Error{Kind: KindValue, File: path, Key: "name", Want: "a name of letters, digits, '.', '_' and '-' (set name: or rename the file)", Got: quoteBounded(ag.Name)}
+	}
+
+	var warnings []Warning
+	warn := func(format string, args ...any) {
+		warnings = append(warnings, Warning{File: path, Agent: ag.Name, Message: fmt.Sprintf("agent %q: ", ag.Name) + fmt.Sprintf(format, args...)})
+	}
+	for _, w := range d.warnings {
+		warn("%s", w)
+	}
+
+	if toolsNode != nil {
+		names, err := toolList(d, toolsNode)
+		if err != nil {
+			return nil, nil, err
+		}
+		if names != nil {
+			ag.Tools = []string{}
+			for _, n := range names {
+				t := strings.ToLower(n)
+				if !slices.Contains(Tools, t) {
+					warn("tool %q is not available in reins; dropped", n)
+					continue
+				}
+				if !slices.Contains(ag.Tools, t) {
+					ag.Tools = append(ag.Tools, t)
+				}
+			}
+		}
+	}
+
+	if modelSpec != nil && *modelSpec != "" {
+		m, err := agentModel(*modelSpec, ag.Provider, cfg)
+		if err != nil {
+			if !lenient {
+				return nil, nil, d.valueErr(d.resolve(modelNode), "model", "PROVIDER/MODEL, a modelAliases name, or one of sonnet, opus, haiku, inherit")
+			}
+			warn("model %s is not a PROVIDER/MODEL reins knows; using the parent's model", quoteBounded(*modelSpec))
+			m = ""
+		}
+		ag.Model = m
+	}
+
+	switch ag.Provider {
+	case ProviderACP:
+		if !cmdSet {
+			return nil, nil, &Error{Kind: KindValue, File: path, Key: "command", Want: "the ACP agent's executable (provider acp needs one)"}
+		}
+	case ProviderPi:
+		if !cmdSet {
+			ag.Command = "pi"
+		}
+	}
+	return ag, warnings, nil
+}
+
+// toolList reads tools as a comma-separated string or a list. nil means
+// the key was null (the parent's tools).
+func toolList(d *decoder, n ast.Node) ([]string, error) {
+	n = d.resolve(n)
+	if isNull(n) {
+		return nil, nil
+	}
+	var raw []string
+	if s, ok := d.scalarText(n); ok {
+		raw = strings.Split(s, ",")
+	} else {
+		l, err := d.strList(n, "tools")
+		if err != nil {
+			return nil, d.valueErr(n, "tools", "a comma-separated string or a list of tool names")
+		}
+		raw = *l
+	}
+	out := []string{}
+	for _, t := range raw {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// agentModel resolves an agent's model field. modelAliases apply first;
+// Claude Code's shorthands otherwise mean the parent's model (""). pi and
+// acp children name models in their own terms, so their value is kept as
+// written; inprocess and reins children need a PROVIDER/MODEL reins knows.
+func agentModel(spec, provider string, cfg *Config) (string, error) {
+	if provider == ProviderPi || provider == ProviderACP {
+		return spec, nil
+	}
+	if target, ok := cfg.ModelAliases[spec]; ok {
+		return target, nil
+	}
+	if slices.Contains(claudeModels, strings.ToLower(spec)) {
+		return "", nil
+	}
+	if _, _, err := splitModel(spec); err != nil {
+		return "", err
+	}
+	return spec, nil
+}

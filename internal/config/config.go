@@ -1,0 +1,548 @@
+// Package config reads reins's layered YAML configuration (SPEC §3) and its
+// agent definitions, and answers the questions the rest of reins asks of
+// them: which model, which endpoint and key, which retry policy, which
+// subagent limits, which agents.
+//
+// Files are parsed strictly: an unknown key, a wrong type or an unparsable
+// duration is an *Error naming the file, the dotted key and what was
+// expected, because a typo silently ignored (say `retyr:`) would change
+// behaviour with no trace.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml/ast"
+
+	"github.com/reinsdev/reins/internal/llm"
+)
+
+// DefaultModel is the model when neither a flag nor any config layer sets one.
+const DefaultModel = "deepseek/deepseek-chat"
+
+// Subagent limit defaults (SPEC §3).
+const (
+	DefaultMaxDepth          = 3
+	DefaultMaxParallel       = 10
+	DefaultMaxBackgroundJobs = 10
+)
+
+// Providers lists the model providers reins knows (SPEC §2), in display order.
+var Providers = []string{"deepseek", "openai", "anthropic", "mock"}
+
+// RetryableCodes is the set of failure codes a retry policy may name.
+var RetryableCodes = []string{
+	llm.CodeEmptyResponse, llm.CodeContextWindowExceeded, llm.CodeStreamClosed,
+	llm.CodeMalformedResponse, llm.CodeRateLimit, llm.CodeServer, llm.CodeAuth,
+	llm.CodeInvalidRequest, llm.CodeTimeout, llm.CodeTransport, llm.CodeAborted,
+	llm.CodeQuota,
+}
+
+// RetryPolicy is a provider's effective retry policy (SPEC §5). Its fields
+// match retry.Policy, so a caller converts with retry.Policy(p).
+type RetryPolicy struct {
+	MaxRetries     int
+	InitialDelay   time.Duration
+	MaxDelay       time.Duration
+	Jitter         float64
+	RetryableCodes []string
+}
+
+// DefaultRetryPolicy is the policy of a provider the config does not change.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{
+		MaxRetries:   5,
+		InitialDelay: 500 * time.Millisecond,
+		MaxDelay:     10 * time.Second,
+		Jitter:       0.1,
+		RetryableCodes: []string{
+			llm.CodeEmptyResponse, llm.CodeRateLimit, llm.CodeServer,
+			llm.CodeTimeout, llm.CodeTransport, llm.CodeStreamClosed,
+		},
+	}
+}
+
+// ProviderConfig is a provider's effective configuration. BaseURL is the
+// config's value or the provider's default; APIKey is only the config's
+// value. Flags and the environment are applied by Endpoint.
+type ProviderConfig struct {
+	BaseURL     string
+	APIKey      string
+	IdleTimeout time.Duration
+	Retry       RetryPolicy
+}
+
+// Subagents are the delegation limits (SPEC §6).
+type Subagents struct {
+	// MaxDepth is the deepest child depth allowed; 0 forbids delegation.
+	MaxDepth          int
+	MaxParallel       int
+	MaxBackgroundJobs int
+}
+
+// Config is the merged configuration with defaults applied.
+type Config struct {
+	Model        string
+	ModelAliases map[string]string
+	Subagents    Subagents
+	// Files are the layers that were read, lowest precedence first.
+	Files []string
+
+	providers map[string]rawProvider
+}
+
+// LoadOptions says where the layers are. Home is REINS_HOME as resolved by
+// the caller (default ~/.reins); empty skips that layer, as does an empty
+// Cwd. Extra is the --config file; it must exist when given.
+type LoadOptions struct {
+	Home  string
+	Cwd   string
+	Extra string
+}
+
+// Default returns the configuration with no layers.
+func Default() *Config {
+	c, _ := merge(nil)
+	return c
+}
+
+// Load reads $Home/config.yaml, <Cwd>/.reins/config.yaml and Extra, later
+// layers overriding the fields they set; maps merge per key.
+func Load(opts LoadOptions) (*Config, error) {
+	type layer struct {
+		path     string
+		optional bool
+	}
+	var layers []layer
+	if opts.Home != "" {
+		layers = append(layers, layer{filepath.Join(opts.Home, "config.yaml"), true})
+	}
+	if opts.Cwd != "" {
+		layers = append(layers, layer{filepath.Join(opts.Cwd, ".reins", "config.yaml"), true})
+	}
+	if opts.Extra != "" {
+		layers = append(layers, layer{opts.Extra, false})
+	}
+	var raws []*rawConfig
+	for _, l := range layers {
+		src, err := os.ReadFile(l.path)
+		if err != nil {
+			if l.optional && errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, fmt.Errorf("reading config: %w", err)
+		}
+		r, err := parseConfig(l.path, src)
+		if err != nil {
+			return nil, err
+		}
+		raws = append(raws, r)
+	}
+	return merge(raws)
+}
+
+// rawConfig is one layer as written: nil pointers are "not set", so a
+// layer overrides only what it mentions and 0 stays distinct from unset.
+type rawConfig struct {
+	file         string
+	model        *string
+	modelLine    int
+	providers    map[string]rawProvider
+	modelAliases map[string]string
+	maxDepth     *int
+	maxParallel  *int
+	maxBgJobs    *int
+}
+
+type rawProvider struct {
+	baseURL     *string
+	apiKey      *string
+	idleTimeout *time.Duration
+	retry       rawRetry
+}
+
+type rawRetry struct {
+	maxRetries     *int
+	initialDelay   *time.Duration
+	maxDelay       *time.Duration
+	jitter         *float64
+	retryableCodes *[]string
+}
+
+// parseConfig decodes one config file strictly.
+func parseConfig(file string, src []byte) (*rawConfig, error) {
+	d := &decoder{file: file}
+	body, err := d.parse(src)
+	if err != nil {
+		return nil, err
+	}
+	r := &rawConfig{file: file, providers: map[string]rawProvider{}, modelAliases: map[string]string{}}
+	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "subagents"}, func(k string, v ast.Node, kp string) error {
+		var err error
+		switch k {
+		case "model":
+			r.model, err = d.str(v, kp)
+			r.modelLine = d.line(v)
+			if err == nil && r.model != nil && *r.model == "" {
+				err = d.valueErr(d.resolve(v), kp, "PROVIDER/MODEL, such as "+DefaultModel)
+			}
+		case "providers":
+			err = d.each(v, kp, "a mapping of provider names ("+strings.Join(Providers, ", ")+")", func(name string, pv ast.Node, pp string, line int) error {
+				if !slices.Contains(Providers, name) {
+					return &Error{Kind: KindUnknownKey, File: file, Key: pp, Line: line, Want: "a provider name: " + strings.Join(Providers, ", ")}
+				}
+				p, err := parseProvider(d, pv, pp)
+				r.providers[name] = p
+				return err
+			})
+		case "modelAliases":
+			err = d.each(v, kp, "a mapping of alias: PROVIDER/MODEL", func(alias string, av ast.Node, ap string, _ int) error {
+				s, err := d.str(av, ap)
+				if err != nil {
+					return err
+				}
+				if s == nil {
+					return d.valueErr(d.resolve(av), ap, "PROVIDER/MODEL, such as anthropic/claude-sonnet-4-5")
+				}
+				if _, _, err := splitModel(*s); err != nil {
+					return d.valueErr(d.resolve(av), ap, "PROVIDER/MODEL (PROVIDER one of "+strings.Join(Providers, ", ")+")")
+				}
+				r.modelAliases[alias] = *s
+				return nil
+			})
+		case "subagents":
+			err = d.fields(v, kp, []string{"maxDepth", "maxParallel", "maxBackgroundJobs"}, func(k string, v ast.Node, kp string) error {
+				var err error
+				switch k {
+				case "maxDepth":
+					r.maxDepth, err = d.integer(v, kp)
+				case "maxParallel":
+					r.maxParallel, err = positive(d, v, kp)
+				case "maxBackgroundJobs":
+					r.maxBgJobs, err = positive(d, v, kp)
+				}
+				return err
+			})
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// positive decodes an integer >= 1: a parallelism of 0 would deadlock.
+func positive(d *decoder, v ast.Node, kp string) (*int, error) {
+	i, err := d.integer(v, kp)
+	if err == nil && i != nil && *i < 1 {
+		return nil, d.valueErr(d.resolve(v), kp, "an integer >= 1")
+	}
+	return i, err
+}
+
+func parseProvider(d *decoder, n ast.Node, path string) (rawProvider, error) {
+	var p rawProvider
+	err := d.fields(n, path, []string{"baseURL", "apiKey", "idleTimeout", "retry"}, func(k string, v ast.Node, kp string) error {
+		var err error
+		switch k {
+		case "baseURL":
+			p.baseURL, err = d.str(v, kp)
+			if err == nil && p.baseURL != nil {
+				if _, err2 := checkBaseURL(*p.baseURL); err2 != nil {
+					err = d.valueErr(d.resolve(v), kp, "an absolute http:// or https:// URL")
+				}
+			}
+		case "apiKey":
+			p.apiKey, err = d.str(v, kp)
+		case "idleTimeout":
+			p.idleTimeout, err = d.duration(v, kp)
+			if err == nil && p.idleTimeout != nil && *p.idleTimeout == 0 {
+				err = d.valueErr(d.resolve(v), kp, "a duration > 0 such as 300s")
+			}
+		case "retry":
+			p.retry, err = parseRetry(d, v, kp)
+		}
+		return err
+	})
+	return p, err
+}
+
+func parseRetry(d *decoder, n ast.Node, path string) (rawRetry, error) {
+	var r rawRetry
+	known := []string{"maxRetries", "initialDelay", "maxDelay", "jitter", "retryableCodes"}
+	err := d.fields(n, path, known, func(k string, v ast.Node, kp string) error {
+		var err error
+		switch k {
+		case "maxRetries":
+			r.maxRetries, err = d.integer(v, kp)
+		case "initialDelay":
+			r.initialDelay, err = d.duration(v, kp)
+		case "maxDelay":
+			r.maxDelay, err = d.duration(v, kp)
+		case "jitter":
+			r.jitter, err = d.fraction(v, kp)
+		case "retryableCodes":
+			r.retryableCodes, err = d.strList(v, kp)
+			if err == nil && r.retryableCodes != nil {
+				seq, _ := d.resolve(v).(*ast.SequenceNode)
+				for i, c := range *r.retryableCodes {
+					if !slices.Contains(RetryableCodes, c) {
+						return d.valueErr(d.resolve(seq.Values[i]), fmt.Sprintf("%s[%d]", kp, i), "a failure code: "+strings.Join(RetryableCodes, ", "))
+					}
+				}
+			}
+		}
+		return err
+	})
+	return r, err
+}
+
+// merge folds layers over the defaults and validates the result.
+func merge(raws []*rawConfig) (*Config, error) {
+	c := &Config{
+		Model:        DefaultModel,
+		ModelAliases: map[string]string{},
+		Subagents:    Subagents{DefaultMaxDepth, DefaultMaxParallel, DefaultMaxBackgroundJobs},
+		providers:    map[string]rawProvider{},
+	}
+	var modelFrom *rawConfig
+	for _, r := range raws {
+		c.Files = append(c.Files, r.file)
+		if r.model != nil {
+			c.Model, modelFrom = *r.model, r
+		}
+		maps.Copy(c.ModelAliases, r.modelAliases)
+		setInt(&c.Subagents.MaxDepth, r.maxDepth)
+		setInt(&c.Subagents.MaxParallel, r.maxParallel)
+		setInt(&c.Subagents.MaxBackgroundJobs, r.maxBgJobs)
+		for name, p := range r.providers {
+			c.providers[name] = p.over(c.providers[name])
+		}
+	}
+	if modelFrom != nil {
+		if _, _, err := c.ResolveModel(c.Model); err != nil {
+			return nil, &Error{Kind: KindValue, File: modelFrom.file, Key: "model", Line: modelFrom.modelLine,
+				Want: "PROVIDER/MODEL (PROVIDER one of " + strings.Join(Providers, ", ") + ") or a modelAliases name",
+				Got:  quoteBounded(c.Model)}
+		}
+	}
+	return c, nil
+}
+
+func setInt(dst *int, v *int) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func pick[T any](hi, lo *T) *T {
+	if hi != nil {
+		return hi
+	}
+	return lo
+}
+
+// over returns p layered over lo: fields p sets win.
+func (p rawProvider) over(lo rawProvider) rawProvider {
+	return rawProvider{
+		baseURL:     pick(p.baseURL, lo.baseURL),
+		apiKey:      pick(p.apiKey, lo.apiKey),
+		idleTimeout: pick(p.idleTimeout, lo.idleTimeout),
+		retry: rawRetry{
+			maxRetries:     pick(p.retry.maxRetries, lo.retry.maxRetries),
+			initialDelay:   pick(p.retry.initialDelay, lo.retry.initialDelay),
+			maxDelay:       pick(p.retry.maxDelay, lo.retry.maxDelay),
+			jitter:         pick(p.retry.jitter, lo.retry.jitter),
+			retryableCodes: pick(p.retry.retryableCodes, lo.retry.retryableCodes),
+		},
+	}
+}
+
+// Retry returns the provider's effective retry policy.
+func (c *Config) Retry(provider string) RetryPolicy {
+	p := DefaultRetryPolicy()
+	r := c.providers[provider].retry
+	if r.maxRetries != nil {
+		p.MaxRetries = *r.maxRetries
+	}
+	if r.initialDelay != nil {
+		p.InitialDelay = *r.initialDelay
+	}
+	if r.maxDelay != nil {
+		p.MaxDelay = *r.maxDelay
+	}
+	if r.jitter != nil {
+		p.Jitter = *r.jitter
+	}
+	if r.retryableCodes != nil {
+		p.RetryableCodes = slices.Clone(*r.retryableCodes)
+	}
+	return p
+}
+
+// Provider returns the provider's effective configuration.
+func (c *Config) Provider(name string) ProviderConfig {
+	raw := c.providers[name]
+	_, _, _, def := ProviderDefaults(name)
+	pc := ProviderConfig{BaseURL: def, IdleTimeout: llm.DefaultIdleTimeout, Retry: c.Retry(name)}
+	if raw.baseURL != nil {
+		pc.BaseURL = strings.TrimRight(*raw.baseURL, "/")
+	}
+	if raw.apiKey != nil {
+		pc.APIKey = *raw.apiKey
+	}
+	if raw.idleTimeout != nil {
+		pc.IdleTimeout = *raw.idleTimeout
+	}
+	return pc
+}
+
+// ProviderDefaults is the table of SPEC §2: the wire a provider speaks
+// ("openai", "anthropic" or "mock"), the environment variables holding its
+// key and base URL, and its default base URL. An unknown name yields empty
+// strings.
+func ProviderDefaults(name string) (wire, keyEnv, baseURLEnv, defaultBaseURL string) {
+	switch name {
+	case "deepseek":
+		return "openai", "DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "https://api.deepseek.com"
+	case "openai":
+		return "openai", "OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1"
+	case "anthropic":
+		return "anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "https://api.anthropic.com"
+	case "mock":
+		return "mock", "", "", ""
+	}
+	return "", "", "", ""
+}
+
+// MissingKeyError is a provider that needs an API key and has none.
+type MissingKeyError struct {
+	Provider string
+	EnvVar   string
+}
+
+func (e *MissingKeyError) Error() string {
+	return fmt.Sprintf("%s is not set (needed by provider %s)", e.EnvVar, e.Provider)
+}
+
+// Endpoint returns the base URL and API key for provider.
+//
+// Base URL precedence: baseURLFlag (--base-url) > the provider's base-URL
+// environment variable > the config's baseURL > the default. A trailing
+// slash is dropped, since adapters append "/chat/completions" or
+// "/v1/messages".
+//
+// Key precedence: the config's apiKey > the provider's key environment
+// variable. An explicit apiKey wins because it is the more specific,
+// deliberate choice (e.g. a project pointing at its own gateway).
+//
+// A missing key is a *MissingKeyError before any request, except where no
+// key can be needed:
+//   - openai with a base URL other than the default: OpenAI-compatible
+//     local servers (Ollama, vLLM, llama.cpp) take no key;
+//   - deepseek and anthropic with a loopback base URL (localhost,
+//     127.0.0.0/8, ::1): this is what lets tests and demos point reins at
+//     a local fake server such as `reins mock-llm` without keys, while a
+//     real remote endpoint still fails early and clearly.
+//
+// The mock provider has no endpoint: it returns "", "", nil.
+func (c *Config) Endpoint(provider string, getenv func(string) string, baseURLFlag string) (baseURL, apiKey string, err error) {
+	wire, keyEnv, urlEnv, def := ProviderDefaults(provider)
+	switch wire {
+	case "":
+		return "", "", fmt.Errorf("unknown provider %q; want one of %s", provider, strings.Join(Providers, ", "))
+	case "mock":
+		return "", "", nil
+	}
+	raw := c.providers[provider]
+	from := ""
+	switch {
+	case baseURLFlag != "":
+		baseURL, from = baseURLFlag, "--base-url"
+	case getenv(urlEnv) != "":
+		baseURL, from = getenv(urlEnv), urlEnv
+	case raw.baseURL != nil && *raw.baseURL != "":
+		baseURL, from = *raw.baseURL, "providers."+provider+".baseURL"
+	default:
+		baseURL = def
+	}
+	u, err := checkBaseURL(baseURL)
+	if err != nil {
+		return "", "", fmt.Errorf("base URL from %s: want an absolute http:// or https:// URL, got %s", from, quoteBounded(baseURL))
+	}
+	baseURL = strings.TrimRight(baseURL, "/")
+
+	if raw.apiKey != nil && *raw.apiKey != "" {
+		apiKey = *raw.apiKey
+	} else {
+		apiKey = getenv(keyEnv)
+	}
+	if apiKey == "" {
+		optional := isLoopback(u.Hostname()) || (provider == "openai" && baseURL != def)
+		if !optional {
+			return "", "", &MissingKeyError{Provider: provider, EnvVar: keyEnv}
+		}
+	}
+	return baseURL, apiKey, nil
+}
+
+func checkBaseURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("not an absolute http(s) URL")
+	}
+	return u, nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// ResolveModel turns a model spec into provider and model. A spec that is
+// a modelAliases name is replaced by its PROVIDER/MODEL first (one level:
+// aliases do not chain).
+func (c *Config) ResolveModel(spec string) (provider, model string, err error) {
+	if target, ok := c.ModelAliases[spec]; ok {
+		provider, model, err = splitModel(target)
+		if err != nil {
+			return "", "", fmt.Errorf("model alias %q maps to %q: %w", spec, target, err)
+		}
+		return provider, model, nil
+	}
+	provider, model, err = splitModel(spec)
+	if err != nil {
+		return "", "", fmt.Errorf("model %q: %w", spec, err)
+	}
+	return provider, model, nil
+}
+
+var errModelForm = errors.New("want PROVIDER/MODEL such as " + DefaultModel + " or a modelAliases name; PROVIDER is one of " + strings.Join(Providers, ", "))
+
+func splitModel(spec string) (provider, model string, err error) {
+	provider, model, ok := strings.Cut(spec, "/")
+	if !ok || provider == "" || model == "" {
+		return "", "", errModelForm
+	}
+	if !slices.Contains(Providers, provider) {
+		return "", "", fmt.Errorf("unknown provider %q: %w", provider, errModelForm)
+	}
+	return provider, model, nil
+}

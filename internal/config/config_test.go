@@ -1,0 +1,579 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// writeFile creates path (and its directories) with content.
+func writeFile(t *testing.T, path, content string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// layers writes the non-empty contents as the home, cwd and extra layers.
+func layers(t *testing.T, home, cwd, extra string) LoadOptions {
+	t.Helper()
+	root := t.TempDir()
+	opts := LoadOptions{Home: filepath.Join(root, "home"), Cwd: filepath.Join(root, "work")}
+	if home != "" {
+		writeFile(t, filepath.Join(opts.Home, "config.yaml"), home)
+	}
+	if cwd != "" {
+		writeFile(t, filepath.Join(opts.Cwd, ".reins", "config.yaml"), cwd)
+	}
+	if extra != "" {
+		opts.Extra = writeFile(t, filepath.Join(root, "extra.yaml"), extra)
+	}
+	return opts
+}
+
+func TestLoadLayerPrecedence(t *testing.T) {
+	tests := []struct {
+		name             string
+		home, cwd, extra string
+		wantModel        string
+	}{
+		{"none", "", "", "", "deepseek/deepseek-chat"},
+		{"home only", "model: openai/gpt-4o\n", "", "", "openai/gpt-4o"},
+		{"cwd over home", "model: openai/gpt-4o\n", "model: anthropic/claude-x\n", "", "anthropic/claude-x"},
+		{"extra over cwd", "model: openai/gpt-4o\n", "model: anthropic/claude-x\n", "model: mock/echo\n", "mock/echo"},
+		{"extra over home", "model: openai/gpt-4o\n", "", "model: mock/echo\n", "mock/echo"},
+		{"later layer without model keeps earlier", "model: openai/gpt-4o\n", "subagents: {maxParallel: 2}\n", "", "openai/gpt-4o"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(layers(t, tt.home, tt.cwd, tt.extra))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Model != tt.wantModel {
+				t.Errorf("Model = %q, want %q", c.Model, tt.wantModel)
+			}
+		})
+	}
+}
+
+func TestLoadPerKeyMerge(t *testing.T) {
+	home := `
+model: sonnet
+providers:
+  deepseek:
+    baseURL: https://home.example
+    apiKey: home-key
+    retry:
+      maxRetries: 2
+      initialDelay: 1s
+  openai:
+    idleTimeout: 30s
+modelAliases:
+  sonnet: anthropic/claude-sonnet-4-5
+  fast: deepseek/deepseek-chat
+subagents:
+  maxDepth: 1
+  maxParallel: 4
+`
+	cwd := `
+providers:
+  deepseek:
+    retry:
+      jitter: 0
+      retryableCodes: []
+modelAliases:
+  fast: openai/gpt-4o-mini
+`
+	extra := `
+providers:
+  deepseek:
+    baseURL: https://extra.example/
+subagents:
+  maxBackgroundJobs: 1
+`
+	opts := layers(t, home, cwd, extra)
+	c, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{filepath.Join(opts.Home, "config.yaml"), filepath.Join(opts.Cwd, ".reins", "config.yaml"), opts.Extra}; !cmp.Equal(c.Files, want) {
+		t.Errorf("Files = %v, want %v", c.Files, want)
+	}
+	wantRetry := RetryPolicy{MaxRetries: 2, InitialDelay: time.Second, MaxDelay: 10 * time.Second, Jitter: 0, RetryableCodes: []string{}}
+	if d := cmp.Diff(wantRetry, c.Retry("deepseek")); d != "" {
+		t.Errorf("Retry(deepseek) (-want +got):\n%s", d)
+	}
+	wantDS := ProviderConfig{BaseURL: "https://extra.example", APIKey: "home-key", IdleTimeout: 300 * time.Second, Retry: wantRetry}
+	if d := cmp.Diff(wantDS, c.Provider("deepseek")); d != "" {
+		t.Errorf("Provider(deepseek) (-want +got):\n%s", d)
+	}
+	if got := c.Provider("openai").IdleTimeout; got != 30*time.Second {
+		t.Errorf("openai idleTimeout = %v, want 30s", got)
+	}
+	wantAliases := map[string]string{"sonnet": "anthropic/claude-sonnet-4-5", "fast": "openai/gpt-4o-mini"}
+	if d := cmp.Diff(wantAliases, c.ModelAliases); d != "" {
+		t.Errorf("ModelAliases (-want +got):\n%s", d)
+	}
+	if want := (Subagents{MaxDepth: 1, MaxParallel: 4, MaxBackgroundJobs: 1}); c.Subagents != want {
+		t.Errorf("Subagents = %+v, want %+v", c.Subagents, want)
+	}
+	// The model named an alias defined in the same layer; it resolves.
+	if p, m, err := c.ResolveModel(c.Model); err != nil || p != "anthropic" || m != "claude-sonnet-4-5" {
+		t.Errorf("ResolveModel(%q) = %q, %q, %v", c.Model, p, m, err)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := Load(layers(t, "", "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Files) != 0 {
+		t.Errorf("Files = %v, want none", c.Files)
+	}
+	for _, cfg := range []*Config{c, Default()} {
+		if cfg.Model != "deepseek/deepseek-chat" {
+			t.Errorf("Model = %q", cfg.Model)
+		}
+		if want := (Subagents{MaxDepth: 3, MaxParallel: 10, MaxBackgroundJobs: 10}); cfg.Subagents != want {
+			t.Errorf("Subagents = %+v, want %+v", cfg.Subagents, want)
+		}
+		want := RetryPolicy{
+			MaxRetries: 5, InitialDelay: 500 * time.Millisecond, MaxDelay: 10 * time.Second, Jitter: 0.1,
+			RetryableCodes: []string{"EMPTY_RESPONSE", "RATE_LIMIT", "SERVER", "TIMEOUT", "TRANSPORT", "STREAM_CLOSED"},
+		}
+		for _, p := range []string{"deepseek", "openai", "anthropic", "mock"} {
+			if d := cmp.Diff(want, cfg.Retry(p)); d != "" {
+				t.Errorf("Retry(%s) (-want +got):\n%s", p, d)
+			}
+		}
+		if got := cfg.Provider("anthropic"); got.BaseURL != "https://api.anthropic.com" || got.IdleTimeout != 300*time.Second || got.APIKey != "" {
+			t.Errorf("Provider(anthropic) = %+v", got)
+		}
+	}
+	// The returned policy is a copy: changing it does not change the config.
+	r := c.Retry("deepseek")
+	r.RetryableCodes[0] = "X"
+	if c.Retry("deepseek").RetryableCodes[0] != "EMPTY_RESPONSE" {
+		t.Error("Retry returned shared slice")
+	}
+}
+
+func TestMaxDepthZeroVersusUnset(t *testing.T) {
+	tests := []struct {
+		name      string
+		home, cwd string
+		want      int
+	}{
+		{"unset", "", "", 3},
+		{"unset with other subagent keys", "subagents: {maxParallel: 2}\n", "", 3},
+		{"zero", "subagents: {maxDepth: 0}\n", "", 0},
+		{"zero in cwd overrides home", "subagents: {maxDepth: 5}\n", "subagents: {maxDepth: 0}\n", 0},
+		{"zero in home survives a cwd layer that does not set it", "subagents: {maxDepth: 0}\n", "subagents: {maxParallel: 1}\n", 0},
+		{"null is unset", "subagents:\n  maxDepth:\n", "", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(layers(t, tt.home, tt.cwd, ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Subagents.MaxDepth != tt.want {
+				t.Errorf("MaxDepth = %d, want %d", c.Subagents.MaxDepth, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	// Every file carries a secret on another line: no error may quote it.
+	const secret = "sk-do-not-print-me"
+	tests := []struct {
+		name     string
+		body     string
+		kind     ErrorKind
+		key      string
+		line     int
+		contains []string
+	}{
+		{
+			name:     "bad YAML",
+			body:     "providers:\n  deepseek:\n    apiKey: " + secret + "\nmodel: [deepseek/x\n",
+			kind:     KindSyntax,
+			line:     4,
+			contains: []string{"invalid YAML"},
+		},
+		{
+			name:     "duplicate key",
+			body:     "model: openai/a\nmodel: openai/b\nproviders: {deepseek: {apiKey: " + secret + "}}\n",
+			kind:     KindSyntax,
+			line:     2,
+			contains: []string{"invalid YAML", `"model"`},
+		},
+		{
+			name:     "unknown top-level key",
+			body:     "providers: {deepseek: {apiKey: " + secret + "}}\nmodle: openai/x\n",
+			kind:     KindUnknownKey,
+			key:      "modle",
+			line:     2,
+			contains: []string{`unknown key "modle"`, "model"},
+		},
+		{
+			name:     "unknown nested key",
+			body:     "providers:\n  deepseek:\n    apiKey: " + secret + "\n    retyr:\n      maxRetries: 1\n",
+			kind:     KindUnknownKey,
+			key:      "providers.deepseek.retyr",
+			line:     4,
+			contains: []string{`unknown key "providers.deepseek.retyr"`, "retry"},
+		},
+		{
+			name:     "unknown key inside retry",
+			body:     "providers:\n  openai:\n    apiKey: " + secret + "\n    retry:\n      maxRetires: 1\n",
+			kind:     KindUnknownKey,
+			key:      "providers.openai.retry.maxRetires",
+			line:     5,
+			contains: []string{`unknown key "providers.openai.retry.maxRetires"`},
+		},
+		{
+			name:     "unknown provider",
+			body:     "providers:\n  deepseek2:\n    apiKey: " + secret + "\n",
+			kind:     KindUnknownKey,
+			key:      "providers.deepseek2",
+			line:     2,
+			contains: []string{"deepseek, openai, anthropic, mock"},
+		},
+		{
+			name:     "wrong type integer",
+			body:     "providers: {deepseek: {apiKey: " + secret + "}}\nsubagents:\n  maxDepth: three\n",
+			kind:     KindValue,
+			key:      "subagents.maxDepth",
+			line:     3,
+			contains: []string{`key "subagents.maxDepth": want an integer, got "three"`},
+		},
+		{
+			name:     "wrong type mapping",
+			body:     "providers: {deepseek: {apiKey: " + secret + "}}\nsubagents: [1, 2]\n",
+			kind:     KindValue,
+			key:      "subagents",
+			line:     2,
+			contains: []string{"want a mapping", "got a list"},
+		},
+		{
+			name:     "bad duration",
+			body:     "providers:\n  deepseek:\n    apiKey: " + secret + "\n    retry:\n      initialDelay: fast\n",
+			kind:     KindValue,
+			key:      "providers.deepseek.retry.initialDelay",
+			line:     5,
+			contains: []string{`key "providers.deepseek.retry.initialDelay": want a duration such as 500ms, got "fast"`},
+		},
+		{
+			name:     "duration without unit",
+			body:     "providers:\n  deepseek:\n    apiKey: " + secret + "\n    idleTimeout: 300\n",
+			kind:     KindValue,
+			key:      "providers.deepseek.idleTimeout",
+			line:     4,
+			contains: []string{"want a duration"},
+		},
+		{
+			name:     "negative duration",
+			body:     "providers:\n  deepseek:\n    apiKey: " + secret + "\n    retry: {maxDelay: -1s}\n",
+			kind:     KindValue,
+			key:      "providers.deepseek.retry.maxDelay",
+			contains: []string{"want a duration >= 0"},
+		},
+		{
+			name:     "jitter out of range",
+			body:     "providers:\n  deepseek:\n    apiKey: " + secret + "\n    retry: {jitter: 1.5}\n",
+			kind:     KindValue,
+			key:      "providers.deepseek.retry.jitter",
+			contains: []string{"between 0 and 1", `got "1.5"`},
+		},
+		{
+			name:     "negative maxRetries",
+			body:     "providers:\n  deepseek:\n    apiKey: " + secret + "\n    retry: {maxRetries: -1}\n",
+			kind:     KindValue,
+			key:      "providers.deepseek.retry.maxRetries",
+			contains: []string{"want an integer >= 0"},
+		},
+		{
+			name:     "unknown retryable code",
+			body:     "providers:\n  deepseek:\n    apiKey: " + secret + "\n    retry:\n      retryableCodes: [SERVER, TEAPOT]\n",
+			kind:     KindValue,
+			key:      "providers.deepseek.retry.retryableCodes[1]",
+			line:     5,
+			contains: []string{`got "TEAPOT"`, "QUOTA"},
+		},
+		{
+			name:     "bad model",
+			body:     "providers: {deepseek: {apiKey: " + secret + "}}\nmodel: gpt-4o\n",
+			kind:     KindValue,
+			key:      "model",
+			line:     2,
+			contains: []string{"PROVIDER/MODEL", `got "gpt-4o"`},
+		},
+		{
+			name:     "bad alias target",
+			body:     "providers: {deepseek: {apiKey: " + secret + "}}\nmodelAliases:\n  fast: groq/llama\n",
+			kind:     KindValue,
+			key:      "modelAliases.fast",
+			line:     3,
+			contains: []string{"PROVIDER/MODEL"},
+		},
+		{
+			name:     "zero maxParallel",
+			body:     "providers: {deepseek: {apiKey: " + secret + "}}\nsubagents: {maxParallel: 0}\n",
+			kind:     KindValue,
+			key:      "subagents.maxParallel",
+			contains: []string{"want an integer >= 1"},
+		},
+		{
+			name:     "bad base URL",
+			body:     "providers:\n  deepseek:\n    apiKey: " + secret + "\n    baseURL: api.deepseek.com\n",
+			kind:     KindValue,
+			key:      "providers.deepseek.baseURL",
+			line:     4,
+			contains: []string{"absolute http"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := layers(t, "", "", tt.body)
+			_, err := Load(opts)
+			if err == nil {
+				t.Fatal("Load succeeded, want error")
+			}
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %T %q is not *Error", err, err)
+			}
+			if ce.Kind != tt.kind || ce.File != opts.Extra || ce.Key != tt.key {
+				t.Errorf("got kind %d file %q key %q, want kind %d file %q key %q", ce.Kind, ce.File, ce.Key, tt.kind, opts.Extra, tt.key)
+			}
+			if tt.line != 0 && ce.Line != tt.line {
+				t.Errorf("Line = %d, want %d", ce.Line, tt.line)
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, opts.Extra+":") {
+				t.Errorf("message %q does not start with the file", msg)
+			}
+			if ce.Line > 0 && !strings.HasPrefix(msg, opts.Extra+":"+strconv.Itoa(ce.Line)+": ") {
+				t.Errorf("message %q does not carry line %d", msg, ce.Line)
+			}
+			if tt.key != "" && !strings.Contains(msg, `"`+tt.key+`"`) {
+				t.Errorf("message %q does not name key %q", msg, tt.key)
+			}
+			for _, s := range tt.contains {
+				if !strings.Contains(msg, s) {
+					t.Errorf("message %q does not contain %q", msg, s)
+				}
+			}
+			if strings.Contains(msg, secret) || strings.Contains(msg, "\n") {
+				t.Errorf("message %q quotes other file content or spans lines", msg)
+			}
+		})
+	}
+}
+
+func TestLoadErrorInLowerLayerNamesThatFile(t *testing.T) {
+	opts := layers(t, "subagents: {maxDepth: deep}\n", "model: openai/x\n", "")
+	_, err := Load(opts)
+	var ce *Error
+	if !errors.As(err, &ce) || ce.File != filepath.Join(opts.Home, "config.yaml") {
+		t.Fatalf("err = %v, want an *Error for the home layer", err)
+	}
+}
+
+func TestLoadMissingFiles(t *testing.T) {
+	root := t.TempDir()
+	// Missing home and cwd layers are fine.
+	if _, err := Load(LoadOptions{Home: filepath.Join(root, "nohome"), Cwd: filepath.Join(root, "nocwd")}); err != nil {
+		t.Errorf("missing optional layers: %v", err)
+	}
+	// A missing --config file is an error naming it.
+	extra := filepath.Join(root, "missing.yaml")
+	_, err := Load(LoadOptions{Home: root, Extra: extra})
+	if err == nil || !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), extra) {
+		t.Errorf("missing --config: err = %v, want not-exist naming %s", err, extra)
+	}
+}
+
+func TestLoadEmptyAndCommentOnlyFiles(t *testing.T) {
+	for _, body := range []string{"\n", "# nothing here\n", "providers:\nmodelAliases: {}\n"} {
+		c, err := Load(layers(t, "", "", body))
+		if err != nil {
+			t.Errorf("%q: %v", body, err)
+			continue
+		}
+		if c.Model != DefaultModel || c.Retry("deepseek").MaxRetries != 5 {
+			t.Errorf("%q: defaults not kept: %+v", body, c)
+		}
+	}
+}
+
+func TestLoadAnchorsAndLenientStrings(t *testing.T) {
+	body := `
+providers:
+  deepseek:
+    apiKey: 12345
+    retry: &r
+      maxRetries: 1
+  openai:
+    retry: *r
+`
+	c, err := Load(layers(t, "", "", body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Provider("deepseek").APIKey; got != "12345" {
+		t.Errorf("apiKey = %q, want the digits as written", got)
+	}
+	if got := c.Retry("openai").MaxRetries; got != 1 {
+		t.Errorf("aliased retry maxRetries = %d, want 1", got)
+	}
+}
+
+func TestResolveModel(t *testing.T) {
+	c := Default()
+	c.ModelAliases = map[string]string{"sonnet": "anthropic/claude-sonnet-4-5", "broken": "nope"}
+	tests := []struct {
+		spec          string
+		provider      string
+		model         string
+		errContaining string
+	}{
+		{spec: "deepseek/deepseek-chat", provider: "deepseek", model: "deepseek-chat"},
+		{spec: "openai/gpt-4o", provider: "openai", model: "gpt-4o"},
+		{spec: "anthropic/claude-opus-4-1", provider: "anthropic", model: "claude-opus-4-1"},
+		{spec: "mock/echo", provider: "mock", model: "echo"},
+		{spec: "openai/library/qwen:7b", provider: "openai", model: "library/qwen:7b"},
+		{spec: "sonnet", provider: "anthropic", model: "claude-sonnet-4-5"},
+		{spec: "gpt-4o", errContaining: "want PROVIDER/MODEL"},
+		{spec: "", errContaining: "want PROVIDER/MODEL"},
+		{spec: "openai/", errContaining: "want PROVIDER/MODEL"},
+		{spec: "/gpt", errContaining: "want PROVIDER/MODEL"},
+		{spec: "groq/llama", errContaining: `unknown provider "groq"`},
+		{spec: "broken", errContaining: `model alias "broken"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			p, m, err := c.ResolveModel(tt.spec)
+			if tt.errContaining != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.errContaining) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.errContaining)
+				}
+				if !strings.Contains(err.Error(), "deepseek, openai, anthropic, mock") {
+					t.Errorf("err %q does not list the providers", err)
+				}
+				return
+			}
+			if err != nil || p != tt.provider || m != tt.model {
+				t.Errorf("= %q, %q, %v; want %q, %q", p, m, err, tt.provider, tt.model)
+			}
+		})
+	}
+}
+
+func TestProviderDefaults(t *testing.T) {
+	tests := []struct{ name, wire, key, urlEnv, url string }{
+		{"deepseek", "openai", "DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "https://api.deepseek.com"},
+		{"openai", "openai", "OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1"},
+		{"anthropic", "anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "https://api.anthropic.com"},
+		{"mock", "mock", "", "", ""},
+		{"groq", "", "", "", ""},
+	}
+	for _, tt := range tests {
+		w, k, u, d := ProviderDefaults(tt.name)
+		if w != tt.wire || k != tt.key || u != tt.urlEnv || d != tt.url {
+			t.Errorf("ProviderDefaults(%s) = %q %q %q %q", tt.name, w, k, u, d)
+		}
+	}
+}
+
+func TestEndpoint(t *testing.T) {
+	withCfg := func(t *testing.T, body string) *Config {
+		t.Helper()
+		if body == "" {
+			return Default()
+		}
+		c, err := Load(layers(t, "", "", body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	tests := []struct {
+		name     string
+		cfg      string
+		provider string
+		env      map[string]string
+		flag     string
+		wantURL  string
+		wantKey  string
+		wantErr  string
+	}{
+		{name: "defaults with env key", provider: "deepseek", env: map[string]string{"DEEPSEEK_API_KEY": "k"},
+			wantURL: "https://api.deepseek.com", wantKey: "k"},
+		{name: "config URL over default", provider: "deepseek", cfg: "providers: {deepseek: {baseURL: 'https://cfg.example'}}\n",
+			env: map[string]string{"DEEPSEEK_API_KEY": "k"}, wantURL: "https://cfg.example", wantKey: "k"},
+		{name: "env URL over config", provider: "deepseek", cfg: "providers: {deepseek: {baseURL: 'https://cfg.example'}}\n",
+			env: map[string]string{"DEEPSEEK_API_KEY": "k", "DEEPSEEK_BASE_URL": "https://env.example/"}, wantURL: "https://env.example", wantKey: "k"},
+		{name: "flag over env", provider: "deepseek", cfg: "providers: {deepseek: {baseURL: 'https://cfg.example'}}\n",
+			env: map[string]string{"DEEPSEEK_API_KEY": "k", "DEEPSEEK_BASE_URL": "https://env.example"}, flag: "https://flag.example",
+			wantURL: "https://flag.example", wantKey: "k"},
+		{name: "config key over env key", provider: "anthropic", cfg: "providers: {anthropic: {apiKey: cfgkey}}\n",
+			env: map[string]string{"ANTHROPIC_API_KEY": "envkey"}, wantURL: "https://api.anthropic.com", wantKey: "cfgkey"},
+		{name: "missing deepseek key", provider: "deepseek", wantErr: "DEEPSEEK_API_KEY is not set (needed by provider deepseek)"},
+		{name: "missing openai key at default URL", provider: "openai", wantErr: "OPENAI_API_KEY is not set (needed by provider openai)"},
+		{name: "missing anthropic key", provider: "anthropic", flag: "https://proxy.example", wantErr: "ANTHROPIC_API_KEY is not set"},
+		{name: "openai local server needs no key", provider: "openai", flag: "http://gpu-box:11434/v1",
+			wantURL: "http://gpu-box:11434/v1"},
+		{name: "openai base URL from env needs no key", provider: "openai", env: map[string]string{"OPENAI_BASE_URL": "http://10.0.0.2:8000/v1"},
+			wantURL: "http://10.0.0.2:8000/v1"},
+		{name: "deepseek loopback needs no key", provider: "deepseek", flag: "http://127.0.0.1:9999", wantURL: "http://127.0.0.1:9999"},
+		{name: "anthropic localhost needs no key", provider: "anthropic", cfg: "providers: {anthropic: {baseURL: 'http://localhost:8080'}}\n",
+			wantURL: "http://localhost:8080"},
+		{name: "ipv6 loopback", provider: "deepseek", flag: "http://[::1]:80", wantURL: "http://[::1]:80"},
+		{name: "deepseek remote non-default still needs key", provider: "deepseek", flag: "http://fake.example", wantErr: "DEEPSEEK_API_KEY is not set"},
+		{name: "mock has no endpoint", provider: "mock", flag: "http://ignored"},
+		{name: "unknown provider", provider: "groq", wantErr: `unknown provider "groq"`},
+		{name: "bad flag URL", provider: "openai", flag: "localhost:8080", wantErr: "base URL from --base-url: want an absolute http"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := withCfg(t, tt.cfg)
+			getenv := func(k string) string { return tt.env[k] }
+			url, key, err := c.Endpoint(tt.provider, getenv, tt.flag)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if url != tt.wantURL || key != tt.wantKey {
+				t.Errorf("= %q, %q; want %q, %q", url, key, tt.wantURL, tt.wantKey)
+			}
+		})
+	}
+}
+
+func TestMissingKeyErrorIsTyped(t *testing.T) {
+	_, _, err := Default().Endpoint("anthropic", func(string) string { return "" }, "")
+	var mk *MissingKeyError
+	if !errors.As(err, &mk) || mk.EnvVar != "ANTHROPIC_API_KEY" || mk.Provider != "anthropic" {
+		t.Errorf("err = %#v, want *MissingKeyError for ANTHROPIC_API_KEY", err)
+	}
+}
