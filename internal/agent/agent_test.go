@@ -332,3 +332,38 @@ func TestSecondTurnSeesHistory(t *testing.T) {
 		t.Errorf("turn %d, history %d messages", res.Turn, len(m.requests[1].Messages))
 	}
 }
+
+// TestCancelDuringRetrySleep: a turn waiting out an hour-long retry delay
+// ends aborted as soon as it is cancelled, with llm/retry logged and no
+// llm/retry-started (the retry never began).
+func TestCancelDuringRetrySleep(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	l, err := session.Create(t.TempDir(), session.Header{ID: "s"}, session.Options{
+		Observe: func(_ session.Header, e session.Event) {
+			if e.Type == session.TypeLLMRetry {
+				cancel()
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	empty := chunks(llm.ErrorFinish(llm.CodeEmptyResponse, "empty"))
+	m := &script{replies: []func(context.Context, func(llm.Chunk) bool){empty, empty}}
+	a := &Agent{Model: m, Tools: tool.NewRegistry(), Env: &tool.Env{Permission: tool.ReadOnly}, Log: l,
+		Retry: &retry.Executor{Policy: retry.Policy{MaxRetries: 3, InitialDelay: time.Hour, MaxDelay: time.Hour,
+			RetryableCodes: []string{llm.CodeEmptyResponse}}}}
+	res := a.RunTurn(ctx, "hi")
+	if res.Reason != session.ReasonAborted || res.By != session.AbortedByUser {
+		t.Fatalf("result %+v, want aborted by user", res)
+	}
+	got := types(events(t, a))
+	want := []string{"turn/start", "user/message", "step/start", "llm/retry", "step/end", "turn/end"}
+	if !equal(got, want) {
+		t.Errorf("events %v, want %v", got, want)
+	}
+	if len(m.requests) != 1 {
+		t.Errorf("%d requests, want 1", len(m.requests))
+	}
+}
