@@ -79,8 +79,8 @@ func runDemo(ctx context.Context, s *streams) error {
 	if err != nil {
 		return err
 	}
-	res := sess.RunTurn(ctx, harness.DemoPrompt)
-	if err := sess.Log.Close(); err != nil {
+	res := sess.Run(ctx, harness.DemoPrompt)
+	if err := sess.Close(); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.out, "\nanswer (%s):\n%s\n\n", subagent.StopReasonOf(res.Reason), llm.BlocksText(fold.Collect()))

@@ -129,10 +129,10 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		}
 	}()
 
-	res := sess.RunTurn(ctx, prompt)
+	res := sess.Run(ctx, prompt)
 	cancel(nil)
 	got := <-gotSig
-	closeErr := sess.Log.Close()
+	closeErr := sess.Close()
 
 	out := runResult{
 		SessionID:  sess.Log.Header().ID,

@@ -48,13 +48,20 @@ type Agent struct {
 	MaxSteps  int
 	MaxTokens int
 	Retry     *retry.Executor
-	// Inbox, when set, is drained before every step: each message is
-	// appended as a user/message (background-job notices).
-	Inbox func() []string
+	// Inbox, when set, is drained before every step.
+	Inbox Inbox
 
 	mu      sync.Mutex
 	history []llm.Message
 	loaded  bool
+}
+
+// Inbox delivers what arrived while the loop was busy or idle (background
+// job settlements). Drain records its events through appendEvent — inside
+// the current turn, so every event stays enclosed by one — and returns the
+// texts the model receives as user messages.
+type Inbox interface {
+	Drain(appendEvent func(typ string, data any)) []string
 }
 
 // TurnResult is how a turn ended.
@@ -132,7 +139,9 @@ func (t *turn) run(ctx context.Context, prompt string) TurnResult {
 	for _, c := range session.DanglingCalls(t.snapshot()) {
 		t.toolResult(0, c.ID, tool.Result{Content: "tool call was interrupted before it returned a result", IsError: true})
 	}
-	t.user(prompt)
+	if prompt != "" { // an empty prompt: a turn that only delivers the inbox
+		t.user(prompt)
+	}
 	maxSteps := t.a.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
@@ -145,7 +154,7 @@ func (t *turn) run(ctx context.Context, prompt string) TurnResult {
 			return t.result(session.ReasonError, &session.Failure{Code: CodeMaxSteps, Message: fmt.Sprintf("turn reached its limit of %d steps", maxSteps)})
 		}
 		if t.a.Inbox != nil {
-			for _, s := range t.a.Inbox() {
+			for _, s := range t.a.Inbox.Drain(t.append) {
 				t.user(s)
 			}
 		}

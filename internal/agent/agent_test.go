@@ -69,7 +69,9 @@ func callReply(kind llm.FinishKind, calls ...llm.Block) []llm.Chunk {
 	return append(out, finish(kind))
 }
 
-func finish(k llm.FinishKind) llm.Chunk { return llm.Chunk{Type: llm.ChunkFinish, Finish: &llm.Finish{Kind: k}} }
+func finish(k llm.FinishKind) llm.Chunk {
+	return llm.Chunk{Type: llm.ChunkFinish, Finish: &llm.Finish{Kind: k}}
+}
 
 // echoTool answers with its "say" argument; readOnly decides concurrency.
 type echoTool struct {

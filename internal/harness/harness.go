@@ -6,6 +6,7 @@
 package harness
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -22,6 +23,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm/openai"
 	"github.com/reinsdev/reins/internal/llm/retry"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
 )
 
@@ -143,6 +145,9 @@ type Model struct {
 	Provider string
 	Name     string
 	Retry    retry.Policy
+	// BaseURL is the --base-url the model was resolved with; a child
+	// agent on the same provider inherits it.
+	BaseURL string
 }
 
 // ResolveModel builds the adapter for spec (PROVIDER/MODEL or an alias;
@@ -160,7 +165,7 @@ func (h *Harness) ResolveModel(spec, baseURL string) (*Model, error) {
 		return nil, &ConfigError{err}
 	}
 	pc := h.Config.Provider(provider)
-	m := &Model{Provider: provider, Name: name, Retry: retry.Policy(h.Config.Retry(provider))}
+	m := &Model{Provider: provider, Name: name, Retry: retry.Policy(h.Config.Retry(provider)), BaseURL: baseURL}
 	client := h.HTTP
 	wire, _, _, _ := config.ProviderDefaults(provider)
 	switch wire {
@@ -216,8 +221,26 @@ type SessionOptions struct {
 // Session is a runnable session.
 type Session struct {
 	*agent.Agent
-	Log     *session.Log
-	Resumed *session.Loaded
+	Log *session.Log
+	// Subagents runs this session's children and background jobs.
+	Subagents *subagent.Manager
+	Resumed   *session.Loaded
+}
+
+// Close cancels and waits for the session's children, then closes its
+// log. It is idempotent.
+func (s *Session) Close() error {
+	s.Subagents.Close()
+	return s.Log.Close()
+}
+
+// Run runs a turn for prompt and keeps the session alive until it is idle
+// and no background job runs (subagent.RunUntilIdle). The result's usage
+// includes every child's.
+func (s *Session) Run(ctx context.Context, prompt string) agent.TurnResult {
+	res := subagent.RunUntilIdle(ctx, s.Agent, s.Subagents, prompt)
+	res.Usage = res.Usage.Add(s.Subagents.ChildUsage())
+	return res
 }
 
 // ErrNoSession is returned when --resume names no session.
@@ -228,10 +251,6 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	perm := o.Permission
 	if perm == "" {
 		perm = tool.WorkspaceWrite
-	}
-	reg := tool.NewBuiltinRegistry()
-	if o.Tools != nil {
-		reg, _ = reg.Subset(o.Tools)
 	}
 	now := h.Now
 	if now == nil {
@@ -263,6 +282,18 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		}
 		s.Log = l
 	}
+	mgr := &subagent.Manager{
+		Agents: h.Agents, Limits: h.Config.Subagents, Log: s.Log, Depth: s.Log.Header().DelegationDepth,
+		Cwd: h.Cwd, Permission: perm, Logf: h.Logf,
+	}
+	mgr.Providers = map[string]subagent.Provider{
+		config.ProviderInProcess: &subagent.InProcess{NewChild: h.childFactory(o)},
+	}
+	s.Subagents = mgr
+	reg := tool.NewRegistry(append(tool.Builtins(), mgr.Tools()...)...)
+	if o.Tools != nil {
+		reg, _ = reg.Subset(o.Tools)
+	}
 	system := o.System
 	if system == "" {
 		system = DefaultSystemPrompt(h.Cwd)
@@ -271,6 +302,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		Model: o.Model.Model, ModelName: o.Model.Name, Provider: o.Model.Provider, System: system,
 		Tools: reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm}, Log: s.Log,
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens, Retry: &retry.Executor{Policy: o.Model.Retry},
+		Inbox: mgr,
 	}
 	if s.Resumed != nil {
 		if err := s.Agent.LoadHistory(s.Resumed.Events); err != nil {
@@ -279,6 +311,41 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		}
 	}
 	return s, nil
+}
+
+// childFactory builds the in-process children of a session made with
+// parent: the agent definition's model (a same-provider child inherits the
+// parent's base URL), system prompt and tool allowlist; the parent's
+// limits, cwd and permission mode.
+func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, func(session.Header, session.Event)) (*subagent.Child, error) {
+	return func(req subagent.Request, observe func(session.Header, session.Event)) (*subagent.Child, error) {
+		m := parent.Model
+		if spec := req.Agent.Model; spec != "" {
+			prov, _, err := h.Config.ResolveModel(spec)
+			if err != nil {
+				return nil, err
+			}
+			base := ""
+			if prov == parent.Model.Provider {
+				base = parent.Model.BaseURL
+			}
+			if m, err = h.ResolveModel(spec, base); err != nil {
+				return nil, err
+			}
+		}
+		tools := req.Agent.Tools
+		if tools == nil {
+			tools = parent.Tools
+		}
+		cs, err := h.NewSession(SessionOptions{
+			Model: m, System: req.Agent.SystemPrompt, MaxSteps: parent.MaxSteps, MaxTokens: parent.MaxTokens,
+			Permission: req.Permission, Tools: tools, Parent: req.ParentSession, Depth: req.Depth, Observe: observe,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &subagent.Child{Agent: cs.Agent, Log: cs.Log, Subagents: cs.Subagents, Close: cs.Close}, nil
+	}
 }
 
 // DefaultSystemPrompt is the system prompt of a session that names none.

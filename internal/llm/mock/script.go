@@ -31,8 +31,11 @@ type Reply struct {
 	// Repeat keeps the reply available for every matching request.
 	Repeat bool `json:"repeat,omitempty" yaml:"repeat,omitempty"`
 
-	Reasoning string     `json:"reasoning,omitempty" yaml:"reasoning,omitempty"`
-	Text      string     `json:"text,omitempty" yaml:"text,omitempty"`
+	Reasoning string `json:"reasoning,omitempty" yaml:"reasoning,omitempty"`
+	Text      string `json:"text,omitempty" yaml:"text,omitempty"`
+	// Echo appends the request's last user or tool message text to Text,
+	// computed per request (the default script answers "mock: <prompt>").
+	Echo      bool       `json:"echo,omitempty" yaml:"echo,omitempty"`
 	ToolCalls []ToolCall `json:"toolCalls,omitempty" yaml:"toolCalls,omitempty"`
 	// Finish is the raw wire finish reason to send (OpenAI finish_reason or
 	// Anthropic stop_reason). Default: tool calls / tool_use when there are
@@ -85,14 +88,23 @@ const (
 )
 
 // ToolCall is a scripted tool call. Arguments is sent as JSON text; a JSON
-// string value is sent verbatim (so invalid JSON can be scripted).
+// string value is sent verbatim (so invalid JSON can be scripted). In a YAML
+// script, an object becomes its compact JSON text and a string is kept as a
+// JSON string, i.e. sent verbatim. Empty Arguments are sent as "{}". An empty
+// ID gets a unique one per request (call_N on the OpenAI wire, toolu_mock_N
+// on the Anthropic wire).
 type ToolCall struct {
 	ID        string          `json:"id,omitempty" yaml:"id,omitempty"`
 	Name      string          `json:"name" yaml:"name"`
 	Arguments json.RawMessage `json:"arguments,omitempty" yaml:"arguments,omitempty"`
 }
 
-// Usage is scripted token usage.
+// Usage is scripted token usage. Each field is sent as the wire's own field,
+// unconverted: Input as prompt_tokens / input_tokens, Output as
+// completion_tokens / output_tokens, CacheRead as cached_tokens and
+// prompt_cache_hit_tokens / cache_read_input_tokens, Reasoning as
+// reasoning_tokens (OpenAI wire only). A reply without Usage gets a small
+// estimate from the request and reply sizes.
 type Usage struct {
 	Input     int `json:"input" yaml:"input"`
 	Output    int `json:"output" yaml:"output"`
@@ -100,5 +112,6 @@ type Usage struct {
 	Reasoning int `json:"reasoning,omitempty" yaml:"reasoning,omitempty"`
 }
 
-// Duration is a time.Duration written as "150ms" in scripts.
+// Duration is a time.Duration written as "150ms" in scripts; a plain
+// integer is milliseconds.
 type Duration time.Duration

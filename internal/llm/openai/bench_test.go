@@ -1,0 +1,83 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/reinsdev/reins/internal/llm"
+)
+
+// recordedStream is a long DeepSeek-shaped response: reasoning, text and a
+// tool call whose arguments arrive in many small deltas, as real servers
+// send them.
+func recordedStream() []byte {
+	var p []string
+	p = append(p, delta(`"role":"assistant","content":null,"reasoning_content":""`))
+	for i := range 2000 {
+		p = append(p, delta(fmt.Sprintf(`"content":null,"reasoning_content":"step %d, then "`, i)))
+	}
+	for i := range 6000 {
+		p = append(p, text(fmt.Sprintf("word%d ", i)))
+	}
+	p = append(p, delta(`"tool_calls":[{"index":0,"id":"call_0","type":"function","function":{"name":"write","arguments":""}}]`))
+	for range 2000 {
+		p = append(p, delta(`"tool_calls":[{"index":0,"function":{"arguments":"\"lorem ipsum\","}}]`))
+	}
+	p = append(p, finishWith("tool_calls"),
+		`{"choices":[],"usage":{"prompt_tokens":9000,"completion_tokens":10000,"prompt_cache_hit_tokens":8000}}`, done)
+	return []byte(events(p...) + ": trailing comment\n\n")
+}
+
+// replay answers every request with the same bytes, without a network, so
+// the benchmark measures decoding.
+type replay []byte
+
+func (r replay) RoundTrip(req *http.Request) (*http.Response, error) {
+	return &http.Response{
+		StatusCode: http.StatusOK,
+		Header:     http.Header{"Content-Type": {"text/event-stream"}},
+		Body:       io.NopCloser(bytes.NewReader(r)),
+		Request:    req,
+	}, nil
+}
+
+func BenchmarkStream(b *testing.B) {
+	stream := recordedStream()
+	c := &Client{BaseURL: "http://replay.invalid", HTTP: &http.Client{Transport: replay(stream)}}
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var fin *llm.Finish
+		n := 0
+		for ch := range c.Stream(context.Background(), simpleRequest) {
+			n++
+			fin = ch.Finish
+		}
+		if fin == nil || fin.Kind != llm.FinishToolCalls || n < 10000 {
+			b.Fatalf("finish %+v after %d chunks", fin, n)
+		}
+	}
+}
+
+// TestRecordedStream keeps the benchmark's input honest: it decodes to the
+// blocks it was built from.
+func TestRecordedStream(t *testing.T) {
+	c := &Client{BaseURL: "http://replay.invalid", HTTP: &http.Client{Transport: replay(recordedStream())}}
+	r := collect(t, context.Background(), c, simpleRequest)
+	b := r.asm.Blocks()
+	if r.fin.Kind != llm.FinishToolCalls || len(b) != 3 {
+		t.Fatalf("finish %+v, %d blocks", r.fin, len(b))
+	}
+	if !strings.HasPrefix(b[0].Text, "step 0, then step 1") || !strings.HasSuffix(b[1].Text, "word5999 ") ||
+		b[2].Name != "write" || strings.Count(b[2].Arguments, "lorem") != 2000 {
+		t.Errorf("blocks decoded wrongly: %.80q / %.80q / %s", b[0].Text, b[1].Text, b[2].Name)
+	}
+	if u := r.asm.Usage(); u.CacheReadTokens != 8000 {
+		t.Errorf("usage = %+v", u)
+	}
+}

@@ -1,0 +1,113 @@
+package subagent
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxDiagnosticBytes bounds a diagnostic (SPEC §7).
+const MaxDiagnosticBytes = 4096
+
+// Diagnostic is the fixed, allow-listed failure line of SPEC §7. Every
+// field comes from a closed set chosen by reins code — a provider name, a
+// stage, a category, a stop reason, an observed exit status — and never from
+// text a child or its transport produced. Empty fields are left out with
+// their separator.
+type Diagnostic struct {
+	Provider   string
+	Stage      string
+	Category   string
+	StopReason string
+	// ExitCode is set when the child's exit status was observed.
+	ExitCode *int
+	Signal   string
+}
+
+// Stages and categories (SPEC §7).
+const (
+	StageInitialize = "initialize"
+	StageNewSession = "new-session"
+	StagePrompt     = "prompt"
+	StageProcess    = "process"
+	StageTeardown   = "teardown"
+	StageSessionRun = "session-run"
+	StageShutdown   = "shutdown"
+	StageRun        = "run"
+
+	CategoryConfiguration   = "configuration"
+	CategoryTransport       = "transport"
+	CategoryProcessExit     = "process-exit"
+	CategoryProcessStart    = "process-start"
+	CategoryProtocol        = "protocol"
+	CategoryRemoteLimit     = "remote-limit"
+	CategoryUnknown         = "unknown"
+	CategoryChildError      = "child-error"
+	CategoryChildDisposed   = "child-disposed"
+	CategoryChildUnknown    = "child-unknown"
+	CategoryMissingTerminal = "missing-terminal"
+	CategoryTimeout         = "timeout"
+)
+
+// String renders the line.
+func (d Diagnostic) String() string {
+	var parts []string
+	add := func(k, v string) {
+		if v != "" {
+			parts = append(parts, k+": "+v)
+		}
+	}
+	add("provider", d.Provider)
+	add("stage", d.Stage)
+	add("category", d.Category)
+	add("stop reason", d.StopReason)
+	if d.ExitCode != nil {
+		add("exit code", strconv.Itoa(*d.ExitCode))
+	}
+	add("signal", d.Signal)
+	return "Subagent failure (" + strings.Join(parts, "; ") + ")"
+}
+
+// PermissionLine is the second diagnostic line of SPEC §7, when a permission
+// decision contributed to the outcome.
+type PermissionLine struct {
+	Policy   string // allow | reject
+	Request  string // the closed ACP tool kind
+	Decision string // allowed | rejected | cancelled
+}
+
+func (p PermissionLine) String() string {
+	return "Permission decision (policy: " + p.Policy + "; request: " + p.Request + "; decision: " + p.Decision + ")"
+}
+
+// Bound cuts s to at most MaxDiagnosticBytes on a UTF-8 boundary. It is
+// applied at the one settlement point every result passes.
+func Bound(s string) string {
+	if len(s) <= MaxDiagnosticBytes {
+		return s
+	}
+	cut := MaxDiagnosticBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+// Settle is the single point every provider's result passes before anyone
+// sees it: the stop reason is one of the five (anything else is an error),
+// an empty output is nil, and the diagnostic is bounded.
+func Settle(r Result) Result {
+	switch r.StopReason {
+	case StopCompleted, StopMaxTokens, StopAborted, StopRefusal, StopError:
+	default:
+		r.StopReason = StopError
+	}
+	if len(r.Output) == 0 {
+		r.Output = nil
+	}
+	if r.StopReason == StopCompleted {
+		r.Diagnostic = ""
+	}
+	r.Diagnostic = Bound(r.Diagnostic)
+	return r
+}

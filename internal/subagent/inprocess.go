@@ -1,0 +1,155 @@
+package subagent
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
+)
+
+// MaxWakeups bounds the turns a parent runs only to receive background-job
+// notices, so a model that keeps starting jobs cannot keep a run alive
+// forever.
+const MaxWakeups = 20
+
+// RunUntilIdle runs a turn for prompt and then, while background jobs run
+// or their notices are undelivered, waits and runs notice-only turns — at
+// most MaxWakeups of them. It returns the last turn's result with the usage
+// of every turn it ran. `reins run` and in-process children both end this
+// way: only when the parent is idle and no job is running.
+func RunUntilIdle(ctx context.Context, a *agent.Agent, m *Manager, prompt string) agent.TurnResult {
+	res := a.RunTurn(ctx, prompt)
+	usage := res.Usage
+	for wake := 0; m != nil && wake < MaxWakeups && m.Busy() && ctx.Err() == nil; wake++ {
+		if m.WaitSettled(ctx) != nil {
+			break
+		}
+		res = a.RunTurn(ctx, "")
+		usage = usage.Add(res.Usage)
+	}
+	res.Usage = usage
+	return res
+}
+
+// Child is an in-process child session, as built by the harness.
+type Child struct {
+	Agent *agent.Agent
+	Log   *session.Log
+	// Subagents is the child's own manager (grandchildren), if any.
+	Subagents *Manager
+	// Close releases the child's children and its log.
+	Close func() error
+}
+
+// InProcess runs children as agent loops in this process, each with its own
+// session log.
+type InProcess struct {
+	// NewChild builds the child session for req; observe must receive every
+	// event of the child's log.
+	NewChild func(req Request, observe func(session.Header, session.Event)) (*Child, error)
+}
+
+// Start creates the child session and starts its turn.
+func (p *InProcess) Start(_ context.Context, req Request) (Run, error) {
+	r := &inprocRun{done: make(chan struct{})}
+	child, err := p.NewChild(req, func(_ session.Header, e session.Event) {
+		r.mu.Lock()
+		r.fold.Push(e)
+		r.mu.Unlock()
+	})
+	if err != nil {
+		return nil, &StartError{
+			Diagnostic: Diagnostic{Provider: config.ProviderInProcess, Stage: StageInitialize, Category: CategoryConfiguration, StopReason: StopError}.String(),
+			Err:        err,
+		}
+	}
+	r.child = child
+	r.ctx, r.cancel = context.WithCancelCause(context.Background())
+	if t := req.Agent.Timeout; t > 0 {
+		r.timer = time.AfterFunc(t, func() { r.cancel(agent.ErrAbortedByTimeout) })
+	}
+	go func() {
+		defer close(r.done)
+		r.res = RunUntilIdle(r.ctx, child.Agent, child.Subagents, req.Prompt)
+	}()
+	return r, nil
+}
+
+type inprocRun struct {
+	child  *Child
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	timer  *time.Timer
+	done   chan struct{}
+	res    agent.TurnResult
+
+	mu   sync.Mutex
+	fold Fold
+
+	disposeOnce sync.Once
+	disposeErr  error
+}
+
+func (r *inprocRun) Session() string { return r.child.Log.Header().ID }
+
+func (r *inprocRun) Wait(ctx context.Context) Result {
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		r.cancel(agent.ErrAbortedByParent)
+		<-r.done
+	}
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	r.mu.Lock()
+	out := r.fold.Collect()
+	r.mu.Unlock()
+	usage := r.res.Usage
+	if r.child.Subagents != nil {
+		usage = usage.Add(r.child.Subagents.ChildUsage())
+	}
+	res := Result{Output: out, StopReason: StopReasonOf(r.res.Reason), Usage: usage}
+	switch {
+	case res.StopReason == StopError:
+		cat := CategoryUnknown
+		if r.res.Failure != nil && slices.Contains(knownCodes, r.res.Failure.Code) {
+			cat = r.res.Failure.Code
+		}
+		res.Diagnostic = Diagnostic{Provider: config.ProviderInProcess, Stage: StageRun, Category: cat, StopReason: StopError}.String()
+	case res.StopReason == StopAborted && r.res.By == session.AbortedByTimeout:
+		res.Diagnostic = Diagnostic{Provider: config.ProviderInProcess, Stage: StageRun, Category: CategoryTimeout, StopReason: StopAborted}.String()
+	}
+	return res
+}
+
+// knownCodes are the failure codes an in-process diagnostic may name: a
+// closed set, so no provider-chosen text (an unknown finish reason becomes
+// a code) reaches the parent's model.
+var knownCodes = []string{
+	llm.CodeEmptyResponse, llm.CodeContextWindowExceeded, llm.CodeStreamClosed,
+	llm.CodeMalformedResponse, llm.CodeRateLimit, llm.CodeServer, llm.CodeAuth,
+	llm.CodeInvalidRequest, llm.CodeTimeout, llm.CodeTransport, llm.CodeAborted,
+	llm.CodeQuota, agent.CodeMaxSteps,
+}
+
+func (r *inprocRun) Cancel() { r.cancel(agent.ErrAbortedByUser) }
+
+func (r *inprocRun) Dispose() error {
+	r.disposeOnce.Do(func() {
+		r.cancel(agent.ErrAbortedByParent)
+		<-r.done
+		if r.timer != nil {
+			r.timer.Stop()
+		}
+		if r.child.Close != nil {
+			r.disposeErr = r.child.Close()
+		}
+	})
+	return r.disposeErr
+}

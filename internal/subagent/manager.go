@@ -1,0 +1,479 @@
+package subagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/tool"
+)
+
+// Manager runs one parent session's children: it enforces the depth and
+// parallelism limits, writes subagent/start and subagent/end into the
+// parent's log, keeps the background jobs, and delivers their settlement
+// notices to the parent's loop (it is the loop's agent.Inbox).
+type Manager struct {
+	Agents    *config.Agents
+	Providers map[string]Provider
+	Limits    config.Subagents
+	// Log is the parent's session log; Depth the parent's depth.
+	Log        *session.Log
+	Depth      int
+	Cwd        string
+	Permission tool.Permission
+	// Logf is the host log, for raw causes that must not reach the model.
+	Logf func(format string, args ...any)
+
+	once    sync.Once
+	mu      sync.Mutex
+	sem     chan struct{}
+	runs    int
+	jobs    []*job
+	settled []*job // background jobs whose notice is not delivered yet
+	wake    chan struct{}
+	ctx     context.Context // lifetime of background jobs
+	cancel  context.CancelCauseFunc
+	wg      sync.WaitGroup
+	usage   llm.Usage
+	closed  bool
+}
+
+// Job statuses (SPEC §6).
+const (
+	JobRunning   = "running"
+	JobCompleted = "completed"
+	JobFailed    = "failed"
+	JobKilled    = "killed"
+)
+
+type job struct {
+	id          string
+	description string
+	status      string
+	result      Result
+	run         Run // nil until started
+	killed      bool
+	runID       string
+	started     time.Time
+	done        chan struct{}
+}
+
+func (m *Manager) init() {
+	m.once.Do(func() {
+		n := m.Limits.MaxParallel
+		if n <= 0 {
+			n = config.DefaultMaxParallel
+		}
+		m.sem = make(chan struct{}, n)
+		m.wake = make(chan struct{}, 1)
+		m.ctx, m.cancel = context.WithCancelCause(context.Background())
+	})
+}
+
+// Params are the subagent tool's parameters.
+type Params struct {
+	Description     string `json:"description"`
+	Prompt          string `json:"prompt"`
+	Agent           string `json:"agent,omitempty"`
+	RunInBackground bool   `json:"run_in_background,omitempty"`
+}
+
+// DepthError is a delegation deeper than maxDepth.
+type DepthError struct{ Depth, Max int }
+
+func (e *DepthError) Error() string {
+	return fmt.Sprintf("subagent depth %d exceeds maxDepth %d", e.Depth, e.Max)
+}
+
+// request validates p and builds the provider request; errors here are
+// the caller's and publish nothing.
+func (m *Manager) request(p Params) (Request, Provider, error) {
+	if strings.TrimSpace(p.Prompt) == "" {
+		return Request{}, nil, errors.New("subagent needs a prompt")
+	}
+	depth := m.Depth + 1
+	if depth > m.Limits.MaxDepth {
+		return Request{}, nil, &DepthError{Depth: depth, Max: m.Limits.MaxDepth}
+	}
+	name := p.Agent
+	if name == "" {
+		name = "general"
+	}
+	ag, ok := m.Agents.Get(name)
+	if !ok {
+		return Request{}, nil, fmt.Errorf("unknown agent %q (available: %s)", name, strings.Join(m.agentNames(), ", "))
+	}
+	provider := ag.Provider
+	if provider == "" {
+		provider = config.ProviderInProcess
+	}
+	prov, ok := m.Providers[provider]
+	if !ok {
+		return Request{}, nil, fmt.Errorf("agent %q uses provider %s: %w", name, provider, ErrNoProvider)
+	}
+	m.mu.Lock()
+	m.runs++
+	id := fmt.Sprintf("run-%d", m.runs)
+	m.mu.Unlock()
+	return Request{
+		RunID: id, Agent: ag, Prompt: p.Prompt, ParentSession: m.Log.Header().ID,
+		Depth: depth, Cwd: m.Cwd, Permission: m.Permission,
+	}, prov, nil
+}
+
+func (m *Manager) agentNames() []string {
+	var out []string
+	for _, a := range m.Agents.List() {
+		out = append(out, a.Name)
+	}
+	return out
+}
+
+// acquire takes a parallelism slot.
+func (m *Manager) acquire(ctx context.Context) error {
+	select {
+	case m.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (m *Manager) release() { <-m.sem }
+
+// execute starts, waits for and disposes one run, writing subagent/start.
+// It returns the settled result; start failures are results too.
+func (m *Manager) execute(ctx context.Context, req Request, prov Provider, p Params, background bool, started func(Run)) Result {
+	if err := m.acquire(ctx); err != nil {
+		return Settle(Result{StopReason: StopAborted})
+	}
+	defer m.release()
+	run, err := prov.Start(ctx, req)
+	if err != nil {
+		if m.Logf != nil {
+			m.Logf("subagent %s (%s) failed to start: %v", req.RunID, req.Agent.Name, err)
+		}
+		var se *StartError
+		diag := ""
+		if errors.As(err, &se) {
+			diag = se.Diagnostic
+		}
+		if ctx.Err() != nil {
+			return Settle(Result{StopReason: StopAborted})
+		}
+		return Settle(Result{StopReason: StopError, Diagnostic: diag})
+	}
+	provider := req.Agent.Provider
+	if provider == "" {
+		provider = config.ProviderInProcess
+	}
+	m.Log.Append(session.TypeSubagentStart, session.SubagentStart{
+		RunID: req.RunID, ChildSession: run.Session(), Agent: req.Agent.Name,
+		Provider: provider, Label: p.Description, Background: background,
+	})
+	if started != nil {
+		started(run)
+	}
+	res := Settle(run.Wait(ctx))
+	if err := run.Dispose(); err != nil && m.Logf != nil {
+		m.Logf("subagent %s dispose: %v", req.RunID, err)
+	}
+	m.mu.Lock()
+	m.usage = m.usage.Add(res.Usage)
+	m.mu.Unlock()
+	return res
+}
+
+func (m *Manager) endEvent(runID string, r Result, d time.Duration) session.SubagentEnd {
+	e := session.SubagentEnd{
+		RunID: runID, StopReason: r.StopReason, LastAssistantMessage: LastAssistantMessage(r.Output),
+		Diagnostic: r.Diagnostic, DurationMs: d.Milliseconds(),
+	}
+	if !r.Usage.IsZero() {
+		u := r.Usage
+		e.Usage = &u
+	}
+	return e
+}
+
+// Delegate runs the subagent tool: a foreground run to its end, or a
+// background job started at once.
+func (m *Manager) Delegate(ctx context.Context, p Params) tool.Result {
+	m.init()
+	req, prov, err := m.request(p)
+	if err != nil {
+		return tool.Result{Content: "Error: " + err.Error(), IsError: true}
+	}
+	if p.RunInBackground {
+		return m.startJob(req, prov, p)
+	}
+	t0 := time.Now()
+	var published bool
+	res := m.execute(ctx, req, prov, p, false, func(Run) { published = true })
+	if published {
+		m.Log.Append(session.TypeSubagentEnd, m.endEvent(req.RunID, res, time.Since(t0)))
+	}
+	return Render(res)
+}
+
+func (m *Manager) startJob(req Request, prov Provider, p Params) tool.Result {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return tool.Errorf("Error: the session is closing; no new background jobs")
+	}
+	running := 0
+	for _, j := range m.jobs {
+		if j.status == JobRunning {
+			running++
+		}
+	}
+	max := m.Limits.MaxBackgroundJobs
+	if max <= 0 {
+		max = config.DefaultMaxBackgroundJobs
+	}
+	if running >= max {
+		m.mu.Unlock()
+		return tool.Errorf("Error: %d background jobs are already running (maxBackgroundJobs %d); wait for one with job_output or stop one with job_kill", running, max)
+	}
+	j := &job{id: fmt.Sprintf("job-%d", len(m.jobs)+1), description: p.Description, status: JobRunning,
+		runID: req.RunID, started: time.Now(), done: make(chan struct{})}
+	m.jobs = append(m.jobs, j)
+	m.wg.Add(1)
+	m.mu.Unlock()
+
+	ctx, cancel := context.WithCancelCause(m.ctx)
+	go func() {
+		defer m.wg.Done()
+		defer cancel(nil)
+		var published bool
+		res := m.execute(ctx, req, prov, p, true, func(r Run) {
+			m.mu.Lock()
+			j.run = r
+			killed := j.killed
+			m.mu.Unlock()
+			published = true
+			if killed {
+				r.Cancel()
+			}
+		})
+		m.mu.Lock()
+		j.result = res
+		switch {
+		case res.StopReason == StopCompleted:
+			j.status = JobCompleted
+		case j.killed && res.Diagnostic == "":
+			j.status = JobKilled
+		default:
+			j.status = JobFailed
+		}
+		if !published {
+			j.runID = "" // nothing was published: no subagent/end either
+		}
+		m.settled = append(m.settled, j)
+		m.mu.Unlock()
+		close(j.done)
+		select {
+		case m.wake <- struct{}{}:
+		default:
+		}
+	}()
+	return tool.Result{Content: fmt.Sprintf("Started background job %s (subagent: %s). Read its output with job_output; stop it with job_kill.", j.id, p.Description)}
+}
+
+// Drain is the parent loop's inbox: for each background job settled since
+// the last call it appends subagent/end and job/notice to the parent's log
+// (through appendEvent, inside the parent's turn) and returns the notice
+// the parent model receives as a user message.
+func (m *Manager) Drain(appendEvent func(typ string, data any)) []string {
+	m.init()
+	m.mu.Lock()
+	settled := m.settled
+	m.settled = nil
+	m.mu.Unlock()
+	var out []string
+	for _, j := range settled {
+		if j.runID != "" {
+			appendEvent(session.TypeSubagentEnd, m.endEvent(j.runID, j.result, time.Since(j.started)))
+		}
+		appendEvent(session.TypeJobNotice, session.JobNotice{JobID: j.id, Status: j.status})
+		out = append(out, Notice(j.id, j.description, j.status, j.result))
+	}
+	return out
+}
+
+// Notice is the settlement message of SPEC §6.
+func Notice(id, description, status string, r Result) string {
+	inner := "status: " + status
+	if status == JobFailed {
+		inner += "; " + r.StopReason
+		if r.Diagnostic != "" {
+			inner += "; diagnostic: " + r.Diagnostic
+		}
+	}
+	return fmt.Sprintf("background job %s (subagent: %s) finished [%s]. Read its output with job_output.", id, description, inner)
+}
+
+// Busy reports whether a job is running or a notice is undelivered:
+// `reins run` keeps the parent alive until it is not.
+func (m *Manager) Busy() bool {
+	m.init()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.settled) > 0 {
+		return true
+	}
+	for _, j := range m.jobs {
+		if j.status == JobRunning {
+			return true
+		}
+	}
+	return false
+}
+
+// WaitSettled blocks until a notice is pending or ctx is done.
+func (m *Manager) WaitSettled(ctx context.Context) error {
+	m.init()
+	for {
+		m.mu.Lock()
+		pending := len(m.settled) > 0
+		m.mu.Unlock()
+		if pending {
+			return nil
+		}
+		select {
+		case <-m.wake:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// ChildUsage is the summed usage of every settled child.
+func (m *Manager) ChildUsage() llm.Usage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.usage
+}
+
+// Close cancels every running job as its parent and waits until all are
+// settled and disposed. It is idempotent.
+func (m *Manager) Close() {
+	m.init()
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	m.cancel(agent.ErrAbortedByParent)
+	m.wg.Wait()
+}
+
+func (m *Manager) job(id string) (*job, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, j := range m.jobs {
+		if j.id == id {
+			return j, true
+		}
+	}
+	return nil, false
+}
+
+// JobOutput is the job_output tool.
+func (m *Manager) JobOutput(id string) tool.Result {
+	m.init()
+	j, ok := m.job(id)
+	if !ok {
+		return tool.Errorf("Error: no background job %q", id)
+	}
+	m.mu.Lock()
+	status, res := j.status, j.result
+	m.mu.Unlock()
+	if status == JobRunning {
+		return tool.Result{Content: fmt.Sprintf("job %s (subagent: %s) is still running.", j.id, j.description)}
+	}
+	if status == JobKilled {
+		r := Render(res)
+		r.Content = fmt.Sprintf("job %s was killed.\n", j.id) + r.Content
+		return r
+	}
+	return Render(res)
+}
+
+// JobList is the job_list tool.
+func (m *Manager) JobList() tool.Result {
+	m.init()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.jobs) == 0 {
+		return tool.Result{Content: "no background jobs"}
+	}
+	var b strings.Builder
+	for _, j := range m.jobs {
+		fmt.Fprintf(&b, "%s [%s] subagent: %s\n", j.id, j.status, j.description)
+	}
+	return tool.Result{Content: strings.TrimRight(b.String(), "\n")}
+}
+
+// JobKill is the job_kill tool: a local cancel; the job settles killed.
+func (m *Manager) JobKill(id string) tool.Result {
+	m.init()
+	j, ok := m.job(id)
+	if !ok {
+		return tool.Errorf("Error: no background job %q", id)
+	}
+	m.mu.Lock()
+	if j.status != JobRunning {
+		status := j.status
+		m.mu.Unlock()
+		return tool.Errorf("Error: job %s already finished [status: %s]", id, status)
+	}
+	j.killed = true
+	run := j.run
+	m.mu.Unlock()
+	if run != nil {
+		run.Cancel()
+	}
+	<-j.done
+	return tool.Result{Content: fmt.Sprintf("job %s killed", id)}
+}
+
+// Render is the subagent tool result of SPEC §6: the selected output's text
+// for a completed run; otherwise an error result with the headline, the
+// diagnostic and the partial output, each line left out when absent.
+func Render(r Result) tool.Result {
+	text := llm.BlocksText(r.Output)
+	if r.StopReason == StopCompleted {
+		return tool.Result{Content: text}
+	}
+	var b strings.Builder
+	b.WriteString("Error: " + Headline(r.StopReason))
+	if r.Diagnostic != "" {
+		b.WriteString("\nDiagnostic: " + r.Diagnostic)
+	}
+	if text != "" {
+		b.WriteString("\nPartial output before the run ended:\n" + text)
+	}
+	return tool.Result{Content: b.String(), IsError: true}
+}
+
+// Headline is the first line of a non-completed tool result.
+func Headline(stopReason string) string {
+	switch stopReason {
+	case StopAborted:
+		return "subagent run was cancelled"
+	case StopError:
+		return "subagent run failed"
+	case StopMaxTokens:
+		return "subagent run hit its token limit before finishing"
+	case StopRefusal:
+		return "subagent declined the task"
+	}
+	return "subagent run ended abnormally (" + stopReason + ")"
+}

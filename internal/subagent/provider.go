@@ -1,0 +1,70 @@
+package subagent
+
+import (
+	"context"
+	"errors"
+
+	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/tool"
+)
+
+// Request is one delegation, as a provider sees it.
+type Request struct {
+	RunID  string
+	Agent  *config.Agent
+	Prompt string
+	// ParentSession and Depth place the child: Depth is the child's own
+	// delegation depth (the root is 0).
+	ParentSession string
+	Depth         int
+	// Cwd and Permission are inherited from the parent.
+	Cwd        string
+	Permission tool.Permission
+}
+
+// Provider starts runs of one kind of child (inprocess, acp, reins, pi).
+type Provider interface {
+	// Start begins a run and returns once it is published: the child is
+	// up and has accepted the task. When Start fails, everything it began
+	// has been rolled back (processes reaped, files closed) and the error
+	// is a *StartError whose diagnostic is safe to show.
+	Start(ctx context.Context, req Request) (Run, error)
+}
+
+// Run is a published child run.
+type Run interface {
+	// Session is the child's session id, if it has one.
+	Session() string
+	// Wait blocks until the run settles. When ctx is cancelled first, the
+	// run is cancelled as by its parent, and Wait still returns its
+	// settled result. A child-level failure is a Result, never a panic or
+	// a Go error.
+	Wait(ctx context.Context) Result
+	// Cancel cancels the run locally (job_kill): it settles aborted with
+	// no diagnostic.
+	Cancel()
+	// Dispose releases the child. It is idempotent and returns only when
+	// the child is quiescent (for a process: its group is gone). Its error
+	// is for the host log; the safe fact is its Diagnostic.
+	Dispose() error
+}
+
+// StartError is a failed start. Diagnostic is the fixed SPEC §7 line
+// (empty when the failure is the caller's, such as an unknown agent); Err
+// is the raw cause, for the host log only.
+type StartError struct {
+	Diagnostic string
+	Err        error
+}
+
+func (e *StartError) Error() string {
+	if e.Diagnostic != "" {
+		return e.Diagnostic
+	}
+	return "subagent could not start"
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
+// ErrNoProvider is a start for a provider this process does not offer.
+var ErrNoProvider = errors.New("subagent provider not available")

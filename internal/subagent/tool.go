@@ -1,0 +1,99 @@
+package subagent
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/tool"
+)
+
+// Tools returns the model-facing delegation tools backed by m: subagent,
+// job_output, job_list and job_kill. They need no more than read-only
+// access themselves (a child inherits the parent's mode), so calls in one
+// assistant message run concurrently, up to the manager's maxParallel.
+func (m *Manager) Tools() []tool.Tool {
+	return []tool.Tool{
+		subagentTool{m},
+		jobTool{m, "job_output", "Read the output of a background subagent job (its status while it runs).", true, func(id string) tool.Result { return m.JobOutput(id) }},
+		jobTool{m, "job_list", "List the background subagent jobs and their status.", false, nil},
+		jobTool{m, "job_kill", "Stop a running background subagent job.", true, func(id string) tool.Result { return m.JobKill(id) }},
+	}
+}
+
+type subagentTool struct{ m *Manager }
+
+func (t subagentTool) Spec() llm.ToolSpec {
+	var names, lines []string
+	for _, a := range t.m.Agents.List() {
+		names = append(names, a.Name)
+		d := a.Description
+		if d == "" {
+			d = "(no description)"
+		}
+		lines = append(lines, a.Name+": "+d)
+	}
+	schema := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"description": map[string]any{"type": "string", "description": "A short (3-5 word) description of the task, for display."},
+			"prompt":      map[string]any{"type": "string", "description": "The complete task for the subagent. It sees nothing of this conversation, so include every detail it needs."},
+			"agent": map[string]any{"type": "string", "enum": names,
+				"description": "The agent definition to run (default general). Available:\n" + strings.Join(lines, "\n")},
+			"run_in_background": map[string]any{"type": "boolean",
+				"description": "Return at once and run the subagent as a background job; you are told when it finishes. Default false."},
+		},
+		"required":             []string{"description", "prompt"},
+		"additionalProperties": false,
+	}
+	raw, _ := json.Marshal(schema)
+	return llm.ToolSpec{
+		Name: "subagent",
+		Description: "Delegate a self-contained task to a subagent that works on its own and reports back. " +
+			"Several subagent calls in one message run in parallel. The result is the subagent's final answer; " +
+			"if it did not finish, the result says why and includes its partial output.",
+		Parameters: raw,
+	}
+}
+
+func (subagentTool) Needs() tool.Permission { return tool.ReadOnly }
+
+func (t subagentTool) Run(ctx context.Context, _ *tool.Env, args json.RawMessage) tool.Result {
+	var p Params
+	if err := json.Unmarshal(args, &p); err != nil {
+		return tool.Errorf("Error: invalid subagent arguments: want {description, prompt, agent?, run_in_background?}")
+	}
+	return t.m.Delegate(ctx, p)
+}
+
+type jobTool struct {
+	m     *Manager
+	name  string
+	desc  string
+	hasID bool
+	run   func(id string) tool.Result
+}
+
+func (t jobTool) Spec() llm.ToolSpec {
+	params := `{"type":"object","properties":{},"additionalProperties":false}`
+	if t.hasID {
+		params = `{"type":"object","properties":{"id":{"type":"string","description":"The job id, such as job-1."}},"required":["id"],"additionalProperties":false}`
+	}
+	return llm.ToolSpec{Name: t.name, Description: t.desc, Parameters: json.RawMessage(params)}
+}
+
+func (jobTool) Needs() tool.Permission { return tool.ReadOnly }
+
+func (t jobTool) Run(_ context.Context, _ *tool.Env, args json.RawMessage) tool.Result {
+	if !t.hasID {
+		return t.m.JobList()
+	}
+	var p struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(args, &p); err != nil || p.ID == "" {
+		return tool.Errorf("Error: %s needs {\"id\": \"job-N\"}", t.name)
+	}
+	return t.run(p.ID)
+}
