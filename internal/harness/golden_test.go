@@ -129,3 +129,5 @@ replies:
 	}
 	golden(t, "empty_then_ok.jsonl", got)
 }
+
+var durationRE = regexp.MustCompile(`"durationMs":\d+`)
