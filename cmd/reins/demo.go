@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/reinsdev/reins/internal/harness"
@@ -21,7 +22,8 @@ func newDemoCmd(s *streams) *cobra.Command {
 		Short: "A keyless end-to-end run on the built-in mock model",
 		Long: "demo starts the scripted mock model on loopback and runs one task through the real\n" +
 			"OpenAI-wire adapter, the same path a real key takes: an empty completion that is\n" +
-			"retried, a tool call, and the answer. It prints where the session log is.",
+			"retried, a tool call, a subagent cut off by max-tokens whose partial answer reaches\n" +
+			"the parent, and a background job. It prints where the session log is.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDemo(cmd.Context(), s) },
 	}
@@ -107,8 +109,11 @@ func narrate(s *streams, e session.Event) {
 		var d session.AssistantMessage
 		e.Decode(&d)
 		for _, b := range d.Message.Content {
-			if b.Type == llm.BlockReasoning {
+			switch b.Type {
+			case llm.BlockReasoning:
 				fmt.Fprintf(s.out, "  thinking: %s\n", clip(b.Text, 100))
+			case llm.BlockText:
+				fmt.Fprintf(s.out, "  assistant: %s\n", b.Text)
 			}
 		}
 	case session.TypeToolCall:
@@ -118,14 +123,37 @@ func narrate(s *streams, e session.Event) {
 	case session.TypeToolResult:
 		var d session.ToolResult
 		e.Decode(&d)
-		fmt.Fprintf(s.out, "  tool result: %d bytes\n", len(d.Content))
+		if d.IsError || strings.HasPrefix(d.CallID, "call_summary") || strings.HasPrefix(d.CallID, "call_job") {
+			fmt.Fprintf(s.out, "  tool result for %s:\n", d.CallID)
+			for _, l := range strings.Split(d.Content, "\n") {
+				fmt.Fprintf(s.out, "  │ %s\n", l)
+			}
+		} else {
+			fmt.Fprintf(s.out, "  tool result for %s: %d bytes\n", d.CallID, len(d.Content))
+		}
+	case session.TypeUserMessage:
+		var d session.UserMessage
+		e.Decode(&d)
+		if t := d.Message.Text(); strings.HasPrefix(t, "background job") {
+			fmt.Fprintf(s.out, "  notice: %s\n", t)
+		}
+	case session.TypeTurnStart:
+		var d session.TurnStart
+		e.Decode(&d)
+		if d.Turn > 0 {
+			fmt.Fprintf(s.out, "turn %d (woken by a background job)\n", d.Turn+1)
+		}
 	case session.TypeSubagentStart:
 		var d session.SubagentStart
 		e.Decode(&d)
-		fmt.Fprintf(s.out, "  delegating to subagent %q (%s)\n", d.Label, d.Agent)
+		mode := ""
+		if d.Background {
+			mode = " as background job"
+		}
+		fmt.Fprintf(s.out, "  delegating %q to subagent %s%s (child session %s)\n", d.Label, d.Agent, mode, d.ChildSession)
 	case session.TypeSubagentEnd:
 		var d session.SubagentEnd
 		e.Decode(&d)
-		fmt.Fprintf(s.out, "  subagent finished: %s\n", d.StopReason)
+		fmt.Fprintf(s.out, "  subagent %s finished: %s\n", d.RunID, d.StopReason)
 	}
 }

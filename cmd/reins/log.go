@@ -199,7 +199,6 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 	if ld.Repair.Repaired() {
 		r.line(depth, "(repaired on load: an interrupted write or turn)")
 	}
-	starts := map[string]time.Time{}
 	for _, e := range ld.Events {
 		switch e.Type {
 		case session.TypeTurnStart:
@@ -251,7 +250,6 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 		case session.TypeSubagentStart:
 			var d session.SubagentStart
 			e.Decode(&d)
-			starts[d.RunID] = e.Time
 			bg := ""
 			if d.Background {
 				bg = " (background)"
@@ -266,8 +264,8 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 			var d session.SubagentEnd
 			e.Decode(&d)
 			s := "⇠ subagent " + d.StopReason
-			if t, ok := starts[d.RunID]; ok {
-				s += fmt.Sprintf(" after %s", e.Time.Sub(t).Round(time.Millisecond))
+			if d.DurationMs > 0 {
+				s += fmt.Sprintf(" after %s", (time.Duration(d.DurationMs) * time.Millisecond).String())
 			}
 			if d.Usage != nil {
 				s += "  " + usageText(*d.Usage)
