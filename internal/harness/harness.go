@@ -7,6 +7,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -40,6 +41,9 @@ type Harness struct {
 	HTTP *http.Client
 	// Now stamps session events; time.Now when nil.
 	Now func() time.Time
+	// Observe, when set, receives every event of every session this
+	// harness creates, children included (the SDK runtime streams them).
+	Observe func(session.Header, session.Event)
 
 	logOnce sync.Once
 	logMu   sync.Mutex
@@ -216,6 +220,9 @@ type SessionOptions struct {
 	// Resume names an existing session to continue.
 	Resume  string
 	Observe func(session.Header, session.Event)
+	// Approve is the session's approval hook (tool.Env.Approve); children
+	// of a session that asks get tool.RejectAll.
+	Approve func(ctx context.Context, name string, args json.RawMessage) bool
 }
 
 // Session is a runnable session.
@@ -256,7 +263,17 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	if now == nil {
 		now = time.Now
 	}
-	lopts := session.Options{Now: now, Observe: o.Observe}
+	observe := o.Observe
+	if h.Observe != nil {
+		own := o.Observe
+		observe = func(hd session.Header, e session.Event) {
+			if own != nil {
+				own(hd, e)
+			}
+			h.Observe(hd, e)
+		}
+	}
+	lopts := session.Options{Now: now, Observe: observe}
 	s := &Session{}
 	if o.Resume != "" {
 		path := filepath.Join(h.SessionsDir(), o.Resume, session.FileName)
@@ -286,9 +303,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		Agents: h.Agents, Limits: h.Config.Subagents, Log: s.Log, Depth: s.Log.Header().DelegationDepth,
 		Cwd: h.Cwd, Permission: perm, Logf: h.Logf,
 	}
-	mgr.Providers = map[string]subagent.Provider{
-		config.ProviderInProcess: &subagent.InProcess{NewChild: h.childFactory(o)},
-	}
+	mgr.Providers = h.providers(o)
 	s.Subagents = mgr
 	reg := tool.NewRegistry(append(tool.Builtins(), mgr.Tools()...)...)
 	if o.Tools != nil {
@@ -300,7 +315,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	}
 	s.Agent = &agent.Agent{
 		Model: o.Model.Model, ModelName: o.Model.Name, Provider: o.Model.Provider, System: system,
-		Tools: reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm}, Log: s.Log,
+		Tools: reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm, Approve: o.Approve}, Log: s.Log,
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens, Retry: &retry.Executor{Policy: o.Model.Retry},
 		Inbox: mgr,
 	}
@@ -337,9 +352,14 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 		if tools == nil {
 			tools = parent.Tools
 		}
+		var approve func(context.Context, string, json.RawMessage) bool
+		if parent.Approve != nil {
+			approve = tool.RejectAll // a child never asks a human
+		}
 		cs, err := h.NewSession(SessionOptions{
 			Model: m, System: req.Agent.SystemPrompt, MaxSteps: parent.MaxSteps, MaxTokens: parent.MaxTokens,
 			Permission: req.Permission, Tools: tools, Parent: req.ParentSession, Depth: req.Depth, Observe: observe,
+			Approve: approve,
 		})
 		if err != nil {
 			return nil, err

@@ -10,10 +10,10 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/proc"
 )
 
 const (
@@ -24,18 +24,13 @@ const (
 	bashKeep = 1 << 20
 )
 
-// Teardown timings (SPEC §8). Variables so tests could shorten them; the
-// ladder ends early as soon as the group is gone.
+// bashLadder is the teardown of a bash command's group (SPEC §8): no
+// grace, since bash has no stdin to close; the default SIGTERM wait and
+// reap bound. bashDrainWait bounds the wait for the output pipe to close
+// once the group is gone: a process that left the group (setsid) may hold it.
 var (
-	// bashTermGrace is how long the group gets between SIGTERM and SIGKILL.
-	bashTermGrace = 2 * time.Second
-	// bashReapWait bounds the wait for the group to vanish after SIGKILL.
-	bashReapWait = 5 * time.Second
-	// bashDrainWait bounds the wait for the output pipe to close once the
-	// group is gone: a process that left the group (setsid) may hold it.
+	bashLadder    = proc.Ladder{Grace: 0, Term: proc.DefaultLadder.Term, Reap: proc.DefaultLadder.Reap}
 	bashDrainWait = 500 * time.Millisecond
-	// groupPoll is how often the group is checked during teardown.
-	groupPoll = 10 * time.Millisecond
 )
 
 type bashTool struct{}
@@ -104,14 +99,12 @@ func runBash(ctx context.Context, dir, command string, timeout time.Duration) Re
 	cmd.Dir = dir
 	cmd.Stdout = pw
 	cmd.Stderr = pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	p, err := proc.Start(cmd)
+	pw.Close() // the children hold their copies
+	if err != nil {
 		pr.Close()
-		pw.Close()
 		return Errorf("cannot start bash: %v", osErr(err))
 	}
-	pw.Close() // the children hold their copies
-	pgid := cmd.Process.Pid
 
 	out := &headBuffer{limit: bashKeep}
 	readDone := make(chan struct{})
@@ -119,27 +112,22 @@ func runBash(ctx context.Context, dir, command string, timeout time.Duration) Re
 		defer close(readDone)
 		_, _ = io.Copy(out, pr)
 	}()
-	waitDone := make(chan error, 1)
-	go func() { waitDone <- cmd.Wait() }()
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	var waitErr error
-	exited, timedOut, canceled := false, false, false
+	timedOut, canceled := false, false
 	select {
-	case waitErr = <-waitDone:
-		exited = true
+	case <-p.Done():
 	case <-timer.C:
 		timedOut = true
 	case <-ctx.Done():
 		canceled = true
 	}
-	if !exited {
-		waitErr = killGroup(pgid, waitDone)
-	} else {
-		// Background processes the command left behind go too.
-		killGroup(pgid, nil)
-	}
+	// The one teardown ladder, with no grace (bash has no stdin to close):
+	// after a timeout or cancel it stops the command; after a normal exit it
+	// stops the background processes the command left in its group.
+	_ = p.Dispose(bashLadder)
+	waitErr := p.Wait()
 
 	select {
 	case <-readDone:
@@ -164,111 +152,6 @@ func runBash(ctx context.Context, dir, command string, timeout time.Duration) Re
 		return Result{Content: joinOutput(text, "[command was killed: "+cmd.ProcessState.String()+"]"), IsError: true}
 	}
 	return Result{Content: joinOutput(text, fmt.Sprintf("[exit code %d]", code)), IsError: code != 0}
-}
-
-// killGroup tears the process group down: SIGTERM, a grace period, SIGKILL,
-// then a bounded wait for it to vanish. If waitDone is not nil the leader
-// is still unreaped and its Wait result is returned once it arrives (the
-// leader is our child, so it is always reaped: SIGKILL cannot be ignored).
-func killGroup(pgid int, waitDone <-chan error) error {
-	var waitErr error
-	leaderDone := waitDone == nil
-	// settled reports whether the leader is reaped and the group is gone.
-	settled := func() bool {
-		if !leaderDone {
-			select {
-			case waitErr = <-waitDone:
-				leaderDone = true
-			default:
-			}
-		}
-		return leaderDone && groupGone(pgid)
-	}
-	until := func(d time.Duration) bool {
-		deadline := time.Now().Add(d)
-		for {
-			if settled() {
-				return true
-			}
-			if time.Now().After(deadline) {
-				return false
-			}
-			time.Sleep(groupPoll)
-		}
-	}
-
-	if settled() {
-		return waitErr
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	if until(bashTermGrace) {
-		return waitErr
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	if !leaderDone {
-		waitErr = <-waitDone
-		leaderDone = true
-	}
-	until(bashReapWait)
-	return waitErr
-}
-
-// groupGone reports whether no live process is left in the group. Zombies
-// do not count: they hold nothing, and once the leader is gone they are
-// init's to reap.
-func groupGone(pgid int) bool {
-	err := syscall.Kill(-pgid, 0)
-	if errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	if err != nil {
-		return false
-	}
-	live, ok := liveInGroup(pgid)
-	return ok && !live
-}
-
-// liveInGroup scans /proc for a non-zombie process in group pgid; ok is
-// false where /proc cannot be read.
-func liveInGroup(pgid int) (live, ok bool) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return false, false
-	}
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // gone meanwhile
-		}
-		state, pg, ok := parseStat(string(data))
-		if ok && pg == pgid && state != "Z" && state != "X" {
-			return true, true
-		}
-	}
-	return false, true
-}
-
-// parseStat extracts the state and process group from /proc/PID/stat. The
-// command name is in parentheses and may hold spaces, so fields are counted
-// from the last ")".
-func parseStat(s string) (state string, pgrp int, ok bool) {
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return "", 0, false
-	}
-	f := strings.Fields(s[i+1:])
-	// state ppid pgrp ...
-	if len(f) < 3 {
-		return "", 0, false
-	}
-	pg, err := strconv.Atoi(f[2])
-	if err != nil {
-		return "", 0, false
-	}
-	return f[0], pg, true
 }
 
 func formatSeconds(d time.Duration) string {

@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"errors"
+	"github.com/reinsdev/reins/internal/proc"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -79,7 +80,7 @@ func assertGroupGone(t *testing.T, pgid int) {
 	if errors.Is(err, syscall.ESRCH) {
 		return
 	}
-	live, ok := liveInGroup(pgid)
+	live, ok := proc.LiveInGroup(pgid)
 	if !ok {
 		t.Fatalf("kill(-%d, 0) = %v and /proc is unreadable", pgid, err)
 	}
@@ -156,26 +157,6 @@ func TestBashCanceledBeforeStart(t *testing.T) {
 	wantResult(t, res, true, "canceled")
 	if _, err := os.Stat(filepath.Join(env.Workspace, "ran")); err == nil {
 		t.Error("command ran after its context was canceled")
-	}
-}
-
-func TestParseStat(t *testing.T) {
-	tests := []struct {
-		in    string
-		state string
-		pgrp  int
-		ok    bool
-	}{
-		{"123 (sleep) S 1 456 456 0 -1", "S", 456, true},
-		{"123 (a b) c) Z 1 77 77 0", "Z", 77, true},
-		{"garbage", "", 0, false},
-		{"1 (x) S", "", 0, false},
-	}
-	for _, tt := range tests {
-		state, pg, ok := parseStat(tt.in)
-		if state != tt.state || pg != tt.pgrp || ok != tt.ok {
-			t.Errorf("parseStat(%q) = %q, %d, %v; want %q, %d, %v", tt.in, state, pg, ok, tt.state, tt.pgrp, tt.ok)
-		}
 	}
 }
 

@@ -58,7 +58,15 @@ type Env struct {
 	Permission Permission
 	// OutputCap caps a result's content in bytes; DefaultOutputCap when 0.
 	OutputCap int
+	// Approve, when set, is asked before every call to a tool that needs
+	// more than read-only access (an ACP editor asks its user). A false
+	// answer is an error result. Nil approves whatever the mode permits.
+	Approve func(ctx context.Context, name string, args json.RawMessage) bool
 }
+
+// RejectAll is the approval policy of a child: it never asks a human, so
+// anything that would need asking is rejected.
+func RejectAll(context.Context, string, json.RawMessage) bool { return false }
 
 // Result is a tool's answer to the model.
 type Result struct {
@@ -155,6 +163,9 @@ func (r *Registry) Run(ctx context.Context, env *Env, name string, args json.Raw
 	}
 	if !env.Permission.Allows(t.Needs()) {
 		return Errorf("tool %s is not permitted in %s mode", name, env.Permission)
+	}
+	if env.Approve != nil && t.Needs() != ReadOnly && !env.Approve(ctx, name, args) {
+		return Errorf("the %s call was not approved", name)
 	}
 	res := t.Run(ctx, env, args)
 	res.Content = Cap(res.Content, env.OutputCap)

@@ -1,0 +1,122 @@
+package proc
+
+import (
+	"errors"
+	"io/fs"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestParseStat(t *testing.T) {
+	tests := []struct {
+		in    string
+		state string
+		pgrp  int
+		ok    bool
+	}{
+		{"123 (sleep) S 1 456 456 0 -1", "S", 456, true},
+		{"123 (a b) c) Z 1 77 77 0", "Z", 77, true},
+		{"garbage", "", 0, false},
+		{"1 (x) S", "", 0, false},
+	}
+	for _, tt := range tests {
+		state, pg, ok := parseStat(tt.in)
+		if state != tt.state || pg != tt.pgrp || ok != tt.ok {
+			t.Errorf("parseStat(%q) = %q, %d, %v; want %q, %d, %v", tt.in, state, pg, ok, tt.state, tt.pgrp, tt.ok)
+		}
+	}
+}
+
+// fast is a ladder short enough for tests but long enough for a shell to
+// react; nothing asserts on durations.
+var fast = Ladder{Grace: 300 * time.Millisecond, Term: 300 * time.Millisecond, Reap: 5 * time.Second}
+
+func assertGone(t *testing.T, pgid int) {
+	t.Helper()
+	if live, ok := LiveInGroup(pgid); !ok || live {
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		t.Fatalf("group %d still has live processes", pgid)
+	}
+}
+
+func TestLadder(t *testing.T) {
+	tests := []struct {
+		name       string
+		script     string
+		wantCode   int
+		wantSignal string
+	}{
+		// Exits by itself when stdin closes: the grace step suffices.
+		{"exits on stdin EOF", "cat >/dev/null; exit 3", 3, ""},
+		// Ignores stdin EOF but honours SIGTERM.
+		{"needs SIGTERM", "exec sleep 300", -1, "SIGTERM"},
+		// Ignores SIGTERM: only SIGKILL ends it.
+		{"needs SIGKILL", "trap '' TERM; while :; do sleep 0.05; done", -1, "SIGKILL"},
+		// A grandchild in the group outlives the leader's exit.
+		{"grandchild", "sleep 300 & cat >/dev/null; exit 0", 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, pipes, err := StartPiped(exec.Command("bash", "-c", tc.script))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pipes.Stdout.Close()
+			defer pipes.Stderr.Close()
+			if err := p.Dispose(fast); err != nil {
+				t.Fatal(err)
+			}
+			assertGone(t, p.Pgid)
+			code, sig, ok := p.ExitStatus()
+			if !ok || code != tc.wantCode || sig != tc.wantSignal {
+				t.Errorf("exit (%d, %q, %v), want (%d, %q)", code, sig, ok, tc.wantCode, tc.wantSignal)
+			}
+			// Idempotent, concurrent-safe, same answer.
+			var wg sync.WaitGroup
+			for i := 0; i < 3; i++ {
+				wg.Add(1)
+				go func() { defer wg.Done(); p.Dispose(fast) }()
+			}
+			wg.Wait()
+		})
+	}
+}
+
+func TestStartFailureClosesPipes(t *testing.T) {
+	_, _, err := StartPiped(exec.Command("/nonexistent/reins-test-binary"))
+	if err == nil {
+		t.Fatal("start of a missing binary succeeded")
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("err %v, want not-exist", err)
+	}
+}
+
+func TestExitStatusWhileRunning(t *testing.T) {
+	p, pipes, err := StartPiped(exec.Command("sleep", "300"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pipes.Stdout.Close()
+	defer pipes.Stderr.Close()
+	if _, _, ok := p.ExitStatus(); ok {
+		t.Error("exit status reported for a running process")
+	}
+	if err := p.Dispose(fast); err != nil {
+		t.Fatal(err)
+	}
+	if _, sig, _ := p.ExitStatus(); sig != "SIGTERM" {
+		t.Errorf("signal %q", sig)
+	}
+	if !strings.HasPrefix(SignalName(syscall.Signal(40)), "SIG") || SignalName(syscall.SIGKILL) != "SIGKILL" {
+		t.Error("signal names")
+	}
+}
