@@ -71,6 +71,25 @@ func cmdMockBody(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), reqs[n].Body, 0o644))
 }
 
+// cmdLastSession sets $SESSION to the newest root session in $REINS_HOME.
+func cmdLastSession(ts *testscript.TestScript, neg bool, args []string) {
+	root := filepath.Join(ts.Getenv("REINS_HOME"), "sessions")
+	ents, err := os.ReadDir(root)
+	ts.Check(err)
+	last := ""
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(root, e.Name(), "session.jsonl"))
+		ts.Check(err)
+		if !bytes.Contains(bytes.SplitN(b, []byte("\n"), 2)[0], []byte(`"parentSession"`)) && e.Name() > last {
+			last = e.Name()
+		}
+	}
+	if last == "" {
+		ts.Fatalf("no session in %s", root)
+	}
+	ts.Setenv("SESSION", last)
+}
+
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
@@ -86,6 +105,7 @@ func TestScripts(t *testing.T) {
 			"mockllm":      cmdMockLLM,
 			"mockrequests": cmdMockRequests,
 			"mockbody":     cmdMockBody,
+			"lastsession":  cmdLastSession,
 		},
 	})
 }
