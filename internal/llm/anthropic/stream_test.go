@@ -29,6 +29,8 @@ func text(s string) llm.Block { return llm.Block{Type: llm.BlockText, Text: s} }
 // reset the close sends a TCP RST instead of a FIN.
 func hijack(raw string, reset bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		// Unread request bytes would turn a plain close into a reset.
+		_, _ = io.Copy(io.Discard, r.Body)
 		conn, buf, err := w.(http.Hijacker).Hijack()
 		if err != nil {
 			panic(err)
@@ -554,8 +556,14 @@ func TestStream(t *testing.T) {
 					t.Errorf("usage (-want +got):\n%s", diff)
 				}
 			}
-			if tt.url == nil && tt.cancelAt >= 0 && hits.Load() != 1 {
-				t.Errorf("server saw %d requests, want exactly one attempt", hits.Load())
+			// One wire attempt per call. A short idle timeout may end the
+			// attempt before the handler runs on a loaded machine, so those
+			// rows only forbid a second attempt.
+			switch n := hits.Load(); {
+			case n > 1:
+				t.Errorf("server saw %d requests, want one attempt", n)
+			case n == 0 && tt.url == nil && tt.cancelAt >= 0 && tt.idle == 0:
+				t.Errorf("server saw no request")
 			}
 		})
 	}
