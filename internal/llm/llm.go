@@ -80,7 +80,10 @@ func BlocksText(bs []Block) string {
 	return string(buf)
 }
 
-// Usage counts tokens. Zero fields are unknown or zero.
+// Usage counts tokens. Zero fields are unknown or zero. InputTokens is the
+// whole prompt, cache reads included (the OpenAI wire's convention; the
+// Anthropic adapter adds its separately reported cache reads), and
+// CacheReadTokens says how much of it came from the cache.
 type Usage struct {
 	InputTokens     int `json:"inputTokens"`
 	OutputTokens    int `json:"outputTokens"`

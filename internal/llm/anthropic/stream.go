@@ -270,6 +270,9 @@ func (t *translator) emitUsage() {
 		return
 	}
 	u := t.usage
+	// llm.Usage counts input like the OpenAI wire: cache reads included
+	// in InputTokens and also shown apart in CacheReadTokens.
+	u.InputTokens += u.CacheReadTokens
 	t.out = append(t.out, llm.Chunk{Type: llm.ChunkUsage, Usage: &u})
 }
 

@@ -151,7 +151,7 @@ func TestStream(t *testing.T) {
 			handler: sseBody(msgStart(12, 3000) + startText(0) + textDelta(0, "ok") + blockStop(0) + msgDelta("end_turn", 2) + msgStop()),
 			want:    finish(llm.FinishStop),
 			blocks:  []llm.Block{text("ok")},
-			usage:   &llm.Usage{InputTokens: 12, OutputTokens: 2, CacheReadTokens: 3000},
+			usage:   &llm.Usage{InputTokens: 3012, OutputTokens: 2, CacheReadTokens: 3000},
 		},
 		{
 			name: "message_delta usage with input counts (newer API versions)",
@@ -159,7 +159,7 @@ func TestStream(t *testing.T) {
 				ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"input_tokens":15,"cache_read_input_tokens":7,"output_tokens":9}}`) + msgStop()),
 			want:   finish(llm.FinishStop),
 			blocks: []llm.Block{text("ok")},
-			usage:  &llm.Usage{InputTokens: 15, OutputTokens: 9, CacheReadTokens: 7},
+			usage:  &llm.Usage{InputTokens: 22, OutputTokens: 9, CacheReadTokens: 7},
 		},
 		{
 			name:    "stop_sequence is stop",
