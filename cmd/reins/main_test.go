@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -222,5 +224,67 @@ func TestInterruptExits130(t *testing.T) {
 				t.Errorf("log lacks turn/end aborted by user:\n%s", b)
 			}
 		})
+	}
+}
+
+// TestDemo runs the README's keyless demo as a newcomer would and checks it
+// shows what it promises: the retried empty completion, the delegation
+// whose max-tokens child's partial answer reaches the parent, the
+// background job, and where the log is.
+func TestDemo(t *testing.T) {
+	home := t.TempDir()
+	cmd := reinsCmd(t, home, "demo")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if code, stderr := exitCode(t, cmd); code != 0 {
+		t.Fatalf("demo exit %d: %s\n%s", code, stderr, stdout.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{
+		"EMPTY_RESPONSE): retry 1/5",
+		"Error: subagent run hit its token limit before finishing",
+		"Partial output before the run ended:",
+		"Partial summary: output selection prefers the last non-empty message",
+		"background job job-1 (subagent: survey the workspace) finished [status: completed]",
+		"answer (completed):",
+		"session log: " + filepath.Join(home, "sessions"),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestMockLLMCommand runs `reins mock-llm` as a process, drives a run
+// against the address it prints, and stops it with SIGTERM.
+func TestMockLLMCommand(t *testing.T) {
+	home := t.TempDir()
+	script := filepath.Join(t.TempDir(), "s.yaml")
+	os.WriteFile(script, []byte("replies:\n  - text: served by mock-llm\n"), 0o644)
+	srv := reinsCmd(t, home, "mock-llm", "--script", script)
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Process.Kill()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := strings.TrimSpace(line[strings.Index(line, "http://"):])
+	if !strings.HasPrefix(line, "reins mock-llm listening on http://127.0.0.1:") {
+		t.Errorf("banner %q: want loopback", line)
+	}
+	run := reinsCmd(t, home, "run", "--base-url", url, "-m", "openai/m", "hi")
+	got, err := run.Output()
+	if err != nil || strings.TrimSpace(string(got)) != "served by mock-llm" {
+		t.Errorf("run output %q err %v", got, err)
+	}
+	srv.Process.Signal(syscall.SIGTERM)
+	if err := srv.Wait(); err != nil {
+		t.Errorf("mock-llm exit after SIGTERM: %v", err)
 	}
 }
