@@ -25,6 +25,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/retry"
 )
 
 // DefaultModel is the model when neither a flag nor any config layer sets one.
@@ -58,19 +59,9 @@ type RetryPolicy struct {
 	RetryableCodes []string
 }
 
-// DefaultRetryPolicy is the policy of a provider the config does not change.
-func DefaultRetryPolicy() RetryPolicy {
-	return RetryPolicy{
-		MaxRetries:   5,
-		InitialDelay: 500 * time.Millisecond,
-		MaxDelay:     10 * time.Second,
-		Jitter:       0.1,
-		RetryableCodes: []string{
-			llm.CodeEmptyResponse, llm.CodeRateLimit, llm.CodeServer,
-			llm.CodeTimeout, llm.CodeTransport, llm.CodeStreamClosed,
-		},
-	}
-}
+// DefaultRetryPolicy is the policy of a provider the config does not
+// change: the retry package's default, the one place it is written.
+func DefaultRetryPolicy() RetryPolicy { return RetryPolicy(retry.DefaultPolicy()) }
 
 // ProviderConfig is a provider's effective configuration. BaseURL is the
 // config's value or the provider's default; APIKey is only the config's
