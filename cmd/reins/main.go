@@ -81,12 +81,15 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newDemoCmd(s),
 		newMockLLMCmd(s),
 		newAgentsCmd(s),
+		newSDKCmd(s),
 		&cobra.Command{
 			Use:   "version",
 			Short: "Print the version",
 			Args:  cobra.NoArgs,
 			Run:   func(*cobra.Command, []string) { fmt.Fprintln(stdout, "reins "+version) },
 		},
+		newWrapCmd(s),
+		newACPCmd(s),
 	)
 	return root
 }

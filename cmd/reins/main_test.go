@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/reinsdev/reins/internal/testutil"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -23,10 +24,20 @@ func TestMain(m *testing.M) {
 	if os.Getenv("REINS_AS_MAIN") == "1" {
 		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	testscript.Main(m, map[string]func(){
+	// Every process the tests start carries the mark; none may outlive them.
+	testscript.Main(cleanM{m, testutil.Mark("cmd/reins")}, map[string]func(){
 		"reins": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
+
+// cleanM runs the tests, then fails the binary if a process they started
+// is still alive.
+type cleanM struct {
+	m    *testing.M
+	mark string
+}
+
+func (c cleanM) Run() int { return testutil.Clean(c.mark, c.m.Run()) }
 
 // mockServers holds each script's wire-level fake endpoint.
 var mockServers sync.Map // *testscript.TestScript -> *mock.Server
@@ -98,6 +109,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("REINS_HOME", filepath.Join(e.WorkDir, ".reins-home"))
 			e.Setenv("HOME", e.WorkDir)
+			e.Setenv(testutil.MarkEnv, os.Getenv(testutil.MarkEnv)+"/TestScripts/"+filepath.Base(e.WorkDir))
 			for _, k := range []string{"DEEPSEEK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_BASE_URL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"} {
 				e.Setenv(k, "")
 			}
@@ -116,7 +128,8 @@ func TestScripts(t *testing.T) {
 func reinsCmd(t *testing.T, home string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "REINS_AS_MAIN=1", "REINS_HOME="+home, "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=")
+	cmd.Env = append(os.Environ(), "REINS_AS_MAIN=1", "REINS_HOME="+home, "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=",
+		testutil.MarkChildren(t))
 	cmd.Dir = t.TempDir()
 	return cmd
 }

@@ -3,6 +3,9 @@ package harness
 import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/subagent/acpchild"
+	"github.com/reinsdev/reins/internal/subagent/pichild"
+	"github.com/reinsdev/reins/internal/subagent/reinschild"
 )
 
 // providers are the subagent providers a session made with o offers, by
@@ -11,5 +14,8 @@ import (
 func (h *Harness) providers(o SessionOptions) map[string]subagent.Provider {
 	return map[string]subagent.Provider{
 		config.ProviderInProcess: &subagent.InProcess{NewChild: h.childFactory(o)},
+		config.ProviderPi:        pichild.New(pichild.Options{SessionsDir: h.SessionsDir(), Logf: h.Logf}),
+		config.ProviderACP:       acpchild.New(acpchild.Options{Logf: h.Logf}),
+		config.ProviderReins:     reinschild.New(reinschild.Options{Model: o.Model.Provider + "/" + o.Model.Name, BaseURL: o.Model.BaseURL, MaxTokens: o.MaxTokens, Logf: h.Logf}),
 	}
 }

@@ -88,10 +88,12 @@ func Read(r io.Reader) (*Loaded, error) {
 		complete := line[len(line)-1] == '\n'
 		body := bytes.TrimRight(line, "\r\n")
 		if lineNo == 1 {
+			// A header without its newline is incomplete even when it
+			// parses: appending after it would glue the first event to it.
+			if !complete {
+				return nil, &CorruptError{Line: 1, Reason: "incomplete header"}
+			}
 			if err := json.Unmarshal(body, &ld.Header); err != nil || ld.Header.Type != headerType {
-				if !complete {
-					return nil, &CorruptError{Line: 1, Reason: "incomplete header"}
-				}
 				return nil, &CorruptError{Line: 1, Reason: "first line is not a session header"}
 			}
 			offset += int64(len(line))

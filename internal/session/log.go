@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -35,6 +36,7 @@ type Log struct {
 	closed  bool
 	now     func() time.Time
 	observe func(Header, Event)
+	line    []byte // reused by writeLocked
 }
 
 // Options configure a new or reopened Log.
@@ -144,7 +146,7 @@ func Reopen(path string, opts Options) (*Log, *Loaded, error) {
 	}
 	l := newLog(f, path, ld.Header, int64(len(ld.Events)), -1, last, opts)
 	for _, e := range rewrite {
-		if err := l.writeLocked(e); err != nil {
+		if err := l.writeLocked(e, false); err != nil {
 			f.Close()
 			return nil, nil, err
 		}
@@ -188,14 +190,16 @@ func (l *Log) Append(typ string, data any) (Event, error) {
 		return Event{}, ErrClosed
 	}
 	e := Event{Type: typ, Seq: l.next, Time: l.now().UTC(), Data: raw}
-	if err := l.writeLocked(e); err != nil {
+	if err := l.writeLocked(e, true); err != nil {
 		return Event{}, err
 	}
 	l.next++
 	switch typ {
 	case TypeTurnStart:
-		var ts TurnStart
-		_ = json.Unmarshal(raw, &ts)
+		ts, ok := data.(TurnStart)
+		if !ok {
+			_ = json.Unmarshal(raw, &ts)
+		}
 		l.openTrn = ts.Turn
 		if ts.Turn > l.lastTrn {
 			l.lastTrn = ts.Turn
@@ -209,16 +213,68 @@ func (l *Log) Append(typ string, data any) (Event, error) {
 	return e, nil
 }
 
-func (l *Log) writeLocked(e Event) error {
-	line, err := json.Marshal(e)
+// writeLocked writes e as one line. fresh says e.Data came from
+// json.Marshal (Append): compact and HTML-escaped already, so the line is
+// built by hand into a reused buffer instead of json.Marshal(e), which would
+// allocate the line and scan e.Data again. The bytes are exactly what
+// json.Marshal(e) writes (TestEventLineMatchesMarshal).
+func (l *Log) writeLocked(e Event, fresh bool) error {
+	var line []byte
+	var err error
+	if fresh {
+		line, err = appendEventLine(l.line[:0], e)
+	} else {
+		line, err = json.Marshal(e)
+		line = append(line, '\n')
+	}
 	if err != nil {
 		return err
 	}
-	line = append(line, '\n')
+	if cap(line) <= maxKeptLine {
+		l.line = line
+	}
 	if _, err := l.w.Write(line); err != nil {
 		return fmt.Errorf("session: append: %w", err)
 	}
 	return nil
+}
+
+// maxKeptLine bounds the line buffer a Log keeps between appends, so one
+// huge event does not pin its size for the log's lifetime.
+const maxKeptLine = 64 << 10
+
+// appendEventLine appends e, whose Data is json.Marshal output, as JSON and
+// a newline to b.
+func appendEventLine(b []byte, e Event) ([]byte, error) {
+	if !plainType(e.Type) || e.Time.Year() < 0 || e.Time.Year() > 9999 {
+		// Not the shape Append makes: let encoding/json decide.
+		line, err := json.Marshal(e)
+		return append(append(b, line...), '\n'), err
+	}
+	b = append(b, `{"type":"`...)
+	b = append(b, e.Type...)
+	b = append(b, `","seq":`...)
+	b = strconv.AppendInt(b, e.Seq, 10)
+	b = append(b, `,"time":"`...)
+	b = e.Time.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","data":`...)
+	if len(e.Data) == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, e.Data...)
+	}
+	return append(b, "}\n"...), nil
+}
+
+// plainType reports whether an event type needs no JSON escaping.
+func plainType(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '/' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // Flush writes buffered events to the file.

@@ -1,6 +1,8 @@
 package subagent
 
 import (
+	"bytes"
+
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 )
@@ -36,7 +38,20 @@ func (f *Fold) Push(e session.Event) {
 		}
 		f.PushMessage(d.Message)
 	case session.TypeAssistantChunk:
-		var d session.AssistantChunk
+		// Only text deltas count. Most chunks are something else
+		// (reasoning, tool-call arguments, block starts and ends), and the
+		// type's JSON cannot occur inside a string value (its quotes would
+		// be escaped), so a byte search skips them without decoding; the
+		// decode below still decides.
+		if !bytes.Contains(e.Data, textDeltaJSON) {
+			return
+		}
+		var d struct {
+			Chunk struct {
+				Type  llm.ChunkType `json:"type"`
+				Delta string        `json:"delta"`
+			} `json:"chunk"`
+		}
 		if e.Decode(&d) != nil {
 			return
 		}
@@ -49,6 +64,8 @@ func (f *Fold) Push(e session.Event) {
 		f.commit()
 	}
 }
+
+var textDeltaJSON = []byte(`"type":"` + string(llm.ChunkTextDelta) + `"`)
 
 // PushMessage folds one assistant message.
 func (f *Fold) PushMessage(m llm.Message) {

@@ -4,6 +4,12 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/reinsdev/reins/internal/testutil"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain fails the package if a test leaves a process behind: every
+// process the tests start carries the mark.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(testutil.ExitUnlessClean(testutil.Mark("internal/tool"))))
+}

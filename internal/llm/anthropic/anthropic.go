@@ -16,9 +16,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tmaxmax/go-sse"
-
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/sse"
 )
 
 // DefaultBaseURL is used when Client.BaseURL is empty.
@@ -117,7 +116,12 @@ func (c *Client) stream(ctx context.Context, req *llm.Request, yield func(llm.Ch
 
 	cr := &countingReader{r: call.Body(resp.Body)}
 	t := newTranslator(c.Logf)
-	for ev, err := range sse.Read(cr, &sse.ReadConfig{MaxEventSize: maxEventSize}) {
+	events := sse.NewReader(cr, maxEventSize)
+	for {
+		ev, err := events.Next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			return c.readFail(call, err), true
 		}
@@ -132,7 +136,7 @@ func (c *Client) stream(ctx context.Context, req *llm.Request, yield func(llm.Ch
 			return *fin, true
 		}
 	}
-	// sse.Read ends quietly at EOF, clean or cut mid-line.
+	// The reader ends quietly at EOF, clean or cut mid-line.
 	if call.Context().Err() != nil {
 		return call.Fail(context.Cause(call.Context())), true
 	}

@@ -1,16 +1,19 @@
 package anthropic
 
 import (
+	"bytes"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/sse"
 )
 
-// BenchmarkStream measures adapter throughput over real HTTP: a reply of
-// thinking, text and a tool call in many small deltas, as Anthropic sends
-// them. b.SetBytes reports MB/s of SSE wire bytes.
-func BenchmarkStream(b *testing.B) {
+// benchBody is a reply of thinking, text and a tool call in many small
+// deltas, as Anthropic sends them.
+func benchBody() string {
 	var sb strings.Builder
 	sb.WriteString(msgStart(1000, 0))
 	sb.WriteString(startThinking(0))
@@ -31,7 +34,14 @@ func BenchmarkStream(b *testing.B) {
 	sb.WriteString(blockStop(2))
 	sb.WriteString(msgDelta("tool_use", 5000))
 	sb.WriteString(msgStop())
-	body := sb.String()
+	return sb.String()
+}
+
+// BenchmarkStream measures adapter throughput over real HTTP: a reply of
+// thinking, text and a tool call in many small deltas, as Anthropic sends
+// them. b.SetBytes reports MB/s of SSE wire bytes.
+func BenchmarkStream(b *testing.B) {
+	body := benchBody()
 
 	c, _ := newServer(b, sseBody(body))
 	req := simpleRequest()
@@ -48,4 +58,46 @@ func BenchmarkStream(b *testing.B) {
 			b.Fatalf("unexpected end after %d chunks: %+v", n, last.Finish)
 		}
 	}
+}
+
+// BenchmarkTranslate measures the event-JSON → llm.Chunk translation of
+// the same reply without HTTP or SSE framing: MB/s of payload bytes and
+// heap allocations per emitted chunk.
+func BenchmarkTranslate(b *testing.B) {
+	r := sse.NewReader(strings.NewReader(benchBody()), maxEventSize)
+	var names []string
+	var payloads [][]byte
+	var size int64
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		names = append(names, ev.Type)
+		payloads = append(payloads, bytes.Clone(ev.Data))
+		size += int64(len(ev.Data))
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	var chunks int
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	for b.Loop() {
+		t := newTranslator(nil)
+		var fin *llm.Chunk
+		for i, p := range payloads {
+			fin = t.feed(names[i], p)
+			chunks += len(t.out)
+			t.out = t.out[:0]
+		}
+		if fin == nil || fin.Finish.Kind != llm.FinishToolCalls {
+			b.Fatalf("finish = %+v", fin)
+		}
+		chunks++
+	}
+	runtime.ReadMemStats(&ms1)
+	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(chunks), "allocs/chunk")
 }

@@ -78,17 +78,18 @@ func newTranslator(logf func(string, ...any)) *translator {
 	return &translator{open: make(map[int]*block), logf: logf}
 }
 
-// feed applies one SSE event. It returns the finish when the event ends the
-// stream (message_stop, an error event, or data it cannot read).
-func (t *translator) feed(name, data string) *llm.Chunk {
+// feed applies one SSE event; data is valid only during the call. It
+// returns the finish when the event ends the stream (message_stop, an error
+// event, or data it cannot read).
+func (t *translator) feed(name string, data []byte) *llm.Chunk {
 	if name == "ping" {
 		return nil
 	}
-	if name == "" && data == "" {
+	if name == "" && len(data) == 0 {
 		return nil
 	}
 	var ev wireEvent
-	if err := json.Unmarshal([]byte(data), &ev); err != nil {
+	if err := json.Unmarshal(data, &ev); err != nil {
 		return t.malformed(name, data)
 	}
 	if name == "" {
@@ -140,7 +141,7 @@ func (t *translator) feed(name, data string) *llm.Chunk {
 	return nil
 }
 
-func (t *translator) start(wi int, wb *wireBlock, name, data string) *llm.Chunk {
+func (t *translator) start(wi int, wb *wireBlock, name string, data []byte) *llm.Chunk {
 	if _, dup := t.open[wi]; dup {
 		return t.malformed(name, data)
 	}
@@ -186,7 +187,7 @@ func (t *translator) text(b *block, typ llm.ChunkType, s string) {
 	t.out = append(t.out, llm.Chunk{Type: typ, Index: b.index, Delta: s})
 }
 
-func (t *translator) delta(wi int, d *wireDelta, name, data string) *llm.Chunk {
+func (t *translator) delta(wi int, d *wireDelta, name string, data []byte) *llm.Chunk {
 	b, ok := t.open[wi]
 	if !ok {
 		return t.malformed(name, data)
@@ -228,7 +229,7 @@ func (t *translator) delta(wi int, d *wireDelta, name, data string) *llm.Chunk {
 	return nil
 }
 
-func (t *translator) stop(wi int, name, data string) *llm.Chunk {
+func (t *translator) stop(wi int, name string, data []byte) *llm.Chunk {
 	b, ok := t.open[wi]
 	if !ok {
 		return t.malformed(name, data)
@@ -353,13 +354,14 @@ func (t *translator) streamError(e *wireErrBody) llm.Chunk {
 }
 
 // malformed ends the stream: the payload is not the JSON this wire promises.
-func (t *translator) malformed(name, data string) *llm.Chunk {
+func (t *translator) malformed(name string, data []byte) *llm.Chunk {
 	if t.logf != nil {
 		const limit = 256
+		more := ""
 		if len(data) > limit {
-			data = data[:limit] + "..."
+			data, more = data[:limit], "..."
 		}
-		t.logf("anthropic: malformed %q event: %s", name, data)
+		t.logf("anthropic: malformed %q event: %s%s", name, data, more)
 	}
 	c := llm.ErrorFinish(llm.CodeMalformedResponse, "provider sent an unreadable stream event")
 	return &c

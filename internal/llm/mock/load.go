@@ -40,11 +40,8 @@ func Parse(data []byte) (*Script, error) {
 			return nil, fmt.Errorf("mock script: %w", err)
 		}
 	} else {
-		err := yaml.UnmarshalWithOptions(data, &s,
-			yaml.DisallowUnknownField(),
-			yaml.CustomUnmarshaler[json.RawMessage](unmarshalYAMLArguments))
-		if err != nil {
-			return nil, fmt.Errorf("mock script: %s", yaml.FormatError(err, false, false))
+		if err := unmarshalYAML(data, &s); err != nil {
+			return nil, err
 		}
 	}
 	s.normalize()
@@ -52,6 +49,28 @@ func Parse(data []byte) (*Script, error) {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// errYAMLPanic is the error of a YAML script the decoder panicked on.
+var errYAMLPanic = errors.New("mock script: the YAML decoder cannot read this script")
+
+// unmarshalYAML decodes a YAML script strictly. go-yaml panics on some
+// malformed input (a tag on a value that should be a list, found by
+// FuzzParse); a script is user input, so that is an error, not a crash.
+func unmarshalYAML(data []byte, s *Script) (err error) {
+	defer func() {
+		if recover() != nil {
+			*s = Script{}
+			err = errYAMLPanic
+		}
+	}()
+	err = yaml.UnmarshalWithOptions(data, s,
+		yaml.DisallowUnknownField(),
+		yaml.CustomUnmarshaler[json.RawMessage](unmarshalYAMLArguments))
+	if err != nil {
+		return fmt.Errorf("mock script: %s", yaml.FormatError(err, false, false))
+	}
+	return nil
 }
 
 // normalize compacts JSON object arguments so both script syntaxes yield

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/sse"
 )
 
 // recordedStream is a long DeepSeek-shaped response: reasoning, text and a
@@ -80,4 +82,54 @@ func TestRecordedStream(t *testing.T) {
 	if u := r.asm.Usage(); u.CacheReadTokens != 8000 {
 		t.Errorf("usage = %+v", u)
 	}
+}
+
+// framed splits a recorded body into its SSE events with the adapter's
+// framer, so BenchmarkTranslate measures the JSON translation alone.
+func framed(tb testing.TB, body []byte) (kinds []string, payloads [][]byte) {
+	tb.Helper()
+	r := sse.NewReader(bytes.NewReader(body), maxEventSize)
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			return kinds, payloads
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		kinds = append(kinds, ev.Type)
+		payloads = append(payloads, bytes.Clone(ev.Data))
+	}
+}
+
+// BenchmarkTranslate measures the wire-JSON → llm.Chunk translation of
+// the recorded stream without HTTP or SSE framing: MB/s of payload bytes
+// and heap allocations per emitted chunk.
+func BenchmarkTranslate(b *testing.B) {
+	kinds, payloads := framed(b, recordedStream())
+	var size int64
+	for _, p := range payloads {
+		size += int64(len(p))
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	var chunks int
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	for b.Loop() {
+		n := 0
+		d := &decoder{yield: func(llm.Chunk) bool { n++; return true }, logf: func(string, ...any) {}, cur: -1}
+		for i, p := range payloads {
+			if bytes.Equal(p, doneMarker) {
+				d.done()
+				break
+			}
+			if !d.payload(kinds[i], p) {
+				b.Fatal("stream ended early")
+			}
+		}
+		chunks += n
+	}
+	runtime.ReadMemStats(&ms1)
+	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(chunks), "allocs/chunk")
 }

@@ -2,15 +2,16 @@ package openai
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
-	sse "github.com/tmaxmax/go-sse"
-
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/sse"
+	"github.com/reinsdev/reins/internal/llm/wirejson"
 )
 
 // maxEventSize bounds one SSE event: a line of llm.MaxLineBytes plus room
@@ -123,6 +124,10 @@ type decoder struct {
 	events int // data events seen
 	reason string
 	usage  *llm.Usage
+
+	chunk   wireChunk       // the payload being decoded (reused)
+	json    wirejson.Reader // reused by fastChunk
+	choices []wireChoice    // reused by fastChunk
 }
 
 // run reads body to the end of the response and emits the finish.
@@ -130,9 +135,13 @@ func (d *decoder) run(call *llm.Call, body io.Reader) {
 	d.cur = -1
 	sn := &sniffer{r: call.Body(body)}
 	var readErr error
-	for ev, err := range sse.Read(sn, &sse.ReadConfig{MaxEventSize: maxEventSize}) {
+	events := sse.NewReader(sn, maxEventSize)
+	for {
+		ev, err := events.Next()
 		if err != nil {
-			readErr = err
+			if err != io.EOF {
+				readErr = err
+			}
 			break
 		}
 		if call.Context().Err() != nil {
@@ -141,12 +150,12 @@ func (d *decoder) run(call *llm.Call, body io.Reader) {
 			d.finish(call.Fail(call.Context().Err()))
 			return
 		}
-		if ev.Data == "" {
+		if len(ev.Data) == 0 {
 			continue // an event with no data, e.g. a named ping
 		}
 		d.events++
 		sn.off = true
-		if strings.TrimSpace(ev.Data) == "[DONE]" {
+		if bytes.Equal(bytes.TrimSpace(ev.Data), doneMarker) {
 			d.done()
 			return
 		}
@@ -178,16 +187,31 @@ func (d *decoder) run(call *llm.Call, body io.Reader) {
 	}
 }
 
-// payload handles one data payload; false means the stream is over.
-func (d *decoder) payload(kind, data string) bool {
+var doneMarker = []byte("[DONE]")
+
+// payload handles one data payload (valid only during the call); false
+// means the stream is over.
+func (d *decoder) payload(kind string, data []byte) bool {
 	if kind == "error" {
 		// A named error event (some proxies) rather than an error field.
-		return d.streamError(data)
+		return d.streamError(string(data))
 	}
-	var ch wireChunk
+	ch := &d.chunk
+	*ch = wireChunk{}
 	// An object is required: JSON null, arrays and numbers decode without
 	// error into a struct but are not a chunk.
-	if t := strings.TrimLeft(data, " \t\r\n"); t == "" || t[0] != '{' || json.Unmarshal([]byte(data), &ch) != nil {
+	t := bytes.TrimLeft(data, " \t\r\n")
+	ok := len(t) > 0 && t[0] == '{'
+	if ok {
+		switch d.fastChunk(data, ch) {
+		case wirejson.Invalid:
+			ok = false
+		case wirejson.Fallback:
+			*ch = wireChunk{}
+			ok = json.Unmarshal(data, ch) == nil
+		}
+	}
+	if !ok {
 		d.logf("openai: malformed stream payload: %.4096s", data)
 		d.finish(llm.ErrorFinish(llm.CodeMalformedResponse, msgMalformed))
 		return false

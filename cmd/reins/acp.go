@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/reinsdev/reins/internal/acp"
+	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/tool"
+	"github.com/spf13/cobra"
+)
+
+type acpFlags struct {
+	cwd        string
+	config     string
+	model      string
+	baseURL    string
+	permission string
+	maxSteps   int
+}
+
+// newACPCmd is `reins acp`: reins as an ACP agent on stdio. stdout carries
+// protocol frames only; configuration errors are reported on stderr before
+// anything is served.
+func newACPCmd(s *streams) *cobra.Command {
+	var f acpFlags
+	c := &cobra.Command{
+		Use:   "acp",
+		Short: "Serve the Agent Client Protocol on stdio (for Zed and other ACP editors)",
+		Long: "Serve the Agent Client Protocol on stdio, for Zed and other ACP editors.\n" +
+			"Every ACP session is a reins session in the editor's workspace; tools that need more than\n" +
+			"read-only access ask the editor for permission.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return acpMain(cmd.Context(), s, &f)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.cwd, "cwd", "", "directory whose configuration is checked at startup (default: the current directory); sessions use the editor's workspace")
+	fl.StringVar(&f.config, "config", "", "an extra config file, applied last")
+	fl.StringVarP(&f.model, "model", "m", "", "model as PROVIDER/MODEL (default from config, else deepseek/deepseek-chat)")
+	fl.StringVar(&f.baseURL, "base-url", "", "the provider's base URL (any OpenAI-compatible server with openai/MODEL)")
+	fl.StringVar(&f.permission, "permission", string(tool.WorkspaceWrite), "read-only, workspace-write or full-access")
+	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "most steps in a turn")
+	return c
+}
+
+func acpMain(ctx context.Context, s *streams, f *acpFlags) error {
+	perm, err := tool.ParsePermission(f.permission)
+	if err != nil {
+		return &exitError{code: exitUsage, msg: "--permission: " + err.Error()}
+	}
+	if f.maxSteps <= 0 {
+		return &exitError{code: exitUsage, msg: "--max-steps: want a positive number"}
+	}
+	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config})
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	// A missing key or an unknown model is a clear error now, not at the
+	// editor's first prompt.
+	if _, err := h.ResolveModel(f.model, f.baseURL); err != nil {
+		return err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	stop := make(chan struct{})
+	gotSig := make(chan os.Signal, 1)
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel()
+			gotSig <- sig
+		case <-stop:
+			gotSig <- nil
+		}
+	}()
+	err = acp.Serve(ctx, acp.Options{
+		Base: h, ConfigFile: f.config, Model: f.model, BaseURL: f.baseURL,
+		Permission: perm, MaxSteps: f.maxSteps, Version: version,
+	}, s.in, s.out)
+	close(stop)
+	got := <-gotSig
+	if err != nil {
+		return &exitError{code: exitFailed, msg: err.Error()}
+	}
+	switch got {
+	case os.Interrupt:
+		return &exitError{code: exitInterrupt}
+	case syscall.SIGTERM:
+		return &exitError{code: 128 + int(syscall.SIGTERM)}
+	}
+	return nil
+}

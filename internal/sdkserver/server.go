@@ -1,0 +1,581 @@
+// Package sdkserver is the reins SDK runtime behind `reins sdk` (SPEC §9):
+// NDJSON JSON-RPC 2.0 on stdio. It initializes a harness, runs prompts in
+// sessions — one FIFO queue per session — and streams every event of every
+// session (children included) as session/event notifications, with
+// session/status transitions and subagent/started|finished derived from the
+// parents' logs.
+//
+// Stdout carries frames only; logs go to stderr. A malformed line is
+// answered with a JSON-RPC parse error, never a crash.
+package sdkserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/sdk"
+)
+
+// Config holds the runtime's defaults (the `reins sdk` flags); initialize
+// parameters override them.
+type Config struct {
+	Home       string // empty: $REINS_HOME, else ~/.reins
+	Cwd        string // empty: the process's working directory
+	ConfigFile string // an extra config layer (--config)
+	Model      string // PROVIDER/MODEL; empty: the configured default
+	BaseURL    string
+	MaxTokens  int
+	MaxSteps   int
+	Permission string // empty: workspace-write
+	Version    string
+	Getenv     func(string) string
+	// Stderr receives the runtime's log lines; nil discards them.
+	Stderr io.Writer
+}
+
+// Server is one runtime: one client on one pair of streams.
+type Server struct {
+	cfg Config
+	out *outbox
+
+	// Set by initialize, before any session exists.
+	h         *harness.Harness
+	model     *harness.Model
+	init      sdk.InitializeParams
+	perm      tool.Permission
+	maxTokens int
+
+	base       context.Context
+	cancelBase context.CancelCauseFunc
+
+	mu       sync.Mutex
+	sessions map[string]*sess
+	runs     map[runKey]string // a parent's subagent run -> child session
+	nextMsg  int
+	closing  bool
+	workers  sync.WaitGroup
+}
+
+type runKey struct{ parent, run string }
+
+type sess struct {
+	s       *harness.Session
+	queue   []item
+	running bool
+	cancel  context.CancelCauseFunc
+	fold    *subagent.Fold // the output of the prompt being run
+}
+
+type item struct{ messageID, text string }
+
+// New returns a server with the given defaults.
+func New(cfg Config) *Server {
+	return &Server{cfg: cfg, sessions: map[string]*sess{}, runs: map[runKey]string{}}
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.cfg.Stderr != nil {
+		fmt.Fprintf(s.cfg.Stderr, "reins sdk: "+format+"\n", args...)
+	}
+	if s.h != nil {
+		s.h.Logf("sdk: "+format, args...)
+	}
+}
+
+type line struct {
+	b   []byte
+	err error
+}
+
+// Serve speaks the protocol on in and out until shutdown, the end of in, or
+// ctx is done; then it cancels every running turn, closes every session and
+// returns. It does not wait for a read of in that is still blocked: the
+// caller owns in.
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	s.base, s.cancelBase = context.WithCancelCause(context.Background())
+	s.out = newOutbox(out, s.logf)
+	lines := make(chan line)
+	quit := make(chan struct{})
+	go func() {
+		fr := sdk.NewFrameReader(in)
+		for {
+			b, err := fr.Next()
+			l := line{b: bytes.Clone(b), err: err}
+			select {
+			case lines <- l:
+			case <-quit:
+				return
+			}
+			if err != nil && !errors.Is(err, sdk.ErrFrameTooLong) {
+				return
+			}
+		}
+	}()
+loop:
+	for {
+		select {
+		case l := <-lines:
+			if errors.Is(l.err, sdk.ErrFrameTooLong) {
+				s.replyErr(nil, sdk.CodeParseError, "parse error: line too long")
+				continue
+			}
+			if l.err != nil {
+				if !errors.Is(l.err, io.EOF) {
+					s.logf("reading stdin: %v", l.err)
+				}
+				break loop
+			}
+			if len(bytes.TrimSpace(l.b)) == 0 {
+				continue
+			}
+			if s.handle(l.b) {
+				break loop
+			}
+		case <-ctx.Done():
+			break loop
+		}
+	}
+	close(quit)
+	s.shutdown()
+	s.out.close()
+	return nil
+}
+
+type request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+func hasID(id json.RawMessage) bool { return len(id) > 0 && string(id) != "null" }
+
+// handle answers one frame; it reports whether the runtime should stop.
+func (s *Server) handle(b []byte) (stop bool) {
+	if !json.Valid(b) {
+		s.replyErr(nil, sdk.CodeParseError, "parse error")
+		return false
+	}
+	var r request
+	if err := json.Unmarshal(b, &r); err != nil || r.JSONRPC != "2.0" || r.Method == "" {
+		if err == nil && r.Method == "" && (r.Result != nil || r.Error != nil) {
+			return false // a response: this runtime sends no requests
+		}
+		var id json.RawMessage
+		if err == nil && hasID(r.ID) {
+			id = r.ID
+		}
+		s.replyErr(id, sdk.CodeInvalidRequest, "invalid request")
+		return false
+	}
+	id := r.ID
+	if !hasID(id) {
+		id = nil // a notification: no reply
+	}
+	switch r.Method {
+	case sdk.MethodInitialize:
+		res, code, msg := s.initialize(r.Params)
+		s.answer(id, res, code, msg)
+	case sdk.MethodSessionPrompt:
+		s.prompt(id, r.Params)
+	case sdk.MethodSessionCancel:
+		res, code, msg := s.cancel(r.Params)
+		s.answer(id, res, code, msg)
+	case sdk.MethodShutdown:
+		s.answer(id, struct{}{}, 0, "")
+		return true
+	default:
+		if id != nil {
+			s.replyErr(id, sdk.CodeMethodNotFound, "method not found: "+r.Method)
+		}
+	}
+	return false
+}
+
+func (s *Server) answer(id json.RawMessage, result any, code int, msg string) {
+	if id == nil {
+		return
+	}
+	if code != 0 {
+		s.replyErr(id, code, msg)
+		return
+	}
+	raw, err := json.Marshal(result)
+	if err != nil {
+		s.replyErr(id, sdk.CodeInternalError, "internal error")
+		return
+	}
+	s.out.push(sdk.Response{JSONRPC: "2.0", ID: id, Result: raw})
+}
+
+func (s *Server) replyErr(id json.RawMessage, code int, msg string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	s.out.push(sdk.Response{JSONRPC: "2.0", ID: id, Error: &sdk.RPCError{Code: code, Message: msg}})
+}
+
+func (s *Server) notify(method string, params any) {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		s.logf("marshal %s: %v", method, err)
+		return
+	}
+	s.out.push(sdk.Request{JSONRPC: "2.0", Method: method, Params: raw})
+}
+
+func (s *Server) initialize(params json.RawMessage) (any, int, string) {
+	if s.h != nil {
+		return nil, sdk.CodeInvalidRequest, "already initialized"
+	}
+	var p sdk.InitializeParams
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, sdk.CodeInvalidParams, "initialize: invalid params"
+	}
+	if p.ProtocolVersion != sdk.ProtocolVersion {
+		return nil, sdk.CodeInvalidParams, fmt.Sprintf("initialize: unsupported protocolVersion %d (want %d)", p.ProtocolVersion, sdk.ProtocolVersion)
+	}
+	cwd := p.Cwd
+	if cwd == "" {
+		cwd = s.cfg.Cwd
+	}
+	h, err := harness.New(harness.Options{Home: s.cfg.Home, Cwd: cwd, ConfigFile: s.cfg.ConfigFile, Getenv: s.cfg.Getenv})
+	if err != nil {
+		return nil, sdk.CodeInvalidParams, "initialize: " + err.Error()
+	}
+	model, base := p.Model, p.BaseURL
+	if model == "" {
+		model = s.cfg.Model
+	}
+	if base == "" {
+		base = s.cfg.BaseURL
+	}
+	m, err := h.ResolveModel(model, base)
+	if err != nil {
+		h.Close()
+		return nil, sdk.CodeInvalidParams, "initialize: " + err.Error()
+	}
+	permName := p.Permission
+	if permName == "" {
+		permName = s.cfg.Permission
+	}
+	perm := tool.WorkspaceWrite
+	if permName != "" {
+		if perm, err = tool.ParsePermission(permName); err != nil {
+			h.Close()
+			return nil, sdk.CodeInvalidParams, "initialize: permission: " + err.Error()
+		}
+	}
+	s.maxTokens = p.MaxTokens
+	if s.maxTokens == 0 {
+		s.maxTokens = s.cfg.MaxTokens
+	}
+	h.Observe = s.observe
+	s.h, s.model, s.init, s.perm = h, m, p, perm
+	version := s.cfg.Version
+	if version == "" {
+		version = "dev"
+	}
+	return sdk.InitializeResult{ProtocolVersion: sdk.ProtocolVersion, ServerInfo: sdk.ServerInfo{Name: "reins", Version: version}}, 0, ""
+}
+
+func (s *Server) prompt(id json.RawMessage, params json.RawMessage) {
+	if s.h == nil {
+		s.answer(id, nil, sdk.CodeNotInitialized, "not initialized")
+		return
+	}
+	var p sdk.PromptParams
+	if err := json.Unmarshal(params, &p); err != nil {
+		s.answer(id, nil, sdk.CodeInvalidParams, "session/prompt: invalid params")
+		return
+	}
+	var texts []string
+	for _, b := range p.Content {
+		if b.Type == "text" && b.Text != "" {
+			texts = append(texts, b.Text)
+		}
+	}
+	text := strings.Join(texts, "\n")
+	if strings.TrimSpace(text) == "" {
+		s.answer(id, nil, sdk.CodeInvalidParams, "session/prompt: no text content")
+		return
+	}
+	var ss *sess
+	sid := p.SessionID
+	if sid != "" {
+		s.mu.Lock()
+		ss = s.sessions[sid]
+		s.mu.Unlock()
+		if ss == nil {
+			s.answer(id, nil, sdk.CodeInvalidParams, "session/prompt: unknown session")
+			return
+		}
+	} else {
+		hs, err := s.h.NewSession(harness.SessionOptions{
+			Model: s.model, MaxSteps: s.cfg.MaxSteps, MaxTokens: s.maxTokens, Permission: s.perm,
+			System: s.init.SystemPrompt, Tools: s.init.Tools,
+			Parent: s.init.ParentSession, Depth: s.init.DelegationDepth,
+		})
+		if err != nil {
+			s.logf("new session: %v", err)
+			s.answer(id, nil, sdk.CodeInternalError, "session/prompt: the session could not be created")
+			return
+		}
+		ss = &sess{s: hs}
+		sid = hs.Log.Header().ID
+		s.mu.Lock()
+		s.sessions[sid] = ss
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	s.nextMsg++
+	msgID := fmt.Sprintf("msg-%d", s.nextMsg)
+	s.mu.Unlock()
+	// The receipt goes out before the run can produce its first event.
+	s.answer(id, sdk.PromptResult{SessionID: sid, MessageID: msgID}, 0, "")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return
+	}
+	ss.queue = append(ss.queue, item{messageID: msgID, text: text})
+	if !ss.running {
+		ss.running = true
+		s.workers.Add(1)
+		go s.work(sid, ss)
+	}
+}
+
+// work runs a session's queued prompts in order.
+func (s *Server) work(sid string, ss *sess) {
+	defer s.workers.Done()
+	for {
+		s.mu.Lock()
+		if len(ss.queue) == 0 || s.closing {
+			ss.running, ss.queue = false, nil
+			s.mu.Unlock()
+			return
+		}
+		it := ss.queue[0]
+		ss.queue = ss.queue[1:]
+		ctx, cancel := context.WithCancelCause(s.base)
+		ss.cancel, ss.fold = cancel, &subagent.Fold{}
+		s.mu.Unlock()
+
+		s.notify(sdk.NotifySessionStatus, sdk.SessionStatusParams{SessionID: sid, Status: sdk.StatusRunning, MessageID: it.messageID})
+		res := ss.s.Run(ctx, it.text)
+		cancel(nil)
+
+		s.mu.Lock()
+		fold := ss.fold
+		ss.cancel, ss.fold = nil, nil
+		s.mu.Unlock()
+		s.notify(sdk.NotifySessionStatus, sdk.SessionStatusParams{
+			SessionID: sid, Status: sdk.StatusIdle, MessageID: it.messageID,
+			StopReason: res.Reason, Output: blocks(fold.Collect()),
+		})
+	}
+}
+
+func (s *Server) cancel(params json.RawMessage) (any, int, string) {
+	if s.h == nil {
+		return nil, sdk.CodeNotInitialized, "not initialized"
+	}
+	var p sdk.CancelParams
+	if err := json.Unmarshal(params, &p); err != nil || p.SessionID == "" {
+		return nil, sdk.CodeInvalidParams, "session/cancel: invalid params"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss := s.sessions[p.SessionID]
+	if ss == nil {
+		return nil, sdk.CodeInvalidParams, "session/cancel: unknown session"
+	}
+	if ss.cancel != nil {
+		ss.cancel(agent.ErrAbortedByUser)
+	}
+	return struct{}{}, 0, ""
+}
+
+// sessionEvent is session/event's params with the log's own event type.
+type sessionEvent struct {
+	SessionID string        `json:"sessionId"`
+	Event     session.Event `json:"event"`
+}
+
+type subagentFinished struct {
+	ParentSessionID      string       `json:"parentSessionId"`
+	ChildSessionID       string       `json:"childSessionId"`
+	StopReason           string       `json:"stopReason"`
+	LastAssistantMessage *llm.Message `json:"lastAssistantMessage,omitempty"`
+}
+
+// observe receives every event of every session (under that log's lock:
+// it must not block, and it does not — frames are queued).
+func (s *Server) observe(hd session.Header, e session.Event) {
+	s.notify(sdk.NotifySessionEvent, sessionEvent{SessionID: hd.ID, Event: e})
+	var derived func()
+	s.mu.Lock()
+	if ss := s.sessions[hd.ID]; ss != nil && ss.fold != nil {
+		ss.fold.Push(e)
+	}
+	switch e.Type {
+	case session.TypeSubagentStart:
+		var d session.SubagentStart
+		if e.Decode(&d) == nil {
+			s.runs[runKey{hd.ID, d.RunID}] = d.ChildSession
+			derived = func() {
+				s.notify(sdk.NotifySubagentStarted, sdk.SubagentStartedParams{ParentSessionID: hd.ID, ChildSessionID: d.ChildSession})
+			}
+		}
+	case session.TypeSubagentEnd:
+		var d session.SubagentEnd
+		if e.Decode(&d) == nil {
+			k := runKey{hd.ID, d.RunID}
+			child := s.runs[k]
+			delete(s.runs, k)
+			derived = func() {
+				// lastAssistantMessage is subagent/end's: the one output fold's.
+				s.notify(sdk.NotifySubagentFinished, subagentFinished{
+					ParentSessionID: hd.ID, ChildSessionID: child, StopReason: d.StopReason,
+					LastAssistantMessage: d.LastAssistantMessage,
+				})
+			}
+		}
+	}
+	s.mu.Unlock()
+	if derived != nil {
+		derived()
+	}
+}
+
+// shutdown cancels every running turn (as the runtime's parent), drops the
+// queues, waits for the workers and closes every session and the harness.
+func (s *Server) shutdown() {
+	s.mu.Lock()
+	s.closing = true
+	var all []*sess
+	for _, ss := range s.sessions {
+		ss.queue = nil
+		all = append(all, ss)
+	}
+	s.mu.Unlock()
+	if s.cancelBase != nil {
+		s.cancelBase(agent.ErrAbortedByParent)
+	}
+	s.workers.Wait()
+	for _, ss := range all {
+		if err := ss.s.Close(); err != nil {
+			s.logf("closing session %s: %v", ss.s.Log.Header().ID, err)
+		}
+	}
+	if s.h != nil {
+		s.h.Close()
+	}
+}
+
+func blocks(bs []llm.Block) []sdk.Block {
+	if len(bs) == 0 {
+		return nil
+	}
+	out := make([]sdk.Block, len(bs))
+	for i, b := range bs {
+		out[i] = sdk.Block{
+			Type: string(b.Type), Text: b.Text, Signature: b.Signature, ID: b.ID, Name: b.Name,
+			Arguments: b.Arguments, CallID: b.CallID, Content: b.Content, IsError: b.IsError,
+		}
+	}
+	return out
+}
+
+// outbox serializes frames onto the output: one writer goroutine, so
+// producers (the log observers among them) never block on a slow reader,
+// and frames keep the order they were pushed in.
+type outbox struct {
+	mu     sync.Mutex
+	q      [][]byte
+	closed bool
+	wake   chan struct{}
+	done   chan struct{}
+	w      io.Writer
+	logf   func(string, ...any)
+}
+
+func newOutbox(w io.Writer, logf func(string, ...any)) *outbox {
+	o := &outbox{wake: make(chan struct{}, 1), done: make(chan struct{}), w: w, logf: logf}
+	go o.run()
+	return o
+}
+
+func (o *outbox) push(v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil { // Encode ends the frame with "\n"
+		o.logf("marshal frame: %v", err)
+		return
+	}
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return
+	}
+	o.q = append(o.q, buf.Bytes())
+	o.mu.Unlock()
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (o *outbox) run() {
+	defer close(o.done)
+	broken := false
+	for {
+		o.mu.Lock()
+		q, closed := o.q, o.closed
+		o.q = nil
+		o.mu.Unlock()
+		for _, f := range q {
+			if broken {
+				break
+			}
+			if _, err := o.w.Write(f); err != nil {
+				broken = true
+				o.logf("writing stdout: %v", err)
+			}
+		}
+		if closed && len(q) == 0 {
+			return
+		}
+		if len(q) == 0 {
+			<-o.wake
+		}
+	}
+}
+
+// close writes what is queued and stops.
+func (o *outbox) close() {
+	o.mu.Lock()
+	o.closed = true
+	o.mu.Unlock()
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+	<-o.done
+}

@@ -1,0 +1,397 @@
+// Package acpchild is the `acp` subagent provider: it runs any Agent Client
+// Protocol agent (Claude Code, Codex, Gemini CLI through their ACP adapters)
+// as a child process and settles its prompt turn into the one result
+// contract of SPEC §6, with the fixed diagnostics of SPEC §7.
+//
+// The child runs in its own process group (internal/proc) and is torn down
+// with the one ladder. Its permission requests are answered by the agent
+// definition's policy without a human. Everything the child says outside its
+// agent_message_chunk text — stderr, error messages, tool titles, raw input,
+// option names, session ids, unknown enum values — is child-controlled and
+// goes to the host log only: diagnostics are built from closed facts (stop
+// reasons, the current operation, the ACP tool kind, the policy, the
+// decision, the observed exit status).
+package acpchild
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/internal/subagent"
+)
+
+// Options configure the provider.
+type Options struct {
+	// Logf is the host log, the one place raw causes (SDK errors, the
+	// child's stderr) may go. Nil discards them.
+	Logf func(format string, args ...any)
+	// Ladder is the teardown timing; the zero value means proc.DefaultLadder.
+	Ladder proc.Ladder
+	// Environ is the environment the child inherits before the agent's
+	// env is added; nil means os.Environ.
+	Environ func() []string
+	// CancelGrace bounds how long a cancelled prompt waits for the child's
+	// own `cancelled` answer before the run settles anyway; zero means 2 s.
+	CancelGrace time.Duration
+	// ExitWait bounds how long a closed transport waits for the child's
+	// exit status, so a crash is reported with its exit code; zero means 2 s.
+	ExitWait time.Duration
+	// Version is reported to the child as clientInfo.version.
+	Version string
+}
+
+// New returns the acp provider.
+func New(opts Options) subagent.Provider {
+	if opts.Ladder == (proc.Ladder{}) {
+		opts.Ladder = proc.DefaultLadder
+	}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ
+	}
+	if opts.CancelGrace <= 0 {
+		opts.CancelGrace = 2 * time.Second
+	}
+	if opts.ExitWait <= 0 {
+		opts.ExitWait = 2 * time.Second
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	return &provider{opts: opts}
+}
+
+type provider struct{ opts Options }
+
+func (p *provider) logf(format string, args ...any) {
+	if p.opts.Logf != nil {
+		p.opts.Logf(format, args...)
+	}
+}
+
+// Cancellation causes of a run's context: who ended it decides whether the
+// result carries a diagnostic (a timeout does, a local cancel does not).
+var (
+	errLocalCancel  = errors.New("acp child: cancelled locally")
+	errParentCancel = errors.New("acp child: cancelled by the parent")
+	errTimeout      = errors.New("acp child: timed out")
+	errDisposed     = errors.New("acp child: disposed")
+)
+
+func diag(stage, category, stop string) subagent.Diagnostic {
+	return subagent.Diagnostic{Provider: config.ProviderACP, Stage: stage, Category: category, StopReason: stop}
+}
+
+// Start spawns the child, runs initialize and session/new, publishes the run
+// and sends the prompt. A failed start has rolled the child back to
+// quiescence before it returns.
+func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Run, error) {
+	ag := req.Agent
+	if ag == nil {
+		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError).String(), Err: errors.New("acp child: no agent definition")}
+	}
+	policy, cwd, err := p.check(ag, req.Cwd)
+	if err != nil {
+		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError).String(), Err: err}
+	}
+
+	cmd := exec.Command(ag.Command, ag.Args...)
+	cmd.Dir = cwd
+	cmd.Env = p.environ(ag.Env)
+	pr, pipes, err := proc.StartPiped(cmd)
+	if err != nil {
+		p.logf("acp child %s (%s): spawn %s: %v", req.RunID, ag.Name, ag.Command, err)
+		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageProcess, subagent.CategoryProcessStart, subagent.StopError).String(), Err: err}
+	}
+
+	r := &run{
+		p: p, req: req, policy: policy, proc: pr, pipes: pipes,
+		stdin:      &watchedWriter{w: pipes.Stdin},
+		stderrDone: make(chan struct{}),
+		done:       make(chan struct{}),
+		kinds:      map[sdk.ToolCallId]string{},
+	}
+	r.ctx, r.cancel = context.WithCancelCause(context.Background())
+	go r.drainStderr()
+	r.conn = sdk.NewClientSideConnection(&client{r: r}, r.stdin, pipes.Stdout)
+	r.sdkLog = &logWriter{p: p, prefix: "acp child " + req.RunID + " sdk: "}
+	r.conn.SetLogger(slog.New(slog.NewTextHandler(r.sdkLog, nil)))
+
+	// The handshake ends when the parent cancels it or the child's
+	// leader exits.
+	hctx, hcancel := context.WithCancel(ctx)
+	unwatch := r.watchExit(hcancel)
+	sid, stage, err := r.handshake(hctx, cwd)
+	unwatch()
+	hcancel()
+	if err != nil {
+		return nil, r.rollback(ctx, stage, err)
+	}
+	r.mu.Lock()
+	r.sessionID = sid
+	r.mu.Unlock()
+	// The agent's timeout bounds the published run, as the in-process
+	// provider's does: a start that hangs is the parent's to cancel.
+	if t := ag.Timeout; t > 0 {
+		r.timer = time.AfterFunc(t, func() { r.cancel(errTimeout) })
+	}
+	go r.prompt()
+	return r, nil
+}
+
+// check validates the agent definition and the parent's workspace: the
+// facts a configuration diagnostic stands for.
+func (p *provider) check(ag *config.Agent, cwd string) (policy, dir string, err error) {
+	if ag.Command == "" {
+		return "", "", fmt.Errorf("acp agent %s has no command", ag.Name)
+	}
+	policy = ag.Permission
+	if policy == "" {
+		policy = config.PermissionReject
+	}
+	if policy != config.PermissionReject && policy != config.PermissionAllow {
+		return "", "", fmt.Errorf("acp agent %s: permission %q is not reject or allow", ag.Name, policy)
+	}
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return "", "", fmt.Errorf("acp agent %s: the parent's workspace %q is not an absolute path", ag.Name, cwd)
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return "", "", fmt.Errorf("acp agent %s: the parent's workspace %s is not a directory", ag.Name, cwd)
+	}
+	return policy, cwd, nil
+}
+
+// environ is the inherited environment plus the agent's env, in a stable
+// order; a key set by the agent wins (exec keeps the last duplicate).
+func (p *provider) environ(extra map[string]string) []string {
+	env := p.opts.Environ()
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		env = append(env, k+"="+extra[k])
+	}
+	return env
+}
+
+// handshake runs initialize and session/new and returns the child's
+// session id, or the stage that failed.
+func (r *run) handshake(ctx context.Context, cwd string) (sdk.SessionId, string, error) {
+	init, err := r.conn.Initialize(ctx, sdk.InitializeRequest{
+		ProtocolVersion:    sdk.ProtocolVersionNumber,
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: false, WriteTextFile: false}, Terminal: false},
+		ClientInfo:         &sdk.Implementation{Name: "reins", Version: r.p.opts.Version},
+	})
+	if err != nil {
+		return "", subagent.StageInitialize, err
+	}
+	if init.ProtocolVersion != sdk.ProtocolVersionNumber {
+		return "", subagent.StageInitialize, &versionError{got: int(init.ProtocolVersion)}
+	}
+	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		return "", subagent.StageNewSession, err
+	}
+	if ns.SessionId == "" {
+		return "", subagent.StageNewSession, errEmptySession
+	}
+	return ns.SessionId, "", nil
+}
+
+// versionError is an initialize answer with a protocol version reins does
+// not speak: the configured command is not an ACP v1 agent.
+type versionError struct{ got int }
+
+func (e *versionError) Error() string {
+	return fmt.Sprintf("acp child answered protocol version %d; reins speaks 1", e.got)
+}
+
+var errEmptySession = errors.New("acp child: session/new returned an empty session id")
+
+// rollback tears a failed start down and builds its StartError. A start the
+// parent cancelled carries no diagnostic (the manager reports it aborted);
+// otherwise the diagnostic names the stage and a category from closed facts,
+// plus the teardown line when the rollback itself could not be confirmed.
+func (r *run) rollback(parent context.Context, stage string, cause error) error {
+	category, code, sig := r.classify(stage, cause)
+	derr := r.teardown()
+	r.p.logf("acp child %s (%s): start failed at %s: %v", r.req.RunID, r.req.Agent.Name, stage, cause)
+	if derr != nil {
+		r.p.logf("acp child %s (%s): rollback: %v", r.req.RunID, r.req.Agent.Name, derr)
+	}
+	var text string
+	switch {
+	case parent.Err() != nil:
+		if derr != nil {
+			text = teardownDiagnostic()
+		}
+	default:
+		d := diag(stage, category, subagent.StopError)
+		d.ExitCode, d.Signal = code, sig
+		text = d.String()
+		if derr != nil {
+			text += "\n" + teardownDiagnostic()
+		}
+	}
+	return &subagent.StartError{Diagnostic: text, Err: cause}
+}
+
+func teardownDiagnostic() string {
+	return subagent.Diagnostic{Provider: config.ProviderACP, Stage: subagent.StageTeardown}.String()
+}
+
+// classify derives the category of a failed request from closed facts only:
+// whether the process exited (with its status) or the transport broke, or
+// else that the child answered with an error. The error's text is never
+// read.
+func (r *run) classify(stage string, err error) (category string, code *int, sig string) {
+	if r.proc.Exited() || r.transportBroken() {
+		if c, s, ok := r.exitStatus(); ok {
+			return subagent.CategoryProcessExit, c, s
+		}
+		return subagent.CategoryTransport, nil, ""
+	}
+	var ve *versionError
+	switch {
+	case errors.As(err, &ve):
+		return subagent.CategoryConfiguration, nil, ""
+	case stage == subagent.StageNewSession:
+		return subagent.CategoryProtocol, nil, ""
+	case stage == subagent.StagePrompt:
+		return subagent.CategoryUnknown, nil, ""
+	}
+	// An initialize the child refused: the handshake produced no usable
+	// connection.
+	return subagent.CategoryTransport, nil, ""
+}
+
+// transportBroken reports whether the child's stdout has closed or a write
+// to its stdin failed.
+func (r *run) transportBroken() bool {
+	select {
+	case <-r.conn.Done():
+		return true
+	default:
+	}
+	return r.stdin.failed()
+}
+
+// exitSettle is how long a request may still be answered after the
+// child's leader exited: an answer already in the pipe is read at once.
+const exitSettle = 200 * time.Millisecond
+
+// watchExit calls stop when the leader exits, after exitSettle: a request
+// must not wait forever on a dead child whose stdout a surviving grandchild
+// still holds open. The returned func ends the watch.
+func (r *run) watchExit(stop func()) (unwatch func()) {
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-r.proc.Done():
+		case <-quit:
+			return
+		}
+		t := time.NewTimer(exitSettle)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			stop()
+		case <-quit:
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
+}
+
+// exitStatus waits (bounded) for the leader's exit and returns its code or
+// signal: the independently observed process facts of a diagnostic.
+func (r *run) exitStatus() (*int, string, bool) {
+	t := time.NewTimer(r.p.opts.ExitWait)
+	defer t.Stop()
+	select {
+	case <-r.proc.Done():
+	case <-t.C:
+		return nil, "", false
+	}
+	code, sig, ok := r.proc.ExitStatus()
+	if !ok {
+		return nil, "", false
+	}
+	if sig != "" {
+		return nil, sig, true
+	}
+	return &code, "", true
+}
+
+// watchedWriter remembers that a write to the child's stdin failed: a
+// broken transport the SDK reports only as an internal error.
+type watchedWriter struct {
+	w   io.Writer
+	mu  sync.Mutex
+	bad bool
+}
+
+func (w *watchedWriter) Write(b []byte) (int, error) {
+	n, err := w.w.Write(b)
+	if err != nil {
+		w.mu.Lock()
+		w.bad = true
+		w.mu.Unlock()
+	}
+	return n, err
+}
+
+func (w *watchedWriter) failed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.bad
+}
+
+// logWriter sends the SDK's own log lines to the host log until the run
+// is torn down: the SDK may still log from its reader after that, when the
+// host log may be closing.
+type logWriter struct {
+	p      *provider
+	prefix string
+	mu     sync.Mutex
+	off    bool
+}
+
+func (w *logWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.off {
+		w.p.logf("%s%s", w.prefix, trimNewline(b))
+	}
+	return len(b), nil
+}
+
+func (w *logWriter) stop() {
+	w.mu.Lock()
+	w.off = true
+	w.mu.Unlock()
+}
+
+func trimNewline(b []byte) string {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return string(b)
+}

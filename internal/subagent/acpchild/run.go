@@ -1,0 +1,455 @@
+package acpchild
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/tool"
+)
+
+// run is one published ACP child run.
+type run struct {
+	p      *provider
+	req    subagent.Request
+	policy string
+	proc   *proc.Process
+	pipes  *proc.Pipes
+	stdin  *watchedWriter
+	conn   *sdk.ClientSideConnection
+	sdkLog *logWriter
+
+	// ctx is the run's lifetime: cancelled with errLocalCancel,
+	// errParentCancel, errTimeout or errDisposed.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	timer  *time.Timer
+
+	stderrDone chan struct{}
+	stderrTail tail
+
+	done chan struct{} // closed when the prompt settled and res is set
+	res  subagent.Result
+
+	mu        sync.Mutex
+	sessionID sdk.SessionId
+	fold      subagent.Fold
+	kinds     map[sdk.ToolCallId]string // closed tool kinds seen in updates
+	kindSeen  chan struct{}             // closed and replaced when kinds grows
+	denial    *subagent.PermissionLine  // the last rejected or cancelled request
+	allowance *subagent.PermissionLine  // the last allowed request
+
+	disposeOnce sync.Once
+	disposeErr  error
+}
+
+// Session is empty: the child's ACP session id is child-chosen text, not a
+// reins session, so it never reaches the parent's log.
+func (r *run) Session() string { return "" }
+
+func (r *run) Wait(ctx context.Context) subagent.Result {
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		r.cancel(errParentCancel)
+		<-r.done
+	}
+	return r.res
+}
+
+func (r *run) Cancel() { r.cancel(errLocalCancel) }
+
+// Dispose cancels a prompt still running, then tears the process group
+// down with the ladder. Its error is for the host log; its text is the
+// fixed teardown diagnostic.
+func (r *run) Dispose() error {
+	r.disposeOnce.Do(func() {
+		r.cancel(errDisposed)
+		<-r.done
+		if err := r.teardown(); err != nil {
+			r.p.logf("acp child %s (%s): teardown: %v", r.req.RunID, r.req.Agent.Name, err)
+			r.disposeErr = &TeardownError{Err: err}
+		}
+	})
+	return r.disposeErr
+}
+
+// TeardownError is a teardown whose quiescence could not be confirmed.
+// Error() is the fixed teardown diagnostic; Err, the raw cause, is for the
+// host log only.
+type TeardownError struct{ Err error }
+
+func (e *TeardownError) Error() string { return teardownDiagnostic() }
+func (e *TeardownError) Unwrap() error { return e.Err }
+
+// teardown runs the ladder, then closes the parent's pipe ends so the SDK's
+// reader and the stderr drain end even if an escaped process still holds
+// the child's ends, and waits for both.
+func (r *run) teardown() error {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	err := r.proc.Dispose(r.p.opts.Ladder)
+	r.pipes.Stdout.Close()
+	<-r.conn.Done()
+	r.sdkLog.stop()
+	r.pipes.Stderr.Close()
+	<-r.stderrDone
+	if t := r.stderrTail.String(); t != "" {
+		r.p.logf("acp child %s (%s) stderr tail: %q", r.req.RunID, r.req.Agent.Name, t)
+	}
+	r.cancel(errDisposed)
+	return err
+}
+
+// prompt sends session/prompt and settles the run. When the run is
+// cancelled it sends session/cancel and gives the child CancelGrace to
+// answer before it stops waiting.
+func (r *run) prompt() {
+	defer close(r.done)
+	pctx, pcancel := context.WithCancel(context.Background())
+	defer pcancel()
+	var (
+		graceMu    sync.Mutex
+		graceTimer *time.Timer
+	)
+	stop := context.AfterFunc(r.ctx, func() {
+		// After the grace, stop waiting; closing stdin (the ladder's
+		// first rung) also frees a write the child never reads.
+		graceMu.Lock()
+		graceTimer = time.AfterFunc(r.p.opts.CancelGrace, func() {
+			pcancel()
+			r.pipes.Stdin.Close()
+		})
+		graceMu.Unlock()
+		_ = r.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: r.sessionID})
+	})
+	unwatch := r.watchExit(pcancel)
+	resp, err := r.conn.Prompt(pctx, sdk.PromptRequest{
+		SessionId: r.sessionID,
+		Prompt:    []sdk.ContentBlock{sdk.TextBlock(r.req.Prompt)},
+	})
+	unwatch()
+	stop()
+	graceMu.Lock()
+	if graceTimer != nil {
+		graceTimer.Stop()
+	}
+	graceMu.Unlock()
+	if err != nil {
+		r.p.logf("acp child %s (%s): prompt: %v", r.req.RunID, r.req.Agent.Name, err)
+	}
+	r.res = r.settle(resp, err)
+}
+
+// stopReasons maps the child's closed ACP stop reasons (SPEC §6).
+var stopReasons = map[sdk.StopReason]string{
+	sdk.StopReasonEndTurn:         subagent.StopCompleted,
+	sdk.StopReasonMaxTokens:       subagent.StopMaxTokens,
+	sdk.StopReasonRefusal:         subagent.StopRefusal,
+	sdk.StopReasonCancelled:       subagent.StopAborted,
+	sdk.StopReasonMaxTurnRequests: subagent.StopError,
+}
+
+// settle turns the prompt's outcome into the run's result.
+func (r *run) settle(resp sdk.PromptResponse, err error) subagent.Result {
+	r.mu.Lock()
+	res := subagent.Result{Output: r.fold.Collect()}
+	perm := r.denial
+	if perm == nil {
+		perm = r.allowance
+	}
+	r.mu.Unlock()
+	if err == nil && resp.Usage != nil {
+		res.Usage = usage(resp.Usage)
+	}
+	cause := context.Cause(r.ctx)
+	local := cause != nil && !errors.Is(cause, errTimeout)
+
+	var failure *subagent.Diagnostic
+	switch {
+	case err == nil:
+		stop, known := stopReasons[resp.StopReason]
+		if !known {
+			stop = subagent.StopError
+		}
+		res.StopReason = stop
+		switch {
+		case local && stop == subagent.StopAborted:
+			return res // a local cancellation carries no diagnostic
+		case errors.Is(cause, errTimeout) && stop == subagent.StopAborted:
+			d := diag(subagent.StagePrompt, subagent.CategoryTimeout, subagent.StopAborted)
+			failure = &d
+		case resp.StopReason == sdk.StopReasonMaxTurnRequests:
+			d := diag(subagent.StagePrompt, subagent.CategoryRemoteLimit, subagent.StopError)
+			failure = &d
+		case !known:
+			d := diag(subagent.StagePrompt, subagent.CategoryUnknown, subagent.StopError)
+			failure = &d
+		}
+	case local:
+		res.StopReason = subagent.StopAborted
+		return res
+	case errors.Is(cause, errTimeout):
+		res.StopReason = subagent.StopAborted
+		d := diag(subagent.StagePrompt, subagent.CategoryTimeout, subagent.StopAborted)
+		failure = &d
+	default:
+		res.StopReason = subagent.StopError
+		category, code, sig := r.classify(subagent.StagePrompt, err)
+		d := diag(subagent.StagePrompt, category, subagent.StopError)
+		if category == subagent.CategoryProcessExit {
+			// The child exited before a terminal prompt response.
+			d.Stage = subagent.StageProcess
+		}
+		d.ExitCode, d.Signal = code, sig
+		failure = &d
+	}
+	if res.StopReason == subagent.StopCompleted {
+		return res
+	}
+	switch {
+	case failure != nil:
+		res.Diagnostic = failure.String()
+		if perm != nil {
+			res.Diagnostic += "\n" + perm.String()
+		}
+	case perm != nil:
+		// max-tokens, refusal, remote cancel: the stop reason says what
+		// happened; the permission line alone explains it.
+		res.Diagnostic = perm.String()
+	}
+	return res
+}
+
+func usage(u *sdk.Usage) llm.Usage {
+	out := llm.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+	if u.CachedReadTokens != nil {
+		out.CacheReadTokens = *u.CachedReadTokens
+	}
+	if u.ThoughtTokens != nil {
+		out.ReasoningTokens = *u.ThoughtTokens
+	}
+	return out
+}
+
+// drainStderr keeps the child's stderr flowing (a full pipe would stall
+// it) and its tail for the host log.
+func (r *run) drainStderr() {
+	defer close(r.stderrDone)
+	buf := make([]byte, 4096)
+	for {
+		n, err := r.pipes.Stderr.Read(buf)
+		r.stderrTail.Write(buf[:n])
+		if err != nil { // EOF, or the parent's end closed at teardown
+			return
+		}
+	}
+}
+
+// tail keeps the last tailBytes written.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailBytes = 4096
+
+func (t *tail) Write(b []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > tailBytes {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailBytes:]...)
+	}
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+// client is reins's side of the connection: it folds the child's text,
+// notes tool kinds, and answers permission requests by policy. It offers no
+// file system or terminal (the capabilities say so).
+type client struct{ r *run }
+
+func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
+	r := c.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sessionID == "" || n.SessionId != r.sessionID {
+		return nil
+	}
+	u := n.Update
+	switch {
+	case u.AgentMessageChunk != nil:
+		if t := u.AgentMessageChunk.Content.Text; t != nil {
+			r.fold.PushText(t.Text)
+		}
+	case u.ToolCall != nil:
+		r.noteKind(u.ToolCall.ToolCallId, closedKind(u.ToolCall.Kind))
+	case u.ToolCallUpdate != nil && u.ToolCallUpdate.Kind != nil:
+		r.noteKind(u.ToolCallUpdate.ToolCallId, closedKind(*u.ToolCallUpdate.Kind))
+	}
+	return nil
+}
+
+// noteKind records a tool call's kind and wakes a permission request
+// waiting for it. r.mu is held.
+func (r *run) noteKind(id sdk.ToolCallId, kind string) {
+	r.kinds[id] = kind
+	if r.kindSeen != nil {
+		close(r.kindSeen)
+	}
+	r.kindSeen = make(chan struct{})
+}
+
+// kindWait bounds how long a permission request that names no kind waits
+// for its tool call's update. The SDK handles a request at once but queues
+// notifications, so the tool_call the child sent just before may not be
+// processed yet; it already is in the queue, so the wait is short unless
+// the child never announced the call.
+const kindWait = 500 * time.Millisecond
+
+// requestKind is the closed kind of a permission request's tool call: its
+// own kind, else the kind of the announced tool call, else other. r.mu is
+// held; it is released while waiting.
+func (r *run) requestKind(tc sdk.ToolCallUpdate) string {
+	if tc.Kind != nil {
+		return closedKind(*tc.Kind)
+	}
+	deadline := time.NewTimer(kindWait)
+	defer deadline.Stop()
+	for {
+		if k, ok := r.kinds[tc.ToolCallId]; ok {
+			return k
+		}
+		if r.kindSeen == nil {
+			r.kindSeen = make(chan struct{})
+		}
+		seen := r.kindSeen
+		r.mu.Unlock()
+		select {
+		case <-seen:
+			r.mu.Lock()
+		case <-deadline.C:
+			r.mu.Lock()
+			if k, ok := r.kinds[tc.ToolCallId]; ok {
+				return k
+			}
+			return string(sdk.ToolKindOther)
+		}
+	}
+}
+
+// toolKinds is the closed set of ACP tool kinds: only these may name a
+// permission request in a diagnostic.
+var toolKinds = map[sdk.ToolKind]bool{
+	sdk.ToolKindRead: true, sdk.ToolKindEdit: true, sdk.ToolKindDelete: true, sdk.ToolKindMove: true,
+	sdk.ToolKindSearch: true, sdk.ToolKindExecute: true, sdk.ToolKindThink: true, sdk.ToolKindFetch: true,
+	sdk.ToolKindSwitchMode: true, sdk.ToolKindOther: true,
+}
+
+func closedKind(k sdk.ToolKind) string {
+	if toolKinds[k] {
+		return string(k)
+	}
+	return string(sdk.ToolKindOther)
+}
+
+// readOnlyKinds are the request kinds an allow policy may grant when the
+// parent runs read-only: the child inherits the parent's permission mode,
+// and an ACP child can only be held to it here.
+var readOnlyKinds = map[string]bool{
+	string(sdk.ToolKindRead): true, string(sdk.ToolKindSearch): true,
+	string(sdk.ToolKindThink): true, string(sdk.ToolKindFetch): true,
+}
+
+// Permission decisions (SPEC §7).
+const (
+	decisionAllowed   = "allowed"
+	decisionRejected  = "rejected"
+	decisionCancelled = "cancelled"
+)
+
+func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	r := c.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kind := r.requestKind(p.ToolCall)
+	cancelled := r.ctx.Err() != nil || (r.sessionID != "" && p.SessionId != r.sessionID)
+
+	var want []sdk.PermissionOptionKind
+	decision := decisionRejected
+	switch {
+	case cancelled:
+	case r.policy == config.PermissionAllow && (r.req.Permission != tool.ReadOnly || readOnlyKinds[kind]):
+		want, decision = []sdk.PermissionOptionKind{sdk.PermissionOptionKindAllowOnce}, decisionAllowed
+	default:
+		want = []sdk.PermissionOptionKind{sdk.PermissionOptionKindRejectOnce, sdk.PermissionOptionKindRejectAlways}
+	}
+	var chosen *sdk.PermissionOption
+	for _, k := range want {
+		for i := range p.Options {
+			if p.Options[i].Kind == k {
+				chosen = &p.Options[i]
+				break
+			}
+		}
+		if chosen != nil {
+			break
+		}
+	}
+	if cancelled || chosen == nil {
+		decision = decisionCancelled
+	}
+	r.p.logf("acp child %s (%s): permission request of kind %s answered %s (policy %s)", r.req.RunID, r.req.Agent.Name, kind, decision, r.policy)
+	line := &subagent.PermissionLine{Policy: r.policy, Request: kind, Decision: decision}
+	if decision == decisionAllowed {
+		r.allowance = line
+	} else {
+		r.denial = line
+	}
+	if chosen == nil {
+		return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeCancelled()}, nil
+	}
+	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(chosen.OptionId)}, nil
+}
+
+var errNoCapability = sdk.NewMethodNotFound("reins offers this ACP child no file system or terminal")
+
+func (c *client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	return sdk.ReadTextFileResponse{}, errNoCapability
+}
+
+func (c *client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	return sdk.WriteTextFileResponse{}, errNoCapability
+}
+
+func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	return sdk.CreateTerminalResponse{}, errNoCapability
+}
+
+func (c *client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	return sdk.KillTerminalResponse{}, errNoCapability
+}
+
+func (c *client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	return sdk.TerminalOutputResponse{}, errNoCapability
+}
+
+func (c *client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	return sdk.ReleaseTerminalResponse{}, errNoCapability
+}
+
+func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	return sdk.WaitForTerminalExitResponse{}, errNoCapability
+}

@@ -1,0 +1,196 @@
+// A scripted ACP agent built on the official TypeScript SDK's agent side
+// (@agentclientprotocol/sdk). The Go tests run it as a real ACP child of
+// the `acp` provider; ACP_SCENARIO picks what it does. Every channel that
+// is not the agent's answer text (stderr, error messages, session id, tool
+// titles, raw input, locations, option names, metadata, unknown enum
+// values) carries ACP_CANARY, so the tests can prove none of it leaks.
+import { pathToFileURL } from "node:url";
+import { Readable, Writable } from "node:stream";
+import { spawn } from "node:child_process";
+import { closeSync } from "node:fs";
+
+const acp = await import(pathToFileURL(process.env.ACP_SDK_PATH).href);
+const scenario = process.env.ACP_SCENARIO || "success";
+const canary = process.env.ACP_CANARY || "CANARY";
+const env = (k, d) => process.env[k] || d;
+
+process.stderr.write(`child stderr: token=${canary}\n`);
+
+if (scenario === "die_before_init") {
+  process.exit(Number(env("ACP_EXIT_CODE", "7")));
+}
+if (scenario === "ignore_term" || scenario === "hang") {
+  // Ignore SIGTERM and stdin EOF: only SIGKILL ends this child.
+  process.on("SIGTERM", () => {});
+  setInterval(() => {}, 1 << 30);
+}
+
+let cancelled = null;
+const cancelledPromise = new Promise((resolve) => (cancelled = resolve));
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function say(client, sessionId, text) {
+  await client.notify(acp.methods.client.session.update, {
+    sessionId,
+    update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
+  });
+}
+
+async function leakyToolCall(client, sessionId) {
+  await client.notify(acp.methods.client.session.update, {
+    sessionId,
+    update: {
+      sessionUpdate: "tool_call",
+      toolCallId: `call-${canary}`,
+      title: `Edit /secret/${canary}.txt`,
+      kind: "edit",
+      status: "pending",
+      rawInput: { path: `/secret/${canary}.txt`, token: canary },
+      locations: [{ path: `/secret/${canary}.txt` }],
+      _meta: { secret: canary },
+    },
+  });
+}
+
+const permissionOptions = {
+  both: [
+    { optionId: `allow-${canary}`, name: `Allow ${canary}`, kind: "allow_once" },
+    { optionId: `always-${canary}`, name: `Always ${canary}`, kind: "allow_always" },
+    { optionId: `reject-${canary}`, name: `Reject ${canary}`, kind: "reject_once" },
+  ],
+  always_only: [
+    { optionId: `always-${canary}`, name: `Always ${canary}`, kind: "allow_always" },
+    { optionId: `never-${canary}`, name: `Never ${canary}`, kind: "reject_always" },
+  ],
+};
+
+async function askPermission(client, sessionId) {
+  await leakyToolCall(client, sessionId);
+  const kind = env("ACP_PERM_KIND", "");
+  const toolCall = {
+    toolCallId: `call-${canary}`,
+    title: `Edit /secret/${canary}.txt`,
+    rawInput: { path: `/secret/${canary}.txt`, token: canary },
+    locations: [{ path: `/secret/${canary}.txt` }],
+    _meta: { secret: canary },
+  };
+  if (kind) toolCall.kind = kind;
+  const res = await client.request(acp.methods.client.session.requestPermission, {
+    sessionId,
+    toolCall,
+    options: permissionOptions[env("ACP_PERM_OPTIONS", "both")],
+    _meta: { secret: canary },
+  });
+  const o = res.outcome;
+  return o.outcome === "selected" ? `selected:${o.optionId.split("-")[0]}` : "cancelled";
+}
+
+async function prompt({ params, client }) {
+  const sid = params.sessionId;
+  const text = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join("");
+  switch (scenario) {
+    case "success":
+      await say(client, sid, "Hello, ");
+      await say(client, sid, "world");
+      return { stopReason: "end_turn", usage: { inputTokens: 11, outputTokens: 7, totalTokens: 18 } };
+    case "echo": {
+      const n = Number(env("ACP_CHUNKS", "5"));
+      for (let i = 0; i < n; i++) {
+        await say(client, sid, `${text}#${i};`);
+        await sleep(1);
+      }
+      return { stopReason: "end_turn" };
+    }
+    case "max_tokens":
+      await say(client, sid, "partial answer");
+      return { stopReason: "max_tokens" };
+    case "refusal":
+      await say(client, sid, "I will not");
+      return { stopReason: "refusal" };
+    case "max_turn_requests":
+      await say(client, sid, "went around in circles");
+      return { stopReason: "max_turn_requests" };
+    case "remote_cancelled":
+      await say(client, sid, "gave up");
+      return { stopReason: "cancelled" };
+    case "unknown_stop":
+      await say(client, sid, "odd ending");
+      return { stopReason: `weird_${canary}` };
+    case "error_response":
+      await leakyToolCall(client, sid);
+      throw new acp.RequestError(-32603, `model failed: ${canary}`, { secret: canary });
+    case "crash_exit":
+      await say(client, sid, "half of it");
+      process.exit(Number(env("ACP_EXIT_CODE", "3")));
+    case "crash_signal":
+      await say(client, sid, "half of it");
+      process.kill(process.pid, "SIGKILL");
+      await sleep(1 << 30);
+      return { stopReason: "end_turn" };
+    case "close_stdout":
+      // The transport closes but the process stays: not a process exit.
+      await say(client, sid, "leaving");
+      await sleep(20);
+      closeSync(1);
+      await sleep(1 << 30);
+      return { stopReason: "end_turn" };
+    case "permission": {
+      const outcome = await askPermission(client, sid);
+      await say(client, sid, `outcome=${outcome}`);
+      return { stopReason: env("ACP_AFTER", "end_turn") };
+    }
+    case "permission_crash": {
+      await askPermission(client, sid);
+      process.exit(Number(env("ACP_EXIT_CODE", "4")));
+    }
+    case "leaky": {
+      await leakyToolCall(client, sid);
+      const outcome = await askPermission(client, sid);
+      await say(client, sid, `clean answer (${outcome})`);
+      throw new acp.RequestError(-32000, `upstream said ${canary}`, { secret: canary, stderr: canary });
+    }
+    case "wait_cancel":
+      await say(client, sid, "working");
+      await cancelledPromise;
+      await say(client, sid, " (stopped)");
+      return { stopReason: "cancelled" };
+    case "ignore_term":
+    case "hang":
+      await say(client, sid, "working");
+      await sleep(1 << 30);
+      return { stopReason: "end_turn" };
+    case "grandchild": {
+      // A grandchild in the child's process group that outlives the answer.
+      // ACP_GC_STDIO=inherit: it also holds the child's stdout open.
+      const g = spawn("sleep", ["300"], { stdio: env("ACP_GC_STDIO", "ignore") });
+      g.unref();
+      await say(client, sid, `spawned ${g.pid > 0 ? "ok" : "no"}`);
+      if (env("ACP_THEN", "") === "crash") process.exit(9);
+      return { stopReason: "end_turn" };
+    }
+  }
+  return { stopReason: "end_turn" };
+}
+
+const app = acp
+  .agent({ name: "scripted-child" })
+  .onRequest(acp.methods.agent.initialize, () => ({
+    protocolVersion: Number(env("ACP_PROTOCOL_VERSION", "1")),
+    agentCapabilities: {},
+    authMethods: [],
+    agentInfo: { name: `child-${canary}`, version: "0.0.0" },
+  }))
+  .onRequest(acp.methods.agent.session.new, () => {
+    if (scenario === "reject_new_session") {
+      throw new acp.RequestError(-32603, `cannot open ${canary}`, { secret: canary });
+    }
+    if (scenario === "empty_session") return { sessionId: "" };
+    return { sessionId: `sess-${canary}` };
+  })
+  .onRequest(acp.methods.agent.session.prompt, prompt)
+  .onNotification(acp.methods.agent.session.cancel, () => cancelled());
+
+const conn = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+await conn.closed;
+if (scenario !== "ignore_term" && scenario !== "hang") process.exit(0);

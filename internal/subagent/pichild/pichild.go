@@ -1,0 +1,338 @@
+// Package pichild is the `pi` subagent provider: an agent definition with
+// `provider: pi` runs as `pi --mode json -p --no-session` through the
+// wrapper of internal/wrap, in this process — the same code `reins wrap`
+// runs, so the rules for when a pi child is done and when it may be torn
+// down exist once. Its artifacts (events.jsonl, the raw streams, a
+// transcript, result.json) go to <sessions>/<parent>/children/<run>/.
+//
+// What reaches the parent is chosen by reins, never by the child: the
+// selected output of the one fold, a stop reason from a closed set, and a
+// fixed diagnostic line. The child's stderr and error texts stay in its
+// artifacts.
+package pichild
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/internal/wrap"
+)
+
+// Options configure the provider.
+type Options struct {
+	// SessionsDir is the sessions root; a run's artifacts go to
+	// <SessionsDir>/<parent session>/children/<run id>/.
+	SessionsDir string
+	// Environ is the parent environment the child inherits (the agent's
+	// env is added on top); nil means os.Environ.
+	Environ func() []string
+	// Grace and Ladder tune the wrapper's cleanup; zero means its defaults.
+	Grace  time.Duration
+	Ladder proc.Ladder
+	// Logf is the host log, for raw causes that must not reach the model.
+	Logf func(format string, args ...any)
+}
+
+// New returns the pi provider.
+func New(o Options) subagent.Provider { return &provider{o: o} }
+
+type provider struct{ o Options }
+
+func (p *provider) logf(format string, args ...any) {
+	if p.o.Logf != nil {
+		p.o.Logf(format, args...)
+	}
+}
+
+// Cancellation causes, told apart when the run settles.
+var (
+	errLocal   = errors.New("pi child cancelled locally")
+	errParent  = errors.New("pi child cancelled by its parent")
+	errTimeout = errors.New("pi child timed out")
+)
+
+func diag(stage, category, stop string, code *int, signal string) string {
+	return subagent.Diagnostic{
+		Provider: config.ProviderPi, Stage: stage, Category: category, StopReason: stop, ExitCode: code, Signal: signal,
+	}.String()
+}
+
+func startFailure(err error) error {
+	return &subagent.StartError{
+		Diagnostic: diag(subagent.StageProcess, subagent.CategoryProcessStart, subagent.StopError, nil, ""),
+		Err:        err,
+	}
+}
+
+// Start makes the run directory and spawns the child.
+func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run, error) {
+	dir, err := p.runDir(req)
+	if err != nil {
+		return nil, startFailure(err)
+	}
+	ag := req.Agent
+	meta := wrap.Meta{
+		RunID: filepath.Base(dir), Mode: "single", Agent: ag.Name, AgentSource: ag.Source, Task: req.Prompt,
+		Cwd: req.Cwd, RequestedModel: ag.Model, ResolvedModel: ag.Model,
+		SessionPath:    filepath.Join(dir, "child-session.jsonl"),
+		EventsPath:     filepath.Join(dir, "events.jsonl"),
+		ResultPath:     filepath.Join(dir, "result.json"),
+		StdoutPath:     filepath.Join(dir, "stdout.log"),
+		StderrPath:     filepath.Join(dir, "stderr.log"),
+		TranscriptPath: filepath.Join(dir, "transcript.log"),
+		Command:        ag.Command,
+		Tools:          piTools(ag.Tools, req.Permission),
+		Args:           ag.Args,
+	}
+	if strings.TrimSpace(ag.SystemPrompt) != "" {
+		meta.SystemPromptPath = filepath.Join(dir, "system-prompt.md")
+		if err := os.WriteFile(meta.SystemPromptPath, []byte(ag.SystemPrompt), 0o600); err != nil {
+			return nil, startFailure(err)
+		}
+	}
+
+	r := &run{done: make(chan struct{})}
+	var runCtx context.Context
+	runCtx, r.cancel = context.WithCancelCause(context.Background())
+	child, err := wrap.Start(runCtx, meta, wrap.Options{
+		Env: p.env(ag.Env), Grace: p.o.Grace, Ladder: p.o.Ladder,
+	})
+	if err != nil {
+		r.cancel(nil)
+		p.logf("pi child %s (%s) failed to start: %v", req.RunID, ag.Name, err)
+		return nil, startFailure(err)
+	}
+	r.ctx, r.child = runCtx, child
+	if t := ag.Timeout; t > 0 {
+		r.timer = time.AfterFunc(t, func() { r.cancel(errTimeout) })
+	}
+	go func() {
+		defer close(r.done)
+		res, err := child.Wait()
+		if err != nil {
+			p.logf("pi child %s: %v", req.RunID, err)
+		}
+		if res.ArtifactErr != nil {
+			p.logf("pi child %s: %v", req.RunID, res.ArtifactErr)
+		}
+		if res.TeardownErr != nil {
+			p.logf("pi child %s teardown: %v", req.RunID, res.TeardownErr)
+		}
+		r.res = res
+	}()
+	return r, nil
+}
+
+// runDir makes a fresh directory for the run. Run ids restart in a resumed
+// session, so an existing directory gets a numbered sibling rather than
+// being overwritten.
+func (p *provider) runDir(req subagent.Request) (string, error) {
+	if p.o.SessionsDir == "" {
+		return "", errors.New("pi provider: no sessions directory")
+	}
+	parent := filepath.Join(p.o.SessionsDir, req.ParentSession, "children")
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	id := req.RunID
+	if id == "" {
+		id = "run"
+	}
+	for n := 1; n < 1000; n++ {
+		name := id
+		if n > 1 {
+			name = id + "." + strconv.Itoa(n)
+		}
+		dir := filepath.Join(parent, name)
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("pi provider: no free run directory under %s", parent)
+}
+
+// env is the parent's environment with the agent's env on top.
+func (p *provider) env(extra map[string]string) []string {
+	environ := os.Environ
+	if p.o.Environ != nil {
+		environ = p.o.Environ
+	}
+	base := environ()
+	out := make([]string, 0, len(base)+len(extra))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, over := extra[k]; !over {
+			out = append(out, kv)
+		}
+	}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+extra[k])
+	}
+	return out
+}
+
+// piNames maps reins's model-facing tool names to pi's. Delegation and
+// job tools have no pi counterpart.
+var piNames = map[string]string{
+	"read": "read", "write": "write", "edit": "edit", "bash": "bash",
+	"grep": "grep", "glob": "find", "ls": "ls",
+}
+
+// readOnly are the pi tools a read-only child may have.
+var readOnly = []string{"read", "grep", "find", "ls"}
+
+// piTools is pi's --tools allowlist for an agent's tools under the
+// parent's permission mode: nil keeps pi's defaults, empty means none. pi
+// has no permission modes of its own, so a read-only parent's child gets
+// only pi's read-only tools.
+func piTools(tools []string, perm tool.Permission) []string {
+	var out []string
+	if tools == nil {
+		if perm != tool.ReadOnly {
+			return nil
+		}
+		return slices.Clone(readOnly)
+	}
+	out = []string{}
+	for _, t := range tools {
+		n, ok := piNames[t]
+		if !ok || slices.Contains(out, n) {
+			continue
+		}
+		if perm == tool.ReadOnly && !slices.Contains(readOnly, n) {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+type run struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	child  *wrap.Child
+	timer  *time.Timer
+	done   chan struct{}
+	res    wrap.Result
+
+	disposeOnce sync.Once
+}
+
+// Session is empty: a pi child keeps no reins session (it runs with
+// --no-session); its artifacts are in the run directory.
+func (r *run) Session() string { return "" }
+
+func (r *run) Wait(ctx context.Context) subagent.Result {
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		r.cancel(errParent)
+		<-r.done
+	}
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	return settle(r.res, context.Cause(r.ctx))
+}
+
+func (r *run) Cancel() { r.cancel(errLocal) }
+
+// Dispose tears the child down (if it still runs) and returns once its
+// process group is gone: the wrapper's Wait returns only then.
+func (r *run) Dispose() error {
+	r.disposeOnce.Do(func() {
+		r.cancel(errParent)
+		<-r.done
+		if r.timer != nil {
+			r.timer.Stop()
+		}
+	})
+	return r.res.TeardownErr
+}
+
+// settle maps the wrapper's result to the result contract. Every field of
+// a diagnostic comes from a closed set or an observed exit status; the
+// child's own words (its error message, its stderr) are never used.
+func settle(w wrap.Result, cause error) subagent.Result {
+	res := subagent.Result{Output: w.Output, Usage: usage(w.Usage)}
+	var code *int
+	signal := w.Signal
+	if signal == "" {
+		c := w.ExitCode
+		code = &c
+	}
+	switch {
+	case w.TeardownErr != nil:
+		res.StopReason = subagent.StopError
+		res.Diagnostic = diag(subagent.StageTeardown, "", subagent.StopError, code, signal)
+	case w.Terminal:
+		switch w.StopReason {
+		case wrap.StopStop:
+			if w.TerminalEmpty {
+				// An empty completion is not an answer (SPEC §5's
+				// EMPTY_RESPONSE), however the child labelled it.
+				res.StopReason = subagent.StopError
+				res.Diagnostic = diag(subagent.StageRun, subagent.CategoryChildError, subagent.StopError, code, signal)
+			} else {
+				res.StopReason = subagent.StopCompleted
+			}
+		case wrap.StopLength:
+			res.StopReason = subagent.StopMaxTokens // the stop reason says it all
+		case wrap.StopAborted:
+			res.StopReason = subagent.StopAborted // a remote cancel: likewise
+		default:
+			res.StopReason = subagent.StopError
+			res.Diagnostic = diag(subagent.StageRun, subagent.CategoryChildError, subagent.StopError, code, signal)
+		}
+	case w.Cancelled && errors.Is(cause, errTimeout):
+		res.StopReason = subagent.StopAborted
+		res.Diagnostic = diag(subagent.StageRun, subagent.CategoryTimeout, subagent.StopAborted, nil, "")
+	case w.Cancelled:
+		res.StopReason = subagent.StopAborted // local or parent cancel: no diagnostic
+	case w.ProtocolErrors > 0:
+		res.StopReason = subagent.StopError
+		res.Diagnostic = diag(subagent.StageRun, subagent.CategoryProtocol, subagent.StopError, code, signal)
+	case signal != "":
+		res.StopReason = subagent.StopError
+		res.Diagnostic = diag(subagent.StageProcess, subagent.CategoryProcessExit, subagent.StopError, nil, signal)
+	default:
+		res.StopReason = subagent.StopError
+		res.Diagnostic = diag(subagent.StageRun, subagent.CategoryMissingTerminal, subagent.StopError, code, "")
+	}
+	return res
+}
+
+// usage converts pi's counts: its input excludes cache reads and writes,
+// reins's InputTokens is the whole prompt.
+func usage(u *wrap.Usage) llm.Usage {
+	if u == nil {
+		return llm.Usage{}
+	}
+	return llm.Usage{
+		InputTokens:     int(u.Input + u.CacheRead + u.CacheWrite),
+		OutputTokens:    int(u.Output),
+		CacheReadTokens: int(u.CacheRead),
+	}
+}

@@ -1,0 +1,236 @@
+package reinschild_test
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/reinsdev/reins/internal/sdkserver/sdkfake"
+	"github.com/reinsdev/reins/internal/session"
+)
+
+// parent is a harness session whose model is a scripted server over real
+// HTTP, in a workspace with agent definitions.
+type parent struct {
+	h    *harness.Harness
+	s    *harness.Session
+	srv  *mock.Server
+	home string
+	cwd  string
+	mark string
+}
+
+func newParent(t *testing.T, script string, agents map[string]string) *parent {
+	t.Helper()
+	sc, err := mock.Parse([]byte(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, srv, stop := mock.StartTest(sc)
+	t.Cleanup(stop)
+	p := &parent{srv: srv, home: t.TempDir(), cwd: t.TempDir(), mark: sdkfake.NewMark(t.Name())}
+	files := map[string]string{
+		"hello.txt":          "hi\n",
+		".reins/config.yaml": "providers:\n  openai:\n    retry: {maxRetries: 0, initialDelay: 1ms, maxDelay: 1ms, jitter: 0}\n",
+	}
+	for name, body := range agents {
+		body = strings.NewReplacer("$HOME", p.home, "$MARK", p.mark, "$CANARY", canary).Replace(body)
+		files[".reins/agents/"+name+".md"] = body
+	}
+	for name, body := range files {
+		path := filepath.Join(p.cwd, name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.h, err = harness.New(harness.Options{Home: p.home, Cwd: p.cwd, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := p.h.ResolveModel("openai/test", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.s, err = p.h.NewSession(harness.SessionOptions{Model: m, System: "parent system prompt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.s.Close()
+		p.h.Close()
+		noLeftovers(t, p.mark)
+	})
+	return p
+}
+
+func (p *parent) events(t *testing.T) []session.Event {
+	t.Helper()
+	p.s.Log.Flush()
+	ld, err := session.Load(p.s.Log.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ld.Events
+}
+
+func decodeAll[T any](t *testing.T, events []session.Event, typ string) []T {
+	t.Helper()
+	var out []T
+	for _, e := range events {
+		if e.Type == typ {
+			var d T
+			if err := e.Decode(&d); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// The real runtime as a child: the agent names no command, so the child is
+// this (test) executable — the running reins — with args ["sdk"]; its env
+// makes the test binary serve the runtime. The parent's tool result carries
+// the child's answer; the child's session sits in the tree under the
+// parent.
+const realChildAgent = `---
+name: helper
+description: a reins child
+provider: reins
+env:
+  REINS_TEST_AS_SDK: "1"
+  REINS_HOME: $HOME
+  REINS_TEST_MARK: $MARK
+---
+You are a careful helper.
+`
+
+func TestParentDelegatesToRealRuntime(t *testing.T) {
+	p := newParent(t, `
+replies:
+  - match: delegate-now
+    toolCalls:
+      - {id: p1, name: subagent, arguments: {description: ask the child, agent: helper, prompt: "CHILD-TASK list the files"}}
+  - match: CHILD-TASK
+    toolCalls:
+      - {id: c1, name: ls, arguments: {}}
+  - match: hello.txt
+    text: the child saw hello.txt
+  - match: the child saw
+    text: parent done
+`, map[string]string{"helper": realChildAgent})
+	res := p.s.Run(context.Background(), "delegate-now")
+	if res.Reason != session.ReasonCompleted {
+		t.Fatalf("parent turn %+v", res)
+	}
+	events := p.events(t)
+	results := decodeAll[session.ToolResult](t, events, session.TypeToolResult)
+	if len(results) != 1 || results[0].Content != "the child saw hello.txt" || results[0].IsError {
+		t.Fatalf("parent tool results %+v", results)
+	}
+	starts := decodeAll[session.SubagentStart](t, events, session.TypeSubagentStart)
+	ends := decodeAll[session.SubagentEnd](t, events, session.TypeSubagentEnd)
+	if len(starts) != 1 || len(ends) != 1 || starts[0].Provider != "reins" || ends[0].StopReason != "completed" ||
+		ends[0].LastAssistantMessage == nil || ends[0].LastAssistantMessage.Text() != "the child saw hello.txt" || ends[0].Diagnostic != "" {
+		t.Fatalf("subagent events %+v %+v", starts, ends)
+	}
+	if ends[0].Usage == nil || ends[0].Usage.InputTokens == 0 {
+		t.Errorf("child usage not reported: %+v", ends[0].Usage)
+	}
+	child, err := session.Load(filepath.Join(p.home, "sessions", starts[0].ChildSession, session.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if child.Header.ParentSession != p.s.Log.Header().ID || child.Header.DelegationDepth != 1 || child.Header.Origin != session.OriginSubagent || child.Header.Cwd != p.cwd {
+		t.Errorf("child header %+v", child.Header)
+	}
+	// The child ran with the agent definition's system prompt.
+	reqs := p.srv.Requests()
+	if len(reqs) != 4 || !strings.Contains(string(reqs[1].Body), "You are a careful helper.") {
+		t.Errorf("child request %d: %s", len(reqs), reqs[1].Body)
+	}
+}
+
+// The leak test through a parent: children that write a canary to stderr,
+// into error messages and into protocol payloads. The canary reaches no
+// tool result, diagnostic or session event — only the host log.
+func TestCanaryStaysInTheHostLog(t *testing.T) {
+	agent := func(name, scenario string) string {
+		return `---
+name: ` + name + `
+description: a failing reins child
+provider: reins
+env:
+  REINS_FAKE_SDK: "` + scenario + `"
+  REINS_FAKE_CANARY: $CANARY
+  REINS_FAKE_GRANDCHILD: "1"
+  REINS_TEST_MARK: $MARK
+---
+`
+	}
+	p := newParent(t, `
+replies:
+  - match: fan-out
+    toolCalls:
+      - {id: a, name: subagent, arguments: {description: crash, agent: crasher, prompt: task one}}
+      - {id: b, name: subagent, arguments: {description: error turn, agent: erring, prompt: task two}}
+      - {id: c, name: subagent, arguments: {description: bad init, agent: refuser, prompt: task three}}
+      - {id: d, name: subagent, arguments: {description: odd reason, agent: odd, prompt: task four}}
+  - match: Error
+    text: parent done
+`, map[string]string{
+		"crasher": agent("crasher", sdkfake.ScenarioCrashExit),
+		"erring":  agent("erring", "turn:error"),
+		"refuser": agent("refuser", sdkfake.ScenarioErrorInit),
+		"odd":     agent("odd", "turn:weird"),
+	})
+	res := p.s.Run(context.Background(), "fan-out")
+	if res.Reason != session.ReasonCompleted {
+		t.Fatalf("parent turn %+v", res)
+	}
+	results := decodeAll[session.ToolResult](t, p.events(t), session.TypeToolResult)
+	want := []string{
+		"Error: subagent run failed\nDiagnostic: " + line("session-run", "transport", "error", "exit code: 3") + "\nPartial output before the run ended:\npartial answer",
+		"Error: subagent run failed\nDiagnostic: " + line("session-run", "child-error", "error") + "\nPartial output before the run ended:\npartial answer",
+		"Error: subagent run failed\nDiagnostic: " + line("initialize", "protocol", "error"),
+		"Error: subagent run failed\nDiagnostic: " + line("session-run", "child-unknown", "error") + "\nPartial output before the run ended:\npartial answer",
+	}
+	if len(results) != len(want) {
+		t.Fatalf("tool results %+v", results)
+	}
+	for i, r := range results {
+		if r.Content != want[i] || !r.IsError {
+			t.Errorf("tool result %d:\n%s\nwant\n%s", i, r.Content, want[i])
+		}
+	}
+	p.s.Close()
+	p.h.Close()
+	found := false
+	filepath.WalkDir(p.home, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inLog := strings.HasPrefix(path, filepath.Join(p.home, "logs")+string(filepath.Separator))
+		has := strings.Contains(string(b), canary)
+		switch {
+		case has && inLog:
+			found = true
+		case has:
+			t.Errorf("the canary reached %s", path)
+		}
+		return nil
+	})
+	if !found {
+		t.Error("the canary is not in the host log: the children did not emit it, or raw causes are lost")
+	}
+}

@@ -1,0 +1,377 @@
+// Package reinschild is the `reins` subagent provider: a child that is
+// another reins, run as `reins sdk` (SPEC §9) through the public sdk
+// client. The child's session/events are folded with the one output rule,
+// its last turn/end becomes the stop reason, and every failure becomes a
+// fixed diagnostic line (SPEC §7) derived from closed facts only: typed sdk
+// errors, the child's closed turn-end reason, the observed exit code and
+// signal. Raw causes — error messages, the child's stderr, payloads — go to
+// the host log and nowhere else.
+package reinschild
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/sdk"
+)
+
+// DefaultRequestTimeout bounds the initialize handshake and the prompt
+// receipt: a runtime that does not answer those is not going to work.
+const DefaultRequestTimeout = time.Minute
+
+// Options configure the provider.
+type Options struct {
+	// Command is the runtime executable when the agent definition names
+	// none; empty means the running reins executable.
+	Command string
+	// Args are the runtime's arguments when the agent definition gives
+	// none; nil means ["sdk"].
+	Args []string
+	// Model is the parent's PROVIDER/MODEL, the child's model when its
+	// agent definition names none; BaseURL the parent's --base-url, passed
+	// when the child's model is on the parent's provider.
+	Model     string
+	BaseURL   string
+	MaxTokens int
+	// Logf is the host log: the one place raw causes go.
+	Logf func(format string, args ...any)
+
+	// Timing; zero values mean the sdk client's defaults (RequestTimeout:
+	// DefaultRequestTimeout).
+	RequestTimeout  time.Duration
+	ShutdownTimeout time.Duration
+	CancelGrace     time.Duration
+	TeardownGrace   time.Duration
+	TeardownTerm    time.Duration
+}
+
+// New returns the provider.
+func New(o Options) subagent.Provider { return &provider{o: o} }
+
+type provider struct{ o Options }
+
+func (p *provider) logf(format string, args ...any) {
+	if p.o.Logf != nil {
+		p.o.Logf(format, args...)
+	}
+}
+
+// diag is a reins-provider diagnostic.
+func diag(stage, category, stop string) subagent.Diagnostic {
+	return subagent.Diagnostic{Provider: config.ProviderReins, Stage: stage, Category: category, StopReason: stop}
+}
+
+// shutdownFact is the fixed line of a cleanup that could not be confirmed.
+var shutdownFact = diag(subagent.StageShutdown, subagent.CategoryUnknown, subagent.StopError)
+
+// classify maps an error of the sdk client to a diagnostic of stage: typed
+// errors only, never their text. A transport failure carries the observed
+// exit code or signal.
+func classify(stage string, err error) subagent.Diagnostic {
+	d := diag(stage, subagent.CategoryUnknown, subagent.StopError)
+	var (
+		spawn     *sdk.SpawnError
+		transport *sdk.TransportClosedError
+		protocol  *sdk.ProtocolError
+	)
+	switch {
+	case errors.As(err, &spawn) && stage == subagent.StageInitialize:
+		d.Category = subagent.CategoryConfiguration
+	case errors.As(err, &transport):
+		d.Category = subagent.CategoryTransport
+		if transport.Exited {
+			if transport.Signal != "" {
+				d.Signal = transport.Signal
+			} else {
+				code := transport.ExitCode
+				d.ExitCode = &code
+			}
+		}
+	case errors.As(err, &protocol):
+		d.Category = subagent.CategoryProtocol
+	}
+	return d
+}
+
+// hostDetail is what the host log gets beyond err.Error(): the untrusted
+// text the typed errors keep in fields.
+func hostDetail(err error) string {
+	var parts []string
+	var transport *sdk.TransportClosedError
+	if errors.As(err, &transport) && transport.Stderr != "" {
+		parts = append(parts, fmt.Sprintf("stderr tail: %q", transport.Stderr))
+	}
+	var protocol *sdk.ProtocolError
+	if errors.As(err, &protocol) && protocol.Message != "" {
+		parts = append(parts, fmt.Sprintf("runtime message: %q", protocol.Message))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// startError is a failed start: its diagnostic (left out when the caller
+// cancelled the start) plus the shutdown fact when rolling back could not
+// be confirmed.
+func (p *provider) startError(ctx context.Context, req subagent.Request, d subagent.Diagnostic, err error, cleanupFailed bool) error {
+	p.logf("reins subagent %s (%s) failed to start: %v %s", req.RunID, req.Agent.Name, err, hostDetail(err))
+	var lines []string
+	if ctx.Err() == nil {
+		lines = append(lines, d.String())
+	}
+	if cleanupFailed {
+		lines = append(lines, shutdownFact.String())
+	}
+	return &subagent.StartError{Diagnostic: strings.Join(lines, "\n"), Err: err}
+}
+
+// Start launches `reins sdk`, initializes it and sends the task; the run is
+// published once the child has accepted it. A failed start has torn down
+// what it started.
+func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Run, error) {
+	ag := req.Agent
+	configErr := func(err error) error {
+		return p.startError(ctx, req, diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError), err, false)
+	}
+	if fi, err := os.Stat(req.Cwd); err != nil || !fi.IsDir() {
+		if err == nil {
+			err = errors.New("not a directory")
+		}
+		return nil, configErr(fmt.Errorf("workspace %s: %w", req.Cwd, err))
+	}
+	command, args := ag.Command, ag.Args
+	if command == "" {
+		command = p.o.Command
+	}
+	if command == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, configErr(fmt.Errorf("locating the reins executable: %w", err))
+		}
+		command = exe
+	}
+	if len(args) == 0 {
+		args = p.o.Args
+	}
+	if args == nil {
+		args = []string{"sdk"}
+	}
+	model, base := ag.Model, ""
+	if model == "" {
+		model = p.o.Model
+	}
+	if model != "" && p.o.Model != "" && providerOf(model) == providerOf(p.o.Model) {
+		base = p.o.BaseURL
+	}
+	reqTimeout := p.o.RequestTimeout
+	if reqTimeout == 0 {
+		reqTimeout = DefaultRequestTimeout
+	}
+	client, err := sdk.Start(ctx, sdk.Options{
+		Command: command, Args: args, Env: childEnv(os.Environ(), ag.Env), Dir: req.Cwd,
+		Initialize: sdk.InitializeParams{
+			Cwd: req.Cwd, Model: model, MaxTokens: p.o.MaxTokens, BaseURL: base,
+			Permission: string(req.Permission), SystemPrompt: ag.SystemPrompt, Tools: ag.Tools,
+			ParentSession: req.ParentSession, DelegationDepth: req.Depth,
+		},
+		RequestTimeout: reqTimeout, ShutdownTimeout: p.o.ShutdownTimeout, CancelGrace: p.o.CancelGrace,
+		TeardownGrace: p.o.TeardownGrace, TeardownTerm: p.o.TeardownTerm,
+		Logf: p.o.Logf,
+	})
+	if err != nil {
+		return nil, p.startError(ctx, req, classify(subagent.StageInitialize, err), err, errors.Is(err, sdk.ErrNotQuiescent))
+	}
+	pending, err := client.Prompt(ctx, "", []sdk.Block{{Type: "text", Text: req.Prompt}})
+	if err != nil {
+		cerr := client.Close()
+		if cerr != nil {
+			p.logf("reins subagent %s: rollback: %v", req.RunID, cerr)
+		}
+		return nil, p.startError(ctx, req, classify(subagent.StageSessionRun, err), err, cerr != nil)
+	}
+	r := &run{p: p, req: req, client: client, pending: pending, done: make(chan struct{})}
+	r.ctx, r.cancel = context.WithCancelCause(context.Background())
+	if t := ag.Timeout; t > 0 {
+		r.timer = time.AfterFunc(t, func() { r.cancel(agent.ErrAbortedByTimeout) })
+	}
+	go func() {
+		defer close(r.done)
+		r.res, r.err = pending.Wait(r.ctx)
+	}()
+	return r, nil
+}
+
+func providerOf(spec string) string {
+	prov, _, _ := strings.Cut(spec, "/")
+	return prov
+}
+
+// childEnv is the parent's environment with the agent definition's env
+// added (replacing same-named variables).
+func childEnv(parent []string, add map[string]string) []string {
+	if len(add) == 0 {
+		return parent
+	}
+	env := slices.DeleteFunc(slices.Clone(parent), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		_, ok := add[k]
+		return ok
+	})
+	keys := make([]string, 0, len(add))
+	for k := range add {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		env = append(env, k+"="+add[k])
+	}
+	return env
+}
+
+type run struct {
+	p       *provider
+	req     subagent.Request
+	client  *sdk.Client
+	pending *sdk.Pending
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	timer  *time.Timer
+	done   chan struct{}
+	res    *sdk.Result
+	err    error
+
+	disposeOnce sync.Once
+	disposeErr  error
+}
+
+func (r *run) Session() string { return r.pending.SessionID }
+
+func (r *run) Wait(ctx context.Context) subagent.Result {
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		r.cancel(agent.ErrAbortedByParent)
+		<-r.done
+	}
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	return r.settle()
+}
+
+func (r *run) Cancel() { r.cancel(agent.ErrAbortedByUser) }
+
+// Dispose cancels the run if it is still going and tears the runtime down
+// (shutdown request, then the ladder). Its error is for the host log.
+func (r *run) Dispose() error {
+	r.disposeOnce.Do(func() {
+		r.cancel(agent.ErrAbortedByParent)
+		<-r.done
+		if r.timer != nil {
+			r.timer.Stop()
+		}
+		r.disposeErr = r.client.Close()
+	})
+	return r.disposeErr
+}
+
+// Turn-end reasons a reins child may report beyond SPEC §4's own: a
+// runtime that disposed of its session mid-turn.
+const (
+	reasonDisposed = "disposed"
+	byDisposed     = "disposed"
+)
+
+// settle turns what the child said into a Result.
+func (r *run) settle() subagent.Result {
+	events := r.res.Events
+	var (
+		fold  subagent.Fold
+		usage llm.Usage
+		end   *session.TurnEnd
+	)
+	for _, e := range events {
+		se := session.Event{Type: e.Type, Seq: e.Seq, Time: e.Time, Data: e.Data}
+		fold.Push(se)
+		switch e.Type {
+		case session.TypeTurnEnd:
+			var d session.TurnEnd
+			if se.Decode(&d) == nil {
+				end = &d
+				if d.Usage != nil {
+					usage = usage.Add(*d.Usage)
+				}
+			} else {
+				end = &session.TurnEnd{} // no reason we know: child-unknown
+			}
+		case session.TypeSubagentEnd:
+			var d session.SubagentEnd
+			if se.Decode(&d) == nil && d.Usage != nil {
+				usage = usage.Add(*d.Usage)
+			}
+		}
+	}
+	res := subagent.Result{Output: fold.Collect(), Usage: usage}
+	var cause error
+	if r.ctx.Err() != nil {
+		cause = context.Cause(r.ctx)
+	}
+	timedOut := errors.Is(cause, agent.ErrAbortedByTimeout)
+	aborted := func() subagent.Result {
+		res.StopReason = subagent.StopAborted
+		if timedOut {
+			res.Diagnostic = diag(subagent.StageSessionRun, subagent.CategoryTimeout, subagent.StopAborted).String()
+		}
+		return res
+	}
+	fail := func(category string) subagent.Result {
+		res.StopReason = subagent.StopError
+		res.Diagnostic = diag(subagent.StageSessionRun, category, subagent.StopError).String()
+		return res
+	}
+	if r.err != nil {
+		if cause != nil {
+			return aborted()
+		}
+		r.p.logf("reins subagent %s (%s): %v %s", r.req.RunID, r.req.Agent.Name, r.err, hostDetail(r.err))
+		res.StopReason = subagent.StopError
+		res.Diagnostic = classify(subagent.StageSessionRun, r.err).String()
+		return res
+	}
+	if end == nil {
+		return fail(subagent.CategoryMissingTerminal)
+	}
+	switch end.Reason {
+	case session.ReasonCompleted:
+		res.StopReason = subagent.StopCompleted
+	case session.ReasonMaxTokens:
+		res.StopReason = subagent.StopMaxTokens
+	case session.ReasonRefusal:
+		res.StopReason = subagent.StopRefusal
+	case session.ReasonAborted:
+		if end.By == byDisposed {
+			res.StopReason = subagent.StopAborted
+			res.Diagnostic = diag(subagent.StageSessionRun, subagent.CategoryChildDisposed, subagent.StopAborted).String()
+			return res
+		}
+		return aborted()
+	case session.ReasonError, session.ReasonInterrupted:
+		return fail(subagent.CategoryChildError)
+	case reasonDisposed:
+		return fail(subagent.CategoryChildDisposed)
+	default:
+		r.p.logf("reins subagent %s (%s): unknown child turn-end reason %q", r.req.RunID, r.req.Agent.Name, end.Reason)
+		return fail(subagent.CategoryChildUnknown)
+	}
+	return res
+}
