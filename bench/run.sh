@@ -31,7 +31,7 @@ command -v go >/dev/null || { echo "bench/run.sh: needs Go (go.mod's version)" >
 
 echo "building reins (-trimpath -ldflags=-s) and benchrun..." >&2
 mkdir -p bench/bin
-go build -trimpath -ldflags=-s -o bench/bin/reins ./cmd/reins
+CGO_ENABLED=0 go build -trimpath -ldflags=-s -o bench/bin/reins ./cmd/reins
 go build -o bench/bin/benchrun ./bench/cmd/benchrun
 
 if command -v npm >/dev/null; then

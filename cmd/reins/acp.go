@@ -74,6 +74,13 @@ func acpMain(ctx context.Context, s *streams, f *acpFlags) error {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	// An editor that goes away mid-turn must not kill reins with SIGPIPE
+	// before the turn is ended and the log closed: a handled SIGPIPE makes
+	// writes to the closed stdout fail instead. (Handled, not ignored: an
+	// ignored signal would be inherited by the commands the bash tool runs.)
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 	stop := make(chan struct{})
 	gotSig := make(chan os.Signal, 1)
 	go func() {

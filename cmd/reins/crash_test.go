@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ import (
 // crashScript is a run long enough to be killed anywhere: seven model
 // requests streamed in small delayed chunks, six of them asking for tools
 // (read, write, ls and glob together, grep, edit, read), and one step
-// streaming ~160 KiB of text with no delay, so the log's write buffer
+// streaming ~96 KiB of text with no delay, so the log's write buffer
 // spills mid-line between flushes and a kill can leave half a line.
 func crashScript() *mock.Script {
 	args := func(v any) json.RawMessage {
@@ -35,7 +36,7 @@ func crashScript() *mock.Script {
 		return r
 	}
 	var big strings.Builder
-	for i := 0; big.Len() < 160<<10; i++ {
+	for i := 0; big.Len() < 96<<10; i++ {
 		fmt.Fprintf(&big, "line %d of a long answer that fills the log's buffer; ", i)
 	}
 	return &mock.Script{Replies: []mock.Reply{
@@ -48,7 +49,7 @@ func crashScript() *mock.Script {
 				{ID: "c3", Name: "ls", Arguments: args(map[string]string{})},
 				{ID: "c4", Name: "glob", Arguments: args(map[string]string{"pattern": "**/*.txt"})},
 			}}),
-		{Text: big.String(), Chunk: 128,
+		{Text: big.String(), Chunk: 256,
 			ToolCalls: []mock.ToolCall{{ID: "c5", Name: "grep", Arguments: args(map[string]string{"pattern": "milk"})}}},
 		slow(mock.Reply{Text: "Fixing a word.",
 			ToolCalls: []mock.ToolCall{{ID: "c6", Name: "edit", Arguments: args(map[string]string{"path": "out/summary.txt", "old_string": "eggs", "new_string": "bread"})}}}),
@@ -196,8 +197,11 @@ func TestCrashConsistency(t *testing.T) {
 	for n := 1; n <= 7; n++ {
 		points = append(points, atRequest(n))
 	}
-	for _, frac := range []float64{0.002, 0.005, 0.01, 0.02, 0.3, 0.6, 0.8, 0.9} {
-		points = append(points, atLines(max(2, int(frac*float64(lines)))))
+	for _, n := range []int{2, 6, 12, 25} {
+		points = append(points, atLines(n))
+	}
+	for _, frac := range []float64{0.3, 0.6, 0.8, 0.9} {
+		points = append(points, atLines(int(frac*float64(lines))))
 	}
 	for _, frac := range []float64{0.1, 0.2, 0.3, 0.4, 0.55, 0.7, 0.85, 0.93} {
 		points = append(points, atBytes(int(frac*float64(size))))
@@ -207,31 +211,41 @@ func TestCrashConsistency(t *testing.T) {
 		return bytes.Contains(b, []byte(`"type":"turn/end"`))
 	}})
 
-	killed, partial := 0, 0
-	for i, kp := range points {
-		t.Run(fmt.Sprintf("%02d %s", i, kp.name), func(t *testing.T) {
-			r := startCrashRun(t)
-			before, hit := r.killAt(kp)
-			if !hit {
-				t.Logf("the run ended before the kill point")
-				return
-			}
-			killed++
-			path := r.logPath()
-			if bytes.Contains(before, []byte(`"type":"turn/end"`)) {
-				t.Logf("killed after turn/end")
-			}
-			after, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(after) > 0 && after[len(after)-1] != '\n' {
-				partial++
-			}
-			ld := checkRepair(t, after, path, before)
-			checkResume(t, r.home, ld)
-		})
-	}
+	// The kill points run two at a time: each is its own reins, server,
+	// home and workspace.
+	var (
+		mu              sync.Mutex
+		killed, partial int
+	)
+	t.Run("kill", func(t *testing.T) {
+		for i, kp := range points {
+			t.Run(fmt.Sprintf("%02d %s", i, kp.name), func(t *testing.T) {
+				t.Parallel()
+				r := startCrashRun(t)
+				before, hit := r.killAt(kp)
+				if !hit {
+					t.Logf("the run ended before the kill point")
+					return
+				}
+				path := r.logPath()
+				if bytes.Contains(before, []byte(`"type":"turn/end"`)) {
+					t.Logf("killed after turn/end")
+				}
+				after, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mu.Lock()
+				killed++
+				if len(after) > 0 && after[len(after)-1] != '\n' {
+					partial++
+				}
+				mu.Unlock()
+				ld := checkRepair(t, after, path, before)
+				checkResume(t, r.home, ld)
+			})
+		}
+	})
 	t.Logf("%d of %d kill points hit a running reins; %d left a partial last line", killed, len(points), partial)
 	if killed < 20 {
 		t.Errorf("only %d kill points hit a running reins, want at least 20", killed)

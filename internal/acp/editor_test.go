@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/reinsdev/reins/internal/harness"
@@ -36,6 +38,7 @@ func serveForTest() int {
 		return 2
 	}
 	defer h.Close()
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) // as reins acp does
 	perm := tool.Permission(os.Getenv("REINS_ACP_PERMISSION"))
 	if err := Serve(context.Background(), Options{Base: h, Model: "mock/test", Permission: perm, Version: "test"}, os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -206,7 +209,7 @@ func runEditor(t *testing.T, workspace, home string) transcript {
 	if err := json.Unmarshal(stdout.Bytes(), &tr); err != nil {
 		t.Fatalf("transcript: %v\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
-	if len(tr.Connections) != 2 {
+	if len(tr.Connections) != 3 {
 		t.Fatalf("transcript has %d connections", len(tr.Connections))
 	}
 	return tr
@@ -436,6 +439,23 @@ func TestEditorDrivesReinsACP(t *testing.T) {
 		}
 		if turns != 8 { // seven prompts in the first connection, one after the load
 			t.Errorf("the session log has %d turns, want 8", turns)
+		}
+	})
+
+	t.Run("an editor hanging up mid-turn ends the turn", func(t *testing.T) {
+		var r struct{ SessionID string }
+		json.Unmarshal(stepNamed(t, tr.Connections[2].Steps, "prompt-then-hang-up").Result, &r)
+		ld, err := session.Load(filepath.Join(home, "sessions", r.SessionID, session.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ld.Repair.Repaired() {
+			t.Errorf("the log needed repair: %+v", ld.Repair)
+		}
+		last := ld.Events[len(ld.Events)-1]
+		var end session.TurnEnd
+		if last.Type != session.TypeTurnEnd || last.Decode(&end) != nil || end.Reason != session.ReasonAborted {
+			t.Errorf("last event %s %s", last.Type, last.Data)
 		}
 	})
 

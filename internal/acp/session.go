@@ -99,26 +99,21 @@ func (a *acpSession) claim(name string, args json.RawMessage, mark func(*pending
 }
 
 // flush sends every queued event's updates, in order.
-func (a *acpSession) flush() {
+func (a *acpSession) flush() { a.send() }
+
+// send flushes what is queued, then sends us, with nothing in between.
+func (a *acpSession) send(us ...sdk.SessionUpdate) {
 	a.sendMu.Lock()
 	defer a.sendMu.Unlock()
 	a.qmu.Lock()
 	events := a.queue
 	a.queue = nil
 	a.qmu.Unlock()
-	var us []sdk.SessionUpdate
+	var queued []sdk.SessionUpdate
 	for _, e := range events {
-		us = append(us, a.tr.updates(e)...)
+		queued = append(queued, a.tr.updates(e)...)
 	}
-	a.sendLocked(coalesce(us))
-}
-
-// send flushes what is queued, then sends us.
-func (a *acpSession) send(us ...sdk.SessionUpdate) {
-	a.flush()
-	a.sendMu.Lock()
-	defer a.sendMu.Unlock()
-	a.sendLocked(us)
+	a.sendLocked(append(coalesce(queued), us...))
 }
 
 func (a *acpSession) sendLocked(us []sdk.SessionUpdate) {

@@ -70,13 +70,16 @@ type toolCall struct {
 func describe(workspace, id, name, args string, live bool) *toolCall {
 	c := &toolCall{id: id, name: name, args: args, kind: KindOf(name), title: name}
 	var a toolArgs
-	if json.Unmarshal([]byte(args), &a) == nil {
-		var raw any
-		_ = json.Unmarshal([]byte(args), &raw)
-		c.rawInput = raw
-	} else if args != "" {
-		c.rawInput = args
+	if json.Unmarshal([]byte(args), &a) != nil {
+		// Arguments the tool will refuse: show them as the model sent them.
+		if args != "" {
+			c.rawInput = args
+		}
+		return c
 	}
+	var raw any
+	_ = json.Unmarshal([]byte(args), &raw)
+	c.rawInput = raw
 	abs := ""
 	if a.Path != "" {
 		abs = a.Path

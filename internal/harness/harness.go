@@ -120,14 +120,17 @@ func (h *Harness) Logf(format string, args ...any) {
 	h.logOnce.Do(func() {
 		dir := filepath.Join(h.Home, "logs")
 		if os.MkdirAll(dir, 0o755) == nil {
-			h.logFile, _ = os.OpenFile(filepath.Join(dir, "reins.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+			f, _ := os.OpenFile(filepath.Join(dir, "reins.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+			h.logMu.Lock()
+			h.logFile = f
+			h.logMu.Unlock()
 		}
 	})
+	h.logMu.Lock()
+	defer h.logMu.Unlock()
 	if h.logFile == nil {
 		return
 	}
-	h.logMu.Lock()
-	defer h.logMu.Unlock()
 	fmt.Fprintf(h.logFile, "%s "+format+"\n", append([]any{time.Now().UTC().Format(time.RFC3339Nano)}, args...)...)
 }
 

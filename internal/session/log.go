@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bufio"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -27,7 +26,8 @@ const FileName = defaultSessionLogName
 type Log struct {
 	mu      sync.Mutex
 	f       *os.File
-	w       *bufio.Writer
+	buf     []byte // appended lines not yet written (see writeLocked)
+	werr    error  // the first write error: every later write fails with it
 	header  Header
 	path    string
 	next    int64
@@ -36,7 +36,6 @@ type Log struct {
 	closed  bool
 	now     func() time.Time
 	observe func(Header, Event)
-	line    []byte // reused by writeLocked
 }
 
 // Options configure a new or reopened Log.
@@ -78,9 +77,8 @@ func Create(root string, h Header, opts Options) (*Log, error) {
 		f.Close()
 		return nil, err
 	}
-	l.w.Write(line)
-	l.w.WriteByte('\n')
-	if err := l.w.Flush(); err != nil {
+	l.buf = append(append(l.buf, line...), '\n')
+	if err := l.flushLocked(); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("session: write header: %w", err)
 	}
@@ -93,7 +91,7 @@ func newLog(f *os.File, path string, h Header, next int64, openTurn, lastTurn in
 		now = time.Now
 	}
 	return &Log{
-		f: f, w: bufio.NewWriterSize(f, 64<<10), header: h, path: path,
+		f: f, header: h, path: path,
 		next: next, openTrn: openTurn, lastTrn: lastTurn, now: now, observe: opts.Observe,
 	}
 }
@@ -213,35 +211,68 @@ func (l *Log) Append(typ string, data any) (Event, error) {
 	return e, nil
 }
 
-// writeLocked writes e as one line. fresh says e.Data came from
-// json.Marshal (Append): compact and HTML-escaped already, so the line is
-// built by hand into a reused buffer instead of json.Marshal(e), which would
-// allocate the line and scan e.Data again. The bytes are exactly what
-// json.Marshal(e) writes (TestEventLineMatchesMarshal).
+// writeLocked appends e as one line to the buffer, writing the buffer out
+// once it holds flushAt bytes. The buffer grows with what a step writes
+// (a short child session never holds more than a few KiB, where a fixed
+// bufio.Writer held 64 KiB each) and is reused, so an append allocates
+// nothing here.
+//
+// fresh says e.Data came from json.Marshal (Append): compact and
+// HTML-escaped already, so the line is built by hand instead of by
+// json.Marshal(e), which would allocate it and scan e.Data again. The bytes
+// are exactly what json.Marshal(e) writes (TestEventLineMatchesMarshal).
 func (l *Log) writeLocked(e Event, fresh bool) error {
-	var line []byte
-	var err error
+	if l.werr != nil {
+		return fmt.Errorf("session: append: %w", l.werr)
+	}
 	if fresh {
-		line, err = appendEventLine(l.line[:0], e)
+		var err error
+		if l.buf, err = appendEventLine(l.buf, e); err != nil {
+			return err
+		}
 	} else {
-		line, err = json.Marshal(e)
-		line = append(line, '\n')
+		line, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		l.buf = append(append(l.buf, line...), '\n')
 	}
-	if err != nil {
-		return err
-	}
-	if cap(line) <= maxKeptLine {
-		l.line = line
-	}
-	if _, err := l.w.Write(line); err != nil {
-		return fmt.Errorf("session: append: %w", err)
+	if len(l.buf) >= flushAt {
+		if err := l.flushLocked(); err != nil {
+			return fmt.Errorf("session: append: %w", err)
+		}
 	}
 	return nil
 }
 
-// maxKeptLine bounds the line buffer a Log keeps between appends, so one
-// huge event does not pin its size for the log's lifetime.
-const maxKeptLine = 64 << 10
+// flushAt is how many buffered bytes force a write between flushes.
+const flushAt = 64 << 10
+
+// flushLocked writes the buffer to the file. A buffer grown past
+// maxKeptBuf by one huge event is released rather than kept for the log's
+// lifetime.
+func (l *Log) flushLocked() error {
+	if l.werr != nil {
+		return l.werr
+	}
+	if len(l.buf) > 0 {
+		n, err := l.f.Write(l.buf)
+		if err != nil {
+			l.werr = err
+			l.buf = l.buf[n:]
+			return err
+		}
+	}
+	if cap(l.buf) > maxKeptBuf {
+		l.buf = nil
+	} else {
+		l.buf = l.buf[:0]
+	}
+	return nil
+}
+
+// maxKeptBuf bounds the buffer a Log keeps between flushes.
+const maxKeptBuf = 128 << 10
 
 // appendEventLine appends e, whose Data is json.Marshal output, as JSON and
 // a newline to b.
@@ -284,7 +315,7 @@ func (l *Log) Flush() error {
 	if l.closed {
 		return nil
 	}
-	return l.w.Flush()
+	return l.flushLocked()
 }
 
 // Close flushes and closes the file. It is idempotent.
@@ -295,7 +326,7 @@ func (l *Log) Close() error {
 		return nil
 	}
 	l.closed = true
-	err := l.w.Flush()
+	err := l.flushLocked()
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
 	}

@@ -99,7 +99,13 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		return Result{Content: fmt.Sprintf("%s is empty", *a.Path)}
 	}
 
-	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), f), 64<<10)
+	// A small file needs no 64 KiB buffer (reads of small files are the
+	// common case, and children run many at once).
+	bufSize := 64 << 10
+	if fi.Size() < int64(bufSize) {
+		bufSize = int(fi.Size()) + 1
+	}
+	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), f), bufSize)
 	var b strings.Builder
 	n, shown := 0, 0
 	for {

@@ -14,6 +14,8 @@ import (
 // workload's workspace as its working directory.
 type harness struct {
 	name string
+	// script names the scripts and tools this harness uses (default name).
+	script string
 	// missing says why the harness cannot run here ("" when it can).
 	missing string
 	// notes are caveats printed under the table.
@@ -36,7 +38,10 @@ func (c *config) harnesses() []*harness {
 		os.MkdirAll(h.home, 0o755)
 		hs = append(hs, h)
 	}
-	add(c.reinsHarness())
+	add(c.reinsHarness("reins", c.reins))
+	if c.compare != "" {
+		add(c.reinsHarness("reins-before", c.compare))
+	}
 	add(c.piHarness())
 	add(c.opencodeHarness())
 	add(c.dshHarness())
@@ -61,16 +66,16 @@ func baseEnv(home string, kv ...string) []string {
 	return append(append(env, "HOME="+home, "NO_COLOR=1"), kv...)
 }
 
-func (c *config) reinsHarness() *harness {
-	h := &harness{name: "reins"}
+func (c *config) reinsHarness(name, bin string) *harness {
+	h := &harness{name: name, script: "reins"}
 	h.version = func() *exec.Cmd {
-		cmd := exec.Command(c.reins, "version")
+		cmd := exec.Command(bin, "version")
 		cmd.Env = baseEnv(h.home, "REINS_HOME="+h.home)
 		return cmd
 	}
 	h.task = func(ws, url, prompt string, extra []string) (*exec.Cmd, error) {
 		args := append([]string{"run", "-m", "openai/mock-model", "--base-url", url, "--cwd", ws}, extra...)
-		cmd := exec.Command(c.reins, append(args, prompt)...)
+		cmd := exec.Command(bin, append(args, prompt)...)
 		cmd.Dir = ws
 		cmd.Env = append(baseEnv(h.home, "REINS_HOME="+h.home), "PWD="+ws)
 		return cmd, nil
@@ -173,6 +178,14 @@ func (c *config) dshHarness() *harness {
 		return cmd
 	}
 	return h
+}
+
+// scriptName is the name the harness's scripts and tool table go by.
+func (h *harness) scriptName() string {
+	if h.script != "" {
+		return h.script
+	}
+	return h.name
 }
 
 func writeJSONFile(path string, v any) error {

@@ -25,6 +25,7 @@ import (
 
 type config struct {
 	reins    string // the reins binary under test (also serves mock-llm)
+	compare  string // another reins binary run as "reins-before" (optional)
 	peers    string // bench/peers
 	scripts  string // bench/scripts
 	runs     int
@@ -43,6 +44,7 @@ func main() {
 	var only, harnesses, writeScripts string
 	quick := flag.Bool("quick", false, "3 measured runs per harness instead of -runs")
 	flag.StringVar(&c.reins, "reins", "bench/bin/reins", "the reins binary to measure")
+	flag.StringVar(&c.compare, "compare", "", "also run this reins binary, as reins-before (e.g. a build without a change)")
 	flag.StringVar(&c.peers, "peers", "bench/peers", "the directory holding the peers' node_modules")
 	flag.StringVar(&c.scripts, "scripts", "bench/scripts", "the mock scripts")
 	flag.IntVar(&c.runs, "runs", 9, "measured runs per harness and workload (after one warm-up)")
@@ -66,7 +68,10 @@ func main() {
 	}
 	c.only = set(only)
 	c.harnessF = set(harnesses)
-	for _, p := range []*string{&c.reins, &c.peers, &c.scripts} {
+	for _, p := range []*string{&c.reins, &c.peers, &c.scripts, &c.compare} {
+		if *p == "" {
+			continue
+		}
 		abs, err := filepath.Abs(*p)
 		if err != nil {
 			fatal(err)

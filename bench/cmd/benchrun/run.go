@@ -113,16 +113,16 @@ func run(ctx context.Context, c *config) error {
 			case h.task == nil:
 				continue
 			case w.variants != nil:
-				if h.name != "reins" {
+				if h.scriptName() != "reins" {
 					continue
 				}
-			case w.delegate && harnessTools[h.name].delegate == "":
+			case w.delegate && harnessTools[h.scriptName()].delegate == "":
 				fmt.Fprintf(&report, "| %s | %s | no subagents | | | | |\n", w.name, h.name)
 				continue
 			}
 			if w.variants != nil {
 				for _, v := range w.variants {
-					cs = append(cs, &contender{h: h, v: v, label: "reins: " + v.name, s: &sample{label: v.name}})
+					cs = append(cs, &contender{h: h, v: v, label: h.name + ": " + v.name, s: &sample{label: v.name}})
 				}
 				continue
 			}
@@ -220,11 +220,11 @@ func run(ctx context.Context, c *config) error {
 				derived = append(derived, line)
 			}
 		case "children100":
-			if len(cs) == 2 {
-				b, m := measure.Summarize(cs[0].s.rss), measure.Summarize(cs[1].s.rss)
+			for i := 0; i+1 < len(cs); i += 2 {
+				b, m := measure.Summarize(cs[i].s.rss), measure.Summarize(cs[i+1].s.rss)
 				if b.N > 0 && m.N > 0 {
-					derived = append(derived, fmt.Sprintf("100 concurrent in-process children: %.1f MiB peak − %.1f MiB baseline = %.2f MiB per child",
-						m.Median, b.Median, (m.Median-b.Median)/manyChildren))
+					derived = append(derived, fmt.Sprintf("%s, 100 concurrent in-process children: %.1f MiB peak − %.1f MiB baseline = %.2f MiB per child",
+						cs[i].h.name, m.Median, b.Median, (m.Median-b.Median)/manyChildren))
 				}
 			}
 		}
@@ -281,7 +281,7 @@ func (c *config) once(ctx context.Context, h *harness, w *workload, v variant, w
 		cmd = h.version()
 	} else {
 		var err error
-		script := filepath.Join(c.scripts, w.script+"."+h.name+".yaml")
+		script := filepath.Join(c.scripts, w.script+"."+h.scriptName()+".yaml")
 		if srv, err = startMock(ctx, c.reins, script); err != nil {
 			return measure.Result{}, "", err
 		}

@@ -143,4 +143,19 @@ await connect("second", async (ctx, conn) => {
   await step(conn, "prompt-after-load", () => prompt(ctx, sessionId, "please-recall what happened"));
 });
 
+// The editor goes away in the middle of a turn: reins must end the turn,
+// close its log and exit by itself.
+await connect("hangup", async (ctx, conn) => {
+  await step(conn, "initialize", () =>
+    ctx.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} }),
+  );
+  await step(conn, "new", () => ctx.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] }));
+  const sid = conn.steps.at(-1).result.sessionId;
+  await step(conn, "prompt-then-hang-up", async () => {
+    prompt(ctx, sid, "please-stall after reading").catch(() => {});
+    await waitFor((e) => e.kind === "update" && e.update.sessionUpdate === "tool_call_update" && e.update.status === "completed");
+    return { sessionId: sid };
+  });
+});
+
 process.stdout.write(JSON.stringify(transcript) + "\n");

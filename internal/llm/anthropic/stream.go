@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/wirejson"
 )
 
 // The stream events this adapter reads. Only the fields it uses are declared;
@@ -72,6 +73,9 @@ type translator struct {
 	stopReason string
 	usage      llm.Usage
 	logf       func(format string, args ...any)
+
+	ev      wireEvent   // the event being fed (reused)
+	scratch fastScratch // reused by fastEvent
 }
 
 func newTranslator(logf func(string, ...any)) *translator {
@@ -88,9 +92,16 @@ func (t *translator) feed(name string, data []byte) *llm.Chunk {
 	if name == "" && len(data) == 0 {
 		return nil
 	}
-	var ev wireEvent
-	if err := json.Unmarshal(data, &ev); err != nil {
+	ev := &t.ev
+	*ev = wireEvent{}
+	switch t.fastEvent(data, ev) {
+	case wirejson.Invalid:
 		return t.malformed(name, data)
+	case wirejson.Fallback:
+		*ev = wireEvent{}
+		if err := json.Unmarshal(data, ev); err != nil {
+			return t.malformed(name, data)
+		}
 	}
 	if name == "" {
 		// The event name is authoritative; a stream that omits it still

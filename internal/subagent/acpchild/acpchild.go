@@ -101,6 +101,9 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	if ag == nil {
 		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError).String(), Err: errors.New("acp child: no agent definition")}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, &subagent.StartError{Err: err}
+	}
 	policy, cwd, err := p.check(ag, req.Cwd)
 	if err != nil {
 		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError).String(), Err: err}

@@ -178,6 +178,21 @@ func TestUsageFromPromptResponse(t *testing.T) {
 	}
 }
 
+func TestAgentBodyLeadsThePrompt(t *testing.T) {
+	f := newFixture(t)
+	ag := f.agent("echo", "", map[string]string{"ACP_CHUNKS": "1"})
+	ag.SystemPrompt = "Be brief.\n"
+	r, err := f.provider().Start(context.Background(), f.request(ag, "count"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Wait(context.Background())
+	r.Dispose()
+	if got := text(res); got != "Be brief.\n\ncount#0;" {
+		t.Errorf("the child got %q", got)
+	}
+}
+
 func TestStartFailures(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -349,14 +364,28 @@ func TestParentCancel(t *testing.T) {
 	}
 }
 
-func TestCancelledStartRollsBack(t *testing.T) {
-	f := newFixture(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := f.provider().Start(ctx, f.request(f.agent("success", "", nil), "x"))
-	var se *subagent.StartError
-	if !errors.As(err, &se) || se.Diagnostic != "" {
-		t.Fatalf("err = %v, want a StartError without diagnostic", err)
+// A start the parent cancels — before it began, or while the child never
+// answers initialize — fails without a diagnostic (the manager reports it
+// aborted) and leaves no process.
+func TestCancelledStart(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		timeout time.Duration
+	}{{"before", 0}, {"during the handshake", 500 * time.Millisecond}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			ctx, cancel := context.WithTimeout(context.Background(), tc.timeout)
+			defer cancel()
+			_, err := f.provider().Start(ctx, f.request(f.agent("hang_init", "", nil), "x"))
+			var se *subagent.StartError
+			if !errors.As(err, &se) || se.Diagnostic != "" {
+				t.Fatalf("err = %v, want a StartError without diagnostic", err)
+			}
+			if live := f.alive(); len(live) > 0 {
+				t.Fatalf("Start returned with processes alive: %v", live)
+			}
+		})
 	}
 }
 

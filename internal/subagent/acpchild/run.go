@@ -3,6 +3,7 @@ package acpchild
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -133,7 +134,7 @@ func (r *run) prompt() {
 	unwatch := r.watchExit(pcancel)
 	resp, err := r.conn.Prompt(pctx, sdk.PromptRequest{
 		SessionId: r.sessionID,
-		Prompt:    []sdk.ContentBlock{sdk.TextBlock(r.req.Prompt)},
+		Prompt:    []sdk.ContentBlock{sdk.TextBlock(promptText(r.req))},
 	})
 	unwatch()
 	stop()
@@ -146,6 +147,15 @@ func (r *run) prompt() {
 		r.p.logf("acp child %s (%s): prompt: %v", r.req.RunID, r.req.Agent.Name, err)
 	}
 	r.res = r.settle(resp, err)
+}
+
+// promptText is the task, after the agent file's body when it has one:
+// ACP has no system prompt, so the body's instructions lead the prompt.
+func promptText(req subagent.Request) string {
+	if body := strings.TrimSpace(req.Agent.SystemPrompt); body != "" {
+		return body + "\n\n" + req.Prompt
+	}
+	return req.Prompt
 }
 
 // stopReasons maps the child's closed ACP stop reasons (SPEC §6).

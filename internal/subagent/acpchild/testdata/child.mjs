@@ -175,7 +175,7 @@ async function prompt({ params, client }) {
 
 const app = acp
   .agent({ name: "scripted-child" })
-  .onRequest(acp.methods.agent.initialize, () => ({
+  .onRequest(acp.methods.agent.initialize, () => scenario === "hang_init" ? new Promise(() => {}) : ({
     protocolVersion: Number(env("ACP_PROTOCOL_VERSION", "1")),
     agentCapabilities: {},
     authMethods: [],
