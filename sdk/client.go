@@ -106,6 +106,7 @@ type Client struct {
 	pending     map[int64]*call
 	sessions    map[string][]*Pending // unfinished prompts, FIFO per session
 	failure     error
+	closing     bool // Close has begun: new requests get ErrClosed
 	initialized bool
 	tail        []byte
 
@@ -310,6 +311,7 @@ func (p *Pending) result() *Result {
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
+		c.closing = true
 		alive := c.failure == nil && c.initialized
 		c.mu.Unlock()
 		wait := orDefault(c.opts.ShutdownTimeout, DefaultShutdownTimeout)
@@ -407,6 +409,10 @@ func (c *Client) send(method string, params any, onResult func(json.RawMessage) 
 		return 0, nil, err
 	}
 	c.mu.Lock()
+	if c.closing && method != MethodShutdown {
+		c.mu.Unlock()
+		return 0, nil, ErrClosed
+	}
 	if c.failure != nil {
 		err := c.failure
 		c.mu.Unlock()
