@@ -5,7 +5,7 @@
 #   bench/run.sh --quick    # 3 measured runs each, no microbenchmarks (a few minutes)
 #   bench/run.sh --quick -harness reins,pi -only two-step   # extra flags go to benchrun (-h lists them)
 #
-# It builds reins as a release would (-trimpath -ldflags=-s) into bench/bin,
+# It builds reins as a release would (static: CGO_ENABLED=0 -trimpath -ldflags=-s) into bench/bin,
 # installs the peer harnesses into bench/peers/node_modules when they are
 # missing (npm, with --legacy-peer-deps --ignore-scripts: see
 # bench/peers/package.json), runs bench/cmd/benchrun, which serves every
@@ -29,7 +29,7 @@ done
 
 command -v go >/dev/null || { echo "bench/run.sh: needs Go (go.mod's version)" >&2; exit 2; }
 
-echo "building reins (-trimpath -ldflags=-s) and benchrun..." >&2
+echo "building reins (CGO_ENABLED=0 -trimpath -ldflags=-s: the static release binary) and benchrun..." >&2
 mkdir -p bench/bin
 CGO_ENABLED=0 go build -trimpath -ldflags=-s -o bench/bin/reins ./cmd/reins
 go build -o bench/bin/benchrun ./bench/cmd/benchrun

@@ -307,6 +307,9 @@ func (t *turn) runTools(ctx context.Context, step int, calls []llm.Block) {
 	for _, c := range calls {
 		t.append(session.TypeToolCall, session.ToolCall{Turn: t.n, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
+	// A tool's effect can outlive a crash; its call must be on disk first,
+	// so a resumed session knows to answer it.
+	t.a.Log.Flush()
 	results := make([]tool.Result, len(calls))
 	for i := 0; i < len(calls); {
 		j := i + 1

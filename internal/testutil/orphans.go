@@ -3,6 +3,7 @@ package testutil
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,7 +26,7 @@ const MarkEnv = "REINS_TEST_MARK"
 // OrphanWait is how long a check waits for marked processes to go away
 // before it calls them orphans: a child being torn down when its test
 // returns (SIGTERM sent, not yet exited) is not a leak.
-const OrphanWait = 5 * time.Second
+var OrphanWait = 5 * time.Second
 
 // Proc is a live process carrying a mark.
 type Proc struct {
@@ -87,13 +88,16 @@ func ExitUnlessClean(mark string) func(code int) {
 // or 1 after listing on stderr the processes still carrying mark.
 func Clean(mark string, code int) int {
 	if left := LeftBehind(mark, OrphanWait); len(left) > 0 {
-		fmt.Fprintf(os.Stderr, "FAIL: %d process(es) left behind by the tests:\n%s\n", len(left), procList(left))
+		fmt.Fprintf(cleanOut, "FAIL: %d process(es) left behind by the tests:\n%s\n", len(left), procList(left))
 		if code == 0 {
 			code = 1
 		}
 	}
 	return code
 }
+
+// cleanOut is where Clean lists orphans.
+var cleanOut io.Writer = os.Stderr
 
 // LeftBehind waits up to wait for the processes carrying mark (or a mark
 // below it: mark/...) to exit and returns those still alive.

@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -29,6 +30,8 @@ func (f *fakeTB) runCleanups() {
 }
 
 func TestMarkChildrenFindsAndClears(t *testing.T) {
+	defer func(d time.Duration) { OrphanWait = d }(OrphanWait)
+	OrphanWait = 300 * time.Millisecond
 	ft := &fakeTB{TB: t, name: "TestLeaky"}
 	entry := MarkChildren(ft)
 	if !strings.HasPrefix(entry, MarkEnv+"=") || !strings.HasSuffix(entry, "/TestLeaky") {
@@ -77,6 +80,40 @@ func TestMarkChildrenFindsAndClears(t *testing.T) {
 	cmd.Wait()
 	if left := LeftBehind(mark, OrphanWait); len(left) != 0 {
 		t.Errorf("after kill, still marked: %v", left)
+	}
+}
+
+// TestClean checks the end-of-suite verdict: a marked process still alive
+// turns a passing exit code into 1; once it is gone the code stands.
+func TestClean(t *testing.T) {
+	defer func(d time.Duration, w io.Writer) { OrphanWait, cleanOut = d, w }(OrphanWait, cleanOut)
+	var report strings.Builder
+	OrphanWait, cleanOut = 300*time.Millisecond, &report
+	mark := "testutil-clean/" + t.Name()
+	cmd := exec.Command("sleep", "30")
+	cmd.Env = append(os.Environ(), MarkEnv+"="+mark+"/child")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for deadline := time.Now().Add(10 * time.Second); len(Marked(mark)) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the marked sleep never showed up")
+		}
+	}
+	if code := Clean(mark, 0); code != 1 {
+		t.Errorf("Clean with a marked process alive = %d, want 1", code)
+	}
+	if !strings.Contains(report.String(), "sleep 30") {
+		t.Errorf("Clean's report %q does not name the sleep", report.String())
+	}
+	if code := Clean(mark, 3); code != 3 {
+		t.Errorf("Clean kept code %d, want the failing 3", code)
+	}
+	cmd.Process.Kill()
+	cmd.Process.Wait()
+	if code := Clean(mark, 0); code != 0 {
+		t.Errorf("Clean after the process exited = %d, want 0", code)
 	}
 }
 

@@ -51,7 +51,7 @@ func main() {
 	flag.StringVar(&only, "only", "", "comma-separated workloads to run (startup,two-step,loop20,delegate4,children100)")
 	flag.StringVar(&harnesses, "harness", "", "comma-separated harnesses to run (reins,pi,opencode,dsh); default all installed")
 	flag.DurationVar(&c.timeout, "timeout", 3*time.Minute, "kill a run after this long")
-	flag.DurationVar(&c.sample, "sample", 10*time.Millisecond, "process-tree RSS sampling interval")
+	flag.DurationVar(&c.sample, "sample", 2*time.Millisecond, "memory sampling interval (VmHWM; the process tree every 5th)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the work directory")
 	flag.StringVar(&c.jsonOut, "json", "", "also write every run as JSON to this file")
 	flag.BoolVar(&c.verbose, "v", false, "print every run")
@@ -188,7 +188,8 @@ type runRecord struct {
 	Iter     int     `json:"iter"` // 0 is the warm-up
 	WallMs   float64 `json:"wallMs"`
 	PeakMiB  float64 `json:"peakMiB"`
-	RusageMB float64 `json:"rusageMaxrssMiB"`
+	HWMMiB   float64 `json:"vmHWMMiB"`
+	TreeMiB  float64 `json:"treeRSSMiB"`
 	OK       bool    `json:"ok"`
 	Problem  string  `json:"problem,omitempty"`
 }

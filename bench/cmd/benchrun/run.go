@@ -157,7 +157,7 @@ func run(ctx context.Context, c *config) error {
 				}
 				rec := runRecord{Workload: w.name, Harness: ct.label, Iter: iter,
 					WallMs: float64(r.Wall.Microseconds()) / 1000, PeakMiB: float64(r.PeakKiB()) / 1024,
-					RusageMB: float64(r.MaxRSS) / 1024, OK: problem == "", Problem: problem}
+					HWMMiB: float64(r.HWM) / 1024, TreeMiB: float64(r.TreeRSS) / 1024, OK: problem == "", Problem: problem}
 				recs = append(recs, rec)
 				if c.verbose || problem != "" {
 					fmt.Fprintf(os.Stderr, "  %-28s #%d  %8.1f ms  %7.1f MiB  %s\n", ct.label, iter, rec.WallMs, rec.PeakMiB, problem)
@@ -249,6 +249,9 @@ func run(ctx context.Context, c *config) error {
 func ratio(reins, peer float64) string {
 	if peer <= 0 || reins <= 0 {
 		return ""
+	}
+	if r := peer / reins; r < 10 {
+		return fmt.Sprintf("1/%.1f", r)
 	}
 	return fmt.Sprintf("1/%.0f", peer/reins)
 }

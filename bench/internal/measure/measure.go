@@ -1,12 +1,14 @@
 // Package measure runs one command and reports its wall time and peak
 // memory, the two numbers every row of BENCHMARKS.md is made of.
 //
-// Peak memory is the larger of two readings. The kernel's rusage maxrss
-// (what /usr/bin/time -f %M prints) is exact but covers only the largest
-// single process of the tree; harnesses that spawn helpers (language
-// servers, workers) would look smaller than they are, so the tree's summed
-// RSS is also sampled while the command runs. For a single-process harness
-// the two agree up to the sampling interval.
+// Peak memory is not the rusage maxrss that wait4 (and /usr/bin/time run
+// from a Go program) reports: a Go parent starts children with vfork, and
+// Linux carries the parent's own peak RSS over into the child's maxrss at
+// exec, so a 10 MiB reins measured from a 15 MiB benchrun would read 15 MiB.
+// Instead the command's VmHWM (the peak RSS of its own address space,
+// /proc/PID/status) is read as it exits (see Run), and the summed VmRSS of
+// its whole process tree is sampled while it runs, for harnesses that spawn
+// helpers. Peak is the larger of the two.
 package measure
 
 import (
@@ -16,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,36 +29,47 @@ import (
 // Result is one measured run.
 type Result struct {
 	Wall time.Duration
-	// MaxRSS is the rusage maxrss of the command and its reaped
-	// descendants (the largest single process), in KiB.
-	MaxRSS int64
+	// HWM is the command's own peak RSS (its last sampled VmHWM), in KiB.
+	HWM int64
 	// TreeRSS is the largest summed RSS of the command's process tree seen
-	// by sampling, in KiB (0 when sampling was off or saw nothing).
+	// by sampling, in KiB.
 	TreeRSS int64
 	// ExitCode is the command's exit status (-1 when killed by a signal).
 	ExitCode int
 	TimedOut bool
 }
 
-// PeakKiB is the run's peak memory: the larger of MaxRSS and TreeRSS.
-func (r Result) PeakKiB() int64 { return max(r.MaxRSS, r.TreeRSS) }
+// PeakKiB is the run's peak memory: the larger of HWM and TreeRSS.
+func (r Result) PeakKiB() int64 { return max(r.HWM, r.TreeRSS) }
 
 // Options tune Run.
 type Options struct {
 	// Timeout kills the command's process group after this long (0: none).
 	Timeout time.Duration
-	// Sample is the tree-RSS sampling interval; 0 turns sampling off.
+	// Sample is the memory sampling interval; 0 turns memory measuring off.
 	Sample time.Duration
 }
 
 // Run starts cmd in its own process group, waits for it and measures it.
 // cmd must not have been started. Whatever the command left running in its
 // process group is killed before Run returns, so no run leaks into the next.
+//
+// When memory is measured (opts.Sample > 0) the command runs under ptrace
+// with only its exit traced (PTRACE_O_TRACEEXIT): it stops once, as it
+// exits and before its address space is torn down, so its final VmHWM is
+// read exactly instead of from the last sample. Signals pass through.
 func Run(ctx context.Context, cmd *exec.Cmd, opts Options) (Result, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
+	traced := opts.Sample > 0
+	if traced {
+		// ptrace requests must come from the thread that started the child.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		cmd.SysProcAttr.Ptrace = true
+	}
 	var res Result
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -63,13 +77,27 @@ func Run(ctx context.Context, cmd *exec.Cmd, opts Options) (Result, error) {
 	}
 	pid := cmd.Process.Pid
 	defer syscall.Kill(-pid, syscall.SIGKILL) // the group, started by us
+	if traced {
+		// The child stops with SIGTRAP after its exec; trace its exit only.
+		var ws syscall.WaitStatus
+		if _, err := wait4(pid, &ws); err != nil || !ws.Stopped() {
+			cmd.Wait()
+			return res, fmt.Errorf("measure: child did not stop at exec: %v", err)
+		}
+		if err := syscall.PtraceSetOptions(pid, syscall.PTRACE_O_TRACEEXIT); err != nil {
+			return res, fmt.Errorf("measure: ptrace: %w", err)
+		}
+		if err := syscall.PtraceCont(pid, 0); err != nil {
+			return res, fmt.Errorf("measure: ptrace: %w", err)
+		}
+	}
 
 	done := make(chan struct{})
-	peak := make(chan int64, 1)
+	peak := make(chan [2]int64, 1)
 	if opts.Sample > 0 {
-		go func() { peak <- sampleTree(pid, opts.Sample, done) }()
+		go func() { peak <- sample(pid, opts.Sample, done) }()
 	} else {
-		peak <- 0
+		peak <- [2]int64{}
 	}
 	var timer *time.Timer
 	timedOut := make(chan bool, 1)
@@ -80,48 +108,118 @@ func Run(ctx context.Context, cmd *exec.Cmd, opts Options) (Result, error) {
 		})
 	}
 	stop := context.AfterFunc(ctx, func() { syscall.Kill(-pid, syscall.SIGKILL) })
-	err := cmd.Wait()
-	res.Wall = time.Since(start)
+	var exitHWM int64
+	var err error
+	if traced {
+		var code int
+		code, exitHWM, err = traceToExit(pid)
+		res.Wall = time.Since(start)
+		cmd.Wait() // already reaped: this only collects the I/O goroutines
+		res.ExitCode = code
+	} else {
+		err = cmd.Wait()
+		res.Wall = time.Since(start)
+		res.ExitCode = cmd.ProcessState.ExitCode()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = nil
+		}
+	}
 	stop()
 	if timer != nil {
 		timer.Stop()
 	}
 	close(done)
-	res.TreeRSS = <-peak
+	p := <-peak
+	res.HWM, res.TreeRSS = max(p[0], exitHWM), p[1]
 	select {
 	case res.TimedOut = <-timedOut:
 	default:
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		res.MaxRSS = ru.Maxrss // KiB on Linux
-	}
-	res.ExitCode = cmd.ProcessState.ExitCode()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		return res, err
-	}
-	return res, nil
+	return res, err
 }
 
-// sampleTree sums the RSS of pid and its descendants every interval until
-// done, and returns the largest sum in KiB.
-func sampleTree(pid int, every time.Duration, done <-chan struct{}) int64 {
+// traceToExit resumes the traced pid through its signals and execs until
+// it exits, reading its VmHWM at the exit stop. code is the exit status,
+// -1 after a signal.
+func traceToExit(pid int) (code int, hwm int64, err error) {
+	for {
+		var ws syscall.WaitStatus
+		if _, err := wait4(pid, &ws); err != nil {
+			return -1, hwm, err
+		}
+		switch {
+		case ws.Exited():
+			return ws.ExitStatus(), hwm, nil
+		case ws.Signaled():
+			return -1, hwm, nil
+		case ws.Stopped():
+			sig := ws.StopSignal()
+			if sig == syscall.SIGTRAP {
+				if ws.TrapCause() == syscall.PTRACE_EVENT_EXIT {
+					hwm = vmHWM(pid)
+				}
+				sig = 0 // an exit or exec stop, not a signal to deliver
+			}
+			if err := syscall.PtraceCont(pid, int(sig)); err != nil && err != syscall.ESRCH {
+				return -1, hwm, err
+			}
+		}
+	}
+}
+
+func wait4(pid int, ws *syscall.WaitStatus) (int, error) {
+	for {
+		wpid, err := syscall.Wait4(pid, ws, syscall.WALL, nil)
+		if err != syscall.EINTR {
+			return wpid, err
+		}
+	}
+}
+
+// sample reads pid's VmHWM every interval, and the summed RSS of pid and
+// its descendants every fifth interval (walking the tree costs more), until
+// done; it returns the last VmHWM and the largest sum, in KiB.
+func sample(pid int, every time.Duration, done <-chan struct{}) [2]int64 {
 	page := int64(os.Getpagesize()) / 1024
-	var best int64
+	var hwm, best int64
 	t := time.NewTicker(every)
 	defer t.Stop()
-	for {
-		var sum int64
-		for _, p := range tree(pid) {
-			sum += residentPages(p) * page
+	for i := 0; ; i++ {
+		if h := vmHWM(pid); h > hwm {
+			hwm = h
 		}
-		best = max(best, sum)
+		if i%5 == 0 {
+			var sum int64
+			for _, p := range tree(pid) {
+				sum += residentPages(p) * page
+			}
+			best = max(best, sum)
+		}
 		select {
 		case <-done:
-			return best
+			return [2]int64{hwm, best}
 		case <-t.C:
 		}
 	}
+}
+
+// vmHWM reads the VmHWM line of /proc/PID/status, in KiB (0 when gone).
+func vmHWM(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	i := bytes.Index(b, []byte("VmHWM:"))
+	if i < 0 {
+		return 0
+	}
+	f := bytes.Fields(b[i+len("VmHWM:"):])
+	if len(f) == 0 {
+		return 0
+	}
+	n, _ := strconv.ParseInt(string(f[0]), 10, 64)
+	return n
 }
 
 // tree lists pid and its descendants from /proc/PID/task/TID/children.
