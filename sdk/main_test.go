@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/reinsdev/reins/internal/sdkserver/sdkfake"
@@ -14,8 +15,22 @@ import (
 // the real `reins sdk` server), and puts it on PATH as "reins" so the
 // package example runs as written.
 func TestMain(m *testing.M) {
-	sdkfake.Dispatch()
+	// A fuzz worker is this binary re-executed by the fuzzing coordinator,
+	// whose environment run has set to "act as the runtime": it must stay
+	// a test binary.
+	if !fuzzWorker() {
+		sdkfake.Dispatch()
+	}
 	os.Exit(run(m))
+}
+
+func fuzzWorker() bool {
+	for _, a := range os.Args[1:] {
+		if strings.HasPrefix(a, "-test.fuzzworker") {
+			return true
+		}
+	}
+	return false
 }
 
 func run(m *testing.M) int {
