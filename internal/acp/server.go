@@ -235,7 +235,11 @@ func (s *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 
 // sessionID is the shape of a reins session id: it names a directory, so
 // nothing else may pass.
-var sessionID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// sessionID is compiled on first use: compiling it at start-up cost every
+// reins command (not only `reins acp`) about 3 ms.
+var sessionID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+})
 
 // LoadSession reopens a session from its log and replays the conversation
 // to the editor before answering.
@@ -245,7 +249,7 @@ func (s *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 		return sdk.LoadSessionResponse{}, err
 	}
 	id := string(p.SessionId)
-	if !sessionID.MatchString(id) || strings.Contains(id, "..") {
+	if !sessionID().MatchString(id) || strings.Contains(id, "..") {
 		return sdk.LoadSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "not a reins session id"})
 	}
 	var events []session.Event

@@ -31,18 +31,19 @@ type Manager struct {
 	// Logf is the host log, for raw causes that must not reach the model.
 	Logf func(format string, args ...any)
 
-	once    sync.Once
-	mu      sync.Mutex
-	sem     chan struct{}
-	runs    int
-	jobs    []*job
-	settled []*job // background jobs whose notice is not delivered yet
-	wake    chan struct{}
-	ctx     context.Context // lifetime of background jobs
-	cancel  context.CancelCauseFunc
-	wg      sync.WaitGroup
-	usage   llm.Usage
-	closed  bool
+	once     sync.Once
+	mu       sync.Mutex
+	sem      chan struct{}
+	runs     int
+	jobs     []*job
+	settled  []*job // background jobs whose notice is not delivered yet
+	wake     chan struct{}
+	ctx      context.Context // lifetime of background jobs
+	cancel   context.CancelCauseFunc
+	wg       sync.WaitGroup
+	usage    llm.Usage
+	closed   bool
+	reserved int // background starts under way, counted against maxBackgroundJobs
 }
 
 // Job statuses (SPEC §6).
@@ -58,7 +59,7 @@ type job struct {
 	description string
 	status      string
 	result      Result
-	run         Run // nil until started
+	run         Run
 	killed      bool
 	runID       string
 	started     time.Time
@@ -148,27 +149,31 @@ func (m *Manager) acquire(ctx context.Context) error {
 
 func (m *Manager) release() { <-m.sem }
 
-// execute starts, waits for and disposes one run, writing subagent/start.
-// It returns the settled result; start failures are results too.
-func (m *Manager) execute(ctx context.Context, req Request, prov Provider, p Params, background bool, started func(Run)) Result {
+// begin takes a parallelism slot and starts a run, writing subagent/start
+// while the caller's tool call — and so the parent's turn — is still open.
+// A failed start releases the slot and returns the settled failure:
+// nothing was published.
+func (m *Manager) begin(ctx context.Context, req Request, prov Provider, p Params, background bool) (Run, *Result) {
 	if err := m.acquire(ctx); err != nil {
-		return Settle(Result{StopReason: StopAborted})
+		r := Settle(Result{StopReason: StopAborted})
+		return nil, &r
 	}
-	defer m.release()
 	run, err := prov.Start(ctx, req)
 	if err != nil {
+		m.release()
 		if m.Logf != nil {
 			m.Logf("subagent %s (%s) failed to start: %v", req.RunID, req.Agent.Name, err)
 		}
+		r := Result{StopReason: StopError}
 		var se *StartError
-		diag := ""
 		if errors.As(err, &se) {
-			diag = se.Diagnostic
+			r.Diagnostic = se.Diagnostic
 		}
 		if ctx.Err() != nil {
-			return Settle(Result{StopReason: StopAborted})
+			r = Result{StopReason: StopAborted}
 		}
-		return Settle(Result{StopReason: StopError, Diagnostic: diag})
+		r = Settle(r)
+		return nil, &r
 	}
 	provider := req.Agent.Provider
 	if provider == "" {
@@ -178,9 +183,12 @@ func (m *Manager) execute(ctx context.Context, req Request, prov Provider, p Par
 		RunID: req.RunID, ChildSession: run.Session(), Agent: req.Agent.Name,
 		Provider: provider, Label: p.Description, Background: background,
 	})
-	if started != nil {
-		started(run)
-	}
+	return run, nil
+}
+
+// finish waits for a published run, disposes it and releases its slot.
+func (m *Manager) finish(ctx context.Context, req Request, run Run) Result {
+	defer m.release()
 	res := Settle(run.Wait(ctx))
 	if err := run.Dispose(); err != nil && m.Logf != nil {
 		m.Logf("subagent %s dispose: %v", req.RunID, err)
@@ -215,55 +223,61 @@ func (m *Manager) Delegate(ctx context.Context, p Params) tool.Result {
 		return m.startJob(req, prov, p)
 	}
 	t0 := time.Now()
-	var published bool
-	res := m.execute(ctx, req, prov, p, false, func(Run) { published = true })
-	if published {
-		m.Log.Append(session.TypeSubagentEnd, m.endEvent(req.RunID, res, time.Since(t0)))
+	run, fail := m.begin(ctx, req, prov, p, false)
+	if fail != nil {
+		return Render(*fail)
 	}
+	res := m.finish(ctx, req, run)
+	m.Log.Append(session.TypeSubagentEnd, m.endEvent(req.RunID, res, time.Since(t0)))
 	return Render(res)
 }
 
 func (m *Manager) startJob(req Request, prov Provider, p Params) tool.Result {
+	max := m.Limits.MaxBackgroundJobs
+	if max <= 0 {
+		max = config.DefaultMaxBackgroundJobs
+	}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		return tool.Errorf("Error: the session is closing; no new background jobs")
 	}
-	running := 0
+	running := m.reserved
 	for _, j := range m.jobs {
 		if j.status == JobRunning {
 			running++
 		}
 	}
-	max := m.Limits.MaxBackgroundJobs
-	if max <= 0 {
-		max = config.DefaultMaxBackgroundJobs
-	}
 	if running >= max {
 		m.mu.Unlock()
 		return tool.Errorf("Error: %d background jobs are already running (maxBackgroundJobs %d); wait for one with job_output or stop one with job_kill", running, max)
 	}
+	m.reserved++
+	m.mu.Unlock()
+
+	// The child starts (and subagent/start is written) inside this tool
+	// call, so the event lies in the parent's turn; only the wait is in
+	// the background.
+	ctx, cancel := context.WithCancelCause(m.ctx)
+	t0 := time.Now()
+	run, fail := m.begin(ctx, req, prov, p, true)
+	m.mu.Lock()
+	m.reserved--
+	if fail != nil {
+		m.mu.Unlock()
+		cancel(nil)
+		return Render(*fail)
+	}
 	j := &job{id: fmt.Sprintf("job-%d", len(m.jobs)+1), description: p.Description, status: JobRunning,
-		runID: req.RunID, started: time.Now(), done: make(chan struct{})}
+		runID: req.RunID, started: t0, run: run, done: make(chan struct{})}
 	m.jobs = append(m.jobs, j)
 	m.wg.Add(1)
 	m.mu.Unlock()
 
-	ctx, cancel := context.WithCancelCause(m.ctx)
 	go func() {
 		defer m.wg.Done()
 		defer cancel(nil)
-		var published bool
-		res := m.execute(ctx, req, prov, p, true, func(r Run) {
-			m.mu.Lock()
-			j.run = r
-			killed := j.killed
-			m.mu.Unlock()
-			published = true
-			if killed {
-				r.Cancel()
-			}
-		})
+		res := m.finish(ctx, req, run)
 		m.mu.Lock()
 		j.result = res
 		switch {
@@ -273,9 +287,6 @@ func (m *Manager) startJob(req Request, prov Provider, p Params) tool.Result {
 			j.status = JobKilled
 		default:
 			j.status = JobFailed
-		}
-		if !published {
-			j.runID = "" // nothing was published: no subagent/end either
 		}
 		m.settled = append(m.settled, j)
 		m.mu.Unlock()
@@ -300,9 +311,7 @@ func (m *Manager) Drain(appendEvent func(typ string, data any)) []string {
 	m.mu.Unlock()
 	var out []string
 	for _, j := range settled {
-		if j.runID != "" {
-			appendEvent(session.TypeSubagentEnd, m.endEvent(j.runID, j.result, time.Since(j.started)))
-		}
+		appendEvent(session.TypeSubagentEnd, m.endEvent(j.runID, j.result, time.Since(j.started)))
 		appendEvent(session.TypeJobNotice, session.JobNotice{JobID: j.id, Status: j.status})
 		out = append(out, Notice(j.id, j.description, j.status, j.result))
 	}
@@ -437,9 +446,7 @@ func (m *Manager) JobKill(id string) tool.Result {
 	j.killed = true
 	run := j.run
 	m.mu.Unlock()
-	if run != nil {
-		run.Cancel()
-	}
+	run.Cancel()
 	<-j.done
 	return tool.Result{Content: fmt.Sprintf("job %s killed", id)}
 }
