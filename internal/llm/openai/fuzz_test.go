@@ -4,73 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/llmtest"
 	"github.com/reinsdev/reins/internal/llm/mock"
 )
-
-// bodyTransport answers every request with HTTP 200 and body as an event
-// stream, handing out at most step bytes per Read (0: all at once), so the
-// SSE reader and the sniffer see the bytes split at arbitrary places.
-type bodyTransport struct {
-	body []byte
-	step int
-}
-
-func (bt bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Body != nil {
-		_, _ = io.Copy(io.Discard, r.Body)
-		r.Body.Close()
-	}
-	return &http.Response{
-		StatusCode: http.StatusOK,
-		Header:     http.Header{"Content-Type": {"text/event-stream"}},
-		Body:       io.NopCloser(&choppyReader{b: bt.body, step: bt.step}),
-		Request:    r,
-	}, nil
-}
-
-type choppyReader struct {
-	b    []byte
-	step int
-}
-
-func (c *choppyReader) Read(p []byte) (int, error) {
-	if len(c.b) == 0 {
-		return 0, io.EOF
-	}
-	if c.step > 0 && len(p) > c.step {
-		p = p[:c.step]
-	}
-	n := copy(p, c.b)
-	c.b = c.b[n:]
-	return n, nil
-}
-
-// recorder passes requests to a real transport and keeps the response
-// bodies it read.
-type recorder struct {
-	rt   http.RoundTripper
-	body *bytes.Buffer
-}
-
-func (r recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := r.rt.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	resp.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.TeeReader(resp.Body, r.body), resp.Body}
-	return resp, nil
-}
 
 // mockCaptures returns the exact bytes the mock server sends on the OpenAI
 // wire for replies covering every shape and fault it can render: the real
@@ -105,7 +47,7 @@ func mockCaptures(tb testing.TB) [][]byte {
 		srv := mock.NewServer(&mock.Script{Replies: []mock.Reply{r}})
 		var body bytes.Buffer
 		c := &Client{BaseURL: "http://mock.invalid", Provider: "deepseek",
-			HTTP: &http.Client{Transport: recorder{srv.Transport(), &body}}}
+			HTTP: &http.Client{Transport: llmtest.Recorder{RT: srv.Transport(), Body: &body}}}
 		for range c.Stream(context.Background(), simpleRequest) {
 		}
 		out = append(out, body.Bytes())
@@ -118,15 +60,6 @@ var fixedMessages = map[string]bool{
 	msgEmpty: true, msgEmptyBody: true, msgClosed: true, msgMalformed: true, msgNotSSE: true,
 	msgTooLong: true, msgStreamError: true, msgStreamCW: true, msgUnknown: true,
 }
-
-var knownCodes = map[string]bool{
-	llm.CodeEmptyResponse: true, llm.CodeContextWindowExceeded: true, llm.CodeStreamClosed: true,
-	llm.CodeMalformedResponse: true, llm.CodeRateLimit: true, llm.CodeServer: true, llm.CodeAuth: true,
-	llm.CodeInvalidRequest: true, llm.CodeTimeout: true, llm.CodeTransport: true, llm.CodeAborted: true,
-	llm.CodeQuota: true,
-}
-
-var reasonCodeRE = regexp.MustCompile(`^[A-Z0-9_]{1,64}$`)
 
 // FuzzStream serves arbitrary bytes as the SSE body of a 200 answer, once
 // whole and once in small reads, and checks the stream contract: no panic;
@@ -173,7 +106,7 @@ func FuzzStream(f *testing.F) {
 func streamBody(t *testing.T, body []byte, step int) []llm.Chunk {
 	t.Helper()
 	c := &Client{BaseURL: "http://fuzz.invalid", Provider: "deepseek",
-		HTTP: &http.Client{Transport: bodyTransport{body: body, step: step}}}
+		HTTP: &http.Client{Transport: llmtest.BodyTransport{Body: body, Step: step}}}
 	var chunks []llm.Chunk
 	for ch := range c.Stream(context.Background(), simpleRequest) {
 		chunks = append(chunks, ch)
@@ -199,7 +132,7 @@ func checkFinish(t *testing.T, chunks []llm.Chunk) {
 		}
 	case llm.FinishToolCalls, llm.FinishMaxTokens, llm.FinishRefusal:
 	case llm.FinishError:
-		if !knownCodes[fin.Code] && !reasonCodeRE.MatchString(fin.Code) {
+		if !llmtest.ValidCode(fin.Code) {
 			t.Fatalf("error finish code %q is neither known nor [A-Z0-9_]", fin.Code)
 		}
 		if !fixedMessages[fin.Message] {

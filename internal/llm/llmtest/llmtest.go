@@ -1,0 +1,86 @@
+// Package llmtest holds what the adapters' tests share: an HTTP transport
+// that serves fixed bytes in arbitrary pieces, one that records the bytes
+// a real server sent, and the closed set of failure codes a finish may
+// carry. It is imported only by tests.
+package llmtest
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"regexp"
+
+	"github.com/reinsdev/reins/internal/llm"
+)
+
+// BodyTransport answers every request with HTTP 200 and Body as an event
+// stream, handing out at most Step bytes per Read (0: all at once), so an
+// adapter's SSE reader sees the bytes split at arbitrary places.
+type BodyTransport struct {
+	Body []byte
+	Step int
+}
+
+// RoundTrip implements http.RoundTripper.
+func (bt BodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_, _ = io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+	}
+	return &http.Response{
+		StatusCode: http.StatusOK,
+		Header:     http.Header{"Content-Type": {"text/event-stream"}},
+		Body:       io.NopCloser(&choppyReader{b: bt.Body, step: bt.Step}),
+		Request:    r,
+	}, nil
+}
+
+type choppyReader struct {
+	b    []byte
+	step int
+}
+
+func (c *choppyReader) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	if c.step > 0 && len(p) > c.step {
+		p = p[:c.step]
+	}
+	n := copy(p, c.b)
+	c.b = c.b[n:]
+	return n, nil
+}
+
+// Recorder passes requests to RT and appends the response bodies it read
+// to Body: how tests capture the exact bytes of the mock server.
+type Recorder struct {
+	RT   http.RoundTripper
+	Body *bytes.Buffer
+}
+
+// RoundTrip implements http.RoundTripper.
+func (r Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.RT.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.TeeReader(resp.Body, r.Body), resp.Body}
+	return resp, nil
+}
+
+var knownCodes = map[string]bool{
+	llm.CodeEmptyResponse: true, llm.CodeContextWindowExceeded: true, llm.CodeStreamClosed: true,
+	llm.CodeMalformedResponse: true, llm.CodeRateLimit: true, llm.CodeServer: true, llm.CodeAuth: true,
+	llm.CodeInvalidRequest: true, llm.CodeTimeout: true, llm.CodeTransport: true, llm.CodeAborted: true,
+	llm.CodeQuota: true,
+}
+
+var reasonCodeRE = regexp.MustCompile(`^[A-Z0-9_]{1,64}$`)
+
+// ValidCode reports whether an error finish's code is one of SPEC §5's or
+// an upper-cased, sanitised unknown finish reason ([A-Z0-9_], ≤ 64 bytes).
+func ValidCode(code string) bool { return knownCodes[code] || reasonCodeRE.MatchString(code) }
