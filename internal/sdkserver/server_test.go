@@ -375,7 +375,22 @@ replies:
 		time.Sleep(5 * time.Millisecond)
 	}
 	id := c.request(sdk.MethodSessionCancel, sdk.CancelParams{SessionID: sid})
-	frames := c.until(isIdle(msg))
+	// The reply to session/cancel and the turn's idle status race: the
+	// cancellation ends the turn while the reply is being written. The
+	// protocol does not order them, so wait for both.
+	var idle, replied bool
+	var frames []map[string]any
+	var status map[string]any
+	for !idle || !replied {
+		f := c.next()
+		frames = append(frames, f)
+		if isIdle(msg)(f) {
+			idle, status = true, f
+		}
+		if isResponse(id)(f) {
+			replied = true
+		}
+	}
 	var answered bool
 	var reason, by string
 	for _, f := range frames {
@@ -391,8 +406,8 @@ replies:
 			}
 		}
 	}
-	if !answered || reason != "aborted" || by != "user" || params(last(frames))["stopReason"] != "aborted" {
-		t.Errorf("cancel answered %v, turn end %s by %s, status %v", answered, reason, by, last(frames))
+	if !answered || reason != "aborted" || by != "user" || params(status)["stopReason"] != "aborted" {
+		t.Errorf("cancel answered %v, turn end %s by %s, status %v", answered, reason, by, status)
 	}
 }
 
