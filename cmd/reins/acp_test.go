@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -228,23 +227,5 @@ replies:
 			t.Errorf("the parent's log lacks %s", want)
 		}
 	}
-	inHostLog := false
-	filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, _ := os.ReadFile(path)
-		if !bytes.Contains(data, []byte(acpCanary)) {
-			return nil
-		}
-		if strings.HasPrefix(path, filepath.Join(home, "logs")+string(filepath.Separator)) {
-			inHostLog = true
-		} else {
-			t.Errorf("the canary reached %s", path)
-		}
-		return nil
-	})
-	if !inHostLog {
-		t.Error("the canary is not in the host log: the children did not emit it, or raw causes are lost")
-	}
+	testutil.CanaryOnlyInHostLog(t, home, acpCanary)
 }

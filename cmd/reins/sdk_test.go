@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/sdkserver/sdkfake"
+	"github.com/reinsdev/reins/internal/testutil"
 	"go.uber.org/goleak"
 )
 
@@ -230,24 +230,6 @@ replies:
 			t.Errorf("parent log lacks %q", want)
 		}
 	}
-	inHostLog := false
-	filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, _ := os.ReadFile(path)
-		if !bytes.Contains(data, []byte(sdkCanary)) {
-			return nil
-		}
-		if strings.HasPrefix(path, filepath.Join(home, "logs")+string(filepath.Separator)) {
-			inHostLog = true
-		} else {
-			t.Errorf("the canary reached %s", path)
-		}
-		return nil
-	})
-	if !inHostLog {
-		t.Error("the canary is not in the host log: the children did not emit it, or raw causes are lost")
-	}
+	testutil.CanaryOnlyInHostLog(t, home, sdkCanary)
 	checkNoLeftovers(t, mark)
 }

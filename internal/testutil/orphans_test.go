@@ -22,6 +22,7 @@ func (f *fakeTB) Helper()                   {}
 func (f *fakeTB) Name() string              { return f.name }
 func (f *fakeTB) Cleanup(fn func())         { f.cleanups = append(f.cleanups, fn) }
 func (f *fakeTB) Errorf(s string, a ...any) { f.errors = append(f.errors, fmt.Sprintf(s, a...)) }
+func (f *fakeTB) Error(a ...any)            { f.errors = append(f.errors, fmt.Sprint(a...)) }
 
 func (f *fakeTB) runCleanups() {
 	for i := len(f.cleanups) - 1; i >= 0; i-- {

@@ -2,7 +2,6 @@ package reinschild_test
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/sdkserver/sdkfake"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/testutil"
 )
 
 // parent is a harness session whose model is a scripted server over real
@@ -211,26 +211,5 @@ replies:
 	}
 	p.s.Close()
 	p.h.Close()
-	found := false
-	filepath.WalkDir(p.home, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		inLog := strings.HasPrefix(path, filepath.Join(p.home, "logs")+string(filepath.Separator))
-		has := strings.Contains(string(b), canary)
-		switch {
-		case has && inLog:
-			found = true
-		case has:
-			t.Errorf("the canary reached %s", path)
-		}
-		return nil
-	})
-	if !found {
-		t.Error("the canary is not in the host log: the children did not emit it, or raw causes are lost")
-	}
+	testutil.CanaryOnlyInHostLog(t, p.home, canary)
 }
