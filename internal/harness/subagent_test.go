@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/testutil"
 )
 
 // fixture is a harness whose sessions talk to a scripted server over real
@@ -77,30 +78,7 @@ func loadEvents(t *testing.T, path string) []session.Event {
 func toolResults(t *testing.T, s *Session) []session.ToolResult {
 	t.Helper()
 	s.Log.Flush()
-	var out []session.ToolResult
-	for _, e := range loadEvents(t, s.Log.Path()) {
-		if e.Type == session.TypeToolResult {
-			var d session.ToolResult
-			e.Decode(&d)
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-func ofType[T any](t *testing.T, events []session.Event, typ string) []T {
-	t.Helper()
-	var out []T
-	for _, e := range events {
-		if e.Type == typ {
-			var d T
-			if err := e.Decode(&d); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, d)
-		}
-	}
-	return out
+	return testutil.Decoded[session.ToolResult](t, loadEvents(t, s.Log.Path()), session.TypeToolResult)
 }
 
 const maxTokensPartialScript = `
@@ -155,8 +133,8 @@ func TestGoldenMaxTokensPartial(t *testing.T) {
 
 	s.Close()
 	events := loadEvents(t, s.Log.Path())
-	starts := ofType[session.SubagentStart](t, events, session.TypeSubagentStart)
-	ends := ofType[session.SubagentEnd](t, events, session.TypeSubagentEnd)
+	starts := testutil.Decoded[session.SubagentStart](t, events, session.TypeSubagentStart)
+	ends := testutil.Decoded[session.SubagentEnd](t, events, session.TypeSubagentEnd)
 	if len(starts) != 1 || len(ends) != 1 {
 		t.Fatalf("subagent events: %d starts %d ends", len(starts), len(ends))
 	}
@@ -305,8 +283,8 @@ replies:
 	}
 	s.Close()
 	events := loadEvents(t, s.Log.Path())
-	starts := ofType[session.SubagentStart](t, events, session.TypeSubagentStart)
-	ends := ofType[session.SubagentEnd](t, events, session.TypeSubagentEnd)
+	starts := testutil.Decoded[session.SubagentStart](t, events, session.TypeSubagentStart)
+	ends := testutil.Decoded[session.SubagentEnd](t, events, session.TypeSubagentEnd)
 	if len(starts) != 2 || len(ends) != 2 {
 		t.Fatalf("%d starts %d ends", len(starts), len(ends))
 	}
@@ -317,7 +295,7 @@ replies:
 	}
 	for _, st := range starts {
 		child := loadEvents(t, filepath.Join(f.h.SessionsDir(), st.ChildSession, session.FileName))
-		te := ofType[session.TurnEnd](t, child, session.TypeTurnEnd)
+		te := testutil.Decoded[session.TurnEnd](t, child, session.TypeTurnEnd)
 		if len(te) != 1 || te[0].Reason != "aborted" || te[0].By != "parent" {
 			t.Errorf("child %s turn ends %+v, want aborted by parent", st.ChildSession, te)
 		}
@@ -326,7 +304,7 @@ replies:
 
 func userMessages(t *testing.T, events []session.Event) []string {
 	var out []string
-	for _, d := range ofType[session.UserMessage](t, events, session.TypeUserMessage) {
+	for _, d := range testutil.Decoded[session.UserMessage](t, events, session.TypeUserMessage) {
 		out = append(out, d.Message.Text())
 	}
 	return out
@@ -356,15 +334,15 @@ replies:
 	if len(users) != 2 || users[1] != wantNotice {
 		t.Fatalf("user messages %q, want the notice %q", users, wantNotice)
 	}
-	turns := ofType[session.TurnEnd](t, events, session.TypeTurnEnd)
+	turns := testutil.Decoded[session.TurnEnd](t, events, session.TypeTurnEnd)
 	if len(turns) != 2 {
 		t.Errorf("%d turns, want the prompt's and the notice's", len(turns))
 	}
-	notices := ofType[session.JobNotice](t, events, session.TypeJobNotice)
+	notices := testutil.Decoded[session.JobNotice](t, events, session.TypeJobNotice)
 	if len(notices) != 1 || notices[0] != (session.JobNotice{JobID: "job-1", Status: "completed"}) {
 		t.Errorf("job notices %+v", notices)
 	}
-	results := ofType[session.ToolResult](t, events, session.TypeToolResult)
+	results := testutil.Decoded[session.ToolResult](t, events, session.TypeToolResult)
 	if len(results) != 2 || results[1].Content != "the child result" {
 		t.Errorf("job_output result %+v", results)
 	}
@@ -423,7 +401,7 @@ replies:
 	}
 	s.Close()
 	events := loadEvents(t, s.Log.Path())
-	results := ofType[session.ToolResult](t, events, session.TypeToolResult)
+	results := testutil.Decoded[session.ToolResult](t, events, session.TypeToolResult)
 	if len(results) != 2 || results[1].Content != "job job-1 killed" {
 		t.Errorf("results %+v", results)
 	}
@@ -432,7 +410,7 @@ replies:
 	if len(users) != 2 || users[1] != want {
 		t.Errorf("notice %q, want %q", users, want)
 	}
-	ends := ofType[session.SubagentEnd](t, events, session.TypeSubagentEnd)
+	ends := testutil.Decoded[session.SubagentEnd](t, events, session.TypeSubagentEnd)
 	if len(ends) != 1 || ends[0].StopReason != "aborted" || ends[0].Diagnostic != "" {
 		t.Errorf("subagent/end %+v", ends)
 	}

@@ -79,21 +79,6 @@ func (p *parent) events(t *testing.T) []session.Event {
 	return ld.Events
 }
 
-func decodeAll[T any](t *testing.T, events []session.Event, typ string) []T {
-	t.Helper()
-	var out []T
-	for _, e := range events {
-		if e.Type == typ {
-			var d T
-			if err := e.Decode(&d); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 // The real runtime as a child: the agent names no command, so the child is
 // this (test) executable — the running reins — with args ["sdk"]; its env
 // makes the test binary serve the runtime. The parent's tool result carries
@@ -130,12 +115,12 @@ replies:
 		t.Fatalf("parent turn %+v", res)
 	}
 	events := p.events(t)
-	results := decodeAll[session.ToolResult](t, events, session.TypeToolResult)
+	results := testutil.Decoded[session.ToolResult](t, events, session.TypeToolResult)
 	if len(results) != 1 || results[0].Content != "the child saw hello.txt" || results[0].IsError {
 		t.Fatalf("parent tool results %+v", results)
 	}
-	starts := decodeAll[session.SubagentStart](t, events, session.TypeSubagentStart)
-	ends := decodeAll[session.SubagentEnd](t, events, session.TypeSubagentEnd)
+	starts := testutil.Decoded[session.SubagentStart](t, events, session.TypeSubagentStart)
+	ends := testutil.Decoded[session.SubagentEnd](t, events, session.TypeSubagentEnd)
 	if len(starts) != 1 || len(ends) != 1 || starts[0].Provider != "reins" || ends[0].StopReason != "completed" ||
 		ends[0].LastAssistantMessage == nil || ends[0].LastAssistantMessage.Text() != "the child saw hello.txt" || ends[0].Diagnostic != "" {
 		t.Fatalf("subagent events %+v %+v", starts, ends)
@@ -194,7 +179,7 @@ replies:
 	if res.Reason != session.ReasonCompleted {
 		t.Fatalf("parent turn %+v", res)
 	}
-	results := decodeAll[session.ToolResult](t, p.events(t), session.TypeToolResult)
+	results := testutil.Decoded[session.ToolResult](t, p.events(t), session.TypeToolResult)
 	want := []string{
 		"Error: subagent run failed\nDiagnostic: " + line("session-run", "transport", "error", "exit code: 3") + "\nPartial output before the run ended:\npartial answer",
 		"Error: subagent run failed\nDiagnostic: " + line("session-run", "child-error", "error") + "\nPartial output before the run ended:\npartial answer",
