@@ -7,26 +7,15 @@ import (
 	"syscall"
 
 	"github.com/reinsdev/reins/internal/acp"
-	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/harness"
-	"github.com/reinsdev/reins/internal/tool"
 	"github.com/spf13/cobra"
 )
-
-type acpFlags struct {
-	cwd        string
-	config     string
-	model      string
-	baseURL    string
-	permission string
-	maxSteps   int
-}
 
 // newACPCmd is `reins acp`: reins as an ACP agent on stdio. stdout carries
 // protocol frames only; configuration errors are reported on stderr before
 // anything is served.
 func newACPCmd(s *streams) *cobra.Command {
-	var f acpFlags
+	var f sessionFlags
 	c := &cobra.Command{
 		Use:   "acp",
 		Short: "Serve the Agent Client Protocol on stdio (for Zed and other ACP editors)",
@@ -39,22 +28,14 @@ func newACPCmd(s *streams) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.cwd, "cwd", "", "directory whose configuration is checked at startup (default: the current directory); sessions use the editor's workspace")
-	fl.StringVar(&f.config, "config", "", "an extra config file, applied last")
-	fl.StringVarP(&f.model, "model", "m", "", "model as PROVIDER/MODEL (default from config, else deepseek/deepseek-chat)")
-	fl.StringVar(&f.baseURL, "base-url", "", "the provider's base URL (any OpenAI-compatible server with openai/MODEL)")
-	fl.StringVar(&f.permission, "permission", string(tool.WorkspaceWrite), "read-only, workspace-write or full-access")
-	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "most steps in a turn")
+	f.register(fl, "directory whose configuration is checked at startup (default: the current directory); sessions use the editor's workspace")
 	return c
 }
 
-func acpMain(ctx context.Context, s *streams, f *acpFlags) error {
-	perm, err := tool.ParsePermission(f.permission)
+func acpMain(ctx context.Context, s *streams, f *sessionFlags) error {
+	perm, err := f.check()
 	if err != nil {
-		return &exitError{code: exitUsage, msg: "--permission: " + err.Error()}
-	}
-	if f.maxSteps <= 0 {
-		return &exitError{code: exitUsage, msg: "--max-steps: want a positive number"}
+		return err
 	}
 	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config})
 	if err != nil {

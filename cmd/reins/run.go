@@ -14,21 +14,15 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
-	"github.com/reinsdev/reins/internal/tool"
 	"github.com/spf13/cobra"
 )
 
 type runFlags struct {
-	model      string
-	baseURL    string
-	agentName  string
-	json       bool
-	cwd        string
-	maxSteps   int
-	maxTokens  int
-	permission string
-	config     string
-	resume     string
+	sessionFlags
+	agentName string
+	json      bool
+	maxTokens int
+	resume    string
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -42,15 +36,10 @@ func newRunCmd(s *streams) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	fl.StringVarP(&f.model, "model", "m", "", "model as PROVIDER/MODEL (default from config, else deepseek/deepseek-chat)")
-	fl.StringVar(&f.baseURL, "base-url", "", "the provider's base URL (any OpenAI-compatible server with openai/MODEL)")
+	f.register(fl, "workspace directory (default: the current directory)")
 	fl.StringVar(&f.agentName, "agent", "", "run as this agent definition")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object instead of the output text")
-	fl.StringVar(&f.cwd, "cwd", "", "workspace directory (default: the current directory)")
-	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "most steps in the turn")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
-	fl.StringVar(&f.permission, "permission", string(tool.WorkspaceWrite), "read-only, workspace-write or full-access")
-	fl.StringVar(&f.config, "config", "", "an extra config file, applied last")
 	fl.StringVar(&f.resume, "resume", "", "continue this session with a new prompt")
 	return c
 }
@@ -66,12 +55,9 @@ type runResult struct {
 }
 
 func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error {
-	perm, err := tool.ParsePermission(f.permission)
+	perm, err := f.check()
 	if err != nil {
-		return &exitError{code: exitUsage, msg: "--permission: " + err.Error()}
-	}
-	if f.maxSteps <= 0 {
-		return &exitError{code: exitUsage, msg: "--max-steps: want a positive number"}
+		return err
 	}
 	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config})
 	if err != nil {

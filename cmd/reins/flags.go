@@ -1,0 +1,44 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/tool"
+)
+
+// sessionFlags are the flags of every command that runs sessions (run, acp,
+// sdk): where the workspace is, which config and model, how much a turn may
+// do. They are defined here once so the three commands spell and explain
+// them alike.
+type sessionFlags struct {
+	cwd        string
+	config     string
+	model      string
+	baseURL    string
+	permission string
+	maxSteps   int
+}
+
+// register adds the flags to fl; cwdUsage explains --cwd for the command.
+func (f *sessionFlags) register(fl *pflag.FlagSet, cwdUsage string) {
+	fl.StringVar(&f.cwd, "cwd", "", cwdUsage)
+	fl.StringVar(&f.config, "config", "", "an extra config file, applied last")
+	fl.StringVarP(&f.model, "model", "m", "", "model as PROVIDER/MODEL (default from config, else deepseek/deepseek-chat)")
+	fl.StringVar(&f.baseURL, "base-url", "", "the provider's base URL (any OpenAI-compatible server with openai/MODEL)")
+	fl.StringVar(&f.permission, "permission", string(tool.WorkspaceWrite), "read-only, workspace-write or full-access")
+	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "most steps in a turn")
+}
+
+// check validates what the harness does not: the permission mode and the
+// step bound. Errors are usage errors (exit 2) naming the flag.
+func (f *sessionFlags) check() (tool.Permission, error) {
+	perm, err := tool.ParsePermission(f.permission)
+	if err != nil {
+		return "", &exitError{code: exitUsage, msg: "--permission: " + err.Error()}
+	}
+	if f.maxSteps <= 0 {
+		return "", &exitError{code: exitUsage, msg: "--max-steps: want a positive number"}
+	}
+	return perm, nil
+}
