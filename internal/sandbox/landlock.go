@@ -1,0 +1,110 @@
+package sandbox
+
+import (
+	"os"
+	"sync"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// The Landlock features a confined policy needs.
+const (
+	// ABI 3 is the first that controls truncate(2): without it a confined
+	// process could still empty any file it can read.
+	minFSABI = 3
+	// ABI 4 restricts TCP bind and connect.
+	minNetABI = 4
+	// ABI 6 scopes signals: a confined process cannot signal reins or
+	// anything else outside its domain. Used where present.
+	signalScopeABI = 6
+)
+
+// handledFS are the file-system rights reins restricts: everything ABI 3
+// knows (execute, read, write, make, remove, refer, truncate). Device ioctls
+// (ABI 5) stay unrestricted: a confined command may still ask a terminal
+// its size. Reading and executing are granted everywhere below, so the
+// rights that matter are the writing ones.
+var handledFS = landlock.AccessFSSet(llsys.AccessFSExecute | llsys.AccessFSWriteFile | llsys.AccessFSReadFile |
+	llsys.AccessFSReadDir | llsys.AccessFSRemoveDir | llsys.AccessFSRemoveFile | llsys.AccessFSMakeChar |
+	llsys.AccessFSMakeDir | llsys.AccessFSMakeReg | llsys.AccessFSMakeSock | llsys.AccessFSMakeFifo |
+	llsys.AccessFSMakeBlock | llsys.AccessFSMakeSym | llsys.AccessFSRefer | llsys.AccessFSTruncate)
+
+// devFiles stay writable in every mode: the bit buckets and the terminal,
+// without which ordinary shell commands (`2>/dev/null`) fail.
+var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom"}
+
+var abiOnce = sync.OnceValue(func() int {
+	v, err := llsys.LandlockGetABIVersion()
+	if err != nil {
+		return 0
+	}
+	return v
+})
+
+// ABI is the kernel's Landlock ABI version, 0 where Landlock is missing.
+func ABI() int { return abiOnce() }
+
+// plan is the Landlock configuration of p, or an *UnavailableError naming
+// the feature this kernel lacks.
+func plan(p Policy) (landlock.Config, error) {
+	abi := ABI()
+	if abi < minFSABI {
+		return landlock.Config{}, &UnavailableError{Feature: "Landlock ABI 3 (file-system write and truncate control)", Have: abi}
+	}
+	cfg := landlock.Config{HandledAccessFS: handledFS}
+	if p.DenyNetwork {
+		if abi < minNetABI {
+			return landlock.Config{}, &UnavailableError{Feature: "Landlock ABI 4 (TCP connect and bind control, for sandbox.network: false)", Have: abi}
+		}
+		cfg.HandledAccessNet = landlock.AccessNetSet(llsys.AccessNetBindTCP | llsys.AccessNetConnectTCP)
+	}
+	if abi >= signalScopeABI {
+		cfg.Scoped = landlock.ScopedSet(llsys.ScopeSignal)
+	}
+	return cfg, nil
+}
+
+// restrict confines the calling process (all its threads) by p, with tmp
+// as its private temporary directory. Only the supervisor calls it, just
+// before it starts the child: the domain is inherited and cannot be left.
+func restrict(p Policy, tmp string) error {
+	cfg, err := plan(p)
+	if err != nil {
+		return err
+	}
+	writable := []string{tmp}
+	if p.Mode == WorkspaceWrite {
+		if p.Workspace != "" {
+			writable = append(writable, p.Workspace)
+		}
+		writable = append(writable, p.Writable...)
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs("/"),
+		landlock.RWFiles(devFiles...).IgnoreIfMissing(),
+	}
+	var dirs, files []string
+	for _, w := range writable {
+		fi, err := os.Stat(w)
+		switch {
+		case err != nil:
+			// A state path that does not exist yet cannot carry a rule
+			// (Landlock rules attach to existing files); it stays read-only.
+		case fi.IsDir():
+			dirs = append(dirs, w)
+		default:
+			files = append(files, w)
+		}
+	}
+	if len(dirs) > 0 {
+		// refer lets files move between directories inside the writable
+		// trees (mv, git); the kernel still refuses a link or move whose
+		// source lies outside them.
+		rules = append(rules, landlock.RWDirs(dirs...).WithRefer())
+	}
+	if len(files) > 0 {
+		rules = append(rules, landlock.RWFiles(files...))
+	}
+	return cfg.Restrict(rules...)
+}

@@ -1,0 +1,178 @@
+// Package sandbox confines and supervises every process reins starts.
+//
+// A child is never started directly. It is started through a supervisor:
+// reins's own executable, re-run with a marker argument (see Command). The
+// supervisor
+//
+//   - makes itself a child subreaper, so every descendant of the child that
+//     loses its parent — a `setsid` daemon, a double fork — is re-parented to
+//     the supervisor instead of init, where it can still be found;
+//   - confines itself with Landlock according to the permission mode (the
+//     domain is inherited by everything it starts and cannot be left);
+//   - starts the child in its own process group (the supervisor's), with a
+//     private temporary directory as TMPDIR;
+//   - kills every remaining descendant when the child exits, when it is told
+//     to stop, and when reins dies — even by SIGKILL: the supervisor notices
+//     that its parent is gone (a parent-death signal as a hint, confirmed and
+//     backed by polling getppid, which unlike the signal does not depend on
+//     which OS thread of reins forked it).
+//
+// So the rules "every process is confined to its permission mode" and
+// "nothing outlives reins" live here, in one place, for the bash tool and
+// for every kind of child.
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+// Mode is a permission mode (SPEC §3); its values are tool.Permission's.
+type Mode string
+
+const (
+	ReadOnly       Mode = "read-only"
+	WorkspaceWrite Mode = "workspace-write"
+	FullAccess     Mode = "full-access"
+)
+
+// Policy says how one process is confined.
+type Policy struct {
+	// Mode is the permission mode. read-only: no writes anywhere except the
+	// private temporary directory; workspace-write: writes also inside
+	// Workspace and Writable; full-access: unconfined (still supervised).
+	Mode Mode `json:"mode"`
+	// Workspace is the absolute workspace root.
+	Workspace string `json:"workspace,omitempty"`
+	// Writable are extra paths (directories or files) an agent file named
+	// with `sandbox: {writable: [...]}`; honoured under workspace-write only.
+	Writable []string `json:"writable,omitempty"`
+	// DenyNetwork denies TCP connect and bind (config `sandbox.network:
+	// false`). It needs Landlock ABI 4.
+	DenyNetwork bool `json:"denyNetwork,omitempty"`
+	// Off turns Landlock off (config `sandbox.enabled: false` or
+	// `--sandbox=off`): the process is supervised but not confined.
+	Off bool `json:"off,omitempty"`
+	// TermGrace is how long the supervisor lets the child end by itself
+	// after SIGTERM before it kills every descendant. It must stay below
+	// the teardown ladder's SIGTERM wait, so the supervisor finishes its
+	// sweep before the ladder's SIGKILL could cut it short. Default 1 s.
+	TermGrace time.Duration `json:"termGrace,omitempty"`
+}
+
+// Confined reports whether the policy asks for Landlock.
+func (p Policy) Confined() bool { return !p.Off && p.Mode != FullAccess }
+
+// Narrow returns the stricter of p's mode and m (a child's mode is at most
+// its parent's).
+func (p Policy) Narrow(m Mode) Policy {
+	if m.rank() < p.Mode.rank() {
+		p.Mode = m
+	}
+	return p
+}
+
+func (m Mode) rank() int {
+	switch m {
+	case ReadOnly:
+		return 0
+	case WorkspaceWrite:
+		return 1
+	case FullAccess:
+		return 2
+	}
+	return -1
+}
+
+// helperArg marks a run of the executable as the supervisor. It is an
+// argument rather than argv[0] so that callers who only control the
+// arguments (the public sdk client's Options.Args) can use it too.
+const helperArg = "__reins-supervise"
+
+// UnavailableError says that the kernel lacks a Landlock feature the
+// policy needs. The user either runs on a kernel that has it or turns the
+// sandbox off explicitly.
+type UnavailableError struct {
+	// Feature names what is missing, e.g. "Landlock ABI 3 (file truncation)".
+	Feature string
+	// Have is the kernel's Landlock ABI version (0: no Landlock).
+	Have int
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("sandbox unavailable: this kernel lacks %s (it has Landlock ABI %d); "+
+		"use a kernel with Landlock, or turn the sandbox off with --sandbox=off or `sandbox: {enabled: false}` in your config",
+		e.Feature, e.Have)
+}
+
+// Check reports whether the kernel can enforce p. It is cheap and is called
+// before a process is started, so a missing feature is a clear start error
+// and not a child that dies mysteriously.
+func Check(p Policy) error {
+	if !p.Confined() {
+		return nil
+	}
+	if p.Mode.rank() < 0 {
+		return fmt.Errorf("sandbox: unknown permission mode %q", p.Mode)
+	}
+	_, err := plan(p)
+	return err
+}
+
+// Argv returns the executable and arguments that run name with args under
+// the supervisor with policy p. name is resolved on reins's PATH now, so a
+// missing program is an error of the start, as it is for exec.Command.
+func Argv(p Policy, name string, args ...string) (exe string, argv []string, err error) {
+	if err := Check(p); err != nil {
+		return "", nil, err
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", nil, err
+	}
+	if path, err = filepath.Abs(path); err != nil {
+		return "", nil, err
+	}
+	exe, err = self()
+	if err != nil {
+		return "", nil, err
+	}
+	pol, err := json.Marshal(p)
+	if err != nil {
+		return "", nil, err
+	}
+	argv = append([]string{helperArg, string(pol), "--", path}, args...)
+	return exe, argv, nil
+}
+
+// Command is exec.Command for a process that runs under the supervisor with
+// policy p. Start it with the proc package, which makes the supervisor the
+// leader of a new process group: the ladder's signals reach both.
+func Command(p Policy, name string, args ...string) (*exec.Cmd, error) {
+	exe, argv, err := Argv(p, name, args...)
+	if err != nil {
+		return nil, err
+	}
+	return exec.Command(exe, argv...), nil
+}
+
+// self is the executable the supervisor runs from: reins itself, or a test
+// binary that links this package (whose init runs the supervisor too).
+func self() (string, error) {
+	if exeOverride != "" {
+		return exeOverride, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", errors.New("sandbox: cannot locate the reins executable: " + err.Error())
+	}
+	return exe, nil
+}
+
+// exeOverride replaces os.Executable in tests that build a separate binary.
+var exeOverride string
