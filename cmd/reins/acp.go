@@ -37,7 +37,7 @@ func acpMain(ctx context.Context, s *streams, f *sessionFlags) error {
 	if err != nil {
 		return err
 	}
-	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config})
+	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox})
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func acpMain(ctx context.Context, s *streams, f *sessionFlags) error {
 	}()
 	err = acp.Serve(ctx, acp.Options{
 		Base: h, ConfigFile: f.config, Model: f.model, BaseURL: f.baseURL,
-		Permission: perm, MaxSteps: f.maxSteps, Version: version,
+		Permission: perm, MaxSteps: f.maxSteps, Version: version, Sandbox: f.sandbox,
 	}, s.in, s.out)
 	close(stop)
 	got := <-gotSig

@@ -18,6 +18,7 @@ type sessionFlags struct {
 	baseURL    string
 	permission string
 	maxSteps   int
+	sandbox    string
 }
 
 // register adds the flags to fl; cwdUsage explains --cwd for the command.
@@ -28,6 +29,7 @@ func (f *sessionFlags) register(fl *pflag.FlagSet, cwdUsage string) {
 	fl.StringVar(&f.baseURL, "base-url", "", "the provider's base URL (any OpenAI-compatible server with openai/MODEL)")
 	fl.StringVar(&f.permission, "permission", string(tool.WorkspaceWrite), "read-only, workspace-write or full-access")
 	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "most steps in a turn")
+	fl.StringVar(&f.sandbox, "sandbox", "", "on or off: confine every process reins starts with Landlock (default from config: on)")
 }
 
 // check validates what the harness does not: the permission mode and the
@@ -39,6 +41,9 @@ func (f *sessionFlags) check() (tool.Permission, error) {
 	}
 	if f.maxSteps <= 0 {
 		return "", &exitError{code: exitUsage, msg: "--max-steps: want a positive number"}
+	}
+	if f.sandbox != "" && f.sandbox != "on" && f.sandbox != "off" {
+		return "", &exitError{code: exitUsage, msg: "--sandbox: want on or off"}
 	}
 	return perm, nil
 }

@@ -59,7 +59,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	if err != nil {
 		return err
 	}
-	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config})
+	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox})
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func newSDKCmd(s *streams) *cobra.Command {
 			// Permission and max steps are checked where initialize
 			// can override them (sdkserver), not here.
 			cfg.Cwd, cfg.ConfigFile, cfg.Model, cfg.BaseURL = f.cwd, f.config, f.model, f.baseURL
-			cfg.Permission, cfg.MaxSteps = f.permission, f.maxSteps
+			cfg.Permission, cfg.MaxSteps, cfg.Sandbox = f.permission, f.maxSteps, f.sandbox
 			cfg.Version = version
 			cfg.Stderr = s.err
 			return sdkserver.New(cfg).Serve(ctx, s.in, s.out)

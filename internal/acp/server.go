@@ -44,6 +44,8 @@ type Options struct {
 	Permission tool.Permission
 	// MaxSteps bounds a turn's steps (0: the loop's default).
 	MaxSteps int
+	// Sandbox is --sandbox: on, off, or empty for the config's choice.
+	Sandbox string
 	// Version is reported as agentInfo.version.
 	Version string
 }
@@ -184,6 +186,9 @@ func (s *server) open(cwd, resume string) (*acpSession, error) {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	h.HTTP, h.Now = base.HTTP, base.Now
+	if s.opts.Sandbox != "" {
+		h.Sandbox.Off = s.opts.Sandbox == "off"
+	}
 	m, err := h.ResolveModel(s.opts.Model, s.opts.BaseURL)
 	if err != nil {
 		h.Close()

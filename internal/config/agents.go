@@ -41,12 +41,16 @@ type Agent struct {
 	Model string
 	// Tools is the allowlist; nil means the parent's tools, an empty
 	// non-nil slice means none.
-	Tools        []string
-	Command      string
-	Args         []string
-	Env          map[string]string
-	Permission   string // reject | allow
-	Timeout      time.Duration
+	Tools      []string
+	Command    string
+	Args       []string
+	Env        map[string]string
+	Permission string // reject | allow
+	Timeout    time.Duration
+	// Writable are the state paths the agent's process may write besides
+	// the workspace under workspace-write (`sandbox: {writable: [...]}`),
+	// absolute with ~ expanded.
+	Writable     []string
 	SystemPrompt string
 	// Source is the definition's file, or "builtin".
 	Source string
@@ -279,7 +283,7 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 		modelSpec *string
 		cmdSet    bool
 	)
-	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout"}
+	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox"}
 	if lenient {
 		known = append(known, "color")
 	}
@@ -331,6 +335,21 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 				}
 				ag.Permission = *s
 			}
+		case "sandbox":
+			err = d.fields(v, kp, []string{"writable"}, func(k string, v ast.Node, kp string) error {
+				l, err := d.strList(v, kp)
+				if err != nil || l == nil {
+					return err
+				}
+				for _, w := range *l {
+					abs, ok := expandHome(w)
+					if !ok {
+						return d.valueErr(d.resolve(v), kp, "absolute paths or paths starting with ~/")
+					}
+					ag.Writable = append(ag.Writable, abs)
+				}
+				return nil
+			})
 		case "timeout":
 			var t *time.Duration
 			if t, err = d.duration(v, kp); err == nil && t != nil {
@@ -443,4 +462,25 @@ func agentModel(spec, provider string, cfg *Config) (string, error) {
 		return "", err
 	}
 	return spec, nil
+}
+
+// expandHome makes a writable path absolute: ~/x is below the user's home;
+// a relative path is refused (relative to what? the workspace is writable
+// already).
+func expandHome(p string) (string, bool) {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", false
+		}
+		return filepath.Join(home, rest), true
+	}
+	if p == "~" {
+		home, err := os.UserHomeDir()
+		return home, err == nil
+	}
+	if !filepath.IsAbs(p) {
+		return "", false
+	}
+	return filepath.Clean(p), true
 }

@@ -81,11 +81,21 @@ type Subagents struct {
 	MaxBackgroundJobs int
 }
 
+// Sandbox is the confinement of the processes reins starts (SPEC §11).
+type Sandbox struct {
+	// Enabled confines every process by its permission mode with Landlock;
+	// false leaves them supervised but unconfined.
+	Enabled bool
+	// Network false denies TCP connect and bind to confined processes.
+	Network bool
+}
+
 // Config is the merged configuration with defaults applied.
 type Config struct {
 	Model        string
 	ModelAliases map[string]string
 	Subagents    Subagents
+	Sandbox      Sandbox
 	// Files are the layers that were read, lowest precedence first.
 	Files []string
 
@@ -153,6 +163,8 @@ type rawConfig struct {
 	maxDepth     *int
 	maxParallel  *int
 	maxBgJobs    *int
+	sandboxOn    *bool
+	sandboxNet   *bool
 }
 
 type rawProvider struct {
@@ -178,7 +190,7 @@ func parseConfig(file string, src []byte) (*rawConfig, error) {
 		return nil, err
 	}
 	r := &rawConfig{file: file, providers: map[string]rawProvider{}, modelAliases: map[string]string{}}
-	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "subagents"}, func(k string, v ast.Node, kp string) error {
+	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "subagents", "sandbox"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
 		case "model":
@@ -210,6 +222,17 @@ func parseConfig(file string, src []byte) (*rawConfig, error) {
 				}
 				r.modelAliases[alias] = *s
 				return nil
+			})
+		case "sandbox":
+			err = d.fields(v, kp, []string{"enabled", "network"}, func(k string, v ast.Node, kp string) error {
+				var err error
+				switch k {
+				case "enabled":
+					r.sandboxOn, err = d.boolean(v, kp)
+				case "network":
+					r.sandboxNet, err = d.boolean(v, kp)
+				}
+				return err
 			})
 		case "subagents":
 			err = d.fields(v, kp, []string{"maxDepth", "maxParallel", "maxBackgroundJobs"}, func(k string, v ast.Node, kp string) error {
@@ -305,6 +328,7 @@ func merge(raws []*rawConfig) (*Config, error) {
 		Model:        DefaultModel,
 		ModelAliases: map[string]string{},
 		Subagents:    Subagents{DefaultMaxDepth, DefaultMaxParallel, DefaultMaxBackgroundJobs},
+		Sandbox:      Sandbox{Enabled: true, Network: true},
 		providers:    map[string]rawProvider{},
 	}
 	var modelFrom *rawConfig
@@ -317,6 +341,12 @@ func merge(raws []*rawConfig) (*Config, error) {
 		setInt(&c.Subagents.MaxDepth, r.maxDepth)
 		setInt(&c.Subagents.MaxParallel, r.maxParallel)
 		setInt(&c.Subagents.MaxBackgroundJobs, r.maxBgJobs)
+		if r.sandboxOn != nil {
+			c.Sandbox.Enabled = *r.sandboxOn
+		}
+		if r.sandboxNet != nil {
+			c.Sandbox.Network = *r.sandboxNet
+		}
 		for name, p := range r.providers {
 			c.providers[name] = p.over(c.providers[name])
 		}

@@ -327,6 +327,20 @@ func (d *decoder) str(n ast.Node, key string) (*string, error) {
 	return &s, nil
 }
 
+// boolean decodes true or false; nil for null.
+func (d *decoder) boolean(n ast.Node, key string) (*bool, error) {
+	n = d.resolve(n)
+	if isNull(n) {
+		return nil, nil
+	}
+	b, ok := n.(*ast.BoolNode)
+	if !ok {
+		return nil, d.valueErr(n, key, "true or false")
+	}
+	v := b.Value
+	return &v, nil
+}
+
 // integer decodes a non-negative int; nil for null.
 func (d *decoder) integer(n ast.Node, key string) (*int, error) {
 	n = d.resolve(n)

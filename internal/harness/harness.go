@@ -23,6 +23,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/llm/openai"
 	"github.com/reinsdev/reins/internal/llm/retry"
+	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
@@ -44,6 +45,9 @@ type Harness struct {
 	// Observe, when set, receives every event of every session this
 	// harness creates, children included (the SDK runtime streams them).
 	Observe func(session.Header, session.Event)
+	// Sandbox is the base policy of every process a session starts: the
+	// config's `sandbox` and the --sandbox flag. Sessions add their mode.
+	Sandbox sandbox.Policy
 
 	logOnce sync.Once
 	logMu   sync.Mutex
@@ -56,6 +60,8 @@ type Options struct {
 	Cwd        string // empty: the process's working directory
 	ConfigFile string // --config
 	Getenv     func(string) string
+	// Sandbox is --sandbox: "on", "off", or empty for the config's choice.
+	Sandbox string
 }
 
 // ConfigError marks an error in the user's configuration or flags: the CLI
@@ -97,7 +103,17 @@ func New(opts Options) (*Harness, error) {
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
-	return &Harness{Home: home, Cwd: cwd, Config: cfg, Agents: agents, Warnings: warnings, Getenv: getenv}, nil
+	pol := sandbox.Policy{Off: !cfg.Sandbox.Enabled, DenyNetwork: !cfg.Sandbox.Network}
+	switch opts.Sandbox {
+	case "":
+	case "on":
+		pol.Off = false
+	case "off":
+		pol.Off = true
+	default:
+		return nil, &ConfigError{fmt.Errorf("--sandbox: want on or off, got %q", opts.Sandbox)}
+	}
+	return &Harness{Home: home, Cwd: cwd, Config: cfg, Agents: agents, Warnings: warnings, Getenv: getenv, Sandbox: pol}, nil
 }
 
 // DefaultHome is $REINS_HOME, else ~/.reins.
@@ -304,7 +320,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	}
 	mgr := &subagent.Manager{
 		Agents: h.Agents, Limits: h.Config.Subagents, Log: s.Log, Depth: s.Log.Header().DelegationDepth,
-		Cwd: h.Cwd, Permission: perm, Logf: h.Logf,
+		Cwd: h.Cwd, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox,
 	}
 	mgr.Providers = h.providers(o)
 	s.Subagents = mgr
@@ -318,7 +334,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	}
 	s.Agent = &agent.Agent{
 		Model: o.Model.Model, ModelName: o.Model.Name, Provider: o.Model.Provider, System: system,
-		Tools: reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm, Approve: o.Approve}, Log: s.Log,
+		Tools: reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm, Approve: o.Approve, Sandbox: h.Sandbox}, Log: s.Log,
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens, Retry: &retry.Executor{Policy: o.Model.Retry},
 		Inbox: mgr,
 	}

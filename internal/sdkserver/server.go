@@ -39,6 +39,7 @@ type Config struct {
 	MaxTokens  int
 	MaxSteps   int
 	Permission string // empty: workspace-write
+	Sandbox    string // --sandbox: on, off, or empty for the config's choice
 	Version    string
 	Getenv     func(string) string
 	// Stderr receives the runtime's log lines; nil discards them.
@@ -253,7 +254,7 @@ func (s *Server) initialize(params json.RawMessage) (any, int, string) {
 	if cwd == "" {
 		cwd = s.cfg.Cwd
 	}
-	h, err := harness.New(harness.Options{Home: s.cfg.Home, Cwd: cwd, ConfigFile: s.cfg.ConfigFile, Getenv: s.cfg.Getenv})
+	h, err := harness.New(harness.Options{Home: s.cfg.Home, Cwd: cwd, ConfigFile: s.cfg.ConfigFile, Getenv: s.cfg.Getenv, Sandbox: s.cfg.Sandbox})
 	if err != nil {
 		return nil, sdk.CodeInvalidParams, "initialize: " + err.Error()
 	}

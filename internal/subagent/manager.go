@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reinsdev/reins/internal/sandbox"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +29,9 @@ type Manager struct {
 	Depth      int
 	Cwd        string
 	Permission tool.Permission
+	// Sandbox is the parent's base sandbox policy (Off, DenyNetwork); each
+	// request narrows it to the child's mode, cwd and agent file.
+	Sandbox sandbox.Policy
 	// Logf is the host log, for raw causes that must not reach the model.
 	Logf func(format string, args ...any)
 
@@ -123,9 +127,11 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 	m.runs++
 	id := fmt.Sprintf("run-%d", m.runs)
 	m.mu.Unlock()
+	pol := m.Sandbox
+	pol.Mode, pol.Workspace, pol.Writable = sandbox.Mode(m.Permission), m.Cwd, ag.Writable
 	return Request{
 		RunID: id, Agent: ag, Prompt: p.Prompt, ParentSession: m.Log.Header().ID,
-		Depth: depth, Cwd: m.Cwd, Permission: m.Permission,
+		Depth: depth, Cwd: m.Cwd, Permission: m.Permission, Sandbox: pol,
 	}, prov, nil
 }
 

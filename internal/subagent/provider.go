@@ -3,6 +3,7 @@ package subagent
 import (
 	"context"
 	"errors"
+	"github.com/reinsdev/reins/internal/sandbox"
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/tool"
@@ -20,6 +21,9 @@ type Request struct {
 	// Cwd and Permission are inherited from the parent.
 	Cwd        string
 	Permission tool.Permission
+	// Sandbox confines every process the run starts: the parent's mode
+	// and workspace, the agent file's writable paths (SPEC §11).
+	Sandbox sandbox.Policy
 }
 
 // Provider starts runs of one kind of child (inprocess, acp, reins, pi).

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/internal/sandbox"
 )
 
 const (
@@ -81,7 +82,7 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if ctx.Err() != nil {
 		return Errorf("command canceled before it started")
 	}
-	return runBash(ctx, dir, *a.Command, timeout)
+	return runBash(ctx, env.Policy(), dir, *a.Command, timeout)
 }
 
 // runBash runs command in its own process group and returns only when the
@@ -90,12 +91,15 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 // The output goes through a pipe of our own rather than exec's copier, so
 // cmd.Wait returns when the leader exits even if a background grandchild
 // still holds the pipe; the group is then torn down, which closes it.
-func runBash(ctx context.Context, dir, command string, timeout time.Duration) Result {
+func runBash(ctx context.Context, pol sandbox.Policy, dir, command string, timeout time.Duration) Result {
+	cmd, err := sandbox.Command(pol, "bash", "-c", command)
+	if err != nil {
+		return Errorf("cannot start bash: %v", err)
+	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return Errorf("cannot start bash: %v", err)
 	}
-	cmd := exec.Command("bash", "-c", command)
 	cmd.Dir = dir
 	cmd.Stdout = pw
 	cmd.Stderr = pw

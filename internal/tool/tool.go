@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/sandbox"
 )
 
 // Permission is a permission mode (SPEC §3).
@@ -62,6 +63,18 @@ type Env struct {
 	// more than read-only access (an ACP editor asks its user). A false
 	// answer is an error result. Nil approves whatever the mode permits.
 	Approve func(ctx context.Context, name string, args json.RawMessage) bool
+	// Sandbox is the confinement every process a tool starts runs under:
+	// its Off and DenyNetwork come from the configuration; the mode and
+	// workspace are this Env's (see Policy).
+	Sandbox sandbox.Policy
+}
+
+// Policy is the sandbox policy of a process started on behalf of this Env.
+func (e *Env) Policy() sandbox.Policy {
+	p := e.Sandbox
+	p.Mode = sandbox.Mode(e.Permission)
+	p.Workspace = e.Workspace
+	return p
 }
 
 // RejectAll is the approval policy of a child: it never asks a human, so
