@@ -117,15 +117,7 @@ func New(opts Options) (*Harness, error) {
 }
 
 // DefaultHome is $REINS_HOME, else ~/.reins.
-func DefaultHome(getenv func(string) string) string {
-	if h := getenv("REINS_HOME"); h != "" {
-		return h
-	}
-	if d, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(d, ".reins")
-	}
-	return ".reins"
-}
+func DefaultHome(getenv func(string) string) string { return config.Home(getenv) }
 
 // SessionsDir is where session directories live.
 func (h *Harness) SessionsDir() string { return filepath.Join(h.Home, "sessions") }

@@ -73,7 +73,7 @@ func restrict(p Policy, tmp string) error {
 	if err != nil {
 		return err
 	}
-	writable := []string{tmp}
+	writable := append([]string{tmp}, p.State...)
 	if p.Mode == WorkspaceWrite {
 		if p.Workspace != "" {
 			writable = append(writable, p.Workspace)

@@ -52,6 +52,10 @@ type Policy struct {
 	// Writable are extra paths (directories or files) an agent file named
 	// with `sandbox: {writable: [...]}`; honoured under workspace-write only.
 	Writable []string `json:"writable,omitempty"`
+	// State are paths writable in every confined mode: the state
+	// directories of a reins child (its session logs), which it needs even
+	// under read-only. A reins child confines its own tools by itself.
+	State []string `json:"state,omitempty"`
 	// DenyNetwork denies TCP connect and bind (config `sandbox.network:
 	// false`). It needs Landlock ABI 4.
 	DenyNetwork bool `json:"denyNetwork,omitempty"`

@@ -26,6 +26,20 @@ type Request struct {
 	Sandbox sandbox.Policy
 }
 
+// Policy is the sandbox policy of the run's processes: Sandbox, with the
+// request's cwd as workspace where it names none, and a mode never wider
+// than the request's permission.
+func (r Request) Policy() sandbox.Policy {
+	p := r.Sandbox
+	if p.Workspace == "" {
+		p.Workspace = r.Cwd
+	}
+	if p.Mode == "" {
+		p.Mode = sandbox.Mode(r.Permission)
+	}
+	return p.Narrow(sandbox.Mode(r.Permission))
+}
+
 // Provider starts runs of one kind of child (inprocess, acp, reins, pi).
 type Provider interface {
 	// Start begins a run and returns once it is published: the child is

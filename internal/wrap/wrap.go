@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reinsdev/reins/internal/sandbox"
 	"io"
 	"os"
 	"os/exec"
@@ -68,6 +69,9 @@ type Options struct {
 	OnEvent func(Event)
 	// Now stamps startedAt and endedAt; time.Now when nil.
 	Now func() time.Time
+	// Sandbox confines the child; nil runs it supervised but unconfined
+	// (`reins wrap` run by a user, who chose to run it).
+	Sandbox *sandbox.Policy
 }
 
 // Usage is the run's token usage: the sum over its assistant messages, in
@@ -279,7 +283,15 @@ func Start(ctx context.Context, meta Meta, opts Options) (*Child, error) {
 	if err != nil {
 		return nil, c.failStart(err, 127)
 	}
-	cmd := exec.Command(path, args...)
+	sb := sandbox.Policy{Mode: sandbox.FullAccess}
+	if opts.Sandbox != nil {
+		sb = *opts.Sandbox
+	}
+	sb.TermGrace = opts.Ladder.Term / 2 // the sweep ends before the ladder's SIGKILL
+	cmd, err := sandbox.Command(sb, path, args...)
+	if err != nil {
+		return nil, c.failStart(err, 126)
+	}
 	cmd.Env = opts.Env
 	cmd.Dir = meta.Cwd
 	p, pipes, err := proc.StartPiped(cmd)

@@ -17,10 +17,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reinsdev/reins/internal/sandbox"
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -109,7 +109,13 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError).String(), Err: err}
 	}
 
-	cmd := exec.Command(ag.Command, ag.Args...)
+	sb := req.Policy()
+	sb.TermGrace = p.opts.Ladder.Term / 2 // the sweep ends before the ladder's SIGKILL
+	cmd, err := sandbox.Command(sb, ag.Command, ag.Args...)
+	if err != nil {
+		p.logf("acp child %s (%s): spawn %s: %v", req.RunID, ag.Name, ag.Command, err)
+		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageProcess, subagent.CategoryProcessStart, subagent.StopError).String(), Err: err}
+	}
 	cmd.Dir = cwd
 	cmd.Env = p.environ(ag.Env)
 	pr, pipes, err := proc.StartPiped(cmd)

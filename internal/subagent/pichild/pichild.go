@@ -108,7 +108,7 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 	var runCtx context.Context
 	runCtx, r.cancel = context.WithCancelCause(context.Background())
 	child, err := wrap.Start(runCtx, meta, wrap.Options{
-		Env: p.env(ag.Env), Grace: p.o.Grace, Ladder: p.o.Ladder,
+		Env: p.env(ag.Env), Grace: p.o.Grace, Ladder: p.o.Ladder, Sandbox: ptr(req.Policy()),
 	})
 	if err != nil {
 		r.cancel(nil)
@@ -336,3 +336,5 @@ func usage(u *wrap.Usage) llm.Usage {
 		CacheReadTokens: int(u.CacheRead),
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

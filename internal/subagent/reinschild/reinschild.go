@@ -9,9 +9,12 @@
 package reinschild
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/internal/sandbox"
 	"os"
 	"slices"
 	"strings"
@@ -176,8 +179,22 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	if reqTimeout == 0 {
 		reqTimeout = DefaultRequestTimeout
 	}
+	// The runtime runs under the sandbox supervisor like every child.
+	sb := req.Policy()
+	sb.TermGrace = cmp.Or(p.o.TeardownTerm, proc.DefaultLadder.Term) / 2
+	env := childEnv(os.Environ(), ag.Env)
+	sb.State = config.StateDirs(config.Home(envLookup(env)))
+	for _, d := range sb.State {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, configErr(fmt.Errorf("reins state directory: %w", err))
+		}
+	}
+	command, args, err := sandbox.Argv(sb, command, args...)
+	if err != nil {
+		return nil, p.startError(ctx, req, diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError), err, false)
+	}
 	client, err := sdk.Start(ctx, sdk.Options{
-		Command: command, Args: args, Env: childEnv(os.Environ(), ag.Env), Dir: req.Cwd,
+		Command: command, Args: args, Env: env, Dir: req.Cwd,
 		Initialize: sdk.InitializeParams{
 			Cwd: req.Cwd, Model: model, MaxTokens: p.o.MaxTokens, BaseURL: base,
 			Permission: string(req.Permission), SystemPrompt: ag.SystemPrompt, Tools: ag.Tools,
@@ -374,4 +391,18 @@ func (r *run) settle() subagent.Result {
 		return fail(subagent.CategoryChildUnknown)
 	}
 	return res
+}
+
+// envLookup reads a variable from an environment list (the last wins, as
+// for exec).
+func envLookup(env []string) func(string) string {
+	return func(key string) string {
+		v := ""
+		for _, kv := range env {
+			if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+				v = val
+			}
+		}
+		return v
+	}
 }

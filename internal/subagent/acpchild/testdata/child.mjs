@@ -167,6 +167,7 @@ async function prompt({ params, client }) {
       g.unref();
       await say(client, sid, `spawned ${g.pid > 0 ? "ok" : "no"}`);
       if (env("ACP_THEN", "") === "crash") process.exit(9);
+      if (env("ACP_THEN", "") === "hang") await sleep(1 << 30);
       return { stopReason: "end_turn" };
     }
   }
