@@ -43,7 +43,10 @@ var abiOnce = sync.OnceValue(func() int {
 })
 
 // ABI is the kernel's Landlock ABI version, 0 where Landlock is missing.
-func ABI() int { return abiOnce() }
+func ABI() int { return abi() }
+
+// abi is replaced in tests to play an older kernel.
+var abi = abiOnce
 
 // plan is the Landlock configuration of p, or an *UnavailableError naming
 // the feature this kernel lacks.

@@ -174,6 +174,12 @@ func sweep(bound time.Duration) {
 	deadline := time.Now().Add(bound)
 	self := os.Getpid()
 	for {
+		// Fast path: no child at all, live or zombie (the common end of a
+		// command that started nothing in the background), so no /proc walk.
+		var info unix.Siginfo
+		if err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); errors.Is(err, unix.ECHILD) {
+			return
+		}
 		tree := children()
 		kids := tree[self]
 		if len(kids) == 0 {

@@ -160,6 +160,15 @@ async function prompt({ params, client }) {
       await say(client, sid, "working");
       await sleep(1 << 30);
       return { stopReason: "end_turn" };
+    case "exec": {
+      // Runs ACP_EXEC with bash as the agent's own action (not through a
+      // permission request), the way a real agent runs its tools: the
+      // sandbox, not the protocol, must contain it.
+      const { spawnSync } = await import("node:child_process");
+      const r = spawnSync("bash", ["-c", env("ACP_EXEC", "true")], { stdio: "ignore" });
+      await say(client, sid, `exit:${r.status}`);
+      return { stopReason: "end_turn" };
+    }
     case "grandchild": {
       // A grandchild in the child's process group that outlives the answer.
       // ACP_GC_STDIO=inherit: it also holds the child's stdout open.

@@ -1,0 +1,74 @@
+package tool
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBashIsConfined: under workspace-write the bash tool writes inside the
+// workspace and nowhere else; full-access lifts the bound; a setsid daemon
+// is gone when the call returns (issue 12, findings 3 and 4).
+func TestBashIsConfined(t *testing.T) {
+	outside := t.TempDir()
+	target := filepath.Join(outside, "escaped")
+	cases := []struct {
+		perm    Permission
+		landed  bool
+		isError bool
+	}{
+		{WorkspaceWrite, false, true},
+		{FullAccess, true, false},
+	}
+	for _, c := range cases {
+		t.Run(string(c.perm), func(t *testing.T) {
+			os.Remove(target)
+			env := newEnv(t, c.perm)
+			res := call(t, env, "bash", map[string]any{"command": "echo x > '" + target + "' && echo inside > in.txt"})
+			if _, err := os.Stat(target); (err == nil) != c.landed {
+				t.Errorf("write outside landed=%v, want %v: %s", err == nil, c.landed, res.Content)
+			}
+			if res.IsError != c.isError {
+				t.Errorf("IsError=%v, want %v: %s", res.IsError, c.isError, res.Content)
+			}
+			if c.landed {
+				if _, err := os.Stat(filepath.Join(env.Workspace, "in.txt")); err != nil {
+					t.Errorf("write inside failed: %v", err)
+				}
+			}
+		})
+	}
+	t.Run("inside under workspace-write", func(t *testing.T) {
+		env := newEnv(t, WorkspaceWrite)
+		res := call(t, env, "bash", map[string]any{"command": "mkdir -p a/b && echo ok > a/b/f && mv a/b/f a/g && cat a/g"})
+		if res.IsError || !strings.HasPrefix(res.Content, "ok\n") {
+			t.Errorf("work inside the workspace failed: %s", res.Content)
+		}
+	})
+}
+
+func TestBashSetsidDaemonEndsWithTheCall(t *testing.T) {
+	env := newEnv(t, WorkspaceWrite)
+	res := call(t, env, "bash", map[string]any{"command": "setsid -f bash -c 'echo $$ > daemon.pid; exec sleep 60'; for i in $(seq 100); do test -s daemon.pid && break; sleep 0.02; done"})
+	if res.IsError {
+		t.Fatalf("bash: %s", res.Content)
+	}
+	b, err := os.ReadFile(filepath.Join(env.Workspace, "daemon.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(b))
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		st, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil || strings.Contains(string(st), ") Z ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the setsid daemon (pid %s) outlived the tool call", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
