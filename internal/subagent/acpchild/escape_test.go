@@ -38,7 +38,10 @@ func TestEscapesUnderEachMode(t *testing.T) {
 			func(_, out string) bool { return exists(filepath.Join(out, "via-proc")) },
 			want{tool.ReadOnly: false, tool.WorkspaceWrite: false, tool.FullAccess: true}},
 		{"hard link to a file outside", `ln "$OUT/secret" "$WS/hard" && echo pwned > "$WS/hard"`,
-			func(_, out string) bool { b, _ := os.ReadFile(filepath.Join(out, "secret")); return strings.Contains(string(b), "pwned") },
+			func(_, out string) bool {
+				b, _ := os.ReadFile(filepath.Join(out, "secret"))
+				return strings.Contains(string(b), "pwned")
+			},
 			want{tool.ReadOnly: false, tool.WorkspaceWrite: false, tool.FullAccess: true}},
 	}
 	for _, mode := range []tool.Permission{tool.ReadOnly, tool.WorkspaceWrite, tool.FullAccess} {
