@@ -60,8 +60,10 @@ func (f *fixture) request(mutate func(*config.Agent)) subagent.Request {
 	if mutate != nil {
 		mutate(ag)
 	}
+	// The manager's request: an unrestricted parent, so the child's tools
+	// are the agent file's.
 	return subagent.Request{RunID: "run-1", Agent: ag, Prompt: "inspect auth", ParentSession: "parent-1", Depth: 1,
-		Cwd: f.out, Permission: tool.WorkspaceWrite}
+		Cwd: f.out, Permission: tool.WorkspaceWrite, Tools: subagent.ChildTools(nil, ag.Tools)}
 }
 
 // run starts, waits for and disposes one run.
