@@ -383,3 +383,21 @@ func TestPiTools(t *testing.T) {
 		}
 	}
 }
+
+// pi's --tools is the request's tools — the intersection of the parent's
+// and the agent file's — not the agent file's list: a parent limited to
+// read, grep and subagent cannot hand bash or ls to a pi child.
+func TestToolsAreTheRequestsIntersection(t *testing.T) {
+	f := newFixture(t, `
+printf '%s\n' "$@" > $OUT/args
+`+stopMsg)
+	req := f.request(func(a *config.Agent) { a.Tools = []string{"read", "bash", "ls"} })
+	req.Tools = subagent.ChildTools([]string{"read", "grep", "subagent"}, req.Agent.Tools)
+	if res := f.run(t, req); res.StopReason != subagent.StopCompleted {
+		t.Fatalf("result %+v", res)
+	}
+	args, _ := os.ReadFile(filepath.Join(f.out, "args"))
+	if !strings.Contains(string(args), "--tools\nread\n") {
+		t.Errorf("pi args %q, want --tools read", args)
+	}
+}
