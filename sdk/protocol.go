@@ -69,9 +69,11 @@ type RPCError struct {
 // InitializeParams are the parameters of initialize. ProtocolVersion, Cwd,
 // Model and MaxTokens are SPEC §9's; the rest are optional extensions a
 // reins parent uses so that its reins child gets what an in-process child
-// would: the agent definition's system prompt and tool allowlist, the
-// parent's base URL and permission mode, its place in the session tree.
-// They apply to every session of the runtime.
+// would: the agent definition's system prompt, the tool allowlist (the
+// intersection of the parent's tools and the agent definition's), the
+// parent's base URL, permission mode and step limit, its place in the
+// session tree. They apply to every session of the runtime and override
+// the runtime's flags.
 type InitializeParams struct {
 	ProtocolVersion int    `json:"protocolVersion"`
 	Cwd             string `json:"cwd"`
@@ -83,9 +85,11 @@ type InitializeParams struct {
 	SystemPrompt string `json:"systemPrompt,omitempty"`
 	// Tools is a tool allowlist; absent (nil) means every built-in tool,
 	// an empty list none.
-	Tools           []string `json:"tools,omitzero"`
-	ParentSession   string   `json:"parentSession,omitempty"`
-	DelegationDepth int      `json:"delegationDepth,omitempty"`
+	Tools []string `json:"tools,omitzero"`
+	// MaxSteps bounds the steps of a turn; 0 keeps the runtime's.
+	MaxSteps        int    `json:"maxSteps,omitempty"`
+	ParentSession   string `json:"parentSession,omitempty"`
+	DelegationDepth int    `json:"delegationDepth,omitempty"`
 }
 
 // InitializeResult is the result of initialize.

@@ -19,7 +19,8 @@ func newSDKCmd(s *streams) *cobra.Command {
 		Short: "Serve the reins SDK runtime: NDJSON JSON-RPC 2.0 on stdio",
 		Long: "Serve the reins SDK runtime: NDJSON JSON-RPC 2.0 on stdin/stdout (initialize, session/prompt,\n" +
 			"session/cancel, shutdown; session/event, session/status, subagent/started, subagent/finished).\n" +
-			"The flags are defaults; initialize's cwd, model and maxTokens override them. Logs go to stderr.",
+			"The flags are defaults; initialize's cwd, model, maxTokens, maxSteps and permission override them,\n" +
+			"and its tools limit every session to that allowlist. Logs go to stderr.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)

@@ -319,7 +319,11 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	reg := tool.NewRegistry(append(tool.Builtins(), mgr.Tools()...)...)
 	if o.Tools != nil {
 		reg, _ = reg.Subset(o.Tools)
+		// The children's tools are cut from what this session really
+		// has (subagent.ChildTools); nil leaves them every tool.
+		mgr.ToolNames = reg.Names()
 	}
+	mgr.MaxSteps, mgr.MaxTokens = o.MaxSteps, o.MaxTokens
 	system := o.System
 	if system == "" {
 		system = DefaultSystemPrompt(h.Cwd)
@@ -341,8 +345,9 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 
 // childFactory builds the in-process children of a session made with
 // parent: the agent definition's model (a same-provider child inherits the
-// parent's base URL), system prompt and tool allowlist; the parent's
-// limits, cwd and permission mode.
+// parent's base URL) and system prompt; the request's tools (the
+// intersection of the parent's and the agent definition's), limits, cwd
+// and permission mode, which the parent's manager set (subagent.Request).
 func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, func(session.Header, session.Event)) (*subagent.Child, error) {
 	return func(req subagent.Request, observe func(session.Header, session.Event)) (*subagent.Child, error) {
 		m := parent.Model
@@ -359,17 +364,13 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 				return nil, err
 			}
 		}
-		tools := req.Agent.Tools
-		if tools == nil {
-			tools = parent.Tools
-		}
 		var approve func(context.Context, string, json.RawMessage) bool
 		if parent.Approve != nil {
 			approve = tool.RejectAll // a child never asks a human
 		}
 		cs, err := h.NewSession(SessionOptions{
-			Model: m, System: req.Agent.SystemPrompt, MaxSteps: parent.MaxSteps, MaxTokens: parent.MaxTokens,
-			Permission: req.Permission, Tools: tools, Parent: req.ParentSession, Depth: req.Depth, Observe: observe,
+			Model: m, System: req.Agent.SystemPrompt, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens,
+			Permission: req.Permission, Tools: req.Tools, Parent: req.ParentSession, Depth: req.Depth, Observe: observe,
 			Approve: approve,
 		})
 		if err != nil {

@@ -57,6 +57,7 @@ type Server struct {
 	init      sdk.InitializeParams
 	perm      tool.Permission
 	maxTokens int
+	maxSteps  int
 
 	base       context.Context
 	cancelBase context.CancelCauseFunc
@@ -281,9 +282,17 @@ func (s *Server) initialize(params json.RawMessage) (any, int, string) {
 			return nil, sdk.CodeInvalidParams, "initialize: permission: " + err.Error()
 		}
 	}
+	if p.MaxTokens < 0 || p.MaxSteps < 0 {
+		h.Close()
+		return nil, sdk.CodeInvalidParams, "initialize: maxTokens and maxSteps must not be negative"
+	}
 	s.maxTokens = p.MaxTokens
 	if s.maxTokens == 0 {
 		s.maxTokens = s.cfg.MaxTokens
+	}
+	s.maxSteps = p.MaxSteps
+	if s.maxSteps == 0 {
+		s.maxSteps = s.cfg.MaxSteps
 	}
 	h.Observe = s.observe
 	s.h, s.model, s.init, s.perm = h, m, p, perm
@@ -327,7 +336,7 @@ func (s *Server) prompt(id json.RawMessage, params json.RawMessage) {
 		}
 	} else {
 		hs, err := s.h.NewSession(harness.SessionOptions{
-			Model: s.model, MaxSteps: s.cfg.MaxSteps, MaxTokens: s.maxTokens, Permission: s.perm,
+			Model: s.model, MaxSteps: s.maxSteps, MaxTokens: s.maxTokens, Permission: s.perm,
 			System: s.init.SystemPrompt, Tools: s.init.Tools,
 			Parent: s.init.ParentSession, Depth: s.init.DelegationDepth,
 		})

@@ -29,6 +29,12 @@ type Manager struct {
 	Depth      int
 	Cwd        string
 	Permission tool.Permission
+	// ToolNames are the parent's effective tool names (nil: every tool);
+	// MaxSteps and MaxTokens its limits. Every request carries them down:
+	// delegation never widens rights.
+	ToolNames []string
+	MaxSteps  int
+	MaxTokens int
 	// Sandbox is the parent's base sandbox policy (Off, DenyNetwork); each
 	// request narrows it to the child's mode, cwd and agent file.
 	Sandbox sandbox.Policy
@@ -127,11 +133,16 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 	m.runs++
 	id := fmt.Sprintf("run-%d", m.runs)
 	m.mu.Unlock()
+	// The child's mode is the parent's: an agent file's `permission` is
+	// only the ACP answer policy, never a mode. Min keeps an unset or
+	// unknown mode from reading as a wider default.
+	perm := m.Permission.Min(tool.FullAccess)
 	pol := m.Sandbox
-	pol.Mode, pol.Workspace, pol.Writable = sandbox.Mode(m.Permission), m.Cwd, ag.Writable
+	pol.Mode, pol.Workspace, pol.Writable = sandbox.Mode(perm), m.Cwd, ag.Writable
 	return Request{
 		RunID: id, Agent: ag, Prompt: p.Prompt, ParentSession: m.Log.Header().ID,
-		Depth: depth, Cwd: m.Cwd, Permission: m.Permission, Sandbox: pol,
+		Depth: depth, Cwd: m.Cwd, Permission: perm, Sandbox: pol,
+		Tools: ChildTools(m.ToolNames, ag.Tools), MaxSteps: m.MaxSteps, MaxTokens: m.MaxTokens,
 	}, prov, nil
 }
 

@@ -18,9 +18,20 @@ type Request struct {
 	// delegation depth (the root is 0).
 	ParentSession string
 	Depth         int
-	// Cwd and Permission are inherited from the parent.
+	// Cwd and Permission are inherited from the parent: Permission is at
+	// most the parent's mode (Manager.request), never wider.
 	Cwd        string
 	Permission tool.Permission
+	// Tools is the child's tool allowlist, ChildTools of the parent's
+	// effective tools and the agent file's; nil means every tool (neither
+	// side has a list). A provider that cannot enforce a list inside a
+	// foreign agent says so in README.md's Subagents section.
+	Tools []string
+	// MaxSteps and MaxTokens are the parent's limits (steps per turn,
+	// output tokens per model request; 0: the default), passed down to
+	// every child that has an equivalent.
+	MaxSteps  int
+	MaxTokens int
 	// Sandbox confines every process the run starts: the parent's mode
 	// and workspace, the agent file's writable paths (SPEC §11).
 	Sandbox sandbox.Policy

@@ -75,3 +75,24 @@ func wantResult(t *testing.T, res Result, isError bool, subs ...string) {
 		}
 	}
 }
+
+func TestPermissionMin(t *testing.T) {
+	modes := []Permission{ReadOnly, WorkspaceWrite, FullAccess}
+	for i, p := range modes {
+		for j, q := range modes {
+			want := modes[min(i, j)]
+			if got := p.Min(q); got != want {
+				t.Errorf("%s.Min(%s) = %s, want %s", p, q, got, want)
+			}
+		}
+		// An unset or unknown mode never reads as something wider.
+		for _, bad := range []Permission{"", "root"} {
+			if got := p.Min(bad); got != ReadOnly {
+				t.Errorf("%s.Min(%q) = %s, want read-only", p, bad, got)
+			}
+			if got := bad.Min(p); got != ReadOnly {
+				t.Errorf("%q.Min(%s) = %s, want read-only", bad, p, got)
+			}
+		}
+	}
+}

@@ -48,6 +48,20 @@ func ParsePermission(s string) (Permission, error) {
 // Allows reports whether mode p permits a tool that needs mode need.
 func (p Permission) Allows(need Permission) bool { return p.rank() >= need.rank() }
 
+// Min is the narrower of p and q: what a child gets when its parent runs
+// under p and it asks for q. A mode that is not one of the three (the
+// empty string included) counts as read-only, so Min never returns
+// something a caller could read as a default wider than both.
+func (p Permission) Min(q Permission) Permission {
+	if p.rank() < 0 || q.rank() < 0 {
+		return ReadOnly
+	}
+	if q.rank() < p.rank() {
+		return q
+	}
+	return p
+}
+
 // DefaultOutputCap is the default cap on a tool result's size.
 const DefaultOutputCap = 50 << 10
 

@@ -94,7 +94,7 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 		StderrPath:     filepath.Join(dir, "stderr.log"),
 		TranscriptPath: filepath.Join(dir, "transcript.log"),
 		Command:        ag.Command,
-		Tools:          piTools(ag.Tools, req.Permission),
+		Tools:          piTools(req.Tools, req.Permission),
 		Args:           ag.Args,
 	}
 	if strings.TrimSpace(ag.SystemPrompt) != "" {

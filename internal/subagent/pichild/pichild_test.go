@@ -60,8 +60,10 @@ func (f *fixture) request(mutate func(*config.Agent)) subagent.Request {
 	if mutate != nil {
 		mutate(ag)
 	}
+	// The manager's request: an unrestricted parent, so the child's tools
+	// are the agent file's.
 	return subagent.Request{RunID: "run-1", Agent: ag, Prompt: "inspect auth", ParentSession: "parent-1", Depth: 1,
-		Cwd: f.out, Permission: tool.WorkspaceWrite}
+		Cwd: f.out, Permission: tool.WorkspaceWrite, Tools: subagent.ChildTools(nil, ag.Tools)}
 }
 
 // run starts, waits for and disposes one run.
@@ -379,5 +381,23 @@ func TestPiTools(t *testing.T) {
 		if (got == nil) != (tt.want == nil) || !cmp.Equal(got, tt.want) {
 			t.Errorf("piTools(%v, %s) = %#v, want %#v", tt.tools, tt.perm, got, tt.want)
 		}
+	}
+}
+
+// pi's --tools is the request's tools — the intersection of the parent's
+// and the agent file's — not the agent file's list: a parent limited to
+// read, grep and subagent cannot hand bash or ls to a pi child.
+func TestToolsAreTheRequestsIntersection(t *testing.T) {
+	f := newFixture(t, `
+printf '%s\n' "$@" > $OUT/args
+`+stopMsg)
+	req := f.request(func(a *config.Agent) { a.Tools = []string{"read", "bash", "ls"} })
+	req.Tools = subagent.ChildTools([]string{"read", "grep", "subagent"}, req.Agent.Tools)
+	if res := f.run(t, req); res.StopReason != subagent.StopCompleted {
+		t.Fatalf("result %+v", res)
+	}
+	args, _ := os.ReadFile(filepath.Join(f.out, "args"))
+	if !strings.Contains(string(args), "--tools\nread\n") {
+		t.Errorf("pi args %q, want --tools read", args)
 	}
 }

@@ -27,6 +27,13 @@ type parent struct {
 
 func newParent(t *testing.T, script string, agents map[string]string) *parent {
 	t.Helper()
+	return newParentOpts(t, script, agents, harness.SessionOptions{})
+}
+
+// newParentOpts is newParent with the parent session's options (its tool
+// allowlist, permission mode and limits); Model and System are set here.
+func newParentOpts(t *testing.T, script string, agents map[string]string, opts harness.SessionOptions) *parent {
+	t.Helper()
 	sc, err := mock.Parse([]byte(script))
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +64,8 @@ func newParent(t *testing.T, script string, agents map[string]string) *parent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.s, err = p.h.NewSession(harness.SessionOptions{Model: m, System: "parent system prompt"})
+	opts.Model, opts.System = m, "parent system prompt"
+	p.s, err = p.h.NewSession(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,9 +44,8 @@ type Options struct {
 	// Model is the parent's PROVIDER/MODEL, the child's model when its
 	// agent definition names none; BaseURL the parent's --base-url, passed
 	// when the child's model is on the parent's provider.
-	Model     string
-	BaseURL   string
-	MaxTokens int
+	Model   string
+	BaseURL string
 	// Logf is the host log: the one place raw causes go.
 	Logf func(format string, args ...any)
 
@@ -196,8 +195,8 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	client, err := sdk.Start(ctx, sdk.Options{
 		Command: command, Args: args, Env: env, Dir: req.Cwd,
 		Initialize: sdk.InitializeParams{
-			Cwd: req.Cwd, Model: model, MaxTokens: p.o.MaxTokens, BaseURL: base,
-			Permission: string(req.Permission), SystemPrompt: ag.SystemPrompt, Tools: ag.Tools,
+			Cwd: req.Cwd, Model: model, MaxTokens: req.MaxTokens, MaxSteps: req.MaxSteps, BaseURL: base,
+			Permission: string(req.Permission), SystemPrompt: ag.SystemPrompt, Tools: req.Tools,
 			ParentSession: req.ParentSession, DelegationDepth: req.Depth,
 		},
 		RequestTimeout: reqTimeout, ShutdownTimeout: p.o.ShutdownTimeout, CancelGrace: p.o.CancelGrace,
