@@ -184,3 +184,36 @@ func alive(pid int) bool {
 
 func fmtSscan(s string, pid *int) (int, error) { return fmt.Sscan(s, pid) }
 func itoa(i int) string                        { return strconv.Itoa(i) }
+
+// TestCannotKillTheSupervisor: a confined command that kills its watcher
+// and leaves a setsid daemon behind gets neither: the supervisor is outside
+// the sandbox (Landlock's signal scope), so the kill fails and the daemon
+// dies with the command.
+func TestCannotKillTheSupervisor(t *testing.T) {
+	requireLandlock(t)
+	if ABI() < signalScopeABI {
+		t.Fatalf("signal scoping needs Landlock ABI %d; this kernel has %d", signalScopeABI, ABI())
+	}
+	for _, mode := range []Mode{ReadOnly, WorkspaceWrite} {
+		t.Run(string(mode), func(t *testing.T) {
+			dir := t.TempDir()
+			pidFile := filepath.Join(dir, "pid")
+			// Under read-only the daemon cannot write the workspace: the pid
+			// goes through the output instead.
+			out, _ := run(t, Policy{Mode: mode, Workspace: dir}, dir,
+				`setsid -f bash -c 'echo daemon=$$; exec sleep 60'; sleep 0.2; kill -9 $PPID && echo killed-watcher || echo kill-refused`)
+			if !strings.Contains(out, "kill-refused") {
+				t.Errorf("the confined command could signal its supervisor:\n%s", out)
+			}
+			_, after, ok := strings.Cut(out, "daemon=")
+			if !ok {
+				t.Fatalf("no daemon pid in output:\n%s", out)
+			}
+			pid, _, _ := strings.Cut(after, "\n")
+			if err := os.WriteFile(pidFile, []byte(pid), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			assertGone(t, pidFile)
+		})
+	}
+}

@@ -7,10 +7,12 @@
 //   - makes itself a child subreaper, so every descendant of the child that
 //     loses its parent — a `setsid` daemon, a double fork — is re-parented to
 //     the supervisor instead of init, where it can still be found;
-//   - confines itself with Landlock according to the permission mode (the
-//     domain is inherited by everything it starts and cannot be left);
 //   - starts the child in its own process group (the supervisor's), with a
-//     private temporary directory as TMPDIR;
+//     private temporary directory as TMPDIR, through a second stage that
+//     confines itself with Landlock according to the permission mode and then
+//     execs the program (the domain is inherited and cannot be left). The
+//     supervisor itself stays outside the domain, so the confined program can
+//     neither signal nor ptrace its watcher;
 //   - kills every remaining descendant when the child exits, when it is told
 //     to stop, and when reins dies — even by SIGKILL: the supervisor notices
 //     that its parent is gone (a parent-death signal as a hint, confirmed and

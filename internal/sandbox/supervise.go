@@ -20,8 +20,13 @@ import (
 // with the marker argument. It runs before main and before the flags of a
 // test binary are parsed, and never returns in that case.
 func init() {
-	if len(os.Args) > 1 && os.Args[1] == helperArg {
-		os.Exit(supervise(os.Args[2:]))
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case helperArg:
+			os.Exit(supervise(os.Args[2:]))
+		case confineArg:
+			os.Exit(confine(os.Args[2:]))
+		}
 	}
 }
 
@@ -72,17 +77,23 @@ func supervise(args []string) int {
 	}
 	defer os.RemoveAll(tmp)
 
-	if p.Confined() {
-		if err := restrict(p, tmp); err != nil {
-			return fail(exitSetup, "cannot apply the sandbox: %v", err)
-		}
-	}
-
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR2)
 
-	cmd := exec.Command(args[2], args[3:]...)
-	cmd.Args[0] = args[2]
+	// The supervisor stays outside the sandbox: the confined program cannot
+	// signal it (Landlock's signal scope, ABI 6) nor ptrace it, so it cannot
+	// kill its watcher and then leave a setsid daemon behind. The sandbox is
+	// applied by a second stage that confines itself and execs the program.
+	prog, progArgs := args[2], args[3:]
+	if p.Confined() {
+		self, err := self()
+		if err != nil {
+			return fail(exitSetup, "%v", err)
+		}
+		progArgs = append([]string{confineArg, args[0], tmp, "--", prog}, progArgs...)
+		prog = self
+	}
+	cmd := exec.Command(prog, progArgs...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = withTmp(os.Environ(), tmp)
 	if err := cmd.Start(); err != nil {
@@ -252,4 +263,31 @@ func parseStat(s string) (state string, ppid int, ok bool) {
 		return "", 0, false
 	}
 	return f[0], pp, true
+}
+
+// confineArg marks the second stage: confine this process, then become the
+// program (execve keeps the Landlock domain).
+const confineArg = "__reins-confine"
+
+// confine is the second stage: args are POLICY TMP -- PROGRAM [ARGS...].
+func confine(args []string) int {
+	if len(args) < 4 || args[2] != "--" {
+		fmt.Fprintf(os.Stderr, "reins sandbox: usage: %s POLICY TMP -- PROGRAM [ARGS...]\n", confineArg)
+		return exitSetup
+	}
+	var p Policy
+	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
+		fmt.Fprintf(os.Stderr, "reins sandbox: bad policy: %v\n", err)
+		return exitSetup
+	}
+	if err := restrict(p, args[1]); err != nil {
+		fmt.Fprintf(os.Stderr, "reins sandbox: cannot apply the sandbox: %v\n", err)
+		return exitSetup
+	}
+	err := syscall.Exec(args[3], args[3:], os.Environ())
+	fmt.Fprintf(os.Stderr, "reins sandbox: cannot start the program: %v\n", err)
+	if errors.Is(err, syscall.ENOENT) {
+		return exitNotFound
+	}
+	return exitSetup
 }
