@@ -64,6 +64,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		return err
 	}
 	defer h.Close()
+	noticeUntrusted(s, h)
 
 	opts := harness.SessionOptions{MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Permission: perm, Resume: f.resume}
 	modelSpec := f.model

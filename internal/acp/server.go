@@ -184,6 +184,9 @@ func (s *server) open(cwd, resume string) (*acpSession, error) {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	h.HTTP, h.Now = base.HTTP, base.Now
+	if n := h.UntrustedNotice(); n != "" {
+		h.Logf("acp: %s", n) // per session: each may be in another folder
+	}
 	m, err := h.ResolveModel(s.opts.Model, s.opts.BaseURL)
 	if err != nil {
 		h.Close()

@@ -24,11 +24,12 @@ func writeFile(t *testing.T, path, content string) string {
 	return path
 }
 
-// layers writes the non-empty contents as the home, cwd and extra layers.
+// layers writes the non-empty contents as the home, cwd and extra layers;
+// the cwd is trusted.
 func layers(t *testing.T, home, cwd, extra string) LoadOptions {
 	t.Helper()
 	root := t.TempDir()
-	opts := LoadOptions{Home: filepath.Join(root, "home"), Cwd: filepath.Join(root, "work")}
+	opts := LoadOptions{Home: filepath.Join(root, "home"), Cwd: filepath.Join(root, "work"), Trusted: true}
 	if home != "" {
 		writeFile(t, filepath.Join(opts.Home, "config.yaml"), home)
 	}
