@@ -198,6 +198,7 @@ replies:
 			t.Fatal(err)
 		}
 	}
+	testutil.Trust(t, home, cwd)
 	cmd := acpCmd(t, cwd, home, "run", "--json", "-m", "openai/test", "--base-url", url, "fan-out")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

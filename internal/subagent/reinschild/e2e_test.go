@@ -49,6 +49,7 @@ func newParent(t *testing.T, script string, agents map[string]string) *parent {
 			t.Fatal(err)
 		}
 	}
+	testutil.Trust(t, p.home, p.cwd) // its agent files; the child reins shares the home
 	p.h, err = harness.New(harness.Options{Home: p.home, Cwd: p.cwd, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
