@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -65,4 +66,45 @@ func cmdEnvsubst(ts *testscript.TestScript, neg bool, args []string) {
 	dst := ts.MkAbs(args[1])
 	ts.Check(os.MkdirAll(filepath.Dir(dst), 0o755))
 	ts.Check(os.WriteFile(dst, []byte(os.Expand(ts.ReadFile(args[0]), ts.Getenv)), 0o644))
+}
+
+// TestTrustExitCodes: a folder that was not trusted cannot be revoked, a
+// missing folder cannot be trusted, and a damaged trust list stops every
+// command that reads project files: all usage errors, exit 2.
+func TestTrustExitCodes(t *testing.T) {
+	home := t.TempDir()
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"trust", []string{"trust", dir}, 0},
+		{"list", []string{"trust", "--list"}, 0},
+		{"revoke", []string{"trust", "--revoke", dir}, 0},
+		{"revoke again", []string{"trust", "--revoke", dir}, 2},
+		{"revoke never trusted", []string{"trust", "--revoke", t.TempDir()}, 2},
+		{"missing folder", []string{"trust", filepath.Join(dir, "missing")}, 2},
+		{"list and folder", []string{"trust", "--list", dir}, 2},
+		{"two folders", []string{"trust", dir, dir}, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, stderr := exitCode(t, reinsCmd(t, home, tc.args...))
+			if got != tc.want {
+				t.Errorf("exit %d, want %d; stderr: %s", got, tc.want, stderr)
+			}
+		})
+	}
+	t.Run("damaged list", func(t *testing.T) {
+		if err := os.WriteFile(filepath.Join(home, "trusted.json"), []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"trust", dir}, {"trust", "--list"}, {"run", "-m", "mock/echo", "hi"}, {"agents"}} {
+			got, stderr := exitCode(t, reinsCmd(t, home, args...))
+			if got != 2 || !strings.Contains(stderr, "trusted.json") {
+				t.Errorf("%v: exit %d, want 2 naming the list; stderr: %s", args, got, stderr)
+			}
+		}
+	})
 }
