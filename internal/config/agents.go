@@ -143,13 +143,13 @@ func LoadAgents(opts LoadOptions, cfg *Config) (*Agents, []Warning, error) {
 	all := &Agents{byName: map[string]*Agent{}}
 	var dirs []dir
 	if opts.Cwd != "" {
-		for _, d := range ProjectAgentDirs {
-			p := filepath.Join(opts.Cwd, d)
+		for _, d := range projectAgentDirs {
+			p := filepath.Join(opts.Cwd, d.rel)
 			switch {
 			case sameFile(p, homeAgents(opts.Home)):
 				// <cwd>/.reins is $REINS_HOME: the user's own, read below.
 			case opts.Trusted:
-				dirs = append(dirs, dir{p, d != ProjectAgentDirs[0]})
+				dirs = append(dirs, dir{p, d.lenient})
 			default:
 				all.ignored = append(all.ignored, ignoredAgents(p, cfg)...)
 			}

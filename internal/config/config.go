@@ -150,16 +150,22 @@ func (o Origin) String() string {
 }
 
 // Project paths, relative to the workspace. Every project file reins reads
-// is listed in ProjectFiles, so that an untrusted folder's notice names it.
+// is listed by ProjectFiles, so that an untrusted folder's notice names it.
 var (
-	ProjectConfig    = filepath.Join(".reins", "config.yaml")
-	ProjectAgentDirs = []string{filepath.Join(".reins", "agents"), filepath.Join(".claude", "agents")}
+	projectConfig = filepath.Join(".reins", "config.yaml")
+	// projectAgentDirs are nearest first; Claude Code's files are read
+	// leniently (another tool's file must not stop reins).
+	projectAgentDirs = []struct {
+		rel     string
+		lenient bool
+	}{{filepath.Join(".reins", "agents"), false}, {filepath.Join(".claude", "agents"), true}}
 )
 
 // ProjectFiles lists the project files that exist in opts.Cwd, as paths
 // relative to it: the config layer and the agent files. A path that is
 // also the user's own (the workspace is the home directory, so
-// <cwd>/.reins is $REINS_HOME) is the user's and is left out. Errors
+// <cwd>/.reins is $REINS_HOME; or the config layer is the --config file)
+// is read as the user's and is left out. Errors
 // reading a directory leave its files out: the list is for telling the
 // user what was ignored, never for loading.
 func ProjectFiles(opts LoadOptions) []string {
@@ -167,19 +173,19 @@ func ProjectFiles(opts LoadOptions) []string {
 		return nil
 	}
 	var out []string
-	cfg := filepath.Join(opts.Cwd, ProjectConfig)
-	if fi, err := os.Stat(cfg); err == nil && !fi.IsDir() && !sameFile(cfg, homeConfig(opts.Home)) {
-		out = append(out, ProjectConfig)
+	cfg := filepath.Join(opts.Cwd, projectConfig)
+	if fi, err := os.Stat(cfg); err == nil && !fi.IsDir() && !sameFile(cfg, homeConfig(opts.Home)) && !sameFile(cfg, opts.Extra) {
+		out = append(out, projectConfig)
 	}
-	for _, d := range ProjectAgentDirs {
-		dir := filepath.Join(opts.Cwd, d)
+	for _, d := range projectAgentDirs {
+		dir := filepath.Join(opts.Cwd, d.rel)
 		if sameFile(dir, homeAgents(opts.Home)) {
 			continue
 		}
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
-				out = append(out, filepath.Join(d, e.Name()))
+				out = append(out, filepath.Join(d.rel, e.Name()))
 			}
 		}
 	}
@@ -233,7 +239,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	if opts.Home != "" {
 		layers = append(layers, layer{homeConfig(opts.Home), true, OriginUser})
 	}
-	if p := filepath.Join(opts.Cwd, ProjectConfig); opts.Cwd != "" && opts.Trusted && !sameFile(p, homeConfig(opts.Home)) {
+	if p := filepath.Join(opts.Cwd, projectConfig); opts.Cwd != "" && opts.Trusted && !sameFile(p, homeConfig(opts.Home)) {
 		layers = append(layers, layer{p, true, OriginTrustedProject})
 	}
 	if opts.Extra != "" {

@@ -133,8 +133,18 @@ func TestLoadSkipsUntrustedProject(t *testing.T) {
 	if c.Model != "openai/home" || len(c.Files) != 1 {
 		t.Errorf("model %q from %v; want the home layer only", c.Model, c.Files)
 	}
-	if got := ProjectFiles(opts); !slices.Equal(got, []string{ProjectConfig}) {
+	if got := ProjectFiles(opts); !slices.Equal(got, []string{projectConfig}) {
 		t.Errorf("ProjectFiles = %v", got)
+	}
+	// Named with --config, the file is the user's choice: read, and not
+	// reported as ignored.
+	opts.Extra = filepath.Join(opts.Cwd, projectConfig)
+	writeFile(t, opts.Extra, "model: openai/project\n")
+	if c, err := Load(opts); err != nil || c.Model != "openai/project" {
+		t.Errorf("--config of the project file: %v, %v", c, err)
+	}
+	if got := ProjectFiles(opts); len(got) != 0 {
+		t.Errorf("ProjectFiles with --config = %v", got)
 	}
 }
 
