@@ -198,6 +198,7 @@ replies:
 			t.Fatal(err)
 		}
 	}
+	testutil.Trust(t, home, cwd)
 	cmd := acpCmd(t, cwd, home, "run", "--json", "-m", "openai/test", "--base-url", url, "fan-out")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -228,4 +229,44 @@ replies:
 		}
 	}
 	testutil.CanaryOnlyInHostLog(t, home, acpCanary)
+}
+
+// TestACPReportsUntrustedFiles: an editor session in an untrusted folder
+// ignores the folder's own files and says so in the host log, once per
+// session.
+func TestACPReportsUntrustedFiles(t *testing.T) {
+	url, _ := startMock(t, "replies: []\n")
+	cwd, home := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(cwd, ".claude", "agents"), 0o755)
+	os.WriteFile(filepath.Join(cwd, ".claude", "agents", "helper.md"), []byte("---\nprovider: acp\ncommand: sh\n---\n"), 0o644)
+	cmd := acpCmd(t, t.TempDir(), home, "acp", "-m", "openai/test", "--base-url", url)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	conn := sdk.NewClientSideConnection(&editor{}, stdin, stdout)
+	ctx := context.Background()
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("reins acp: %v", err)
+	}
+	<-conn.Done()
+	hostLog, _ := os.ReadFile(filepath.Join(home, "logs", "reins.log"))
+	want := "acp: untrusted folder " + cwd + ": ignoring .claude/agents/helper.md; to use them run: reins trust " + cwd
+	if strings.Count(string(hostLog), "untrusted") != 1 || !strings.Contains(string(hostLog), want) {
+		t.Errorf("host log %q, want one line with %q", hostLog, want)
+	}
 }

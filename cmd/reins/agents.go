@@ -5,6 +5,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/trust"
 	"github.com/spf13/cobra"
 )
 
@@ -20,6 +21,7 @@ func newAgentsCmd(s *streams) *cobra.Command {
 				return err
 			}
 			defer h.Close()
+			noticeUntrusted(s, h)
 			tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tPROVIDER\tMODEL\tSOURCE\tDESCRIPTION")
 			for _, a := range h.Agents.List() {
@@ -28,6 +30,16 @@ func newAgentsCmd(s *streams) *cobra.Command {
 					model = "(parent's)"
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.Name, a.Provider, model, a.Source, clip(a.Description, 60))
+			}
+			// An untrusted folder's files are listed so the user sees what
+			// exists, but only by what cannot mislead: a checked name, the
+			// provider and the quoted path, never the file's description.
+			for _, a := range h.Agents.Ignored() {
+				name, prov := a.Name, a.Provider
+				if name == "" {
+					name, prov = "?", "?"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t-\t%s\tuntrusted: not used until 'reins trust'\n", name, prov, trust.Quote(a.Source))
 			}
 			tw.Flush()
 			for _, w := range h.Warnings {

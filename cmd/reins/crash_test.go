@@ -16,6 +16,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/testutil"
 )
 
 // crashScript is a run long enough to be killed anywhere: seven model
@@ -86,6 +87,7 @@ func startCrashRun(t *testing.T) *crashRun {
 	if err := os.WriteFile(filepath.Join(cmd.Dir, ".reins", "config.yaml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	testutil.Trust(t, home, cmd.Dir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

@@ -90,6 +90,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		},
 		newWrapCmd(s),
 		newACPCmd(s),
+		newTrustCmd(s),
 	)
 	return root
 }

@@ -120,6 +120,9 @@ func TestScripts(t *testing.T) {
 			"mockrequests": cmdMockRequests,
 			"mockbody":     cmdMockBody,
 			"lastsession":  cmdLastSession,
+			"keyserver":    cmdKeyServer,
+			"keyheaders":   cmdKeyHeaders,
+			"envsubst":     cmdEnvsubst,
 		},
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/trust"
 	"github.com/spf13/cobra"
 )
 
@@ -64,12 +65,19 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		return err
 	}
 	defer h.Close()
+	noticeUntrusted(s, h)
 
 	opts := harness.SessionOptions{MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Permission: perm, Resume: f.resume}
 	modelSpec := f.model
 	if f.agentName != "" {
 		ag, ok := h.Agents.Get(f.agentName)
 		if !ok {
+			for _, ig := range h.Agents.Ignored() {
+				if ig.Name == f.agentName {
+					return &exitError{code: exitUsage, msg: fmt.Sprintf("--agent %s: defined only in this untrusted folder (%s); run: reins trust %s",
+						f.agentName, trust.Quote(ig.Source), trust.ShellArg(h.Cwd))}
+				}
+			}
 			return &exitError{code: exitUsage, msg: fmt.Sprintf("--agent %s: no such agent (see reins agents)", f.agentName)}
 		}
 		if ag.Provider != "" && ag.Provider != "inprocess" {

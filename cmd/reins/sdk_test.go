@@ -45,6 +45,7 @@ func sdkWorkspace(t *testing.T, mark string, agents map[string]string) (cwd, hom
 			t.Fatal(err)
 		}
 	}
+	testutil.Trust(t, home, cwd)
 	return cwd, home
 }
 

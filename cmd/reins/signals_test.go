@@ -16,6 +16,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/testutil"
 )
 
 // sigRun is one `reins run --json` to be interrupted.
@@ -50,6 +51,7 @@ func startSigRun(t *testing.T, script string, files map[string]string, prompt st
 			t.Fatal(err)
 		}
 	}
+	testutil.Trust(t, r.home, r.dir)
 	r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.errb
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/reinsdev/reins/internal/testutil"
 )
 
 // writePi writes an executable fake `pi` (a bash script) into a fresh
@@ -215,6 +216,7 @@ fallback:
 			agent := "---\nname: leaky\nprovider: pi\ncommand: " + filepath.Join(bin, "pi") + "\n---\nYou leak.\n"
 			os.MkdirAll(filepath.Join(cwd, ".reins", "agents"), 0o755)
 			os.WriteFile(filepath.Join(cwd, ".reins", "agents", "leaky.md"), []byte(agent), 0o644)
+			testutil.Trust(t, home, cwd)
 			cmd := exec.Command(os.Args[0], "run", "--json", "--base-url", url, "-m", "openai/m", "delegate-leaky")
 			cmd.Dir = cwd
 			cmd.Env = append(os.Environ(), "REINS_AS_MAIN=1", "REINS_HOME="+home, "OPENAI_API_KEY=")

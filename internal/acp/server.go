@@ -189,6 +189,9 @@ func (s *server) open(cwd, resume string) (*acpSession, error) {
 	if s.opts.Sandbox != "" {
 		h.Sandbox.Off = s.opts.Sandbox == "off"
 	}
+	if n := h.UntrustedNotice(); n != "" {
+		h.Logf("acp: %s", n) // per session: each may be in another folder
+	}
 	m, err := h.ResolveModel(s.opts.Model, s.opts.BaseURL)
 	if err != nil {
 		h.Close()

@@ -74,8 +74,15 @@ func (w Warning) String() string {
 // Agents is the set of agent definitions, by name. Callers must not modify
 // the returned *Agent values.
 type Agents struct {
-	byName map[string]*Agent
+	byName  map[string]*Agent
+	ignored []*Agent
 }
+
+// Ignored returns the project agent files of a folder the user has not
+// trusted, in directory order: they exist but cannot be used. An entry
+// has Source and, when the file could be read as an agent, Name and
+// Provider; nothing else of an ignored file is kept.
+func (a *Agents) Ignored() []*Agent { return a.ignored }
 
 // Get returns the agent named name.
 func (a *Agents) Get(name string) (*Agent, bool) {
@@ -111,13 +118,17 @@ func GeneralAgent() *Agent {
 // LoadAgents discovers agent definitions in, nearest first (the nearer one
 // wins on a name clash):
 //
-//	<cwd>/.reins/agents/*.md
-//	<cwd>/.claude/agents/*.md
+//	<cwd>/.reins/agents/*.md   (only when opts.Trusted)
+//	<cwd>/.claude/agents/*.md  (only when opts.Trusted)
 //	<home>/agents/*.md
 //
 // plus the built-in general agent. An empty home or cwd skips its
 // directories; a missing directory is fine. cfg supplies modelAliases and
-// may be nil.
+// may be nil. opts.Extra is not used.
+//
+// In a folder that is not trusted, the project's agent files are not
+// definitions at all (nothing in them can start a process): they are only
+// named in Agents.Ignored, and a problem in one is no error.
 //
 // Files in .reins and home are reins's own and are read strictly: any
 // problem (bad YAML, unknown key, bad value, two files defining one name)
@@ -125,7 +136,7 @@ func GeneralAgent() *Agent {
 // best-effort: unknown keys are warnings (Claude Code's cosmetic `color`
 // is ignored silently), and a file that cannot be read as an agent is
 // skipped with a warning, because another tool's file must not stop reins.
-func LoadAgents(home, cwd string, cfg *Config) (*Agents, []Warning, error) {
+func LoadAgents(opts LoadOptions, cfg *Config) (*Agents, []Warning, error) {
 	if cfg == nil {
 		cfg = Default()
 	}
@@ -133,14 +144,24 @@ func LoadAgents(home, cwd string, cfg *Config) (*Agents, []Warning, error) {
 		path    string
 		lenient bool
 	}
-	var dirs []dir
-	if cwd != "" {
-		dirs = append(dirs, dir{filepath.Join(cwd, ".reins", "agents"), false}, dir{filepath.Join(cwd, ".claude", "agents"), true})
-	}
-	if home != "" {
-		dirs = append(dirs, dir{filepath.Join(home, "agents"), false})
-	}
 	all := &Agents{byName: map[string]*Agent{}}
+	var dirs []dir
+	if opts.Cwd != "" {
+		for _, d := range projectAgentDirs {
+			p := filepath.Join(opts.Cwd, d.rel)
+			switch {
+			case sameFile(p, homeAgents(opts.Home)):
+				// <cwd>/.reins is $REINS_HOME: the user's own, read below.
+			case opts.Trusted:
+				dirs = append(dirs, dir{p, d.lenient})
+			default:
+				all.ignored = append(all.ignored, ignoredAgents(p, cfg)...)
+			}
+		}
+	}
+	if opts.Home != "" {
+		dirs = append(dirs, dir{homeAgents(opts.Home), false})
+	}
 	var warnings []Warning
 	for _, dr := range dirs { // nearest first
 		found, ws, err := loadAgentDir(dr.path, dr.lenient, cfg)
@@ -165,6 +186,27 @@ func LoadAgents(home, cwd string, cfg *Config) (*Agents, []Warning, error) {
 		all.byName["general"] = GeneralAgent()
 	}
 	return all, warnings, nil
+}
+
+// ignoredAgents names the agent files of an untrusted project directory,
+// read leniently and only for their name and provider.
+func ignoredAgents(dir string, cfg *Config) []*Agent {
+	entries, _ := os.ReadDir(dir)
+	var out []*Agent
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		ig := &Agent{Source: path}
+		if src, err := os.ReadFile(path); err == nil {
+			if ag, _, err := parseAgent(path, src, true, cfg); err == nil {
+				ig.Name, ig.Provider = ag.Name, ag.Provider
+			}
+		}
+		out = append(out, ig)
+	}
+	return out
 }
 
 func loadAgentDir(dir string, lenient bool, cfg *Config) (map[string]*Agent, []Warning, error) {

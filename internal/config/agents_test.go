@@ -47,7 +47,7 @@ func TestAgentDiscoveryPrecedence(t *testing.T) {
 	d.homeAgent(t, "other-file.md", agentFile("name: r\n", "shadowed by reins r"))
 	d.reins(t, "notes.txt", "not an agent")
 
-	ags, warns, err := LoadAgents(d.home, d.cwd, nil)
+	ags, warns, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ timeout: 10m
 		t.Run(tt.name, func(t *testing.T) {
 			d := newAgentDirs(t)
 			path := d.reins(t, "a.md", tt.file)
-			ags, warns, err := LoadAgents(d.home, d.cwd, cfg)
+			ags, warns, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +208,7 @@ color: blue
 
 You are a senior code reviewer.
 `)
-	ags, warns, err := LoadAgents(d.home, d.cwd, nil)
+	ags, warns, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestClaudeFilesAreLenientReinsFilesStrict(t *testing.T) {
 
 	d := newAgentDirs(t)
 	path := d.claude(t, "x.md", agentFile(front, "p"))
-	ags, warns, err := LoadAgents(d.home, d.cwd, nil)
+	ags, warns, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestClaudeFilesAreLenientReinsFilesStrict(t *testing.T) {
 	for _, write := range []func(agentDirs, *testing.T, string, string) string{agentDirs.reins, agentDirs.homeAgent} {
 		d := newAgentDirs(t)
 		path := write(d, t, "x.md", agentFile(front, "p"))
-		_, _, err := LoadAgents(d.home, d.cwd, nil)
+		_, _, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
 		var ce *Error
 		if !errors.As(err, &ce) || ce.Kind != KindUnknownKey || ce.Key != "priority" || ce.File != path || ce.Line != 3 {
 			t.Errorf("err = %#v, want unknown key priority in %s line 3", err, path)
@@ -283,7 +283,7 @@ func TestAgentErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := newAgentDirs(t)
 			path := d.reins(t, "bad.md", tt.file)
-			_, _, err := LoadAgents(d.home, d.cwd, nil)
+			_, _, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
 			var ce *Error
 			if !errors.As(err, &ce) {
 				t.Fatalf("err = %v, want *Error", err)
@@ -307,7 +307,7 @@ func TestBadClaudeFileIsSkippedWithWarning(t *testing.T) {
 	d := newAgentDirs(t)
 	path := d.claude(t, "broken.md", "---\ndescription: Use this: when x\n---\nbody\n")
 	d.claude(t, "fine.md", agentFile("model: claude-3-opus-20240229\n", "p"))
-	ags, warns, err := LoadAgents(d.home, d.cwd, nil)
+	ags, warns, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func TestBadClaudeFileIsSkippedWithWarning(t *testing.T) {
 
 func TestGeneralBuiltinAndOverride(t *testing.T) {
 	d := newAgentDirs(t)
-	ags, _, err := LoadAgents(d.home, d.cwd, nil)
+	ags, _, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +340,7 @@ func TestGeneralBuiltinAndOverride(t *testing.T) {
 		t.Errorf("builtin general = %+v", g)
 	}
 	path := d.homeAgent(t, "general.md", agentFile("tools: read\n", "custom general"))
-	ags, _, err = LoadAgents(d.home, d.cwd, nil)
+	ags, _, err = LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestDuplicateNameInOneDirectory(t *testing.T) {
 	d := newAgentDirs(t)
 	first := d.reins(t, "a.md", agentFile("name: same\n", "1"))
 	second := d.reins(t, "b.md", agentFile("name: same\n", "2"))
-	_, _, err := LoadAgents(d.home, d.cwd, nil)
+	_, _, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
 	var ce *Error
 	if !errors.As(err, &ce) || ce.File != second || !strings.Contains(err.Error(), first) {
 		t.Errorf("err = %v, want a clash naming %s and %s", err, first, second)
@@ -363,7 +363,7 @@ func TestDuplicateNameInOneDirectory(t *testing.T) {
 	d = newAgentDirs(t)
 	first = d.claude(t, "a.md", agentFile("name: same\n", "1"))
 	d.claude(t, "b.md", agentFile("name: same\n", "2"))
-	ags, warns, err := LoadAgents(d.home, d.cwd, nil)
+	ags, warns, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,7 @@ func TestShadowedAgentWarningsAreDropped(t *testing.T) {
 	d := newAgentDirs(t)
 	d.reins(t, "x.md", agentFile("tools: read\n", "p"))
 	d.claude(t, "x.md", agentFile("tools: Read, WebSearch\n", "p"))
-	_, warns, err := LoadAgents(d.home, d.cwd, nil)
+	_, warns, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestShadowedAgentWarningsAreDropped(t *testing.T) {
 }
 
 func TestLoadAgentsEmptyDirsSkipped(t *testing.T) {
-	ags, warns, err := LoadAgents("", "", nil)
+	ags, warns, err := LoadAgents(LoadOptions{}, nil)
 	if err != nil || len(warns) != 0 {
 		t.Fatal(err, warns)
 	}

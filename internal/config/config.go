@@ -26,6 +26,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/retry"
+	"github.com/reinsdev/reins/internal/trust"
 )
 
 // DefaultModel is the model when neither a flag nor any config layer sets one.
@@ -105,10 +106,128 @@ type Config struct {
 // LoadOptions says where the layers are. Home is REINS_HOME as resolved by
 // the caller (default ~/.reins); empty skips that layer, as does an empty
 // Cwd. Extra is the --config file; it must exist when given.
+//
+// Cwd's project files (.reins/config.yaml, .reins/agents, .claude/agents)
+// are read only when Trusted is set: the caller asks internal/trust
+// whether the user trusts Cwd. The zero value reads none of them, so a
+// caller that forgets to ask gets the safe behaviour.
 type LoadOptions struct {
-	Home  string
-	Cwd   string
-	Extra string
+	Home    string
+	Cwd     string
+	Trusted bool
+	Extra   string
+}
+
+// Origin is who wrote a config layer. It decides whether a base URL the
+// layer sets may receive the user's API key (Config.Endpoint).
+type Origin uint8
+
+const (
+	// OriginUnknown is the zero value: a layer nobody said the origin of.
+	// It is never trusted with the user's key, so a layer added later
+	// without an origin fails closed instead of redirecting keys.
+	OriginUnknown Origin = iota
+	// OriginUser is $REINS_HOME/config.yaml.
+	OriginUser
+	// OriginFlag is the file given with --config.
+	OriginFlag
+	// OriginTrustedProject is <cwd>/.reins/config.yaml in a folder the
+	// user trusted.
+	OriginTrustedProject
+)
+
+// UserChosen reports whether the user wrote the layer or vouched for its
+// author: only such a layer may send the user's key to an endpoint of its
+// choosing.
+func (o Origin) UserChosen() bool {
+	switch o {
+	case OriginUser, OriginFlag, OriginTrustedProject:
+		return true
+	}
+	return false
+}
+
+func (o Origin) String() string {
+	switch o {
+	case OriginUser:
+		return "user config"
+	case OriginFlag:
+		return "--config"
+	case OriginTrustedProject:
+		return "trusted project config"
+	}
+	return "config of unknown origin"
+}
+
+// Project paths, relative to the workspace. Every project file reins reads
+// is listed by ProjectFiles, so that an untrusted folder's notice names it.
+var (
+	projectConfig = filepath.Join(".reins", "config.yaml")
+	// projectAgentDirs are nearest first; Claude Code's files are read
+	// leniently (another tool's file must not stop reins).
+	projectAgentDirs = []struct {
+		rel     string
+		lenient bool
+	}{{filepath.Join(".reins", "agents"), false}, {filepath.Join(".claude", "agents"), true}}
+)
+
+// ProjectFiles lists the project files that exist in opts.Cwd, as paths
+// relative to it: the config layer and the agent files. A path that is
+// also the user's own (the workspace is the home directory, so
+// <cwd>/.reins is $REINS_HOME; or the config layer is the --config file)
+// is read as the user's and is left out. Errors
+// reading a directory leave its files out: the list is for telling the
+// user what was ignored, never for loading.
+func ProjectFiles(opts LoadOptions) []string {
+	if opts.Cwd == "" {
+		return nil
+	}
+	var out []string
+	cfg := filepath.Join(opts.Cwd, projectConfig)
+	if fi, err := os.Stat(cfg); err == nil && !fi.IsDir() && !sameFile(cfg, homeConfig(opts.Home)) && !sameFile(cfg, opts.Extra) {
+		out = append(out, projectConfig)
+	}
+	for _, d := range projectAgentDirs {
+		dir := filepath.Join(opts.Cwd, d.rel)
+		if sameFile(dir, homeAgents(opts.Home)) {
+			continue
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
+				out = append(out, filepath.Join(d.rel, e.Name()))
+			}
+		}
+	}
+	return out
+}
+
+func homeConfig(home string) string {
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, "config.yaml")
+}
+
+func homeAgents(home string) string {
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, "agents")
+}
+
+// sameFile reports whether a and b both exist and are the same file or
+// directory.
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // Default returns the configuration with no layers.
@@ -117,22 +236,24 @@ func Default() *Config {
 	return c
 }
 
-// Load reads $Home/config.yaml, <Cwd>/.reins/config.yaml and Extra, later
-// layers overriding the fields they set; maps merge per key.
+// Load reads $Home/config.yaml, <Cwd>/.reins/config.yaml (only when
+// opts.Trusted) and Extra, later layers overriding the fields they set;
+// maps merge per key.
 func Load(opts LoadOptions) (*Config, error) {
 	type layer struct {
 		path     string
 		optional bool
+		origin   Origin
 	}
 	var layers []layer
 	if opts.Home != "" {
-		layers = append(layers, layer{filepath.Join(opts.Home, "config.yaml"), true})
+		layers = append(layers, layer{homeConfig(opts.Home), true, OriginUser})
 	}
-	if opts.Cwd != "" {
-		layers = append(layers, layer{filepath.Join(opts.Cwd, ".reins", "config.yaml"), true})
+	if p := filepath.Join(opts.Cwd, projectConfig); opts.Cwd != "" && opts.Trusted && !sameFile(p, homeConfig(opts.Home)) {
+		layers = append(layers, layer{p, true, OriginTrustedProject})
 	}
 	if opts.Extra != "" {
-		layers = append(layers, layer{opts.Extra, false})
+		layers = append(layers, layer{opts.Extra, false, OriginFlag})
 	}
 	var raws []*rawConfig
 	for _, l := range layers {
@@ -143,7 +264,7 @@ func Load(opts LoadOptions) (*Config, error) {
 			}
 			return nil, fmt.Errorf("reading config: %w", err)
 		}
-		r, err := parseConfig(l.path, src)
+		r, err := parseConfig(l.path, l.origin, src)
 		if err != nil {
 			return nil, err
 		}
@@ -156,6 +277,7 @@ func Load(opts LoadOptions) (*Config, error) {
 // layer overrides only what it mentions and 0 stays distinct from unset.
 type rawConfig struct {
 	file         string
+	origin       Origin
 	model        *string
 	modelLine    int
 	providers    map[string]rawProvider
@@ -168,10 +290,13 @@ type rawConfig struct {
 }
 
 type rawProvider struct {
-	baseURL     *string
-	apiKey      *string
-	idleTimeout *time.Duration
-	retry       rawRetry
+	baseURL *string
+	apiKey  *string
+	// from is the layer that set baseURL, and keyFrom the one that set
+	// apiKey: Endpoint decides by them where a key may go.
+	from, keyFrom layerRef
+	idleTimeout   *time.Duration
+	retry         rawRetry
 }
 
 type rawRetry struct {
@@ -182,14 +307,20 @@ type rawRetry struct {
 	retryableCodes *[]string
 }
 
+// layerRef names the config layer a value came from.
+type layerRef struct {
+	file   string
+	origin Origin
+}
+
 // parseConfig decodes one config file strictly.
-func parseConfig(file string, src []byte) (*rawConfig, error) {
+func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 	d := &decoder{file: file}
 	body, err := d.parse(src)
 	if err != nil {
 		return nil, err
 	}
-	r := &rawConfig{file: file, providers: map[string]rawProvider{}, modelAliases: map[string]string{}}
+	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}}
 	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "subagents", "sandbox"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
@@ -205,6 +336,7 @@ func parseConfig(file string, src []byte) (*rawConfig, error) {
 					return &Error{Kind: KindUnknownKey, File: file, Key: pp, Line: line, Want: "a provider name: " + strings.Join(Providers, ", ")}
 				}
 				p, err := parseProvider(d, pv, pp)
+				p.from, p.keyFrom = layerRef{file, origin}, layerRef{file, origin}
 				r.providers[name] = p
 				return err
 			})
@@ -229,6 +361,11 @@ func parseConfig(file string, src []byte) (*rawConfig, error) {
 				switch k {
 				case "enabled":
 					r.sandboxOn, err = d.boolean(v, kp)
+					// Only the user turns the sandbox off: a repository may
+					// tighten it (network: false), never lift it.
+					if err == nil && r.sandboxOn != nil && !*r.sandboxOn && origin != OriginUser && origin != OriginFlag {
+						err = d.valueErr(d.resolve(v), kp, "true (only your own config or --config may turn the sandbox off)")
+					}
 				case "network":
 					r.sandboxNet, err = d.boolean(v, kp)
 				}
@@ -376,9 +513,18 @@ func pick[T any](hi, lo *T) *T {
 
 // over returns p layered over lo: fields p sets win.
 func (p rawProvider) over(lo rawProvider) rawProvider {
+	from, keyFrom := p.from, p.keyFrom
+	if p.baseURL == nil {
+		from = lo.from
+	}
+	if p.apiKey == nil {
+		keyFrom = lo.keyFrom
+	}
 	return rawProvider{
 		baseURL:     pick(p.baseURL, lo.baseURL),
 		apiKey:      pick(p.apiKey, lo.apiKey),
+		from:        from,
+		keyFrom:     keyFrom,
 		idleTimeout: pick(p.idleTimeout, lo.idleTimeout),
 		retry: rawRetry{
 			maxRetries:     pick(p.retry.maxRetries, lo.retry.maxRetries),
@@ -457,6 +603,21 @@ func (e *MissingKeyError) Error() string {
 	return fmt.Sprintf("%s is not set (needed by provider %s)", e.EnvVar, e.Provider)
 }
 
+// KeyRedirectError is a base URL that would receive the user's API key
+// although neither the user nor a folder the user trusted chose it. The
+// key is named (an environment variable, or the apiKey field and its
+// file), never its value.
+type KeyRedirectError struct {
+	Provider string
+	File     string // the layer that set the base URL
+	Key      string // e.g. DEEPSEEK_API_KEY, or providers.deepseek.apiKey in FILE
+}
+
+func (e *KeyRedirectError) Error() string {
+	return fmt.Sprintf("%s: providers.%s.baseURL would receive %s, but this file is not your config, a --config file or a trusted folder's; set the endpoint with --base-url or the provider's base-URL variable",
+		trust.Quote(e.File), e.Provider, e.Key)
+}
+
 // Endpoint returns the base URL and API key for provider.
 //
 // Base URL precedence: baseURLFlag (--base-url) > the provider's base-URL
@@ -477,6 +638,14 @@ func (e *MissingKeyError) Error() string {
 //     a local fake server such as `reins mock-llm` without keys, while a
 //     real remote endpoint still fails early and clearly.
 //
+// Keys go only where the user sent them: the user's key (from the
+// environment, or an apiKey in a layer the user chose) is sent to the
+// default endpoint, --base-url, the base-URL variable, or a baseURL set by
+// a layer whose Origin is UserChosen. A baseURL from any other layer that
+// would receive it is a *KeyRedirectError. Load never reads such a layer
+// today (an untrusted folder's config is skipped); the check is here so a
+// layer added later cannot redirect keys by forgetting to say its origin.
+//
 // The mock provider has no endpoint: it returns "", "", nil.
 func (c *Config) Endpoint(provider string, getenv func(string) string, baseURLFlag string) (baseURL, apiKey string, err error) {
 	wire, keyEnv, urlEnv, def := ProviderDefaults(provider)
@@ -488,13 +657,14 @@ func (c *Config) Endpoint(provider string, getenv func(string) string, baseURLFl
 	}
 	raw := c.providers[provider]
 	from := ""
+	fromLayer := false
 	switch {
 	case baseURLFlag != "":
 		baseURL, from = baseURLFlag, "--base-url"
 	case getenv(urlEnv) != "":
 		baseURL, from = getenv(urlEnv), urlEnv
 	case raw.baseURL != nil && *raw.baseURL != "":
-		baseURL, from = *raw.baseURL, "providers."+provider+".baseURL"
+		baseURL, from, fromLayer = *raw.baseURL, "providers."+provider+".baseURL", true
 	default:
 		baseURL = def
 	}
@@ -504,10 +674,17 @@ func (c *Config) Endpoint(provider string, getenv func(string) string, baseURLFl
 	}
 	baseURL = strings.TrimRight(baseURL, "/")
 
+	keyName, usersKey := keyEnv, false
 	if raw.apiKey != nil && *raw.apiKey != "" {
 		apiKey = *raw.apiKey
+		keyName = "providers." + provider + ".apiKey in " + trust.Quote(raw.keyFrom.file)
+		usersKey = raw.keyFrom.origin.UserChosen()
 	} else {
 		apiKey = getenv(keyEnv)
+		usersKey = apiKey != ""
+	}
+	if usersKey && fromLayer && !raw.from.origin.UserChosen() {
+		return "", "", &KeyRedirectError{Provider: provider, File: raw.from.file, Key: keyName}
 	}
 	if apiKey == "" {
 		optional := isLoopback(u.Hostname()) || (provider == "openai" && baseURL != def)

@@ -24,11 +24,12 @@ func writeFile(t *testing.T, path, content string) string {
 	return path
 }
 
-// layers writes the non-empty contents as the home, cwd and extra layers.
+// layers writes the non-empty contents as the home, cwd and extra layers;
+// the cwd is trusted.
 func layers(t *testing.T, home, cwd, extra string) LoadOptions {
 	t.Helper()
 	root := t.TempDir()
-	opts := LoadOptions{Home: filepath.Join(root, "home"), Cwd: filepath.Join(root, "work")}
+	opts := LoadOptions{Home: filepath.Join(root, "home"), Cwd: filepath.Join(root, "work"), Trusted: true}
 	if home != "" {
 		writeFile(t, filepath.Join(opts.Home, "config.yaml"), home)
 	}
@@ -575,5 +576,42 @@ func TestMissingKeyErrorIsTyped(t *testing.T) {
 	var mk *MissingKeyError
 	if !errors.As(err, &mk) || mk.EnvVar != "ANTHROPIC_API_KEY" || mk.Provider != "anthropic" {
 		t.Errorf("err = %#v, want *MissingKeyError for ANTHROPIC_API_KEY", err)
+	}
+}
+
+// TestSandboxOffOnlyFromTheUser: the user's config and --config may turn
+// the sandbox off; a project's config, even a trusted one, may only tighten
+// it.
+func TestSandboxOffOnlyFromTheUser(t *testing.T) {
+	for _, c := range []struct {
+		origin Origin
+		src    string
+		ok     bool
+		want   Sandbox
+	}{
+		{OriginUser, "sandbox: {enabled: false}", true, Sandbox{Enabled: false, Network: true}},
+		{OriginFlag, "sandbox: {enabled: false, network: false}", true, Sandbox{Enabled: false, Network: false}},
+		{OriginTrustedProject, "sandbox: {enabled: false}", false, Sandbox{}},
+		{OriginTrustedProject, "sandbox: {network: false}", true, Sandbox{Enabled: true, Network: false}},
+		{OriginUser, "sandbox: {enabled: maybe}", false, Sandbox{}},
+	} {
+		r, err := parseConfig("f.yaml", c.origin, []byte(c.src))
+		if (err == nil) != c.ok {
+			t.Errorf("%v %q: err %v, want ok=%v", c.origin, c.src, err, c.ok)
+			continue
+		}
+		if err != nil {
+			if !strings.Contains(err.Error(), "sandbox.enabled") || !strings.Contains(err.Error(), "f.yaml") {
+				t.Errorf("%v %q: error %q does not name the file and the key", c.origin, c.src, err)
+			}
+			continue
+		}
+		cfg, err := merge([]*rawConfig{r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Sandbox != c.want {
+			t.Errorf("%v %q: %+v, want %+v", c.origin, c.src, cfg.Sandbox, c.want)
+		}
 	}
 }

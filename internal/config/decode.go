@@ -11,6 +11,8 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/reinsdev/reins/internal/trust"
 )
 
 // ErrorKind says what is wrong in a configuration or agent file.
@@ -49,11 +51,13 @@ type Error struct {
 	Got string
 }
 
+// Error names the file quoted (trust.Quote) when its name has characters
+// a terminal would act on: file names are the repository author's.
 func (e *Error) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Detail())
+		return fmt.Sprintf("%s:%d: %s", trust.Quote(e.File), e.Line, e.Detail())
 	}
-	return e.File + ": " + e.Detail()
+	return trust.Quote(e.File) + ": " + e.Detail()
 }
 
 // Detail is the message without the file and line.

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/internal/trust"
 )
 
 // Harness holds what every session of one reins process shares.
@@ -37,7 +39,16 @@ type Harness struct {
 	Agents *config.Agents
 	// Warnings are agent-definition problems that did not stop loading.
 	Warnings []config.Warning
-	Getenv   func(string) string
+	// Trusted says the user trusts Cwd (internal/trust): only then do the
+	// project's files (.reins/config.yaml, .reins/agents, .claude/agents)
+	// take effect. A feature that reads another project file (an MCP
+	// server list, instructions, hooks) must read it only when Trusted,
+	// and add it to config.ProjectFiles so that Ignored names it.
+	Trusted bool
+	// Ignored are the project files of an untrusted Cwd that were not read,
+	// relative to Cwd; empty when Trusted.
+	Ignored []string
+	Getenv  func(string) string
 	// HTTP is the client adapters use; nil means a default one.
 	HTTP *http.Client
 	// Now stamps session events; time.Now when nil.
@@ -95,11 +106,19 @@ func New(opts Options) (*Harness, error) {
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return nil, &ConfigError{fmt.Errorf("--cwd %s: not a directory", cwd)}
 	}
-	cfg, err := config.Load(config.LoadOptions{Home: home, Cwd: cwd, Extra: opts.ConfigFile})
+	// The one place that decides whether the workspace's own files count:
+	// both loaders take the answer, and a damaged trust list stops reins
+	// rather than trusting or distrusting silently.
+	trusted, err := trust.New(home).Trusted(cwd)
+	if err != nil {
+		return nil, &ConfigError{fmt.Errorf("checking folder trust: %w", err)}
+	}
+	lo := config.LoadOptions{Home: home, Cwd: cwd, Trusted: trusted, Extra: opts.ConfigFile}
+	cfg, err := config.Load(lo)
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
-	agents, warnings, err := config.LoadAgents(home, cwd, cfg)
+	agents, warnings, err := config.LoadAgents(lo, cfg)
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
@@ -113,7 +132,35 @@ func New(opts Options) (*Harness, error) {
 	default:
 		return nil, &ConfigError{fmt.Errorf("--sandbox: want on or off, got %q", opts.Sandbox)}
 	}
-	return &Harness{Home: home, Cwd: cwd, Config: cfg, Agents: agents, Warnings: warnings, Getenv: getenv, Sandbox: pol}, nil
+	h := &Harness{Home: home, Cwd: cwd, Config: cfg, Agents: agents, Warnings: warnings, Getenv: getenv, Trusted: trusted, Sandbox: pol}
+	if !trusted {
+		h.Ignored = config.ProjectFiles(lo)
+	}
+	return h, nil
+}
+
+// maxNamed is how many ignored files the untrusted notice names; a
+// repository with hundreds of agent files still gets one short line.
+const maxNamed = 5
+
+// UntrustedNotice is the one line that tells the user which project files
+// of an untrusted workspace were ignored and how to trust it, or "" when
+// nothing was ignored. Paths are quoted (trust.Quote) because file names
+// are the repository author's; the suggested command is safe to paste.
+func (h *Harness) UntrustedNotice() string {
+	if len(h.Ignored) == 0 {
+		return ""
+	}
+	names := make([]string, 0, maxNamed+1)
+	for i, f := range h.Ignored {
+		if i == maxNamed {
+			names = append(names, fmt.Sprintf("and %d more", len(h.Ignored)-maxNamed))
+			break
+		}
+		names = append(names, trust.Quote(f))
+	}
+	return fmt.Sprintf("untrusted folder %s: ignoring %s; to use them run: reins trust %s",
+		trust.Quote(h.Cwd), strings.Join(names, ", "), trust.ShellArg(h.Cwd))
 }
 
 // DefaultHome is $REINS_HOME, else ~/.reins.

@@ -44,6 +44,7 @@ providers:
 			t.Fatal(err)
 		}
 	}
+	testutil.Trust(t, home, cwd)
 	h, err := New(Options{Home: home, Cwd: cwd, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)

@@ -296,6 +296,9 @@ func (s *Server) initialize(params json.RawMessage) (any, int, string) {
 	}
 	h.Observe = s.observe
 	s.h, s.model, s.init, s.perm = h, m, p, perm
+	if n := h.UntrustedNotice(); n != "" {
+		s.logf("%s", n) // stderr and the host log; the files are not used
+	}
 	version := s.cfg.Version
 	if version == "" {
 		version = "dev"

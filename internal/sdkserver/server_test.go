@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -523,4 +524,40 @@ func TestLeftoversFindsMarkedProcess(t *testing.T) {
 	if pids := sdkfake.Leftovers(mark); len(pids) != 0 {
 		t.Errorf("Leftovers after kill: %v", pids)
 	}
+}
+
+// In an untrusted cwd the runtime ignores the project's files and says so
+// on its stderr and in the host log, once, at initialize.
+func TestInitializeReportsUntrustedFiles(t *testing.T) {
+	cwd, home := workspace(t)
+	os.MkdirAll(filepath.Join(cwd, ".reins", "agents"), 0o755)
+	os.WriteFile(filepath.Join(cwd, ".reins", "agents", "helper.md"), []byte("---\nprovider: acp\ncommand: sh\n---\n"), 0o644)
+	var stderr syncBuffer
+	c := serve(t, sdkserver.Config{Home: home, Cwd: cwd, Model: "mock/echo", Getenv: func(string) string { return "" }, Stderr: &stderr})
+	c.initialize()
+	want := "untrusted folder " + cwd + ": ignoring .reins/agents/helper.md"
+	if got := stderr.String(); strings.Count(got, "untrusted") != 1 || !strings.Contains(got, want) {
+		t.Errorf("stderr %q, want one line with %q", got, want)
+	}
+	hostLog, _ := os.ReadFile(filepath.Join(home, "logs", "reins.log"))
+	if !strings.Contains(string(hostLog), want) {
+		t.Errorf("host log %q lacks %q", hostLog, want)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -3,10 +3,13 @@
 package testutil
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/reinsdev/reins/internal/trust"
 )
 
 // RepoRoot is the directory holding go.mod.
@@ -48,4 +51,15 @@ func Peers(t testing.TB) string {
 		t.Skip("node not found")
 	}
 	return nm
+}
+
+// Trust marks dir as a trusted folder in the REINS_HOME home, as
+// `reins trust` would, for tests whose workspace carries project files
+// (.reins/config.yaml, .reins/agents, .claude/agents): without it reins
+// ignores them.
+func Trust(t testing.TB, home, dir string) {
+	t.Helper()
+	if _, err := trust.New(home).Trust(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -95,6 +95,7 @@ providers:
   openai:
     retry: {maxRetries: 0, initialDelay: 1ms, maxDelay: 1ms, jitter: 0}
 `)
+	testutil.Trust(t, home, cwd)
 	h, err := harness.New(harness.Options{Home: home, Cwd: cwd, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)

@@ -56,6 +56,7 @@ func newParentOpts(t *testing.T, script string, agents map[string]string, opts h
 			t.Fatal(err)
 		}
 	}
+	testutil.Trust(t, p.home, p.cwd) // its agent files; the child reins shares the home
 	p.h, err = harness.New(harness.Options{Home: p.home, Cwd: p.cwd, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
