@@ -122,6 +122,9 @@ func New(opts Options) (*Harness, error) {
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
+	if err := checkWritable(agents, home); err != nil {
+		return nil, &ConfigError{err}
+	}
 	pol := sandbox.Policy{Off: !cfg.Sandbox.Enabled, DenyNetwork: !cfg.Sandbox.Network}
 	switch opts.Sandbox {
 	case "":
@@ -161,6 +164,26 @@ func (h *Harness) UntrustedNotice() string {
 	}
 	return fmt.Sprintf("untrusted folder %s: ignoring %s; to use them run: reins trust %s",
 		trust.Quote(h.Cwd), strings.Join(names, ", "), trust.ShellArg(h.Cwd))
+}
+
+// checkWritable refuses an agent file whose sandbox.writable would open
+// the whole disk or reins's own home (its config and trusted-folder list)
+// to the child: writable paths are for a CLI's own state directories.
+func checkWritable(agents *config.Agents, home string) error {
+	absHome, err := filepath.Abs(home)
+	if err != nil {
+		return err
+	}
+	for _, ag := range agents.List() {
+		for _, w := range ag.Writable {
+			rel, err := filepath.Rel(w, absHome)
+			if w == "/" || (err == nil && rel != ".." && !strings.HasPrefix(rel, "../")) {
+				return fmt.Errorf("agent %s (%s): sandbox.writable %s would make reins's home %s writable; name the agent's own state directories instead",
+					ag.Name, trust.Quote(ag.Source), trust.Quote(w), trust.Quote(absHome))
+			}
+		}
+	}
+	return nil
 }
 
 // DefaultHome is $REINS_HOME, else ~/.reins.

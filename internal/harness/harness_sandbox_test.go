@@ -1,0 +1,42 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWritableCannotOpenHome: an agent file's sandbox.writable may name a
+// CLI's state directory, never "/" or a directory holding reins's home
+// (whose trusted-folder list a child could otherwise rewrite).
+func TestWritableCannotOpenHome(t *testing.T) {
+	base := t.TempDir()
+	home := filepath.Join(base, "reins-home")
+	for _, c := range []struct {
+		writable string
+		ok       bool
+	}{
+		{filepath.Join(base, "state"), true},
+		{filepath.Join(home, "sessions") + "x", true},
+		{"/", false},
+		{base, false},
+		{home, false},
+	} {
+		os.RemoveAll(home)
+		agent := "---\nname: a\nprovider: acp\ncommand: x\nsandbox: {writable: [" + c.writable + "]}\n---\n"
+		if err := os.MkdirAll(filepath.Join(home, "agents"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, "agents", "a.md"), []byte(agent), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := New(Options{Home: home, Cwd: t.TempDir(), Getenv: func(string) string { return "" }})
+		if (err == nil) != c.ok {
+			t.Errorf("writable %s: err %v, want ok=%v", c.writable, err, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "sandbox.writable") {
+			t.Errorf("writable %s: error %q does not name the key", c.writable, err)
+		}
+	}
+}
