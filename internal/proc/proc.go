@@ -270,21 +270,38 @@ func LiveInGroup(pgid int) (live, ok bool) {
 	return false, true
 }
 
-// parseStat extracts the state and process group from /proc/PID/stat. The
-// command name is in parentheses and may hold spaces, so fields are counted
-// from the last ")".
-func parseStat(s string) (state string, pgrp int, ok bool) {
+// Stat holds the fields of /proc/PID/stat that process supervision needs.
+type Stat struct {
+	State string // R, S, D, Z, X, ...
+	PPID  int
+	PGRP  int
+}
+
+// Live reports whether the process runs (is not a zombie or dead).
+func (s Stat) Live() bool { return s.State != "Z" && s.State != "X" }
+
+// ParseStat extracts the state, parent and process group from the text of
+// /proc/PID/stat. The command name is in parentheses and may hold anything,
+// spaces and ")" included, so fields are counted from the last ")".
+func ParseStat(s string) (Stat, bool) {
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return "", 0, false
+		return Stat{}, false
 	}
 	f := strings.Fields(s[i+1:])
 	if len(f) < 3 {
-		return "", 0, false
+		return Stat{}, false
 	}
-	pg, err := strconv.Atoi(f[2])
-	if err != nil {
-		return "", 0, false
+	ppid, err1 := strconv.Atoi(f[1])
+	pg, err2 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil {
+		return Stat{}, false
 	}
-	return f[0], pg, true
+	return Stat{State: f[0], PPID: ppid, PGRP: pg}, true
+}
+
+// parseStat is ParseStat's state and process group.
+func parseStat(s string) (state string, pgrp int, ok bool) {
+	st, ok := ParseStat(s)
+	return st.State, st.PGRP, ok
 }

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"fmt"
+	"github.com/reinsdev/reins/internal/proc"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -178,8 +179,8 @@ func alive(pid int) bool {
 	if err != nil {
 		return false
 	}
-	st, _, ok := parseStat(string(b))
-	return ok && st != "Z" && st != "X"
+	st, ok := proc.ParseStat(string(b))
+	return ok && st.Live()
 }
 
 func fmtSscan(s string, pid *int) (int, error) { return fmt.Sscan(s, pid) }

@@ -77,13 +77,15 @@ func (p Policy) Confined() bool { return !p.Off && p.Mode != FullAccess }
 // Narrow returns the stricter of p's mode and m (a child's mode is at most
 // its parent's).
 func (p Policy) Narrow(m Mode) Policy {
-	if m.rank() < p.Mode.rank() {
+	if m.Rank() < p.Mode.Rank() {
 		p.Mode = m
 	}
 	return p
 }
 
-func (m Mode) rank() int {
+// Rank orders the modes from read-only (0) to full-access (2); an unknown
+// mode is -1, below every real one, so narrowing to it fails closed.
+func (m Mode) Rank() int {
 	switch m {
 	case ReadOnly:
 		return 0
@@ -123,7 +125,7 @@ func Check(p Policy) error {
 	if !p.Confined() {
 		return nil
 	}
-	if p.Mode.rank() < 0 {
+	if p.Mode.Rank() < 0 {
 		return fmt.Errorf("sandbox: unknown permission mode %q", p.Mode)
 	}
 	_, err := plan(p)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/reinsdev/reins/internal/proc"
 	"golang.org/x/sys/unix"
 )
 
@@ -237,32 +238,13 @@ func children() map[int][]int {
 		if err != nil {
 			continue
 		}
-		state, ppid, ok := parseStat(string(data))
-		if !ok || state == "Z" || state == "X" {
+		st, ok := proc.ParseStat(string(data))
+		if !ok || !st.Live() {
 			continue
 		}
-		tree[ppid] = append(tree[ppid], pid)
+		tree[st.PPID] = append(tree[st.PPID], pid)
 	}
 	return tree
-}
-
-// parseStat extracts the state and parent pid from /proc/PID/stat; the
-// command name is in parentheses and may hold anything, so fields are
-// counted from the last ")".
-func parseStat(s string) (state string, ppid int, ok bool) {
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return "", 0, false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 2 {
-		return "", 0, false
-	}
-	pp, err := strconv.Atoi(f[1])
-	if err != nil {
-		return "", 0, false
-	}
-	return f[0], pp, true
 }
 
 // confineArg marks the second stage: confine this process, then become the

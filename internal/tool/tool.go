@@ -24,17 +24,8 @@ const (
 	FullAccess     Permission = "full-access"
 )
 
-func (p Permission) rank() int {
-	switch p {
-	case ReadOnly:
-		return 0
-	case WorkspaceWrite:
-		return 1
-	case FullAccess:
-		return 2
-	}
-	return -1
-}
+// rank is the one ordering of the modes, sandbox.Mode's.
+func (p Permission) rank() int { return sandbox.Mode(p).Rank() }
 
 // ParsePermission validates a permission mode name.
 func ParsePermission(s string) (Permission, error) {
