@@ -379,18 +379,9 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 			}
 		case "sandbox":
 			err = d.fields(v, kp, []string{"writable"}, func(k string, v ast.Node, kp string) error {
-				l, err := d.strList(v, kp)
-				if err != nil || l == nil {
-					return err
-				}
-				for _, w := range *l {
-					abs, ok := expandHome(w)
-					if !ok {
-						return d.valueErr(d.resolve(v), kp, "absolute paths or paths starting with ~/")
-					}
-					ag.Writable = append(ag.Writable, abs)
-				}
-				return nil
+				var err error
+				ag.Writable, err = d.writable(v, kp)
+				return err
 			})
 		case "timeout":
 			var t *time.Duration

@@ -89,6 +89,10 @@ type Sandbox struct {
 	Enabled bool
 	// Network false denies TCP connect and bind to confined processes.
 	Network bool
+	// Writable are paths every confined process may write under
+	// workspace-write besides the workspace (a build cache such as
+	// ~/.cache/go-build). Only the user's own config and --config set it.
+	Writable []string
 }
 
 // Config is the merged configuration with defaults applied.
@@ -287,6 +291,7 @@ type rawConfig struct {
 	maxBgJobs    *int
 	sandboxOn    *bool
 	sandboxNet   *bool
+	sandboxW     []string
 }
 
 type rawProvider struct {
@@ -356,7 +361,7 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 				return nil
 			})
 		case "sandbox":
-			err = d.fields(v, kp, []string{"enabled", "network"}, func(k string, v ast.Node, kp string) error {
+			err = d.fields(v, kp, []string{"enabled", "network", "writable"}, func(k string, v ast.Node, kp string) error {
 				var err error
 				switch k {
 				case "enabled":
@@ -368,6 +373,11 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 					}
 				case "network":
 					r.sandboxNet, err = d.boolean(v, kp)
+				case "writable":
+					r.sandboxW, err = d.writable(v, kp)
+					if err == nil && len(r.sandboxW) > 0 && origin != OriginUser && origin != OriginFlag {
+						err = d.valueErr(d.resolve(v), kp, "nothing here (only your own config or --config may widen the sandbox)")
+					}
 				}
 				return err
 			})
@@ -484,6 +494,7 @@ func merge(raws []*rawConfig) (*Config, error) {
 		if r.sandboxNet != nil {
 			c.Sandbox.Network = *r.sandboxNet
 		}
+		c.Sandbox.Writable = append(c.Sandbox.Writable, r.sandboxW...)
 		for name, p := range r.providers {
 			c.providers[name] = p.over(c.providers[name])
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // writeFile creates path (and its directories) with content.
@@ -594,6 +595,9 @@ func TestSandboxOffOnlyFromTheUser(t *testing.T) {
 		{OriginTrustedProject, "sandbox: {enabled: false}", false, Sandbox{}},
 		{OriginTrustedProject, "sandbox: {network: false}", true, Sandbox{Enabled: true, Network: false}},
 		{OriginUser, "sandbox: {enabled: maybe}", false, Sandbox{}},
+		{OriginUser, "sandbox: {writable: [/opt/cache]}", true, Sandbox{Enabled: true, Network: true, Writable: []string{"/opt/cache"}}},
+		{OriginTrustedProject, "sandbox: {writable: [/opt/cache]}", false, Sandbox{}},
+		{OriginUser, "sandbox: {writable: [relative/dir]}", false, Sandbox{}},
 	} {
 		r, err := parseConfig("f.yaml", c.origin, []byte(c.src))
 		if (err == nil) != c.ok {
@@ -601,7 +605,7 @@ func TestSandboxOffOnlyFromTheUser(t *testing.T) {
 			continue
 		}
 		if err != nil {
-			if !strings.Contains(err.Error(), "sandbox.enabled") || !strings.Contains(err.Error(), "f.yaml") {
+			if !strings.Contains(err.Error(), "sandbox.") || !strings.Contains(err.Error(), "f.yaml") {
 				t.Errorf("%v %q: error %q does not name the file and the key", c.origin, c.src, err)
 			}
 			continue
@@ -610,7 +614,7 @@ func TestSandboxOffOnlyFromTheUser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cfg.Sandbox != c.want {
+		if !cmp.Equal(cfg.Sandbox, c.want, cmpopts.EquateEmpty()) {
 			t.Errorf("%v %q: %+v, want %+v", c.origin, c.src, cfg.Sandbox, c.want)
 		}
 	}

@@ -331,6 +331,24 @@ func (d *decoder) str(n ast.Node, key string) (*string, error) {
 	return &s, nil
 }
 
+// writable decodes a list of sandbox-writable paths: absolute, or below
+// the user's home with ~/ (expanded here).
+func (d *decoder) writable(n ast.Node, key string) ([]string, error) {
+	l, err := d.strList(n, key)
+	if err != nil || l == nil {
+		return nil, err
+	}
+	var out []string
+	for _, w := range *l {
+		abs, ok := expandHome(w)
+		if !ok {
+			return nil, d.valueErr(d.resolve(n), key, "absolute paths or paths starting with ~/")
+		}
+		out = append(out, abs)
+	}
+	return out, nil
+}
+
 // boolean decodes true or false; nil for null.
 func (d *decoder) boolean(n ast.Node, key string) (*bool, error) {
 	n = d.resolve(n)

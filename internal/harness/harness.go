@@ -122,10 +122,10 @@ func New(opts Options) (*Harness, error) {
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
-	if err := checkWritable(agents, home); err != nil {
+	if err := checkWritable(agents, cfg.Sandbox.Writable, home); err != nil {
 		return nil, &ConfigError{err}
 	}
-	pol := sandbox.Policy{Off: !cfg.Sandbox.Enabled, DenyNetwork: !cfg.Sandbox.Network}
+	pol := sandbox.Policy{Off: !cfg.Sandbox.Enabled, DenyNetwork: !cfg.Sandbox.Network, Writable: cfg.Sandbox.Writable}
 	switch opts.Sandbox {
 	case "":
 	case "on":
@@ -169,15 +169,24 @@ func (h *Harness) UntrustedNotice() string {
 // checkWritable refuses an agent file whose sandbox.writable would open
 // the whole disk or reins's own home (its config and trusted-folder list)
 // to the child: writable paths are for a CLI's own state directories.
-func checkWritable(agents *config.Agents, home string) error {
+func checkWritable(agents *config.Agents, fromConfig []string, home string) error {
 	absHome, err := filepath.Abs(home)
 	if err != nil {
 		return err
 	}
+	opens := func(w string) bool {
+		rel, err := filepath.Rel(w, absHome)
+		return w == "/" || (err == nil && rel != ".." && !strings.HasPrefix(rel, "../"))
+	}
+	for _, w := range fromConfig {
+		if opens(w) {
+			return fmt.Errorf("config sandbox.writable %s would make reins's home %s writable; name the directories commands need instead",
+				trust.Quote(w), trust.Quote(absHome))
+		}
+	}
 	for _, ag := range agents.List() {
 		for _, w := range ag.Writable {
-			rel, err := filepath.Rel(w, absHome)
-			if w == "/" || (err == nil && rel != ".." && !strings.HasPrefix(rel, "../")) {
+			if opens(w) {
 				return fmt.Errorf("agent %s (%s): sandbox.writable %s would make reins's home %s writable; name the agent's own state directories instead",
 					ag.Name, trust.Quote(ag.Source), trust.Quote(w), trust.Quote(absHome))
 			}

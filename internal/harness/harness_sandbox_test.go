@@ -40,3 +40,28 @@ func TestWritableCannotOpenHome(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigWritableReachesTools: the user's sandbox.writable reaches the
+// policy of every process a session starts; one that would open reins's
+// home is refused.
+func TestConfigWritableReachesTools(t *testing.T) {
+	home, cache := t.TempDir(), t.TempDir()
+	write := func(body string) {
+		if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("sandbox: {writable: [" + cache + "], network: false}\n")
+	h, err := New(Options{Home: home, Cwd: t.TempDir(), Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if got := h.Sandbox; len(got.Writable) != 1 || got.Writable[0] != cache || !got.DenyNetwork || got.Off {
+		t.Errorf("base policy %+v", got)
+	}
+	write("sandbox: {writable: [" + filepath.Dir(home) + "]}\n")
+	if _, err := New(Options{Home: home, Cwd: t.TempDir(), Getenv: func(string) string { return "" }}); err == nil || !strings.Contains(err.Error(), "sandbox.writable") {
+		t.Errorf("writable over reins's home: err %v", err)
+	}
+}

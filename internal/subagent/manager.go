@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/reinsdev/reins/internal/sandbox"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -138,7 +139,8 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 	// unknown mode from reading as a wider default.
 	perm := m.Permission.Min(tool.FullAccess)
 	pol := m.Sandbox
-	pol.Mode, pol.Workspace, pol.Writable = sandbox.Mode(perm), m.Cwd, ag.Writable
+	pol.Mode, pol.Workspace = sandbox.Mode(perm), m.Cwd
+	pol.Writable = append(slices.Clip(pol.Writable), ag.Writable...)
 	return Request{
 		RunID: id, Agent: ag, Prompt: p.Prompt, ParentSession: m.Log.Header().ID,
 		Depth: depth, Cwd: m.Cwd, Permission: perm, Sandbox: pol,

@@ -72,3 +72,18 @@ func TestBashSetsidDaemonEndsWithTheCall(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestBashWritableFromConfig: a path the user made writable (config
+// sandbox.writable) takes writes under workspace-write; a sibling does not.
+func TestBashWritableFromConfig(t *testing.T) {
+	cache, other := t.TempDir(), t.TempDir()
+	env := newEnv(t, WorkspaceWrite)
+	env.Sandbox.Writable = []string{cache}
+	res := call(t, env, "bash", map[string]any{"command": "echo x > '" + cache + "/ok'; echo x > '" + other + "/no'"})
+	if _, err := os.Stat(filepath.Join(cache, "ok")); err != nil {
+		t.Errorf("write to the writable path failed: %s", res.Content)
+	}
+	if _, err := os.Stat(filepath.Join(other, "no")); err == nil {
+		t.Errorf("write outside every writable path landed")
+	}
+}
