@@ -85,13 +85,7 @@ func startMock(t *testing.T, script string) (string, *mock.Server) {
 // Python client of internal/sdkserver/testdata.
 func TestSDKCommandPythonClient(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t, goleak.IgnoreCurrent()) })
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("python3 is required")
-		}
-		t.Skip("python3 not found")
-	}
+	python := testutil.Python(t)
 	url, _ := startMock(t, `
 replies:
   - match: list the files

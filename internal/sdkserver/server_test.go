@@ -17,6 +17,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/sdkserver"
 	"github.com/reinsdev/reins/internal/sdkserver/sdkfake"
+	"github.com/reinsdev/reins/internal/testutil"
 	"github.com/reinsdev/reins/sdk"
 	"go.uber.org/goleak"
 )
@@ -64,13 +65,7 @@ func mockServer(t *testing.T, script string) (string, *mock.Server) {
 // prompt whose run calls a tool, its events up to status idle, and
 // shutdown, after which the runtime exits 0.
 func TestPythonClient(t *testing.T) {
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("python3 is required")
-		}
-		t.Skip("python3 not found")
-	}
+	python := testutil.Python(t)
 	url, srv := mockServer(t, toolScript)
 	cwd, home := workspace(t)
 	exe, err := os.Executable()
@@ -505,7 +500,7 @@ func TestLeftoversFindsMarkedProcess(t *testing.T) {
 	cmd := exec.Command("sleep", "30")
 	cmd.Env = append(os.Environ(), sdkfake.EnvMark+"="+mark)
 	if err := cmd.Start(); err != nil {
-		t.Skip("no sleep:", err)
+		t.Fatal("starting sleep:", err)
 	}
 	found := false
 	for i := 0; i < 500 && !found; i++ { // until the exec has happened
