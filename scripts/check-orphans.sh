@@ -4,7 +4,7 @@
 # Every process a test starts carries REINS_TEST_MARK in its environment
 # (internal/testutil: Mark in TestMain, MarkChildren per test), and children
 # inherit it. Run this after `go test ./...`: a marked process that outlives
-# the suite is an orphan (SPEC §8). Processes being torn down get a grace of
+# the suite is an orphan (docs/subagents.md). Processes being torn down get a grace of
 # WAIT seconds (default 5) to go; zombies have exited and do not count.
 #   scripts/check-orphans.sh [WAIT]
 set -euo pipefail

@@ -1,5 +1,5 @@
 // Package sdk is the public Go client of the reins SDK runtime (`reins
-// sdk`, SPEC §9): NDJSON JSON-RPC 2.0 over a child process's stdio. Start
+// sdk`, docs/sdk-protocol.md): NDJSON JSON-RPC 2.0 over a child process's stdio. Start
 // launches and initializes a runtime, Run sends a prompt and waits for the
 // end of its run, Close tears the runtime down.
 //
@@ -66,7 +66,7 @@ type Options struct {
 	// end the turn after session/cancel.
 	CancelGrace time.Duration
 	// TeardownGrace and TeardownTerm are Close's waits after closing stdin
-	// and after SIGTERM, before SIGKILL (SPEC §8).
+	// and after SIGTERM, before SIGKILL (docs/subagents.md).
 	TeardownGrace, TeardownTerm time.Duration
 
 	// OnNotification, when set, receives every notification in order,
@@ -190,7 +190,7 @@ type Result struct {
 	// when no turn ended.
 	StopReason string
 	// Output is the run's selected output as the runtime reported it
-	// (SPEC §6), nil when it produced nothing or did not say.
+	// (docs/subagents.md), nil when it produced nothing or did not say.
 	Output []Block
 	// Events are the run's session events in order.
 	Events []Event
@@ -304,7 +304,7 @@ func (p *Pending) result() *Result {
 }
 
 // Close ends the runtime: a shutdown request (bounded by ShutdownTimeout)
-// and a wait for its exit, then the teardown ladder of SPEC §8 — stdin
+// and a wait for its exit, then the teardown ladder of docs/subagents.md — stdin
 // EOF, SIGTERM to the group, SIGKILL — which returns only when the group is
 // gone. A failed shutdown request is only logged (Options.Logf); the error
 // is ErrNotQuiescent when the group survived SIGKILL. Close is idempotent.

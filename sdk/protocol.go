@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// ProtocolVersion is the protocol this package speaks (SPEC §9).
+// ProtocolVersion is the protocol this package speaks (docs/sdk-protocol.md).
 const ProtocolVersion = 1
 
 // Methods of the runtime, requests first, then notifications.
@@ -67,7 +67,7 @@ type RPCError struct {
 }
 
 // InitializeParams are the parameters of initialize. ProtocolVersion, Cwd,
-// Model and MaxTokens are SPEC §9's; the rest are optional extensions a
+// Model and MaxTokens are docs/sdk-protocol.md's; the rest are optional extensions a
 // reins parent uses so that its reins child gets what an in-process child
 // would: the agent definition's system prompt, the tool allowlist (the
 // intersection of the parent's tools and the agent definition's), the
@@ -153,7 +153,7 @@ type CancelParams struct {
 	SessionID string `json:"sessionId"`
 }
 
-// Event is one session event, as in the session log (SPEC §4).
+// Event is one session event, as in the session log (docs/events.md).
 type Event struct {
 	Type string          `json:"type"`
 	Seq  int64           `json:"seq"`
@@ -171,7 +171,7 @@ type SessionEventParams struct {
 // SessionStatusParams are the parameters of session/status. The runtime
 // reports running when it starts a prompt and idle when that prompt's run
 // is over; MessageID names the prompt. An idle status also carries the
-// run's last turn-end reason and its selected output (SPEC §6's one rule,
+// run's last turn-end reason and its selected output (docs/subagents.md's one rule,
 // applied by the runtime; absent when the run produced nothing).
 type SessionStatusParams struct {
 	SessionID  string  `json:"sessionId"`
@@ -196,7 +196,7 @@ type SubagentFinishedParams struct {
 	LastAssistantMessage *Message `json:"lastAssistantMessage,omitempty"`
 }
 
-// MaxFrameBytes bounds one frame (SPEC §9: lines up to 16 MiB).
+// MaxFrameBytes bounds one frame (docs/sdk-protocol.md: lines up to 16 MiB).
 const MaxFrameBytes = 16 << 20
 
 // ErrFrameTooLong is a line longer than the reader's limit. The line has

@@ -170,7 +170,7 @@ func (r *crashRun) killAt(kp killPoint) (before []byte, killed bool) {
 }
 
 // TestCrashConsistency SIGKILLs `reins run` at more than twenty points of a
-// streaming run with tool steps and checks the promise of SPEC §4: the log
+// streaming run with tool steps and checks the promise of docs/events.md: the log
 // only grows (what was on disk before the kill is a prefix of what is on
 // disk after), it loads without a CorruptError, every complete line on
 // disk is an intact loaded event, an incomplete tail is dropped, and the

@@ -1,5 +1,5 @@
 // Command reins is a Go agent harness for coding agents whose subagents
-// always come back with an honest answer. See README.md and SPEC.md.
+// always come back with an honest answer. See README.md and docs/.
 package main
 
 import (
@@ -15,7 +15,7 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-// Exit statuses of reins run (SPEC §1).
+// Exit statuses of reins run (docs/cli.md).
 const (
 	exitOK        = 0
 	exitFailed    = 1

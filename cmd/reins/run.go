@@ -45,7 +45,7 @@ func newRunCmd(s *streams) *cobra.Command {
 	return c
 }
 
-// runResult is the --json object of SPEC §1.
+// runResult is the --json object of docs/cli.md.
 type runResult struct {
 	SessionID  string           `json:"sessionId"`
 	StopReason string           `json:"stopReason"`

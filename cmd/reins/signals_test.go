@@ -170,7 +170,7 @@ func gone(pid int) bool {
 
 // TestSignals interrupts a run with SIGINT and SIGTERM in each place it can
 // wait — the model stream, a bash tool with a background grandchild, and a
-// retry sleep — and checks SPEC §1 and §8: exit 130 (SIGINT) or 143
+// retry sleep — and checks docs/cli.md and docs/subagents.md: exit 130 (SIGINT) or 143
 // (SIGTERM), stdout's stop reason aborted, the log closed cleanly (it loads
 // with nothing to repair) with its last turn ended aborted by the user, and
 // no process left behind (the grandchild is gone; MarkChildren checks

@@ -14,7 +14,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 )
 
-// Agent providers (SPEC §6).
+// Agent providers (docs/subagents.md).
 const (
 	ProviderInProcess = "inprocess"
 	ProviderACP       = "acp"

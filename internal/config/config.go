@@ -1,4 +1,4 @@
-// Package config reads reins's layered YAML configuration (SPEC §3) and its
+// Package config reads reins's layered YAML configuration (docs/config.md) and its
 // agent definitions, and answers the questions the rest of reins asks of
 // them: which model, which endpoint and key, which retry policy, which
 // subagent limits, which agents.
@@ -32,14 +32,14 @@ import (
 // DefaultModel is the model when neither a flag nor any config layer sets one.
 const DefaultModel = "deepseek/deepseek-chat"
 
-// Subagent limit defaults (SPEC §3).
+// Subagent limit defaults (docs/config.md).
 const (
 	DefaultMaxDepth          = 3
 	DefaultMaxParallel       = 10
 	DefaultMaxBackgroundJobs = 10
 )
 
-// Providers lists the model providers reins knows (SPEC §2), in display order.
+// Providers lists the model providers reins knows (docs/providers.md), in display order.
 var Providers = []string{"deepseek", "openai", "anthropic", "mock"}
 
 // RetryableCodes is the set of failure codes a retry policy may name.
@@ -50,7 +50,7 @@ var RetryableCodes = []string{
 	llm.CodeQuota,
 }
 
-// RetryPolicy is a provider's effective retry policy (SPEC §5). Its fields
+// RetryPolicy is a provider's effective retry policy (docs/providers.md). Its fields
 // match retry.Policy, so a caller converts with retry.Policy(p).
 type RetryPolicy struct {
 	MaxRetries     int
@@ -74,7 +74,7 @@ type ProviderConfig struct {
 	Retry       RetryPolicy
 }
 
-// Subagents are the delegation limits (SPEC §6).
+// Subagents are the delegation limits (docs/subagents.md).
 type Subagents struct {
 	// MaxDepth is the deepest child depth allowed; 0 forbids delegation.
 	MaxDepth          int
@@ -82,7 +82,7 @@ type Subagents struct {
 	MaxBackgroundJobs int
 }
 
-// Sandbox is the confinement of the processes reins starts (SPEC §11).
+// Sandbox is the confinement of the processes reins starts (docs/sandbox.md).
 type Sandbox struct {
 	// Enabled confines every process by its permission mode with Landlock;
 	// false leaves them supervised but unconfined.
@@ -586,7 +586,7 @@ func (c *Config) Provider(name string) ProviderConfig {
 	return pc
 }
 
-// ProviderDefaults is the table of SPEC §2: the wire a provider speaks
+// ProviderDefaults is the table of docs/providers.md: the wire a provider speaks
 // ("openai", "anthropic" or "mock"), the environment variables holding its
 // key and base URL, and its default base URL. An unknown name yields empty
 // strings.

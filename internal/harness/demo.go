@@ -22,7 +22,7 @@ var DemoFiles = map[string]string{
 // DemoScript is the scripted model of `reins demo` (and of the mock/demo
 // model). In order:
 //   - the parent's first answer is an empty completion — the provider defect
-//     of SPEC §5 — which the retry executor retries;
+//     of docs/providers.md — which the retry executor retries;
 //   - the parent then reads a file, delegates a summary to a subagent and
 //     starts a background job, all in one message;
 //   - the subagent writes a partial answer, reads a file, and is cut off by

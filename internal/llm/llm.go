@@ -157,7 +157,7 @@ type Finish struct {
 	RetryAfter time.Duration `json:"retryAfterMs,omitempty"`
 }
 
-// Failure codes, each decided by an adapter from wire facts (SPEC §5).
+// Failure codes, each decided by an adapter from wire facts (docs/providers.md).
 const (
 	CodeEmptyResponse         = "EMPTY_RESPONSE"
 	CodeContextWindowExceeded = "CONTEXT_WINDOW_EXCEEDED"

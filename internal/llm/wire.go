@@ -17,10 +17,10 @@ import (
 // watchdog. Stream-level facts (terminal signals, payload shapes, finish
 // reasons) stay in each adapter, which owns its wire.
 
-// DefaultIdleTimeout is how long a response may send no byte (SPEC §5).
+// DefaultIdleTimeout is how long a response may send no byte (docs/providers.md).
 const DefaultIdleTimeout = 300 * time.Second
 
-// MaxLineBytes is the longest SSE line an adapter must read (SPEC §5).
+// MaxLineBytes is the longest SSE line an adapter must read (docs/providers.md).
 const MaxLineBytes = 16 << 20
 
 var errIdle = errors.New("llm: no byte within the idle timeout")

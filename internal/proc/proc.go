@@ -1,5 +1,5 @@
 // Package proc runs child processes in their own process group and tears
-// them down with the one ladder of SPEC §8: close stdin and wait (grace) →
+// them down with the one ladder of docs/subagents.md: close stdin and wait (grace) →
 // SIGTERM to the group and wait → SIGKILL to the group → reap. Every child
 // reins starts — a bash command, an ACP agent, a reins SDK runtime, a pi
 // process — goes through here, so no path can leave a process behind by
@@ -30,7 +30,7 @@ type Ladder struct {
 	Reap time.Duration
 }
 
-// DefaultLadder is SPEC §8's: 2 s, 2 s, then SIGKILL.
+// DefaultLadder is docs/subagents.md's: 2 s, 2 s, then SIGKILL.
 var DefaultLadder = Ladder{Grace: 2 * time.Second, Term: 2 * time.Second, Reap: 5 * time.Second}
 
 // pollEvery is how often the group is checked during teardown.

@@ -40,7 +40,7 @@ func requireLandlock(t *testing.T) {
 	}
 }
 
-// TestEscapes is the escape suite of SPEC's permission modes for a shell
+// TestEscapes is the escape suite of the permission modes (docs/sandbox.md) for a shell
 // command: each row is an attempt, each column the outcome per mode.
 func TestEscapes(t *testing.T) {
 	requireLandlock(t)

@@ -34,7 +34,7 @@ import (
 	"time"
 )
 
-// Mode is a permission mode (SPEC §3); its values are tool.Permission's.
+// Mode is a permission mode (docs/sandbox.md); its values are tool.Permission's.
 type Mode string
 
 const (

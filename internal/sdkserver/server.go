@@ -1,4 +1,4 @@
-// Package sdkserver is the reins SDK runtime behind `reins sdk` (SPEC §9):
+// Package sdkserver is the reins SDK runtime behind `reins sdk` (docs/sdk-protocol.md):
 // NDJSON JSON-RPC 2.0 on stdio. It initializes a harness, runs prompts in
 // sessions — one FIFO queue per session — and streams every event of every
 // session (children included) as session/event notifications, with

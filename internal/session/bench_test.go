@@ -22,7 +22,7 @@ func benchLog(b *testing.B) *Log {
 
 // BenchmarkAppend measures the session-log append of the most frequent
 // event, a streamed text chunk: buffered (flushed by the loop at step and
-// turn ends, SPEC §4) and flushed after every event (the worst case).
+// turn ends, docs/events.md) and flushed after every event (the worst case).
 func BenchmarkAppend(b *testing.B) {
 	chunk := AssistantChunk{Turn: 0, Step: 3, Chunk: llm.Chunk{Type: llm.ChunkTextDelta, Index: 1, Delta: "a streamed word "}}
 	for _, flush := range []bool{false, true} {

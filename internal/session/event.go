@@ -1,5 +1,5 @@
 // Package session is the append-only, event-sourced record of a run: the
-// JSONL log format of SPEC §4, its writer, its loader with crash repair, and
+// JSONL log format of docs/events.md, its writer, its loader with crash repair, and
 // the derivation of model history from it. The log is the source of truth:
 // what the model saw is in it, and history is computed from it.
 package session
@@ -11,7 +11,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 )
 
-// Event types (SPEC §4).
+// Event types (docs/events.md).
 const (
 	TypeTurnStart         = "turn/start"
 	TypeTurnEnd           = "turn/end"

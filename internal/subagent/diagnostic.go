@@ -6,10 +6,10 @@ import (
 	"unicode/utf8"
 )
 
-// MaxDiagnosticBytes bounds a diagnostic (SPEC §7).
+// MaxDiagnosticBytes bounds a diagnostic (docs/subagents.md).
 const MaxDiagnosticBytes = 4096
 
-// Diagnostic is the fixed, allow-listed failure line of SPEC §7. Every
+// Diagnostic is the fixed, allow-listed failure line of docs/subagents.md. Every
 // field comes from a closed set chosen by reins code — a provider name, a
 // stage, a category, a stop reason, an observed exit status — and never from
 // text a child or its transport produced. Empty fields are left out with
@@ -24,7 +24,7 @@ type Diagnostic struct {
 	Signal   string
 }
 
-// Stages and categories (SPEC §7).
+// Stages and categories (docs/subagents.md).
 const (
 	StageInitialize = "initialize"
 	StageNewSession = "new-session"
@@ -68,7 +68,7 @@ func (d Diagnostic) String() string {
 	return "Subagent failure (" + strings.Join(parts, "; ") + ")"
 }
 
-// PermissionLine is the second diagnostic line of SPEC §7, when a permission
+// PermissionLine is the second diagnostic line of docs/subagents.md, when a permission
 // decision contributed to the outcome.
 type PermissionLine struct {
 	Policy   string // allow | reject

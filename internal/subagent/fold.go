@@ -7,7 +7,7 @@ import (
 	"github.com/reinsdev/reins/internal/session"
 )
 
-// Fold is the one output-selection rule of SPEC §6, as an incremental fold.
+// Fold is the one output-selection rule of docs/subagents.md, as an incremental fold.
 // Every consumer of a run's output — Result.Output, subagent/end
 // .lastAssistantMessage, the subagent tool result, job output, the SDK's
 // subagent/finished and `reins run` itself — goes through it, so observers

@@ -57,7 +57,7 @@ type Manager struct {
 	reserved int // background starts under way, counted against maxBackgroundJobs
 }
 
-// Job statuses (SPEC §6).
+// Job statuses (docs/subagents.md).
 const (
 	JobRunning   = "running"
 	JobCompleted = "completed"
@@ -337,7 +337,7 @@ func (m *Manager) Drain(appendEvent func(typ string, data any)) []string {
 	return out
 }
 
-// Notice is the settlement message of SPEC §6.
+// Notice is the settlement message of docs/subagents.md.
 func Notice(id, description, status string, r Result) string {
 	inner := "status: " + status
 	if status == JobFailed {
@@ -470,7 +470,7 @@ func (m *Manager) JobKill(id string) tool.Result {
 	return tool.Result{Content: fmt.Sprintf("job %s killed", id)}
 }
 
-// Render is the subagent tool result of SPEC §6: the selected output's text
+// Render is the subagent tool result of docs/subagents.md: the selected output's text
 // for a completed run; otherwise an error result with the headline, the
 // diagnostic and the partial output, each line left out when absent.
 func Render(r Result) tool.Result {

@@ -33,7 +33,7 @@ type Request struct {
 	MaxSteps  int
 	MaxTokens int
 	// Sandbox confines every process the run starts: the parent's mode
-	// and workspace, the agent file's writable paths (SPEC §11).
+	// and workspace, the agent file's writable paths (docs/sandbox.md).
 	Sandbox sandbox.Policy
 }
 
@@ -78,7 +78,7 @@ type Run interface {
 	Dispose() error
 }
 
-// StartError is a failed start. Diagnostic is the fixed SPEC §7 line
+// StartError is a failed start. Diagnostic is the fixed docs/subagents.md line
 // (empty when the failure is the caller's, such as an unknown agent); Err
 // is the raw cause, for the host log only.
 type StartError struct {

@@ -8,7 +8,7 @@ import (
 	"github.com/reinsdev/reins/internal/session"
 )
 
-// Stop reasons of a run (SPEC §6): the one vocabulary every provider maps
+// Stop reasons of a run (docs/subagents.md): the one vocabulary every provider maps
 // its child's ending into.
 const (
 	StopCompleted = "completed"
@@ -23,7 +23,7 @@ const (
 type Result struct {
 	Output     []llm.Block
 	StopReason string
-	// Diagnostic is a fixed, allow-listed line (SPEC §7), empty for a
+	// Diagnostic is a fixed, allow-listed line (docs/subagents.md), empty for a
 	// completed or locally cancelled run.
 	Diagnostic string
 	Usage      llm.Usage

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// CanaryOnlyInHostLog checks the leak-canary promise of SPEC §7 over a
+// CanaryOnlyInHostLog checks the leak-canary promise of docs/subagents.md over a
 // whole REINS_HOME after a run: the canary a test planted in a child's
 // output must be in the host log (home/logs), which proves the child did
 // emit it and the raw cause was kept for the operator, and in no other file

@@ -17,7 +17,7 @@ import (
 // tool runs, a reins re-exec'd by a CLI test and the node process it
 // starts all carry the mark of the test that began the chain. A process
 // still carrying a mark after its test (or after the whole suite, see
-// scripts/check-orphans.sh) was left behind: SPEC §8 says none may be.
+// scripts/check-orphans.sh) was left behind: docs/subagents.md says none may be.
 //
 // The mark is set by test code only, never by the environment the suite
 // runs in, so the test binaries themselves and the go tool are unmarked.

@@ -25,7 +25,7 @@ const (
 	bashKeep = 1 << 20
 )
 
-// bashLadder is the teardown of a bash command's group (SPEC §8): no
+// bashLadder is the teardown of a bash command's group (docs/subagents.md): no
 // grace, since bash has no stdin to close; the default SIGTERM wait and
 // reap bound. bashDrainWait bounds the wait for the output pipe to close
 // once the group is gone: a process that left the group (setsid) may hold it.

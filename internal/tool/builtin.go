@@ -12,7 +12,7 @@ import (
 )
 
 // Builtins returns the built-in tools: read, write, edit, bash, grep, glob
-// and ls (SPEC §3).
+// and ls (docs/agents.md).
 func Builtins() []Tool {
 	return []Tool{
 		readTool{}, writeTool{}, editTool{}, bashTool{},

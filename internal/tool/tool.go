@@ -15,7 +15,7 @@ import (
 	"github.com/reinsdev/reins/internal/sandbox"
 )
 
-// Permission is a permission mode (SPEC §3).
+// Permission is a permission mode (docs/sandbox.md).
 type Permission string
 
 const (

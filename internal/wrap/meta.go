@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// Meta describes one child run: the META.json of `reins wrap` (SPEC §10).
-// The first block is the SPEC's; the second is reins's own additions, all
+// Meta describes one child run: the META.json of `reins wrap` (docs/wrap.md).
+// The first block is docs/wrap.md's; the second is reins's own additions, all
 // optional, that say how to build the child's command line.
 type Meta struct {
 	RunID            string `json:"runId"`

@@ -9,7 +9,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 )
 
-// Canonical stop reasons of a pi assistant message (SPEC §10). The empty
+// Canonical stop reasons of a pi assistant message (docs/wrap.md). The empty
 // string means "no canonical reason": the raw value is kept beside it and
 // the message is never terminal.
 const (
@@ -85,7 +85,7 @@ type Event struct {
 	ErrorMessage string
 }
 
-// MarshalJSON writes the SPEC §10 shape of the event's type.
+// MarshalJSON writes the docs/wrap.md shape of the event's type.
 func (e Event) MarshalJSON() ([]byte, error) {
 	switch e.Type {
 	case EventToolCall:

@@ -1,5 +1,5 @@
 // Package wrap runs one `pi --mode json` child and turns its event stream
-// into reins's artifacts (SPEC §10): normalized events, the raw streams, a
+// into reins's artifacts (docs/wrap.md): normalized events, the raw streams, a
 // transcript and result.json. `reins wrap META.json` and the pi subagent
 // provider both run children through here, so the rules that decide when a
 // child is done — and when it may be torn down — exist once.
@@ -55,7 +55,7 @@ const drainWait = 2 * time.Second
 // stderrTailBytes is how much of the child's stderr end result.json keeps.
 const stderrTailBytes = 4 << 10
 
-// Options tune a run. The zero value is the SPEC's behaviour.
+// Options tune a run. The zero value is the behaviour docs/wrap.md describes.
 type Options struct {
 	// Env is the child's environment; nil means this process's. The child
 	// executable is looked up on its PATH.

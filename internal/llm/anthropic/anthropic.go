@@ -1,5 +1,5 @@
 // Package anthropic is the adapter for the Anthropic Messages streaming API
-// (provider `anthropic`, SPEC §2 and §5). It owns the few wire structs it
+// (provider `anthropic`, docs/providers.md). It owns the few wire structs it
 // needs, so no SDK retries or reshapes anything behind the retry executor:
 // one Stream call is exactly one HTTP attempt, and every wire fact ends as
 // provider-neutral llm chunks with exactly one finish.
@@ -55,7 +55,7 @@ type Client struct {
 var _ llm.Model = (*Client)(nil)
 
 // Stream sends req and yields the response as llm chunks ending with exactly
-// one finish. Failures are finishes with a code (SPEC §5). Breaking out of
+// one finish. Failures are finishes with a code (docs/providers.md). Breaking out of
 // the sequence closes the response body.
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chunk] {
 	return func(yield func(llm.Chunk) bool) {

@@ -69,7 +69,7 @@ type translator struct {
 	out        []llm.Chunk
 	open       map[int]*block // wire index -> block
 	next       int
-	content    bool // some block carried content (SPEC §5 EMPTY_RESPONSE)
+	content    bool // some block carried content (docs/providers.md EMPTY_RESPONSE)
 	stopReason string
 	usage      llm.Usage
 	logf       func(format string, args ...any)
@@ -288,7 +288,7 @@ func (t *translator) emitUsage() {
 	t.out = append(t.out, llm.Chunk{Type: llm.ChunkUsage, Usage: &u})
 }
 
-// finish maps the stop reason at message_stop (SPEC §5).
+// finish maps the stop reason at message_stop (docs/providers.md).
 func (t *translator) finish() llm.Chunk {
 	done := func(k llm.FinishKind) llm.Chunk {
 		return llm.Chunk{Type: llm.ChunkFinish, Finish: &llm.Finish{Kind: k}}

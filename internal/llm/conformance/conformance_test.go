@@ -1,5 +1,5 @@
 // Package conformance checks both wire adapters against the same fake
-// server, row by row of the SPEC §5 failure table: each wire fact the mock
+// server, row by row of the docs/providers.md failure table: each wire fact the mock
 // server can produce must classify to the same code on both wires.
 package conformance
 
@@ -80,7 +80,7 @@ func TestFailureTable(t *testing.T) {
 		{name: "empty max-tokens keeps its meaning", reply: mock.Reply{Finish: "max_tokens"}, kind: llm.FinishMaxTokens, skipOn: "openai"},
 		{name: "tool calls", reply: mock.Reply{ToolCalls: []mock.ToolCall{{Name: "read", Arguments: []byte(`{"path":"a"}`)}}, Chunk: 4}, kind: llm.FinishToolCalls},
 
-		// SPEC §5 failure rows.
+		// docs/providers.md failure rows.
 		{name: "EMPTY_RESPONSE terminal stop without content", reply: mock.Reply{Fault: mock.FaultEmpty}, kind: llm.FinishError, code: llm.CodeEmptyResponse},
 		{name: "EMPTY_RESPONSE 200 with empty body", reply: mock.Reply{Fault: mock.FaultEmptyBody}, kind: llm.FinishError, code: llm.CodeEmptyResponse},
 		{name: "CONTEXT_WINDOW_EXCEEDED", reply: mock.Reply{Fault: mock.FaultContextWindow}, kind: llm.FinishError, code: llm.CodeContextWindowExceeded},

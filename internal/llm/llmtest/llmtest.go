@@ -81,6 +81,6 @@ var knownCodes = map[string]bool{
 
 var reasonCodeRE = regexp.MustCompile(`^[A-Z0-9_]{1,64}$`)
 
-// ValidCode reports whether an error finish's code is one of SPEC §5's or
+// ValidCode reports whether an error finish's code is one of docs/providers.md's or
 // an upper-cased, sanitised unknown finish reason ([A-Z0-9_], ≤ 64 bytes).
 func ValidCode(code string) bool { return knownCodes[code] || reasonCodeRE.MatchString(code) }

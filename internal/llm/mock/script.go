@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Script is a list of replies, served one per request (SPEC: `reins mock-llm
+// Script is a list of replies, served one per request (README.md: `reins mock-llm
 // --script FILE`, YAML or JSON).
 //
 // A request takes the first reply, in order, that is not used up and whose

@@ -13,7 +13,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 )
 
-// Policy is a provider's retry policy (SPEC §3, §5).
+// Policy is a provider's retry policy (docs/config.md, docs/providers.md).
 type Policy struct {
 	MaxRetries     int
 	InitialDelay   time.Duration

@@ -1,7 +1,7 @@
 // Package acpchild is the `acp` subagent provider: it runs any Agent Client
 // Protocol agent (Claude Code, Codex, Gemini CLI through their ACP adapters)
 // as a child process and settles its prompt turn into the one result
-// contract of SPEC §6, with the fixed diagnostics of SPEC §7.
+// contract of docs/subagents.md, with the fixed diagnostics of docs/subagents.md.
 //
 // The child runs in its own process group (internal/proc) and is torn down
 // with the one ladder. Its permission requests are answered by the agent

@@ -158,7 +158,7 @@ func promptText(req subagent.Request) string {
 	return req.Prompt
 }
 
-// stopReasons maps the child's closed ACP stop reasons (SPEC §6).
+// stopReasons maps the child's closed ACP stop reasons (docs/subagents.md).
 var stopReasons = map[sdk.StopReason]string{
 	sdk.StopReasonEndTurn:         subagent.StopCompleted,
 	sdk.StopReasonMaxTokens:       subagent.StopMaxTokens,
@@ -383,7 +383,7 @@ var readOnlyKinds = map[string]bool{
 	string(sdk.ToolKindThink): true, string(sdk.ToolKindFetch): true,
 }
 
-// Permission decisions (SPEC §7).
+// Permission decisions (docs/subagents.md).
 const (
 	decisionAllowed   = "allowed"
 	decisionRejected  = "rejected"

@@ -291,7 +291,7 @@ func settle(w wrap.Result, cause error) subagent.Result {
 		switch w.StopReason {
 		case wrap.StopStop:
 			if w.TerminalEmpty {
-				// An empty completion is not an answer (SPEC §5's
+				// An empty completion is not an answer (docs/providers.md's
 				// EMPTY_RESPONSE), however the child labelled it.
 				res.StopReason = subagent.StopError
 				res.Diagnostic = diag(subagent.StageRun, subagent.CategoryChildError, subagent.StopError, code, signal)

@@ -1,8 +1,8 @@
 // Package reinschild is the `reins` subagent provider: a child that is
-// another reins, run as `reins sdk` (SPEC §9) through the public sdk
+// another reins, run as `reins sdk` (docs/sdk-protocol.md) through the public sdk
 // client. The child's session/events are folded with the one output rule,
 // its last turn/end becomes the stop reason, and every failure becomes a
-// fixed diagnostic line (SPEC §7) derived from closed facts only: typed sdk
+// fixed diagnostic line (docs/subagents.md) derived from closed facts only: typed sdk
 // errors, the child's closed turn-end reason, the observed exit code and
 // signal. Raw causes — error messages, the child's stderr, payloads — go to
 // the host log and nowhere else.
@@ -301,7 +301,7 @@ func (r *run) Dispose() error {
 	return r.disposeErr
 }
 
-// Turn-end reasons a reins child may report beyond SPEC §4's own: a
+// Turn-end reasons a reins child may report beyond docs/events.md's own: a
 // runtime that disposed of its session mid-turn.
 const (
 	reasonDisposed = "disposed"
