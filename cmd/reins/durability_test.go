@@ -15,8 +15,11 @@ import (
 	"testing"
 	"time"
 
+	sdkacp "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/testutil"
+	reinssdk "github.com/reinsdev/reins/sdk"
 )
 
 // gated serves a mock script but holds every request until the test
@@ -232,5 +235,78 @@ func TestResumeRace(t *testing.T) {
 		if turns != round+2 {
 			t.Errorf("round %d: %d turns in the log, want %d", round, turns, round+2)
 		}
+	}
+}
+
+// TestSessionInUseAcrossCommands (issue 13, finding 2): a session `reins
+// acp` or `reins sdk` is serving cannot be loaded by another ACP agent or
+// resumed by `reins run`; each refusal names the holder's pid.
+func TestSessionInUseAcrossCommands(t *testing.T) {
+	url, _ := startMock(t, "replies:\n  - {text: fine, repeat: true}\n")
+	home := t.TempDir()
+	ctx := t.Context()
+	inUse := func(id string) string { return "session " + id + " is in use by another reins process (pid " }
+
+	// An ACP agent holds a session; a second one may not load it.
+	var stops []func()
+	defer func() { // before the orphan checks of the cleanups
+		for _, stop := range stops {
+			stop()
+		}
+	}()
+	startACP := func() (*exec.Cmd, *sdkacp.ClientSideConnection, string) {
+		cwd := t.TempDir()
+		cmd := acpCmd(t, cwd, home, "acp", "-m", "openai/test", "--base-url", url)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		stops = append(stops, func() { stdin.Close(); cmd.Wait() })
+		conn := sdkacp.NewClientSideConnection(&editor{}, stdin, stdout)
+		if _, err := conn.Initialize(ctx, sdkacp.InitializeRequest{ProtocolVersion: sdkacp.ProtocolVersionNumber}); err != nil {
+			t.Fatal(err)
+		}
+		return cmd, conn, cwd
+	}
+	holder, a, cwd := startACP()
+	ns, err := a.NewSession(ctx, sdkacp.NewSessionRequest{Cwd: cwd, McpServers: []sdkacp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := string(ns.SessionId)
+	_, b, cwd2 := startACP()
+	_, err = b.LoadSession(ctx, sdkacp.LoadSessionRequest{SessionId: ns.SessionId, Cwd: cwd2, McpServers: []sdkacp.McpServer{}})
+	want := fmt.Sprintf("%s%d)", inUse(id), holder.Process.Pid)
+	if err == nil || !strings.Contains(fmt.Sprint(err), want) {
+		t.Errorf("session/load of a session in use: %v; want an error saying %q", err, want)
+	}
+	code, stderr := exitCode(t, reinsCmd(t, home, "run", "--resume", id, "--base-url", url, "-m", "openai/m", "more"))
+	if code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("reins run --resume of an ACP session: exit %d, %q; want 2 and %q", code, stderr, want)
+	}
+
+	// A reins sdk runtime holds the sessions it runs.
+	c, err := reinssdk.Start(ctx, reinssdk.Options{
+		Command: os.Args[0], Args: []string{"sdk", "-m", "openai/test", "--base-url", url},
+		Env: append(os.Environ(), "REINS_AS_MAIN=1", "REINS_HOME="+home, testutil.MarkChildren(t)), Dir: t.TempDir(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.Run(ctx, "hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stderr = exitCode(t, reinsCmd(t, home, "run", "--resume", res.SessionID, "--base-url", url, "-m", "openai/m", "more"))
+	if code != 2 || !strings.Contains(stderr, inUse(res.SessionID)) {
+		t.Errorf("reins run --resume of an SDK session: exit %d, %q; want 2 and %q", code, stderr, inUse(res.SessionID))
 	}
 }

@@ -44,6 +44,11 @@ type Harness struct {
 	// Observe, when set, receives every event of every session this
 	// harness creates, children included (the SDK runtime streams them).
 	Observe func(session.Header, session.Event)
+	// WriteThrough makes every session of this harness write each event
+	// before observers see it (session.Options.WriteThrough): set when the
+	// observers report to another process, which must never be told more
+	// than the logs hold.
+	WriteThrough bool
 
 	logOnce sync.Once
 	logMu   sync.Mutex
@@ -276,7 +281,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 			h.Observe(hd, e)
 		}
 	}
-	lopts := session.Options{Now: now, Observe: observe}
+	lopts := session.Options{Now: now, Observe: observe, WriteThrough: h.WriteThrough}
 	s := &Session{}
 	if o.Resume != "" {
 		path := filepath.Join(h.SessionsDir(), o.Resume, session.FileName)

@@ -285,6 +285,9 @@ func (s *Server) initialize(params json.RawMessage) (any, int, string) {
 		s.maxTokens = s.cfg.MaxTokens
 	}
 	h.Observe = s.observe
+	// A parent reads this runtime's session/events as what its child did:
+	// each event is in the child's log before it is streamed.
+	h.WriteThrough = true
 	s.h, s.model, s.init, s.perm = h, m, p, perm
 	version := s.cfg.Version
 	if version == "" {

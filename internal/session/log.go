@@ -74,6 +74,7 @@ type Log struct {
 	now     func() time.Time
 	observe func(Header, Event)
 	clock   Clock
+	through bool   // Options.WriteThrough
 	timer   Timer  // the pending group commit, nil when none is armed
 	timerN  uint64 // generation of timer: a fired stale timer does nothing
 }
@@ -88,6 +89,11 @@ type Options struct {
 	// Clock schedules the group commit of buffered events; the real clock
 	// when nil. Tests pass a fake to fire it by hand.
 	Clock Clock
+	// WriteThrough writes every event before Observe sees it, instead of
+	// group-committing: for a log whose observer tells another process
+	// (reins sdk streaming to a parent), so that what was told is never
+	// ahead of the file. It costs a write(2) per event.
+	WriteThrough bool
 }
 
 // Clock schedules the group commit. It is the subset of package time a Log
@@ -210,6 +216,7 @@ func newLog(f *os.File, path string, h Header, next int64, openTurn, lastTurn in
 	return &Log{
 		f: f, header: h, path: path,
 		next: next, openTrn: openTurn, lastTrn: lastTurn, now: now, observe: opts.Observe, clock: clock,
+		through: opts.WriteThrough,
 	}
 }
 
@@ -363,7 +370,7 @@ func (l *Log) writeLocked(e Event, fresh bool) error {
 		}
 		l.buf = append(append(l.buf, line...), '\n')
 	}
-	if len(l.buf) >= FlushAt {
+	if len(l.buf) >= FlushAt || l.through {
 		return l.flushLocked()
 	}
 	if l.timer == nil && !l.closed {
