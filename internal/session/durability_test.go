@@ -263,3 +263,26 @@ func TestVanishedLog(t *testing.T) {
 		t.Fatalf("Flush after a failed group commit: %v", err)
 	}
 }
+
+// TestWriteThrough: with WriteThrough every event is in the file before
+// the observer hears of it, so an observer that tells another process
+// never tells more than the file holds.
+func TestWriteThrough(t *testing.T) {
+	var path string
+	var behind []int64
+	l, err := Create(t.TempDir(), Header{ID: "w"}, Options{Now: fixedClock(), Clock: &fakeClock{}, WriteThrough: true,
+		Observe: func(_ Header, e Event) {
+			if n := fileLines(t, path) - 1; int64(n) <= e.Seq {
+				behind = append(behind, e.Seq)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path = l.Path()
+	defer l.Close()
+	writeTurn(t, l, 0)
+	if len(behind) > 0 {
+		t.Errorf("observed before written: seq %v", behind)
+	}
+}
