@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ type fakeClock struct {
 }
 
 type fakeTimer struct {
+	c       *fakeClock
 	mu      sync.Mutex
 	d       time.Duration
 	f       func()
@@ -37,11 +39,27 @@ func (t *fakeTimer) Stop() bool {
 }
 
 func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
+	t := &fakeTimer{c: c, d: d, f: f}
+	c.add(t)
+	return t
+}
+
+func (c *fakeClock) add(t *fakeTimer) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := &fakeTimer{d: d, f: f}
-	c.timers = append(c.timers, t)
-	return t
+	if !slices.Contains(c.timers, t) {
+		c.timers = append(c.timers, t)
+	}
+}
+
+// Reset re-arms the timer, as time.Timer.Reset does.
+func (t *fakeTimer) Reset(d time.Duration) bool {
+	was := t.Stop()
+	t.mu.Lock()
+	t.d, t.stopped = d, false
+	t.mu.Unlock()
+	t.c.add(t)
+	return was
 }
 
 // armed returns the delays of the timers not yet fired or stopped.
