@@ -40,10 +40,13 @@ const FileName = defaultSessionLogName
 //   - Sync writes the buffer and fsyncs the file. The loop calls it before a
 //     tool runs (its effects can outlive a crash, so its tool/call must
 //     survive one too) and after turn/end, before the turn's outcome is
-//     reported anywhere; Create and Reopen sync what they write, and Close
-//     syncs. Written-but-not-synced events survive a killed process (they are
-//     in the page cache); only a power loss or kernel crash can take the
-//     events since the last Sync, and the loader repairs what it leaves.
+//     reported anywhere; Reopen syncs its repair, and Close syncs. Each
+//     fsync is skipped when nothing was written since the last, and the
+//     first also fsyncs the session directory, so a new file's entry is
+//     as durable as its events. Written-but-not-synced events survive a
+//     killed process (they are in the page cache); only a power loss or
+//     kernel crash can take the events since the last Sync, and the
+//     loader repairs what it leaves.
 //     fsync is not paid per chunk or per step start: see BENCHMARKS.md for
 //     what each costs.
 //
@@ -78,6 +81,8 @@ type Log struct {
 	through bool  // Options.WriteThrough
 	timer   Timer // the group commit, made on first use
 	armed   bool  // timer is set to fire; a firing that finds it unset does nothing
+	dirty   bool  // bytes written since the last fsync
+	dirOK   bool  // the directory entry of the file is durable
 }
 
 // Options configure a new or reopened Log.
@@ -190,12 +195,13 @@ func Create(root string, h Header, opts Options) (*Log, error) {
 		return nil, err
 	}
 	l.buf = append(append(l.buf, line...), '\n')
-	if err := l.syncLocked(); err != nil {
+	// Written, not synced: the first Sync makes the header and the new
+	// directory entry durable with the events that need it, so a session
+	// that never reaches a sync point costs no fsync.
+	if err := l.flushLocked(); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("session: write header: %w", err)
 	}
-	// The new directory entry is durable only once its directory is.
-	syncDir(dir)
 	return l, nil
 }
 
@@ -281,6 +287,8 @@ func Reopen(path string, opts Options) (*Log, *Loaded, error) {
 		}
 	}
 	l := newLog(f, path, ld.Header, int64(len(ld.Events)), -1, last, opts)
+	l.dirOK = true // an existing file's entry was made durable when it was created
+	l.dirty = ld.Repair.DroppedBytes > 0
 	for _, e := range rewrite {
 		if err := l.writeLocked(e, false); err != nil {
 			f.Close()
@@ -419,6 +427,7 @@ func (l *Log) flushLocked() error {
 		return l.fail(err)
 	}
 	n, err := l.f.Write(l.buf)
+	l.dirty = l.dirty || n > 0
 	if err != nil {
 		l.buf = l.buf[n:]
 		return l.fail(err)
@@ -456,7 +465,9 @@ func (l *Log) fail(err error) error {
 	return l.werr
 }
 
-// syncLocked writes the buffer and fsyncs the file.
+// syncLocked writes the buffer and fsyncs the file — only when something
+// was written since the last fsync — and, the first time, its directory,
+// so a new session's file survives a power loss along with its events.
 func (l *Log) syncLocked() error {
 	if err := l.flushLocked(); err != nil {
 		return err
@@ -464,8 +475,18 @@ func (l *Log) syncLocked() error {
 	if err := l.checkLocked(); err != nil {
 		return l.fail(err)
 	}
-	if err := l.f.Sync(); err != nil {
-		return l.fail(err)
+	if l.dirty {
+		if err := l.f.Sync(); err != nil {
+			return l.fail(err)
+		}
+		l.dirty = false
+	}
+	if !l.dirOK {
+		// The file's entry in the session directory, and that
+		// directory's entry in the sessions root.
+		syncDir(filepath.Dir(l.path))
+		syncDir(filepath.Dir(filepath.Dir(l.path)))
+		l.dirOK = true
 	}
 	return nil
 }
