@@ -207,6 +207,15 @@ func TestResumeRace(t *testing.T) {
 				t.Fatalf("round %d: %d of %d losers exited while the winner ran", round, len(lost), procs-1)
 			}
 		}
+		if round == 0 {
+			// reins log reads the live session, unlocked and without error.
+			lg := reinsCmd(t, home, "log", id)
+			var out bytes.Buffer
+			lg.Stdout = &out
+			if code, stderr := exitCode(t, lg); code != 0 || !strings.Contains(out.String(), "running in pid") {
+				t.Errorf("reins log of the live session: exit %d, %q, stdout:\n%s", code, stderr, out.String())
+			}
+		}
 		g.open()
 		win := <-exits
 		if win.code != 0 {

@@ -208,8 +208,14 @@ func TestOneWriter(t *testing.T) {
 	if len(ld.Events) != 9 || ld.Repair.DroppedBytes == 0 {
 		t.Fatalf("live load: %d events, repair %+v", len(ld.Events), ld.Repair)
 	}
+	if pid := Writer(l.Path()); pid != os.Getpid() {
+		t.Errorf("Writer of a held log = %d, want %d", pid, os.Getpid())
+	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if pid := Writer(l.Path()); pid != 0 {
+		t.Errorf("Writer of a closed log = %d, want 0", pid)
 	}
 	l2, ld2, err := Reopen(l.Path(), Options{})
 	if err != nil {

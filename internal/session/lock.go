@@ -97,3 +97,20 @@ func procLocksHolder(dev, ino uint64) int {
 	}
 	return 0
 }
+
+// Writer returns the pid of the process holding the write lock of the log
+// at path, 0 when none does or it cannot be told. It takes no lock: it is
+// for readers (reins log) that want to say a session is live rather than
+// crashed. It asks the kernel's lock table only, never the writer.pid
+// sidecar, which a crashed writer leaves behind.
+func Writer(path string) int {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0
+	}
+	return procLocksHolder(uint64(st.Dev), st.Ino)
+}
