@@ -70,9 +70,9 @@ type crashRun struct {
 	done chan error
 }
 
-func startCrashRun(t *testing.T) *crashRun {
+func startCrashRun(t *testing.T, sc *mock.Script) *crashRun {
 	t.Helper()
-	url, srv, stop := mock.StartTest(crashScript())
+	url, srv, stop := mock.StartTest(sc)
 	t.Cleanup(stop)
 	home := t.TempDir()
 	cmd := reinsCmd(t, home, "run", "--json", "--base-url", url, "-m", "openai/m", "summarise the notes")
@@ -117,18 +117,30 @@ func (r *crashRun) logPath() string {
 type killPoint struct {
 	name    string
 	reached func(log []byte, requests int) bool
+	// script, when set, replaces crashScript: a run whose model stalls.
+	script func() *mock.Script
+}
+
+// stalled is crashScript with reply i replaced by r: a model that stops
+// answering there (a stalled connection, a slow reasoning model).
+func stalled(i int, r mock.Reply) func() *mock.Script {
+	return func() *mock.Script {
+		sc := crashScript()
+		sc.Replies[i] = r
+		return sc
+	}
 }
 
 func atRequest(n int) killPoint {
-	return killPoint{fmt.Sprintf("request %d in flight", n), func(_ []byte, req int) bool { return req >= n }}
+	return killPoint{fmt.Sprintf("request %d in flight", n), func(_ []byte, req int) bool { return req >= n }, nil}
 }
 
 func atLines(n int) killPoint {
-	return killPoint{fmt.Sprintf("%d log lines", n), func(b []byte, _ int) bool { return bytes.Count(b, []byte("\n")) >= n }}
+	return killPoint{fmt.Sprintf("%d log lines", n), func(b []byte, _ int) bool { return bytes.Count(b, []byte("\n")) >= n }, nil}
 }
 
 func atBytes(n int) killPoint {
-	return killPoint{fmt.Sprintf("%d log bytes", n), func(b []byte, _ int) bool { return len(b) >= n }}
+	return killPoint{fmt.Sprintf("%d log bytes", n), func(b []byte, _ int) bool { return len(b) >= n }, nil}
 }
 
 // killAt waits for kp, then SIGKILLs the run. It returns the log as read
@@ -169,18 +181,20 @@ func (r *crashRun) killAt(kp killPoint) (before []byte, killed bool) {
 	}
 }
 
-// TestCrashConsistency SIGKILLs `reins run` at more than twenty points of a
-// streaming run with tool steps and checks the promise of docs/events.md: the log
-// only grows (what was on disk before the kill is a prefix of what is on
-// disk after), it loads without a CorruptError, every complete line on
-// disk is an intact loaded event, an incomplete tail is dropped, and the
-// last turn is closed interrupted (or stays closed normally when the kill
-// came after its turn/end). Then `reins run --resume` continues the
+// TestCrashConsistency SIGKILLs `reins run` at more than thirty points of a
+// streaming run with tool steps — among them while the model stalls, before
+// and after it streamed anything — and checks the promise of docs/session-log.md: the log only grows (what was on disk before the kill is a
+// prefix of what is on disk after), it loads without a CorruptError, every
+// complete line on disk is an intact loaded event, an incomplete tail is
+// dropped, the last turn is closed interrupted (or stays closed normally
+// when the kill came after its turn/end), the prompt of every started turn
+// is on disk, and every model request the server saw had its step/start
+// on disk first (write-ahead). Then `reins run --resume` continues the
 // crashed session: the repair is written as loaded and a new turn follows.
 func TestCrashConsistency(t *testing.T) {
 	// A full run first: it must complete, and its size places the kill
 	// points.
-	ref := startCrashRun(t)
+	ref := startCrashRun(t, crashScript())
 	if err := <-ref.done; err != nil {
 		t.Fatalf("uninterrupted run failed: %v", err)
 	}
@@ -199,19 +213,32 @@ func TestCrashConsistency(t *testing.T) {
 	for n := 1; n <= 7; n++ {
 		points = append(points, atRequest(n))
 	}
-	for _, n := range []int{2, 6, 12, 25} {
+	for _, n := range []int{2, 4, 6, 12, 25, 40} {
 		points = append(points, atLines(n))
 	}
-	for _, frac := range []float64{0.3, 0.6, 0.8, 0.9} {
+	for _, frac := range []float64{0.3, 0.5, 0.6, 0.8, 0.9} {
 		points = append(points, atLines(int(frac*float64(lines))))
 	}
-	for _, frac := range []float64{0.1, 0.2, 0.3, 0.4, 0.55, 0.7, 0.85, 0.93} {
+	for _, frac := range []float64{0.05, 0.1, 0.2, 0.3, 0.4, 0.55, 0.7, 0.85, 0.93, 0.97} {
 		points = append(points, atBytes(int(frac*float64(size))))
 	}
+	// The model stalls: the kill comes while reins waits on it, the case
+	// where nothing forces a step end and only write-ahead and the group
+	// commit put the turn on disk.
+	hasChunk := func(b []byte, _ int) bool { return bytes.Contains(b, []byte(`"type":"assistant/chunk"`)) }
+	points = append(points,
+		killPoint{"first stream stalls before its headers", atRequest(1).reached, stalled(0, mock.Reply{Text: "never", Delay: mock.Duration(time.Hour)})},
+		killPoint{"first stream stalls after its headers", atRequest(1).reached, stalled(0, mock.Reply{Fault: "stall"})},
+		// The mock sends a role-only event first, so a long gap after the
+		// first text chunk is the nearest thing to "a chunk, then silence":
+		// the chunk reaches the disk by the group commit, not a step end.
+		killPoint{"first stream stalls after a chunk", hasChunk, stalled(0, mock.Reply{Text: "Reading the notes, then more and more.", Chunk: 8, ChunkDelay: mock.Duration(2 * time.Second)})},
+		killPoint{"third stream stalls after its headers", atRequest(3).reached, stalled(2, mock.Reply{Fault: "stall"})},
+	)
 	// Racing the exit: when it hits, the kill came after turn/end.
 	points = append(points, killPoint{"turn/end on disk", func(b []byte, _ int) bool {
 		return bytes.Contains(b, []byte(`"type":"turn/end"`))
-	}})
+	}, nil})
 
 	// The kill points run two at a time: each is its own reins, server,
 	// home and workspace.
@@ -223,7 +250,11 @@ func TestCrashConsistency(t *testing.T) {
 		for i, kp := range points {
 			t.Run(fmt.Sprintf("%02d %s", i, kp.name), func(t *testing.T) {
 				t.Parallel()
-				r := startCrashRun(t)
+				sc := crashScript()
+				if kp.script != nil {
+					sc = kp.script()
+				}
+				r := startCrashRun(t, sc)
 				before, hit := r.killAt(kp)
 				if !hit {
 					t.Logf("the run ended before the kill point")
@@ -251,17 +282,65 @@ func TestCrashConsistency(t *testing.T) {
 				}
 				mu.Unlock()
 				ld := checkRepair(t, after, path, before)
+				checkWriteAhead(t, ld, r.srv.Count())
 				checkResume(t, r.home, ld)
 			})
 		}
 	})
 	t.Logf("%d of %d kill points hit a running reins; %d logs ended in a partial line", killed, len(points), partial)
-	if killed < 20 {
-		t.Errorf("only %d kill points hit a running reins, want at least 20", killed)
+	if killed < 30 {
+		t.Errorf("only %d kill points hit a running reins, want at least 30", killed)
 	}
 	if partial == 0 {
 		t.Errorf("no kill left a partial last line: the torn-write repair went untested")
 	}
+}
+
+// checkWriteAhead checks what a crash must never lose: every started turn
+// has its prompt (the first turn's is the task), and every model request
+// the server saw (requests) had its step/start on disk before it was sent.
+func checkWriteAhead(t *testing.T, ld *session.Loaded, requests int) {
+	t.Helper()
+	steps := 0
+	open, prompted := false, false
+	for _, e := range ld.Events {
+		switch e.Type {
+		case session.TypeTurnStart:
+			open, prompted = true, false
+		case session.TypeUserMessage:
+			var m session.UserMessage
+			if err := e.Decode(&m); err != nil {
+				t.Fatal(err)
+			}
+			if open && strings.Contains(llmText(m), "summarise the notes") {
+				prompted = true
+			}
+		case session.TypeStepStart:
+			steps++
+			if open && !prompted {
+				t.Errorf("step/start (seq %d) of a turn whose prompt is not on disk", e.Seq)
+			}
+		case session.TypeTurnEnd:
+			if !prompted {
+				t.Errorf("a started turn lost its prompt (turn/end seq %d)", e.Seq)
+			}
+			open = false
+		}
+	}
+	if steps < requests {
+		t.Errorf("the model saw %d requests, the log holds %d step/start: a request went out before its step was on disk", requests, steps)
+	}
+	if requests > 0 && len(ld.Events) == 0 {
+		t.Errorf("the model was asked, the log holds nothing")
+	}
+}
+
+func llmText(m session.UserMessage) string {
+	var b strings.Builder
+	for _, bl := range m.Message.Content {
+		b.WriteString(bl.Text)
+	}
+	return b.String()
 }
 
 // tearLastLine appends the first half of the last line of the log at path

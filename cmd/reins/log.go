@@ -197,7 +197,13 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 	}
 	r.line(depth, "%s %s  cwd %s  created %s  depth %d", what, h.ID, h.Cwd, h.CreatedAt.Local().Format(time.DateTime), h.DelegationDepth)
 	if ld.Repair.Repaired() {
-		r.line(depth, "(repaired on load: an interrupted write or turn)")
+		// A live session (another reins holds its lock) is not broken: its
+		// last turn is open and its last line may be half written.
+		if pid := session.Writer(filepath.Join(r.root, h.ID, session.FileName)); pid > 0 {
+			r.line(depth, "(running in pid %d: the last turn is still open)", pid)
+		} else {
+			r.line(depth, "(repaired on load: an interrupted write or turn)")
+		}
 	}
 	for _, e := range ld.Events {
 		switch e.Type {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -104,6 +105,10 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	}
 	sess, err := h.NewSession(opts)
 	if err != nil {
+		var inUse *session.InUseError
+		if errors.As(err, &inUse) {
+			return &exitError{code: exitUsage, msg: inUse.Error()}
+		}
 		return err
 	}
 
@@ -135,15 +140,32 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		Error:      res.Failure,
 		Usage:      res.Usage,
 	}
+	// The log is the truth: a turn/end that could not be made durable (or a
+	// log that failed as it was closed) is no completed run.
+	logErr := sess.Agent.LogError()
+	if closeErr != nil && logErr == nil {
+		logErr = closeErr
+	}
+	if logErr != nil && (res.Failure == nil || res.Failure.Code != agent.CodeLogWrite) && got == nil {
+		res.Reason = session.ReasonError
+		res.Failure = &session.Failure{Code: agent.CodeLogWrite, Message: "the session log could not be written"}
+		out.StopReason, out.Error = subagent.StopReasonOf(res.Reason), res.Failure
+	}
+	var werr error
 	if f.json {
 		enc := json.NewEncoder(s.out)
 		enc.SetEscapeHTML(false)
-		enc.Encode(out)
+		werr = enc.Encode(out)
 	} else if out.Output != "" {
-		fmt.Fprintln(s.out, out.Output)
+		_, werr = fmt.Fprintln(s.out, out.Output)
 	}
-	if closeErr != nil {
-		return &exitError{code: exitFailed, msg: "closing the session log: " + closeErr.Error()}
+	if logErr != nil {
+		// Our own error, never provider text: it names the log and the
+		// file system's complaint, whatever --json says on stdout.
+		fmt.Fprintf(s.err, "reins: %s: %v\n", agent.CodeLogWrite, logErr)
+	}
+	if werr != nil {
+		return &exitError{code: exitFailed, msg: "writing the result: " + werr.Error()}
 	}
 	switch {
 	case got == os.Interrupt:

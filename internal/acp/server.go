@@ -208,6 +208,12 @@ func (s *server) open(cwd, resume string) (*acpSession, error) {
 		if errors.As(err, &ce) && errors.Is(err, harness.ErrNoSession) {
 			return nil, &sdk.RequestError{Code: -32002, Message: "Resource not found", Data: map[string]any{"error": "no such session"}}
 		}
+		var inUse *session.InUseError
+		if errors.As(err, &inUse) {
+			// One writer per session: another reins (or another thread of
+			// this one) has it open.
+			return nil, sdk.NewInvalidRequest(map[string]any{"error": inUse.Error()})
+		}
 		h.Logf("acp: opening a session: %v", err)
 		return nil, sdk.NewInternalError(map[string]any{"error": "the session could not be opened"})
 	}

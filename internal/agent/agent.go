@@ -32,6 +32,14 @@ var (
 // while the model still wanted to call tools.
 const CodeMaxSteps = "MAX_STEPS"
 
+// CodeLogWrite is the failure code of a turn whose session log could not
+// be written: the log is the truth, so a turn it cannot record ends.
+const CodeLogWrite = "LOG_WRITE"
+
+// logWriteFailure is the failure of a turn ended by CodeLogWrite; the
+// cause (the file system's error) is for the caller's host log.
+var logWriteFailure = session.Failure{Code: CodeLogWrite, Message: "the session log could not be written"}
+
 // DefaultMaxSteps is the default step limit of a turn.
 const DefaultMaxSteps = 50
 
@@ -87,7 +95,10 @@ func (a *Agent) LoadHistory(events []session.Event) error {
 
 // RunTurn runs one turn for a user prompt and returns how it ended. It
 // never returns early without a turn/end in the log: every outcome,
-// cancellation included, is recorded.
+// cancellation included, is recorded, and synced to disk before RunTurn
+// returns, so whoever reports the outcome (an exit status, a protocol
+// response, a parent's subagent/end) reports what the log holds. A turn
+// whose log could not be written ends error CodeLogWrite.
 func (a *Agent) RunTurn(ctx context.Context, prompt string) TurnResult {
 	t := &turn{a: a, n: a.Log.NextTurn()}
 	res := t.run(ctx, prompt)
@@ -97,9 +108,16 @@ func (a *Agent) RunTurn(ctx context.Context, prompt string) TurnResult {
 		end.Usage = &u
 	}
 	t.append(session.TypeTurnEnd, end)
-	a.Log.Flush()
+	t.sync()
+	if t.err != nil {
+		res = t.logWriteResult()
+	}
 	return res
 }
+
+// LogError returns the first error of the session log, nil while every
+// write succeeded: the cause behind a CodeLogWrite turn.
+func (a *Agent) LogError() error { return a.Log.Err() }
 
 type turn struct {
 	a     *Agent
@@ -112,6 +130,24 @@ func (t *turn) append(typ string, data any) {
 	if _, err := t.a.Log.Append(typ, data); err != nil && t.err == nil {
 		t.err = err
 	}
+}
+
+// flush writes what the turn appended to the file (write-ahead of a model
+// request); sync also fsyncs it (write-ahead of a tool's effects and of
+// the turn's outcome). Both report whether the log is still good.
+func (t *turn) flush() bool { return t.keep(t.a.Log.Flush()) }
+func (t *turn) sync() bool  { return t.keep(t.a.Log.Sync()) }
+
+func (t *turn) keep(err error) bool {
+	if err != nil && t.err == nil {
+		t.err = err
+	}
+	return t.err == nil
+}
+
+func (t *turn) logWriteResult() TurnResult {
+	f := logWriteFailure
+	return TurnResult{Turn: t.n, Reason: session.ReasonError, Failure: &f, Usage: t.usage}
 }
 
 func (t *turn) addHistory(m llm.Message) {
@@ -161,9 +197,8 @@ func (t *turn) run(ctx context.Context, prompt string) TurnResult {
 		t.append(session.TypeStepStart, session.StepStart{Turn: t.n, Step: step})
 		done, res := t.step(ctx, step)
 		t.append(session.TypeStepEnd, session.StepEnd{Turn: t.n, Step: step})
-		t.a.Log.Flush()
-		if t.err != nil {
-			return t.result(session.ReasonError, &session.Failure{Code: "LOG_WRITE", Message: "the session log could not be written"})
+		if !t.flush() {
+			return t.logWriteResult()
 		}
 		if done {
 			return res
@@ -205,6 +240,12 @@ func (t *turn) step(ctx context.Context, step int) (done bool, res TurnResult) {
 		}
 		finish = exec.Run(ctx, func(ctx context.Context) llm.Finish {
 			asm = &llm.Assembler{}
+			// Write-ahead: everything the request is built from (turn/start,
+			// the prompt, delivered notices, step/start, a retry) is in
+			// the file before the model is asked.
+			if !t.flush() {
+				return llm.Finish{Kind: llm.FinishError, Code: CodeLogWrite, Message: logWriteFailure.Message}
+			}
 			req := &llm.Request{
 				Model: t.a.ModelName, System: t.a.System, Messages: t.snapshot(),
 				Tools: t.a.Tools.Specs(), MaxTokens: t.a.MaxTokens,
@@ -224,13 +265,16 @@ func (t *turn) step(ctx context.Context, step int) (done bool, res TurnResult) {
 					MaxRetries: r.Max, DelayMs: r.Delay.Milliseconds(),
 					Failure: session.Failure{Code: r.Failure.Code, Message: r.Failure.Message},
 				})
-				t.a.Log.Flush()
+				t.flush()
 			},
 			After: func(r retry.Attempt) {
 				id := strconv.Itoa(t.n) + "." + strconv.Itoa(step) + "." + strconv.Itoa(r.N)
 				t.append(session.TypeLLMRetryStarted, session.LLMRetryStarted{RetryID: id, Turn: t.n, Step: step, Retry: r.N})
 			},
 		})
+		if t.err != nil {
+			return true, t.logWriteResult()
+		}
 		if asm == nil { // cancelled during a retry wait
 			asm = &llm.Assembler{}
 		}
@@ -278,7 +322,9 @@ func (t *turn) step(ctx context.Context, step int) (done bool, res TurnResult) {
 	if len(calls) == 0 {
 		return true, t.result(session.ReasonCompleted, nil)
 	}
-	t.runTools(ctx, step, calls)
+	if !t.runTools(ctx, step, calls) {
+		return true, t.logWriteResult()
+	}
 	if ctx.Err() != nil {
 		return true, t.aborted(ctx)
 	}
@@ -302,14 +348,17 @@ func (t *turn) assistant(step int, content []llm.Block, usage llm.Usage, interru
 
 // runTools logs every call, runs them — consecutive calls to tools that may
 // run concurrently together, the others alone — and commits the results in
-// the model's order.
-func (t *turn) runTools(ctx context.Context, step int, calls []llm.Block) {
+// the model's order. It runs nothing, and reports false, when the calls
+// cannot be put on disk first.
+func (t *turn) runTools(ctx context.Context, step int, calls []llm.Block) bool {
 	for _, c := range calls {
 		t.append(session.TypeToolCall, session.ToolCall{Turn: t.n, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
-	// A tool's effect can outlive a crash; its call must be on disk first,
-	// so a resumed session knows to answer it.
-	t.a.Log.Flush()
+	// A tool's effect can outlive a crash, or a power loss; its call must
+	// be on disk first, synced, so a resumed session knows to answer it.
+	if !t.sync() {
+		return false
+	}
 	results := make([]tool.Result, len(calls))
 	for i := 0; i < len(calls); {
 		j := i + 1
@@ -332,6 +381,7 @@ func (t *turn) runTools(ctx context.Context, step int, calls []llm.Block) {
 	for i, c := range calls {
 		t.toolResult(step, c.ID, results[i])
 	}
+	return true
 }
 
 func (t *turn) runTool(ctx context.Context, c llm.Block) tool.Result {

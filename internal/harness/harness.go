@@ -59,6 +59,11 @@ type Harness struct {
 	// Sandbox is the base policy of every process a session starts: the
 	// config's `sandbox` and the --sandbox flag. Sessions add their mode.
 	Sandbox sandbox.Policy
+	// WriteThrough makes every session of this harness write each event
+	// before observers see it (session.Options.WriteThrough): set when the
+	// observers report to another process, which must never be told more
+	// than the logs hold.
+	WriteThrough bool
 
 	logOnce sync.Once
 	logMu   sync.Mutex
@@ -363,7 +368,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 			h.Observe(hd, e)
 		}
 	}
-	lopts := session.Options{Now: now, Observe: observe}
+	lopts := session.Options{Now: now, Observe: observe, WriteThrough: h.WriteThrough}
 	s := &Session{}
 	if o.Resume != "" {
 		path := filepath.Join(h.SessionsDir(), o.Resume, session.FileName)

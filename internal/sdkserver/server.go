@@ -295,6 +295,9 @@ func (s *Server) initialize(params json.RawMessage) (any, int, string) {
 		s.maxSteps = s.cfg.MaxSteps
 	}
 	h.Observe = s.observe
+	// A parent reads this runtime's session/events as what its child did:
+	// each event is in the child's log before it is streamed.
+	h.WriteThrough = true
 	s.h, s.model, s.init, s.perm = h, m, p, perm
 	if n := h.UntrustedNotice(); n != "" {
 		s.logf("%s", n) // stderr and the host log; the files are not used

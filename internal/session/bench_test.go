@@ -10,9 +10,12 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 )
 
-func benchLog(b *testing.B) *Log {
+func benchLog(b *testing.B) *Log { return benchLogOpts(b, Options{}) }
+
+func benchLogOpts(b *testing.B, opts Options) *Log {
 	b.Helper()
-	l, err := Create(b.TempDir(), Header{ID: "bench"}, Options{Now: func() time.Time { return time.Unix(1, 0) }})
+	opts.Now = func() time.Time { return time.Unix(1, 0) }
+	l, err := Create(b.TempDir(), Header{ID: "bench"}, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -21,17 +24,15 @@ func benchLog(b *testing.B) *Log {
 }
 
 // BenchmarkAppend measures the session-log append of the most frequent
-// event, a streamed text chunk: buffered (flushed by the loop at step and
-// turn ends, docs/events.md) and flushed after every event (the worst case).
+// event, a streamed text chunk: buffered and group-committed (what the loop
+// does while a model streams), written through (reins sdk), flushed after
+// every event, and synced after every event (the fsync worst case, which
+// no reins path takes).
 func BenchmarkAppend(b *testing.B) {
 	chunk := AssistantChunk{Turn: 0, Step: 3, Chunk: llm.Chunk{Type: llm.ChunkTextDelta, Index: 1, Delta: "a streamed word "}}
-	for _, flush := range []bool{false, true} {
-		name := "buffered"
-		if flush {
-			name = "flush-each"
-		}
-		b.Run(name, func(b *testing.B) {
-			l := benchLog(b)
+	for _, mode := range []string{"buffered", "write-through", "flush-each", "sync-each"} {
+		b.Run(mode, func(b *testing.B) {
+			l := benchLogOpts(b, Options{WriteThrough: mode == "write-through"})
 			b.ReportAllocs()
 			start := time.Now()
 			n := 0
@@ -39,14 +40,98 @@ func BenchmarkAppend(b *testing.B) {
 				if _, err := l.Append(TypeAssistantChunk, chunk); err != nil {
 					b.Fatal(err)
 				}
-				if flush {
-					if err := l.Flush(); err != nil {
-						b.Fatal(err)
-					}
+				var err error
+				switch mode {
+				case "flush-each":
+					err = l.Flush()
+				case "sync-each":
+					err = l.Sync()
+				}
+				if err != nil {
+					b.Fatal(err)
 				}
 				n++
 			}
 			b.ReportMetric(float64(n)/time.Since(start).Seconds(), "events/s")
+		})
+	}
+}
+
+// BenchmarkTurnLog is the log work of the two-step turn (a read call, then
+// the answer: 17 events, 6 of them streamed chunks) under each durability
+// policy, so the policies' cost is seen per turn:
+//
+//   - v1: the policy of 14986a5 — buffered, written at step ends and the
+//     turn end, never synced;
+//   - write-ahead: issue 13's — flushed before each of the two requests,
+//     synced before the tool runs and after turn/end;
+//   - write-ahead-nosync: the same flushes with the two fsyncs replaced by
+//     flushes, which isolates what fsync costs.
+//
+// Each iteration is one turn on a fresh log, so the file grows as a real
+// session's does; the log is created outside the timer.
+func BenchmarkTurnLog(b *testing.B) {
+	// The read step, then the answer step, then turn/end: 0 turn/start,
+	// 1 user/message, 2 step/start, 3-5 chunks, 6 assistant/message,
+	// 7 tool/call, 8 tool/result, 9 step/end, 10 step/start, 11-13 chunks,
+	// 14 assistant/message, 15 step/end, 16 turn/end.
+	first := sessionEvents(b, 1)
+	evs := append([]Event(nil), first[:len(first)-1]...)
+	second := sessionEvents(b, 2)
+	for _, e := range second[10 : len(second)-1] { // step 1: step/start … step/end
+		if e.Type == TypeToolCall || e.Type == TypeToolResult {
+			continue
+		}
+		evs = append(evs, e)
+	}
+	evs = append(evs, first[len(first)-1])
+	if len(evs) != 17 {
+		b.Fatalf("%d events", len(evs))
+	}
+	// Where each policy flushes or syncs: after the event at that index.
+	type point struct {
+		after int
+		sync  bool
+	}
+	points := map[string][]point{
+		"v1":                 {{9, false}, {15, false}, {16, false}},
+		"write-ahead":        {{2, false}, {7, true}, {9, false}, {10, false}, {15, false}, {16, true}},
+		"write-ahead-nosync": {{2, false}, {7, false}, {9, false}, {10, false}, {15, false}, {16, false}},
+	}
+	for _, name := range []string{"v1", "write-ahead", "write-ahead-nosync"} {
+		b.Run(name, func(b *testing.B) {
+			dir := b.TempDir()
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				b.StopTimer()
+				l, err := Create(dir, Header{ID: fmt.Sprintf("t%d", i)}, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				i++
+				b.StartTimer()
+				pts := points[name]
+				for k, e := range evs {
+					if _, err := l.Append(e.Type, json.RawMessage(e.Data)); err != nil {
+						b.Fatal(err)
+					}
+					if len(pts) > 0 && pts[0].after == k {
+						if pts[0].sync {
+							err = l.Sync()
+						} else {
+							err = l.Flush()
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+						pts = pts[1:]
+					}
+				}
+				b.StopTimer()
+				l.Close()
+				b.StartTimer()
+			}
 		})
 	}
 }

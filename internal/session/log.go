@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -21,9 +24,46 @@ const FileName = defaultSessionLogName
 // use: parallel tool calls and child runs append through the same Log, and
 // seq stays contiguous because numbering and writing happen under one lock.
 //
-// Appends are buffered; the agent loop flushes at every step end and turn
-// end, and Close flushes. A process killed between flushes loses at most the
-// events since the last flush, and the loader repairs what it left.
+// # Durability
+//
+// The log is written ahead of what it records, because a crash must never
+// leave the world ahead of the log:
+//
+//   - Append buffers. Whatever is buffered is written out (one write(2) of
+//     whole lines, on an O_APPEND descriptor) within CommitDelay of the first
+//     buffered event, or as soon as FlushAt bytes are buffered, whichever
+//     comes first: streamed chunks are group-committed, never more than
+//     about 250 ms or 64 KiB behind the stream.
+//   - Flush writes the buffer now. The loop calls it before every model
+//     request, so turn/start, user/message, delivered notices and
+//     step/start are in the file before the request is sent.
+//   - Sync writes the buffer and fsyncs the file. The loop calls it before a
+//     tool runs (its effects can outlive a crash, so its tool/call must
+//     survive one too) and after turn/end, before the turn's outcome is
+//     reported anywhere; Reopen syncs its repair, and Close syncs. Each
+//     fsync is skipped when nothing was written since the last, and the
+//     first also fsyncs the session directory, so a new file's entry is
+//     as durable as its events. Written-but-not-synced events survive a
+//     killed process (they are in the page cache); only a power loss or
+//     kernel crash can take the events since the last Sync, and the
+//     loader repairs what it leaves.
+//     fsync is not paid per chunk or per step start: see BENCHMARKS.md for
+//     what each costs.
+//
+// Every write error is kept: the first one fails every later Append, Flush
+// and Sync, so a caller cannot go on as if the log held what it does not.
+// Before each write the Log also checks that its path still names the file
+// it writes (os.SameFile), so a log removed or replaced under a running
+// session is reported (ErrVanished) instead of written into the void.
+//
+// # One writer
+//
+// A Log holds an exclusive flock(2) on its file for its lifetime. The kernel
+// drops the lock when the process dies, so no stale lock can outlive a
+// crash; a second Create or Reopen of the same session, from this process or
+// another, gets an *InUseError naming the holder's pid. Readers (Load,
+// reins log) take no lock: they read whole lines and treat an incomplete
+// last line as not written yet.
 type Log struct {
 	mu      sync.Mutex
 	f       *os.File
@@ -37,6 +77,12 @@ type Log struct {
 	closed  bool
 	now     func() time.Time
 	observe func(Header, Event)
+	clock   Clock
+	through bool  // Options.WriteThrough
+	timer   Timer // the group commit, made on first use
+	armed   bool  // timer is set to fire; a firing that finds it unset does nothing
+	dirty   bool  // bytes written since the last fsync
+	dirOK   bool  // the directory entry of the file is durable
 }
 
 // Options configure a new or reopened Log.
@@ -46,7 +92,68 @@ type Options struct {
 	// Observe, when set, is called with every appended event, under the
 	// log's lock and in seq order. It must not block or call back into the Log.
 	Observe func(Header, Event)
+	// Clock schedules the group commit of buffered events; the real clock
+	// when nil. Tests pass a fake to fire it by hand.
+	Clock Clock
+	// WriteThrough writes every event before Observe sees it, instead of
+	// group-committing: for a log whose observer tells another process
+	// (reins sdk streaming to a parent), so that what was told is never
+	// ahead of the file. It costs a write(2) per event.
+	WriteThrough bool
 }
+
+// Clock schedules the group commit. It is the subset of package time a Log
+// needs, so tests can drive the commit without sleeping.
+type Clock interface {
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a scheduled group commit. A Log makes one and re-arms it with
+// Reset, so the commit costs no allocation per flush.
+type Timer interface {
+	Stop() bool
+	Reset(d time.Duration) bool
+}
+
+type realClock struct{}
+
+func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// Group commit bounds: buffered events are written out CommitDelay after
+// the first of them was appended, or once FlushAt bytes are buffered.
+const (
+	CommitDelay = 250 * time.Millisecond
+	FlushAt     = 64 << 10
+)
+
+// ErrVanished reports that the session's path no longer names the file the
+// Log writes: the file or its directory was removed, or replaced.
+var ErrVanished = errors.New("the session log file was removed or replaced while in use")
+
+// InUseError is returned by Create and Reopen when another Log holds the
+// session's lock. PID is the holder's process id, 0 when it could not be
+// found out.
+type InUseError struct {
+	ID  string
+	PID int
+}
+
+func (e *InUseError) Error() string {
+	if e.PID > 0 {
+		return fmt.Sprintf("session %s is in use by another reins process (pid %d)", e.ID, e.PID)
+	}
+	return fmt.Sprintf("session %s is in use by another reins process", e.ID)
+}
+
+// WriteError is a failure to write or sync the log: the file system said
+// no, or the file vanished (Err is ErrVanished).
+type WriteError struct {
+	Path string
+	Err  error
+}
+
+func (e *WriteError) Error() string { return "session: writing " + e.Path + ": " + e.Err.Error() }
+func (e *WriteError) Unwrap() error { return e.Err }
 
 // NewID returns a new session id: a UTC timestamp prefix (so listings sort by
 // age) and random hex.
@@ -76,6 +183,10 @@ func Create(root string, h Header, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session: create log: %w", err)
 	}
+	if err := lock(f, h.ID); err != nil {
+		f.Close()
+		return nil, err
+	}
 	h.Type, h.Version = headerType, FormatVersion
 	l := newLog(f, path, h, 0, -1, -1, opts)
 	line, err := json.Marshal(h)
@@ -84,6 +195,9 @@ func Create(root string, h Header, opts Options) (*Log, error) {
 		return nil, err
 	}
 	l.buf = append(append(l.buf, line...), '\n')
+	// Written, not synced: the first Sync makes the header and the new
+	// directory entry durable with the events that need it, so a session
+	// that never reaches a sync point costs no fsync.
 	if err := l.flushLocked(); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("session: write header: %w", err)
@@ -91,14 +205,29 @@ func Create(root string, h Header, opts Options) (*Log, error) {
 	return l, nil
 }
 
+// syncDir fsyncs a directory so a file created in it survives a power
+// loss. Best effort: some file systems refuse fsync on a directory, and
+// the file's own data is synced either way.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
 func newLog(f *os.File, path string, h Header, next int64, openTurn, lastTurn int, opts Options) *Log {
 	now := opts.Now
 	if now == nil {
 		now = time.Now
 	}
+	clock := opts.Clock
+	if clock == nil {
+		clock = realClock{}
+	}
 	return &Log{
 		f: f, header: h, path: path,
-		next: next, openTrn: openTurn, lastTrn: lastTurn, now: now, observe: opts.Observe,
+		next: next, openTrn: openTurn, lastTrn: lastTurn, now: now, observe: opts.Observe, clock: clock,
+		through: opts.WriteThrough,
 	}
 }
 
@@ -107,24 +236,33 @@ func newLog(f *os.File, path string, h Header, next int64, openTurn, lastTurn in
 // off and an unclosed last turn is closed with turn/end {interrupted}; those
 // repairs are written so the file on disk agrees with what was loaded. A
 // corrupt log (a seq gap, an unparsable line before the last) is refused.
+//
+// The session's lock is taken before the file is read, so what is loaded
+// is what no other writer can change any more; a session held by another
+// Log is refused with an *InUseError.
 func Reopen(path string, opts Options) (*Log, *Loaded, error) {
-	ld, err := Load(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("session: reopen: %w", err)
+	}
+	if err := lock(f, filepath.Base(filepath.Dir(path))); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	ld, err := Read(io.NewSectionReader(f, 0, math.MaxInt64))
+	if err != nil {
+		f.Close()
+		var ce *CorruptError
+		if errors.As(err, &ce) {
+			ce.Path = path
+		}
+		return nil, nil, err
 	}
 	if ld.Repair.DroppedBytes > 0 {
 		if err := f.Truncate(ld.Repair.ValidSize); err != nil {
 			f.Close()
 			return nil, nil, fmt.Errorf("session: repair: %w", err)
 		}
-	}
-	if _, err := f.Seek(0, 2); err != nil {
-		f.Close()
-		return nil, nil, err
 	}
 	// Events to write back: the last event if it lost its newline, and the
 	// synthesized turn/end of an unclosed turn.
@@ -149,13 +287,15 @@ func Reopen(path string, opts Options) (*Log, *Loaded, error) {
 		}
 	}
 	l := newLog(f, path, ld.Header, int64(len(ld.Events)), -1, last, opts)
+	l.dirOK = true // an existing file's entry was made durable when it was created
+	l.dirty = ld.Repair.DroppedBytes > 0
 	for _, e := range rewrite {
 		if err := l.writeLocked(e, false); err != nil {
 			f.Close()
 			return nil, nil, err
 		}
 	}
-	if err := l.Flush(); err != nil {
+	if err := l.Sync(); err != nil {
 		f.Close()
 		return nil, nil, err
 	}
@@ -218,7 +358,7 @@ func (l *Log) Append(typ string, data any) (Event, error) {
 }
 
 // writeLocked appends e as one line to the buffer, writing the buffer out
-// once it holds flushAt bytes. The buffer grows with what a step writes
+// once it holds FlushAt bytes, and arming the group commit otherwise. The buffer grows with what a step writes
 // (a short child session never holds more than a few KiB, where a fixed
 // bufio.Writer held 64 KiB each) and is reused, so an append allocates
 // nothing here.
@@ -229,7 +369,7 @@ func (l *Log) Append(typ string, data any) (Event, error) {
 // are exactly what json.Marshal(e) writes (TestEventLineMatchesMarshal).
 func (l *Log) writeLocked(e Event, fresh bool) error {
 	if l.werr != nil {
-		return fmt.Errorf("session: append: %w", l.werr)
+		return l.werr
 	}
 	if fresh {
 		var err error
@@ -243,36 +383,110 @@ func (l *Log) writeLocked(e Event, fresh bool) error {
 		}
 		l.buf = append(append(l.buf, line...), '\n')
 	}
-	if len(l.buf) >= flushAt {
-		if err := l.flushLocked(); err != nil {
-			return fmt.Errorf("session: append: %w", err)
+	if len(l.buf) >= FlushAt || l.through {
+		return l.flushLocked()
+	}
+	if !l.armed && !l.closed {
+		l.armed = true
+		if l.timer == nil {
+			l.timer = l.clock.AfterFunc(CommitDelay, l.commit)
+		} else {
+			l.timer.Reset(CommitDelay)
 		}
 	}
 	return nil
 }
 
-// flushAt is how many buffered bytes force a write between flushes.
-const flushAt = 64 << 10
+// commit is the group commit: the timer armed by the first buffered event
+// writes the buffer out. Its error is kept in werr, so the next Append,
+// Flush or Sync reports it.
+func (l *Log) commit() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.armed || l.closed {
+		return // disarmed by a flush after it fired
+	}
+	_ = l.flushLocked()
+}
 
-// flushLocked writes the buffer to the file. A buffer grown past
-// maxKeptBuf by one huge event is released rather than kept for the log's
-// lifetime.
+// flushLocked writes the buffer to the file, after checking that the file
+// is still the one at the session's path. A buffer grown past maxKeptBuf
+// by one huge event is released rather than kept for the log's lifetime.
 func (l *Log) flushLocked() error {
+	if l.armed {
+		l.timer.Stop()
+		l.armed = false
+	}
 	if l.werr != nil {
 		return l.werr
 	}
-	if len(l.buf) > 0 {
-		n, err := l.f.Write(l.buf)
-		if err != nil {
-			l.werr = err
-			l.buf = l.buf[n:]
-			return err
-		}
+	if len(l.buf) == 0 {
+		return nil
+	}
+	if err := l.checkLocked(); err != nil {
+		return l.fail(err)
+	}
+	n, err := l.f.Write(l.buf)
+	l.dirty = l.dirty || n > 0
+	if err != nil {
+		l.buf = l.buf[n:]
+		return l.fail(err)
 	}
 	if cap(l.buf) > maxKeptBuf {
 		l.buf = nil
 	} else {
 		l.buf = l.buf[:0]
+	}
+	return nil
+}
+
+// checkLocked reports ErrVanished when the session's path no longer names
+// the open file: the directory was removed, or the file was replaced.
+// Writing on would put events where nobody can read them.
+//
+// It is os.SameFile on raw stat(2) results: two system calls and no
+// allocation, paid once per write.
+func (l *Log) checkLocked() error {
+	var open, named syscall.Stat_t
+	if err := syscall.Fstat(int(l.f.Fd()), &open); err != nil {
+		return err
+	}
+	if err := syscall.Stat(l.path, &named); err != nil || open.Dev != named.Dev || open.Ino != named.Ino {
+		return ErrVanished
+	}
+	return nil
+}
+
+// fail keeps the first write error; every later write returns it.
+func (l *Log) fail(err error) error {
+	if l.werr == nil {
+		l.werr = &WriteError{Path: l.path, Err: err}
+	}
+	return l.werr
+}
+
+// syncLocked writes the buffer and fsyncs the file — only when something
+// was written since the last fsync — and, the first time, its directory,
+// so a new session's file survives a power loss along with its events.
+func (l *Log) syncLocked() error {
+	if err := l.flushLocked(); err != nil {
+		return err
+	}
+	if err := l.checkLocked(); err != nil {
+		return l.fail(err)
+	}
+	if l.dirty {
+		if err := l.f.Sync(); err != nil {
+			return l.fail(err)
+		}
+		l.dirty = false
+	}
+	if !l.dirOK {
+		// The file's entry in the session directory. (On ext4, which
+		// commits its journal on fsync, this and the sessions root's
+		// entry are durable already; elsewhere POSIX asks for it.)
+		syncDir(filepath.Dir(l.path))
+		l.dirOK = true
 	}
 	return nil
 }
@@ -314,25 +528,46 @@ func plainType(s string) bool {
 	return true
 }
 
-// Flush writes buffered events to the file.
+// Flush writes buffered events to the file: after it returns nil they
+// survive the process being killed. After Close it returns ErrClosed.
 func (l *Log) Flush() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
-		return nil
+		return ErrClosed
 	}
 	return l.flushLocked()
 }
 
-// Close flushes and closes the file. It is idempotent.
+// Sync writes buffered events and fsyncs the file: after it returns nil
+// they survive a power loss too. It also reports a vanished file when
+// nothing was buffered. After Close it returns ErrClosed.
+func (l *Log) Sync() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return ErrClosed
+	}
+	return l.syncLocked()
+}
+
+// Err returns the first write error, nil while every write succeeded.
+func (l *Log) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.werr
+}
+
+// Close syncs and closes the file, which releases the session's lock. It
+// returns the first write error the Log met, if any. It is idempotent.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return nil
 	}
+	err := l.syncLocked()
 	l.closed = true
-	err := l.flushLocked()
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
 	}

@@ -198,11 +198,29 @@ func (m *Manager) begin(ctx context.Context, req Request, prov Provider, p Param
 	if provider == "" {
 		provider = config.ProviderInProcess
 	}
-	m.Log.Append(session.TypeSubagentStart, session.SubagentStart{
+	if _, err := m.Log.Append(session.TypeSubagentStart, session.SubagentStart{
 		RunID: req.RunID, ChildSession: run.Session(), Agent: req.Agent.Name,
 		Provider: provider, Label: p.Description, Background: background,
-	})
+	}); err != nil {
+		// A child the parent's log does not know of must not run on: its
+		// work and its session would be nobody's. The parent's turn ends
+		// LOG_WRITE at its next write, which fails with the same error.
+		m.logf("subagent %s (%s): the parent's log refused subagent/start: %v", req.RunID, req.Agent.Name, err)
+		run.Cancel()
+		if derr := run.Dispose(); derr != nil {
+			m.logf("subagent %s dispose: %v", req.RunID, derr)
+		}
+		m.release()
+		r := Settle(Result{StopReason: StopError})
+		return nil, &r
+	}
 	return run, nil
+}
+
+func (m *Manager) logf(format string, args ...any) {
+	if m.Logf != nil {
+		m.Logf(format, args...)
+	}
 }
 
 // finish waits for a published run, disposes it and releases its slot.
@@ -247,7 +265,11 @@ func (m *Manager) Delegate(ctx context.Context, p Params) tool.Result {
 		return Render(*fail)
 	}
 	res := m.finish(ctx, req, run)
-	m.Log.Append(session.TypeSubagentEnd, m.endEvent(req.RunID, res, time.Since(t0)))
+	if _, err := m.Log.Append(session.TypeSubagentEnd, m.endEvent(req.RunID, res, time.Since(t0))); err != nil {
+		// The result is still the tool's answer; the parent's turn ends
+		// LOG_WRITE at its next write, which fails with the same error.
+		m.logf("subagent %s (%s): the parent's log refused subagent/end: %v", req.RunID, req.Agent.Name, err)
+	}
 	return Render(res)
 }
 

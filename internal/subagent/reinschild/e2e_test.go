@@ -1,16 +1,21 @@
 package reinschild_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/sdkserver/sdkfake"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/testutil"
 )
 
@@ -206,4 +211,80 @@ replies:
 	p.s.Close()
 	p.h.Close()
 	testutil.CanaryOnlyInHostLog(t, p.home, canary)
+}
+
+// TestKilledChildLogAgreesWithParent (issue 13, finding 5): a reins child
+// killed mid-stream has the text it streamed in its own log, and that text
+// is what the parent's subagent/end reports — the child's log is never
+// behind what the parent was told.
+func TestKilledChildLogAgreesWithParent(t *testing.T) {
+	p := newParent(t, `
+replies:
+  - match: delegate-now
+    toolCalls:
+      - {id: p1, name: subagent, arguments: {description: ask the child, agent: helper, prompt: "CHILD-TASK tell a long story"}}
+  - match: CHILD-TASK
+    text: "Once upon a time, far away, a child streamed a story that was never going to end in time."
+    chunk: 8
+    chunkDelay: 2s
+  - match: Error
+    text: parent done
+`, map[string]string{"helper": realChildAgent})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.s.Run(context.Background(), "delegate-now")
+	}()
+	// Wait for streamed text in the child's log on disk, then kill the
+	// child while its model is still streaming.
+	var childLog string
+	// The child streams a chunk every 2 s for 20 s: it is still streaming
+	// when the deadline gives up on its log.
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if m, _ := filepath.Glob(filepath.Join(p.home, "sessions", "*", session.FileName)); len(m) > 0 {
+			for _, path := range m {
+				if path == p.s.Log.Path() {
+					continue
+				}
+				childLog = path
+				if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(`"delta":"Once upo"`)) {
+					deadline = time.Time{}
+				}
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !deadline.IsZero() {
+		t.Errorf("the child's streamed text never reached its log")
+	}
+	pids := sdkfake.Leftovers(p.mark)
+	if len(pids) == 0 {
+		t.Fatal("no child process to kill")
+	}
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the parent did not settle after its child was killed")
+	}
+	ends := testutil.Decoded[session.SubagentEnd](t, p.events(t), session.TypeSubagentEnd)
+	if len(ends) != 1 || ends[0].LastAssistantMessage == nil {
+		t.Fatalf("subagent/end %+v: want the child's partial text", ends)
+	}
+	told := ends[0].LastAssistantMessage.Text()
+	child, err := session.Load(childLog)
+	if err != nil {
+		t.Fatalf("the killed child's log does not load: %v", err)
+	}
+	var fold subagent.Fold
+	for _, e := range child.Events {
+		fold.Push(e)
+	}
+	logged := llm.BlocksText(fold.Collect())
+	if told == "" || logged != told {
+		t.Errorf("the parent was told the child streamed %q; the child's log holds %q", told, logged)
+	}
 }
