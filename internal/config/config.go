@@ -26,6 +26,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/retry"
+	"github.com/reinsdev/reins/internal/smallfile"
 	"github.com/reinsdev/reins/internal/trust"
 )
 
@@ -261,7 +262,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	var raws []*rawConfig
 	for _, l := range layers {
-		src, err := os.ReadFile(l.path)
+		src, err := smallfile.Read(l.path, smallfile.Limit)
 		if err != nil {
 			if l.optional && errors.Is(err, fs.ErrNotExist) {
 				continue
