@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // bigFile makes a sparse regular file of size bytes at path.
@@ -78,4 +79,24 @@ func TestConfigFileNotRegular(t *testing.T) {
 	}
 	_, _, err = LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
 	wantFileErr(t, err, filepath.Join(dir, "zero.md"), "not a regular file")
+}
+
+// TestProgressTimeoutConfig: providers.<p>.progressTimeout sets the
+// no-progress deadline; unset it is llm.DefaultProgressTimeout (10m); zero
+// is refused like idleTimeout's.
+func TestProgressTimeoutConfig(t *testing.T) {
+	cfg, err := Load(layers(t, "providers:\n  openai:\n    progressTimeout: 90s\n", "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Provider("openai").ProgressTimeout; got != 90*time.Second {
+		t.Errorf("openai progressTimeout = %v, want 90s", got)
+	}
+	if got := cfg.Provider("deepseek").ProgressTimeout; got != 10*time.Minute {
+		t.Errorf("default progressTimeout = %v, want 10m", got)
+	}
+	_, err = Load(layers(t, "providers:\n  openai:\n    progressTimeout: 0s\n", "", ""))
+	if err == nil || !strings.Contains(err.Error(), "providers.openai.progressTimeout") {
+		t.Errorf("zero progressTimeout: err = %v", err)
+	}
 }
