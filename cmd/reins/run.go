@@ -14,6 +14,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/trust"
 	"github.com/spf13/cobra"
 )
@@ -136,11 +137,17 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		Usage:      res.Usage,
 	}
 	if f.json {
-		enc := json.NewEncoder(s.out)
+		enc := json.NewEncoder(jsonSafe{s.out})
 		enc.SetEscapeHTML(false)
 		enc.Encode(out)
 	} else if out.Output != "" {
-		fmt.Fprintln(s.out, out.Output)
+		// The answer goes raw into a pipe or file (it is the product), but
+		// escaped onto a terminal, which would act on its escape sequences.
+		text := out.Output
+		if isTerminal(s.out) {
+			text = termsafe.Escape(text)
+		}
+		fmt.Fprintln(s.out, text)
 	}
 	if closeErr != nil {
 		return &exitError{code: exitFailed, msg: "closing the session log: " + closeErr.Error()}
