@@ -215,3 +215,17 @@ func TestWalkBounded(t *testing.T) {
 	wantResult(t, call(t, env, "glob", map[string]any{"pattern": "**/nomatch"}), false, "stopped after visiting 10 entries")
 	wantResult(t, call(t, env, "grep", map[string]any{"pattern": "nomatch"}), false, "stopped after visiting 10 entries")
 }
+
+// TestGlobHostilePatternOverDeepTree is the reported case end to end: ten
+// "**" groups over a forty-level tree, through glob and grep's glob.
+func TestGlobHostilePatternOverDeepTree(t *testing.T) {
+	env := newEnv(t, ReadOnly)
+	deep := strings.Repeat("x/", 40) + "z.txt"
+	writeFiles(t, env.Workspace, map[string]string{deep: "needle\n"})
+	pattern := strings.Repeat("**/x/", 10) + "y"
+	finishes(t, 20*time.Second, "glob with a hostile pattern", func() {
+		wantResult(t, call(t, env, "glob", map[string]any{"pattern": pattern}), false, "no files match")
+		wantResult(t, call(t, env, "grep", map[string]any{"pattern": "needle", "glob": pattern}), false, "no matches")
+		wantResult(t, call(t, env, "glob", map[string]any{"pattern": strings.Repeat("**/x/", 10) + "z.txt"}), false, deep)
+	})
+}
