@@ -88,6 +88,11 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		return Errorf("grep %s: %v", a.Path, osErr(err))
 	}
 
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		// Named on purpose, so say why nothing is searched (a FIFO or
+		// device could block or never end).
+		return Errorf("grep %s: not a regular file", a.Path)
+	}
 	s := &grepSearch{ctx: ctx, env: env, re: re}
 	if !fi.IsDir() {
 		err = s.file(root)
