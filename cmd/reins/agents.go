@@ -5,6 +5,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/trust"
 	"github.com/spf13/cobra"
 )
@@ -29,7 +30,7 @@ func newAgentsCmd(s *streams) *cobra.Command {
 				if model == "" {
 					model = "(parent's)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.Name, a.Provider, model, a.Source, clip(a.Description, 60))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cell(a.Name), cell(a.Provider), cell(model), cell(a.Source), cell(clip(a.Description, 60)))
 			}
 			// An untrusted folder's files are listed so the user sees what
 			// exists, but only by what cannot mislead: a checked name, the
@@ -39,11 +40,11 @@ func newAgentsCmd(s *streams) *cobra.Command {
 				if name == "" {
 					name, prov = "?", "?"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t-\t%s\tuntrusted: not used until 'reins trust'\n", name, prov, trust.Quote(a.Source))
+				fmt.Fprintf(tw, "%s\t%s\t-\t%s\tuntrusted: not used until 'reins trust'\n", cell(name), cell(prov), trust.Quote(a.Source))
 			}
 			tw.Flush()
 			for _, w := range h.Warnings {
-				fmt.Fprintln(s.err, "warning: "+w.String())
+				fmt.Fprintln(s.err, "warning: "+termsafe.Escape(w.String()))
 			}
 			return nil
 		},
@@ -52,3 +53,7 @@ func newAgentsCmd(s *streams) *cobra.Command {
 	c.Flags().StringVar(&cfg, "config", "", "an extra config file, applied last")
 	return c
 }
+
+// cell is one table cell: escaped for the terminal, tabs and newlines
+// included, so a field cannot shift the columns.
+func cell(s string) string { return termsafe.EscapeLine(s) }

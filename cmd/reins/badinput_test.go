@@ -99,3 +99,17 @@ func TestOversizedToolArguments(t *testing.T) {
 		t.Errorf("cut write result %+v, want invalid arguments", r)
 	}
 }
+
+// TestConfigDevZeroExits2: --config /dev/zero is a configuration error
+// naming the file (exit 2), not a process reading zeros until memory runs
+// out.
+func TestConfigDevZeroExits2(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	cmd := reinsCmd(t, t.TempDir(), "run", "--config", "/dev/zero", "-m", "openai/m", "hi")
+	code, stderr := exitCode(t, cmd)
+	if code != 2 || !strings.Contains(stderr, "/dev/zero") || !strings.Contains(stderr, "not a regular file") {
+		t.Errorf("exit %d, stderr %q; want 2 naming /dev/zero", code, stderr)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -85,7 +86,7 @@ func runDemo(ctx context.Context, s *streams) error {
 	if err := sess.Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.out, "\nanswer (%s):\n%s\n\n", subagent.StopReasonOf(res.Reason), llm.BlocksText(fold.Collect()))
+	fmt.Fprintf(s.out, "\nanswer (%s):\n%s\n\n", subagent.StopReasonOf(res.Reason), termsafe.Escape(llm.BlocksText(fold.Collect())))
 	fmt.Fprintf(s.out, "usage: %s\n", usageText(res.Usage))
 	fmt.Fprintf(s.out, "session log: %s\nrender it:   reins log %s\n", sess.Log.Path(), sess.Log.Header().ID)
 	if res.Reason != session.ReasonCompleted {
@@ -96,52 +97,57 @@ func runDemo(ctx context.Context, s *streams) error {
 
 // narrate prints the demo's events as they happen.
 func narrate(s *streams, e session.Event) {
+	// Model text and tool names are escaped for the terminal; the
+	// newlines of the formats (and of an answer) are kept.
+	say := func(format string, args ...any) {
+		fmt.Fprint(s.out, termsafe.Escape(fmt.Sprintf(format, args...)))
+	}
 	switch e.Type {
 	case session.TypeStepStart:
 		var d session.StepStart
 		e.Decode(&d)
-		fmt.Fprintf(s.out, "step %d\n", d.Step+1)
+		say("step %d\n", d.Step+1)
 	case session.TypeLLMRetry:
 		var d session.LLMRetry
 		e.Decode(&d)
-		fmt.Fprintf(s.out, "  the model answered with nothing (%s): retry %d/%d in %d ms\n", d.Failure.Code, d.Retry, d.MaxRetries, d.DelayMs)
+		say("  the model answered with nothing (%s): retry %d/%d in %d ms\n", d.Failure.Code, d.Retry, d.MaxRetries, d.DelayMs)
 	case session.TypeAssistantMessage:
 		var d session.AssistantMessage
 		e.Decode(&d)
 		for _, b := range d.Message.Content {
 			switch b.Type {
 			case llm.BlockReasoning:
-				fmt.Fprintf(s.out, "  thinking: %s\n", clip(b.Text, 100))
+				say("  thinking: %s\n", clip(b.Text, 100))
 			case llm.BlockText:
-				fmt.Fprintf(s.out, "  assistant: %s\n", b.Text)
+				say("  assistant: %s\n", b.Text)
 			}
 		}
 	case session.TypeToolCall:
 		var d session.ToolCall
 		e.Decode(&d)
-		fmt.Fprintf(s.out, "  tool call: %s %s\n", d.Name, d.Arguments)
+		say("  tool call: %s %s\n", d.Name, d.Arguments)
 	case session.TypeToolResult:
 		var d session.ToolResult
 		e.Decode(&d)
 		if d.IsError || strings.HasPrefix(d.CallID, "call_summary") || strings.HasPrefix(d.CallID, "call_job") {
-			fmt.Fprintf(s.out, "  tool result for %s:\n", d.CallID)
+			say("  tool result for %s:\n", d.CallID)
 			for _, l := range strings.Split(d.Content, "\n") {
-				fmt.Fprintf(s.out, "  │ %s\n", l)
+				say("  │ %s\n", l)
 			}
 		} else {
-			fmt.Fprintf(s.out, "  tool result for %s: %d bytes\n", d.CallID, len(d.Content))
+			say("  tool result for %s: %d bytes\n", d.CallID, len(d.Content))
 		}
 	case session.TypeUserMessage:
 		var d session.UserMessage
 		e.Decode(&d)
 		if t := d.Message.Text(); strings.HasPrefix(t, "background job") {
-			fmt.Fprintf(s.out, "  notice: %s\n", t)
+			say("  notice: %s\n", t)
 		}
 	case session.TypeTurnStart:
 		var d session.TurnStart
 		e.Decode(&d)
 		if d.Turn > 0 {
-			fmt.Fprintf(s.out, "turn %d (woken by a background job)\n", d.Turn+1)
+			say("turn %d (woken by a background job)\n", d.Turn+1)
 		}
 	case session.TypeSubagentStart:
 		var d session.SubagentStart
@@ -150,10 +156,10 @@ func narrate(s *streams, e session.Event) {
 		if d.Background {
 			mode = " as background job"
 		}
-		fmt.Fprintf(s.out, "  delegating %q to subagent %s%s (child session %s)\n", d.Label, d.Agent, mode, d.ChildSession)
+		say("  delegating %q to subagent %s%s (child session %s)\n", d.Label, d.Agent, mode, d.ChildSession)
 	case session.TypeSubagentEnd:
 		var d session.SubagentEnd
 		e.Decode(&d)
-		fmt.Fprintf(s.out, "  subagent %s finished: %s\n", d.RunID, d.StopReason)
+		say("  subagent %s finished: %s\n", d.RunID, d.StopReason)
 	}
 }

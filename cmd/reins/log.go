@@ -16,6 +16,7 @@ import (
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -89,7 +90,7 @@ func listSessions(w io.Writer, root string, asJSON bool) error {
 		return &exitError{code: exitFailed, msg: err.Error()}
 	}
 	if asJSON {
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(jsonSafe{w})
 		for _, in := range infos {
 			if in.err == nil {
 				enc.Encode(in.header)
@@ -120,12 +121,14 @@ func listSessions(w io.Writer, root string, asJSON bool) error {
 		if depth > 0 {
 			indent = strings.Repeat("  ", depth-1) + "└ "
 		}
+		var line string
 		if in.err != nil {
-			fmt.Fprintf(w, "%s%s  unreadable: %v\n", indent, in.header.ID, in.err)
+			line = fmt.Sprintf("%s  unreadable: %v", in.header.ID, in.err)
 		} else {
-			fmt.Fprintf(w, "%s%s  %s  %d turn(s)  last: %s  %s\n", indent, in.header.ID,
+			line = fmt.Sprintf("%s  %s  %d turn(s)  last: %s  %s", in.header.ID,
 				in.header.CreatedAt.Local().Format("2006-01-02 15:04"), in.turns, orDash(in.last), in.header.Cwd)
 		}
+		fmt.Fprintf(w, "%s%s\n", indent, termsafe.EscapeLine(line))
 		for _, c := range children[in.header.ID] {
 			walk(c, depth+1)
 		}
@@ -154,7 +157,7 @@ func showSession(w io.Writer, root, id string, asJSON bool) error {
 	}
 	if asJSON {
 		bw := bufio.NewWriter(w)
-		enc := json.NewEncoder(bw)
+		enc := json.NewEncoder(jsonSafe{bw})
 		enc.SetEscapeHTML(false)
 		enc.Encode(ld.Header)
 		for _, e := range ld.Events {
@@ -167,6 +170,19 @@ func showSession(w io.Writer, root, id string, asJSON bool) error {
 	return nil
 }
 
+// jsonSafe escapes, as \u sequences, the runes encoding/json leaves raw
+// that a terminal would act on (C1 controls, bidi overrides): the JSON
+// means the same. json.Encoder writes each value in one Write, so no rune
+// is split across calls.
+type jsonSafe struct{ w io.Writer }
+
+func (j jsonSafe) Write(p []byte) (int, error) {
+	if _, err := j.w.Write(termsafe.JSON(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 // renderer prints a session readably: turns, steps, messages, tool calls,
 // retries, usage, and each child session nested under its subagent call.
 type renderer struct {
@@ -175,7 +191,7 @@ type renderer struct {
 }
 
 func (r *renderer) line(depth int, format string, args ...any) {
-	fmt.Fprintf(r.w, "%s%s\n", strings.Repeat("  ", depth), fmt.Sprintf(format, args...))
+	fmt.Fprintf(r.w, "%s%s\n", strings.Repeat("  ", depth), termsafe.EscapeLine(fmt.Sprintf(format, args...)))
 }
 
 func clip(s string, n int) string {

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -45,17 +46,17 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(stderr, "reins: "+ee.msg)
+			fmt.Fprintln(stderr, "reins: "+termsafe.Escape(ee.msg))
 		}
 		return ee.code
 	}
 	var ce *harness.ConfigError
 	if errors.As(err, &ce) {
-		fmt.Fprintln(stderr, "reins: "+ce.Error())
+		fmt.Fprintln(stderr, "reins: "+termsafe.Escape(ce.Error()))
 		return exitUsage
 	}
 	// cobra's own errors (unknown flag, bad arguments) are usage errors.
-	fmt.Fprintln(stderr, "reins: "+err.Error())
+	fmt.Fprintln(stderr, "reins: "+termsafe.Escape(err.Error()))
 	return exitUsage
 }
 

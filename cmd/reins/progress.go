@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/termsafe"
 )
 
 // progress prints the current step, tool calls, running children and
@@ -21,17 +22,27 @@ type progress struct {
 
 func newProgress(w io.Writer) *progress {
 	p := &progress{w: w}
-	if f, ok := w.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			p.on = true
-			p.color = os.Getenv("NO_COLOR") == ""
-		}
+	if isTerminal(w) {
+		p.on = true
+		p.color = os.Getenv("NO_COLOR") == ""
 	}
 	return p
 }
 
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
 func (p *progress) printf(format string, args ...any) {
-	line := fmt.Sprintf(format, args...)
+	// Tool names, labels and agents come from the model or agent files:
+	// escaped before our own color codes are added.
+	line := termsafe.EscapeLine(fmt.Sprintf(format, args...))
 	if p.color {
 		line = "\x1b[2m" + line + "\x1b[0m"
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/trust"
 	"github.com/spf13/cobra"
 )
@@ -153,11 +154,17 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	}
 	var werr error
 	if f.json {
-		enc := json.NewEncoder(s.out)
+		enc := json.NewEncoder(jsonSafe{s.out})
 		enc.SetEscapeHTML(false)
 		werr = enc.Encode(out)
 	} else if out.Output != "" {
-		_, werr = fmt.Fprintln(s.out, out.Output)
+		// The answer goes raw into a pipe or file (it is the product), but
+		// escaped onto a terminal, which would act on its escape sequences.
+		text := out.Output
+		if isTerminal(s.out) {
+			text = termsafe.Escape(text)
+		}
+		_, werr = fmt.Fprintln(s.out, text)
 	}
 	if logErr != nil {
 		// Our own error, never provider text: it names the log and the

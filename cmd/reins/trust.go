@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/trust"
 	"github.com/spf13/cobra"
 )
@@ -89,6 +90,6 @@ func newTrustCmd(s *streams) *cobra.Command {
 // workspace has that reins ignored, and how to trust it.
 func noticeUntrusted(s *streams, h *harness.Harness) {
 	if n := h.UntrustedNotice(); n != "" {
-		fmt.Fprintln(s.err, "reins: "+n)
+		fmt.Fprintln(s.err, "reins: "+termsafe.Escape(n))
 	}
 }

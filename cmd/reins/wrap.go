@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/wrap"
 	"github.com/spf13/cobra"
 )
@@ -33,7 +34,7 @@ func newWrapCmd(s *streams) *cobra.Command {
 				return &exitError{code: exitFailed, msg: "wrap: " + err.Error()}
 			}
 			if res.ArtifactErr != nil {
-				fmt.Fprintln(s.err, "reins: wrap: warning: "+res.ArtifactErr.Error())
+				fmt.Fprintln(s.err, "reins: wrap: warning: "+termsafe.Escape(res.ArtifactErr.Error()))
 			}
 			return nil
 		},

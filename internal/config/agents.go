@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/reinsdev/reins/internal/smallfile"
 )
 
 // Agent providers (docs/subagents.md).
@@ -199,7 +201,7 @@ func ignoredAgents(dir string, cfg *Config) []*Agent {
 		}
 		path := filepath.Join(dir, e.Name())
 		ig := &Agent{Source: path}
-		if src, err := os.ReadFile(path); err == nil {
+		if src, err := smallfile.Read(path, smallfile.Limit); err == nil {
 			if ag, _, err := parseAgent(path, src, true, cfg); err == nil {
 				ig.Name, ig.Provider = ag.Name, ag.Provider
 			}
@@ -227,7 +229,7 @@ func loadAgentDir(dir string, lenient bool, cfg *Config) (map[string]*Agent, []W
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		src, err := os.ReadFile(path)
+		src, err := smallfile.Read(path, smallfile.Limit)
 		if err == nil {
 			var ag *Agent
 			var ws []Warning

@@ -26,6 +26,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/retry"
+	"github.com/reinsdev/reins/internal/smallfile"
 	"github.com/reinsdev/reins/internal/trust"
 )
 
@@ -71,7 +72,10 @@ type ProviderConfig struct {
 	BaseURL     string
 	APIKey      string
 	IdleTimeout time.Duration
-	Retry       RetryPolicy
+	// ProgressTimeout is how long a response may send bytes but no
+	// content (keep-alives only) before the attempt fails with TIMEOUT.
+	ProgressTimeout time.Duration
+	Retry           RetryPolicy
 }
 
 // Subagents are the delegation limits (docs/subagents.md).
@@ -261,7 +265,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	var raws []*rawConfig
 	for _, l := range layers {
-		src, err := os.ReadFile(l.path)
+		src, err := smallfile.Read(l.path, smallfile.Limit)
 		if err != nil {
 			if l.optional && errors.Is(err, fs.ErrNotExist) {
 				continue
@@ -301,6 +305,7 @@ type rawProvider struct {
 	// apiKey: Endpoint decides by them where a key may go.
 	from, keyFrom layerRef
 	idleTimeout   *time.Duration
+	progressTO    *time.Duration
 	retry         rawRetry
 }
 
@@ -414,7 +419,7 @@ func positive(d *decoder, v ast.Node, kp string) (*int, error) {
 
 func parseProvider(d *decoder, n ast.Node, path string) (rawProvider, error) {
 	var p rawProvider
-	err := d.fields(n, path, []string{"baseURL", "apiKey", "idleTimeout", "retry"}, func(k string, v ast.Node, kp string) error {
+	err := d.fields(n, path, []string{"baseURL", "apiKey", "idleTimeout", "progressTimeout", "retry"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
 		case "baseURL":
@@ -430,6 +435,11 @@ func parseProvider(d *decoder, n ast.Node, path string) (rawProvider, error) {
 			p.idleTimeout, err = d.duration(v, kp)
 			if err == nil && p.idleTimeout != nil && *p.idleTimeout == 0 {
 				err = d.valueErr(d.resolve(v), kp, "a duration > 0 such as 300s")
+			}
+		case "progressTimeout":
+			p.progressTO, err = d.duration(v, kp)
+			if err == nil && p.progressTO != nil && *p.progressTO == 0 {
+				err = d.valueErr(d.resolve(v), kp, "a duration > 0 such as 10m")
 			}
 		case "retry":
 			p.retry, err = parseRetry(d, v, kp)
@@ -537,6 +547,7 @@ func (p rawProvider) over(lo rawProvider) rawProvider {
 		from:        from,
 		keyFrom:     keyFrom,
 		idleTimeout: pick(p.idleTimeout, lo.idleTimeout),
+		progressTO:  pick(p.progressTO, lo.progressTO),
 		retry: rawRetry{
 			maxRetries:     pick(p.retry.maxRetries, lo.retry.maxRetries),
 			initialDelay:   pick(p.retry.initialDelay, lo.retry.initialDelay),
@@ -573,7 +584,7 @@ func (c *Config) Retry(provider string) RetryPolicy {
 func (c *Config) Provider(name string) ProviderConfig {
 	raw := c.providers[name]
 	_, _, _, def := ProviderDefaults(name)
-	pc := ProviderConfig{BaseURL: def, IdleTimeout: llm.DefaultIdleTimeout, Retry: c.Retry(name)}
+	pc := ProviderConfig{BaseURL: def, IdleTimeout: llm.DefaultIdleTimeout, ProgressTimeout: llm.DefaultProgressTimeout, Retry: c.Retry(name)}
 	if raw.baseURL != nil {
 		pc.BaseURL = strings.TrimRight(*raw.baseURL, "/")
 	}
@@ -582,6 +593,9 @@ func (c *Config) Provider(name string) ProviderConfig {
 	}
 	if raw.idleTimeout != nil {
 		pc.IdleTimeout = *raw.idleTimeout
+	}
+	if raw.progressTO != nil {
+		pc.ProgressTimeout = *raw.progressTO
 	}
 	return pc
 }

@@ -116,7 +116,7 @@ subagents:
 	if d := cmp.Diff(wantRetry, c.Retry("deepseek")); d != "" {
 		t.Errorf("Retry(deepseek) (-want +got):\n%s", d)
 	}
-	wantDS := ProviderConfig{BaseURL: "https://extra.example", APIKey: "home-key", IdleTimeout: 300 * time.Second, Retry: wantRetry}
+	wantDS := ProviderConfig{BaseURL: "https://extra.example", APIKey: "home-key", IdleTimeout: 300 * time.Second, ProgressTimeout: 10 * time.Minute, Retry: wantRetry}
 	if d := cmp.Diff(wantDS, c.Provider("deepseek")); d != "" {
 		t.Errorf("Provider(deepseek) (-want +got):\n%s", d)
 	}

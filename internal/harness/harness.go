@@ -269,9 +269,9 @@ func (h *Harness) ResolveModel(spec, baseURL string) (*Model, error) {
 	wire, _, _, _ := config.ProviderDefaults(provider)
 	switch wire {
 	case "openai":
-		m.Model = &openai.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, Provider: provider, Logf: h.Logf}
+		m.Model = &openai.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Provider: provider, Logf: h.Logf}
 	case "anthropic":
-		m.Model = &anthropic.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, Logf: h.Logf}
+		m.Model = &anthropic.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Logf: h.Logf}
 	case "mock":
 		script, err := h.mockScript(name)
 		if err != nil {
@@ -281,7 +281,7 @@ func (h *Harness) ResolveModel(spec, baseURL string) (*Model, error) {
 		// in-memory transport to the scripted server: no port, and the same
 		// classification path a real endpoint takes.
 		srv := mock.NewServer(script)
-		m.Model = &openai.Client{BaseURL: "http://mock.invalid", HTTP: &http.Client{Transport: srv.Transport()}, IdleTimeout: pc.IdleTimeout, Provider: "mock", Logf: h.Logf}
+		m.Model = &openai.Client{BaseURL: "http://mock.invalid", HTTP: &http.Client{Transport: srv.Transport()}, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Provider: "mock", Logf: h.Logf}
 	default:
 		return nil, &ConfigError{fmt.Errorf("unknown provider %q", provider)}
 	}

@@ -20,31 +20,47 @@ import (
 // DefaultIdleTimeout is how long a response may send no byte (docs/providers.md).
 const DefaultIdleTimeout = 300 * time.Second
 
+// DefaultProgressTimeout is how long a response may send no content while
+// still sending bytes (keep-alive comments, pings, empty events): a proxy
+// in front of a dead upstream can keep the idle watchdog fed forever.
+const DefaultProgressTimeout = 10 * time.Minute
+
 // MaxLineBytes is the longest SSE line an adapter must read (docs/providers.md).
 const MaxLineBytes = 16 << 20
 
-var errIdle = errors.New("llm: no byte within the idle timeout")
+var (
+	errIdle       = errors.New("llm: no byte within the idle timeout")
+	errNoProgress = errors.New("llm: no content within the progress timeout")
+)
 
-// Call is one HTTP attempt guarded by an idle watchdog: if no byte of the
-// response arrives for the idle timeout, the attempt's context is cancelled
-// and the failure classifies as TIMEOUT rather than ABORTED.
+// Call is one HTTP attempt guarded by two watchdogs: if no byte of the
+// response arrives for the idle timeout, or no content for the progress
+// timeout, the attempt's context is cancelled and the failure classifies as
+// TIMEOUT rather than ABORTED.
 type Call struct {
-	parent context.Context
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	idle   time.Duration
-	mu     sync.Mutex
-	timer  *time.Timer
+	parent   context.Context
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	idle     time.Duration
+	progress time.Duration
+	mu       sync.Mutex
+	timer    *time.Timer
+	ptimer   *time.Timer
 }
 
-// StartCall begins an attempt under parent. idle <= 0 means DefaultIdleTimeout.
-func StartCall(parent context.Context, idle time.Duration) *Call {
+// StartCall begins an attempt under parent. idle <= 0 means
+// DefaultIdleTimeout, progress <= 0 DefaultProgressTimeout.
+func StartCall(parent context.Context, idle, progress time.Duration) *Call {
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
 	}
+	if progress <= 0 {
+		progress = DefaultProgressTimeout
+	}
 	ctx, cancel := context.WithCancelCause(parent)
-	c := &Call{parent: parent, ctx: ctx, cancel: cancel, idle: idle}
+	c := &Call{parent: parent, ctx: ctx, cancel: cancel, idle: idle, progress: progress}
 	c.timer = time.AfterFunc(idle, func() { cancel(errIdle) })
+	c.ptimer = time.AfterFunc(progress, func() { cancel(errNoProgress) })
 	return c
 }
 
@@ -58,6 +74,28 @@ func (c *Call) Touch() {
 	c.mu.Unlock()
 }
 
+// Progress resets the no-progress watchdog if ch carries content: a text,
+// reasoning or tool-call delta that is not empty. Adapters call it for
+// every chunk they yield; keep-alives and empty events yield none.
+func (c *Call) Progress(ch Chunk) {
+	if !IsProgress(ch) {
+		return
+	}
+	c.mu.Lock()
+	c.ptimer.Reset(c.progress)
+	c.mu.Unlock()
+}
+
+// IsProgress reports whether ch is content: what the no-progress deadline
+// waits for.
+func IsProgress(ch Chunk) bool {
+	switch ch.Type {
+	case ChunkTextDelta, ChunkReasoningDelta, ChunkToolCallDelta:
+		return ch.Delta != ""
+	}
+	return false
+}
+
 // Body wraps a response body so every read that returns bytes resets the
 // watchdog.
 func (c *Call) Body(r io.Reader) io.Reader { return &watchedReader{r: r, c: c} }
@@ -66,6 +104,7 @@ func (c *Call) Body(r io.Reader) io.Reader { return &watchedReader{r: r, c: c} }
 func (c *Call) Close() {
 	c.mu.Lock()
 	c.timer.Stop()
+	c.ptimer.Stop()
 	c.mu.Unlock()
 	c.cancel(context.Canceled)
 }
@@ -91,8 +130,11 @@ func (c *Call) Fail(err error) Chunk {
 	if c.parent.Err() != nil {
 		return Chunk{Type: ChunkFinish, Finish: &Finish{Kind: FinishAborted, Code: CodeAborted, Message: "request cancelled"}}
 	}
-	if errors.Is(context.Cause(c.ctx), errIdle) {
+	switch cause := context.Cause(c.ctx); {
+	case errors.Is(cause, errIdle):
 		return ErrorFinish(CodeTimeout, fmt.Sprintf("no response byte for %s", c.idle))
+	case errors.Is(cause, errNoProgress):
+		return ErrorFinish(CodeTimeout, fmt.Sprintf("no content for %s (only keep-alives or empty events)", c.progress))
 	}
 	return ErrorFinish(CodeTransport, "transport failure: "+transportKind(err))
 }

@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"strings"
 
@@ -60,14 +61,12 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if err != nil {
 		return Errorf("%v", err)
 	}
-	fi, err := os.Stat(abs)
+	f, _, err := openRegular(abs, os.O_RDWR, 0)
 	if err != nil {
 		return Errorf("edit %s: %v", *a.Path, osErr(err))
 	}
-	if !fi.Mode().IsRegular() {
-		return Errorf("%s is not a regular file", *a.Path)
-	}
-	data, err := os.ReadFile(abs)
+	defer f.Close()
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return Errorf("edit %s: %v", *a.Path, osErr(err))
 	}
@@ -84,7 +83,11 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	} else {
 		text = strings.Replace(text, oldS, newS, 1)
 	}
-	if err := os.WriteFile(abs, []byte(text), fi.Mode().Perm()); err != nil {
+	if ctx.Err() != nil {
+		return Errorf("edit %s: canceled", *a.Path)
+	}
+	// Rewritten in place, so the file keeps its mode and identity.
+	if err := replaceContent(f, []byte(text)); err != nil {
 		return Errorf("edit %s: %v", *a.Path, osErr(err))
 	}
 	return Result{Content: "replaced " + plural(n, "occurrence") + " in " + *a.Path}

@@ -78,10 +78,7 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	var found []string
 	more := false
 	errStop := errors.New("stop")
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	err = walkBounded(ctx, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable entries are skipped
 		}
@@ -105,10 +102,17 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		found = append(found, env.display(p))
 		return nil
 	})
-	if err != nil && !errors.Is(err, errStop) {
+	bounded := errors.Is(err, errWalkBound)
+	switch {
+	case ctx.Err() != nil:
+		return canceled("glob " + *a.Pattern)
+	case err != nil && !errors.Is(err, errStop) && !bounded:
 		return Errorf("glob %s: %v", *a.Pattern, err)
 	}
 	if len(found) == 0 {
+		if bounded {
+			return Result{Content: "no files match " + *a.Pattern + "\n" + walkBoundNote()}
+		}
 		return Result{Content: "no files match " + *a.Pattern}
 	}
 	sort.Strings(found)
@@ -119,6 +123,9 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	}
 	if more {
 		fmt.Fprintf(&b, "[stopped after %d files; narrow the pattern]\n", globMaxResults)
+	}
+	if bounded {
+		b.WriteString(walkBoundNote())
 	}
 	return Result{Content: b.String()}
 }

@@ -88,15 +88,17 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		return Errorf("grep %s: %v", a.Path, osErr(err))
 	}
 
-	s := &grepSearch{env: env, re: re}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		// Named on purpose, so say why nothing is searched (a FIFO or
+		// device could block or never end).
+		return Errorf("grep %s: not a regular file", a.Path)
+	}
+	s := &grepSearch{ctx: ctx, env: env, re: re}
 	if !fi.IsDir() {
 		err = s.file(root)
 	} else {
 		root = walkRoot(root)
-		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
+		err = walkBounded(ctx, root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // unreadable entries are skipped
 			}
@@ -123,8 +125,15 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		})
 	}
 	switch {
+	case ctx.Err() != nil:
+		return canceled("grep")
 	case errors.Is(err, errEnough):
 		fmt.Fprintf(&s.out, "[stopped after %d matches; narrow the pattern, path or glob]\n", grepMaxMatches)
+	case errors.Is(err, errWalkBound):
+		if s.n == 0 {
+			return Result{Content: "no matches\n" + walkBoundNote()}
+		}
+		s.out.WriteString(walkBoundNote())
 	case err != nil:
 		return Errorf("grep: %v", err)
 	}
@@ -136,6 +145,7 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 
 // grepSearch accumulates the matches of one grep call.
 type grepSearch struct {
+	ctx context.Context
 	env *Env
 	re  *regexp.Regexp
 	out strings.Builder
@@ -145,15 +155,14 @@ type grepSearch struct {
 // file searches one file; files that are unreadable, not regular, too
 // large or binary are skipped.
 func (s *grepSearch) file(p string) error {
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > grepMaxFileSize {
-		return nil
-	}
-	f, err := os.Open(p)
+	f, fi, err := openRegular(p, os.O_RDONLY, 0)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
+	if fi.Size() > grepMaxFileSize {
+		return nil
+	}
 	head, binary, err := sniff(f)
 	if err != nil || binary {
 		return nil
@@ -161,6 +170,9 @@ func (s *grepSearch) file(p string) error {
 	name := s.env.display(p)
 	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), f), 64<<10)
 	for n := 1; ; n++ {
+		if n%1024 == 0 && s.ctx.Err() != nil {
+			return s.ctx.Err()
+		}
 		line, ok, err := readLineBytes(br)
 		if err != nil || !ok {
 			return nil

@@ -60,6 +60,9 @@ func (lsTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	}
 	var b strings.Builder
 	for _, e := range entries {
+		if ctx.Err() != nil {
+			return canceled("ls " + name)
+		}
 		b.WriteString(e.Name())
 		if e.IsDir() || isDirLink(filepath.Join(abs, e.Name()), e) {
 			b.WriteByte('/')

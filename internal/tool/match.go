@@ -54,31 +54,50 @@ func (m *globMatcher) Match(name string) bool {
 	return false
 }
 
+// matchSegments reports whether the name segments n match the pattern
+// segments p. It runs the pattern as a nondeterministic automaton over the
+// name, one segment at a time: state i means "p[:i] has matched so far", and
+// a "**" state may stay put on a segment or be skipped without one. That is
+// O(len(p)·len(n)) segment matches, where backtracking over the ways to
+// split n among several "**" was exponential in their number.
 func matchSegments(p, n []string) bool {
-	for len(p) > 0 {
-		if p[0] == "**" {
-			for len(p) > 0 && p[0] == "**" {
-				p = p[1:]
+	cur := make([]bool, len(p)+1)
+	next := make([]bool, len(p)+1)
+	cur[0] = true
+	skipStars(p, cur)
+	for _, seg := range n {
+		clear(next)
+		alive := false
+		for i, on := range cur[:len(p)] {
+			if !on {
+				continue
 			}
-			if len(p) == 0 {
-				return true
+			if p[i] == "**" {
+				next[i] = true
+				alive = true
+			} else if ok, _ := path.Match(p[i], seg); ok {
+				next[i+1] = true
+				alive = true
 			}
-			for i := range len(n) + 1 {
-				if matchSegments(p, n[i:]) {
-					return true
-				}
-			}
+		}
+		if !alive {
 			return false
 		}
-		if len(n) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(p[0], n[0]); !ok {
-			return false
-		}
-		p, n = p[1:], n[1:]
+		skipStars(p, next)
+		cur, next = next, cur
 	}
-	return len(n) == 0
+	return cur[len(p)]
+}
+
+// skipStars adds to the state set on every state reachable from it by
+// letting "**" segments match nothing. States only move forward, so one
+// pass in order is enough.
+func skipStars(p []string, on []bool) {
+	for i := range p {
+		if on[i] && p[i] == "**" {
+			on[i+1] = true
+		}
+	}
 }
 
 // expandBraces expands the first top-level {a,b,...} group of pattern and

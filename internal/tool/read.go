@@ -79,10 +79,7 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if fi.IsDir() {
 		return Errorf("%s is a directory; use ls to list it", *a.Path)
 	}
-	if !fi.Mode().IsRegular() {
-		return Errorf("%s is not a regular file", *a.Path)
-	}
-	f, err := os.Open(abs)
+	f, fi, err := openRegular(abs, os.O_RDONLY, 0)
 	if err != nil {
 		return Errorf("read %s: %v", *a.Path, osErr(err))
 	}

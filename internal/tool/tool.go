@@ -182,6 +182,11 @@ func (r *Registry) Run(ctx context.Context, env *Env, name string, args json.Raw
 	if !env.Permission.Allows(t.Needs()) {
 		return Errorf("tool %s is not permitted in %s mode", name, env.Permission)
 	}
+	// A call made after the run was canceled does nothing: the model's
+	// next step will not come, and a write now would be a surprise.
+	if ctx.Err() != nil {
+		return canceled(name)
+	}
 	if env.Approve != nil && t.Needs() != ReadOnly && !env.Approve(ctx, name, args) {
 		return Errorf("the %s call was not approved", name)
 	}

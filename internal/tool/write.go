@@ -53,8 +53,20 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result 
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return Errorf("write %s: cannot create parent directories: %v", *a.Path, osErr(err))
 	}
-	// An existing file keeps its mode: O_TRUNC does not change it.
-	if err := os.WriteFile(abs, []byte(*a.Content), 0o644); err != nil {
+	if ctx.Err() != nil {
+		return Errorf("write %s: canceled", *a.Path)
+	}
+	// An existing file keeps its mode; anything but a regular file is
+	// refused before a byte is written (a FIFO would block forever).
+	f, _, err := openRegular(abs, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return Errorf("write %s: %v", *a.Path, osErr(err))
+	}
+	err = replaceContent(f, []byte(*a.Content))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return Errorf("write %s: %v", *a.Path, osErr(err))
 	}
 	return Result{Content: "wrote " + plural(len(*a.Content), "byte") + " to " + *a.Path}

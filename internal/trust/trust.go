@@ -30,6 +30,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/reinsdev/reins/internal/smallfile"
 )
 
 // FileName is the trust list's file in $REINS_HOME.
@@ -210,7 +212,7 @@ func (s *Store) Revoke(ctx context.Context, dir string) (string, error) {
 
 // read loads the list; a missing file is an empty list.
 func (s *Store) read() (*file, error) {
-	b, err := os.ReadFile(s.Path())
+	b, err := smallfile.Read(s.Path(), smallfile.Limit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &file{Version: version}, nil
 	}

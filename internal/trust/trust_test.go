@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -261,5 +262,23 @@ func TestQuote(t *testing.T) {
 		if got := ShellArg(tc.in); got != tc.shell {
 			t.Errorf("ShellArg(%q) = %s, want %s", tc.in, got, tc.shell)
 		}
+	}
+}
+
+// TestHugeListFailsClosed: a trust list over 1 MiB (or not a regular
+// file) is an error naming it, not read whole into memory.
+func TestHugeListFailsClosed(t *testing.T) {
+	home := tree(t, "home")
+	dir := filepath.Join(home, "home")
+	s := New(dir)
+	f, err := os.Create(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(2 << 20)
+	f.Close()
+	_, err = s.Trusted(home)
+	if err == nil || !strings.Contains(err.Error(), s.Path()) || !strings.Contains(err.Error(), "larger than 1 MiB") {
+		t.Errorf("err = %v, want one naming %s and saying it is too large", err, s.Path())
 	}
 }

@@ -47,6 +47,11 @@ type Client struct {
 	// IdleTimeout is how long the response may send no byte; zero means
 	// llm.DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// ProgressTimeout is how long the response may send no content (text,
+	// reasoning or tool-call arguments): keep-alive comments and empty
+	// events reset the idle watchdog but not this one. <= 0 means
+	// llm.DefaultProgressTimeout.
+	ProgressTimeout time.Duration
 	// Logf, if set, receives diagnostics, including provider error texts
 	// that are deliberately kept out of finish messages.
 	Logf func(format string, args ...any)
@@ -74,7 +79,7 @@ func (c *Client) stream(ctx context.Context, req *llm.Request, yield func(llm.Ch
 		c.logf("anthropic: encoding request: %v", err)
 		return llm.ErrorFinish(llm.CodeInvalidRequest, "request could not be encoded"), true
 	}
-	call := llm.StartCall(ctx, c.IdleTimeout)
+	call := llm.StartCall(ctx, c.IdleTimeout, c.ProgressTimeout)
 	defer call.Close()
 
 	base := strings.TrimRight(c.BaseURL, "/")
@@ -127,6 +132,7 @@ func (c *Client) stream(ctx context.Context, req *llm.Request, yield func(llm.Ch
 		}
 		fin := t.feed(ev.Type, ev.Data)
 		for _, ch := range t.out {
+			call.Progress(ch)
 			if !yield(ch) {
 				return llm.Chunk{}, false
 			}

@@ -76,7 +76,9 @@ const (
 	// FaultMalformed: the reply's content, then an SSE data payload that is
 	// not JSON.
 	FaultMalformed = "malformed"
-	// FaultStall: headers, then no byte until the client goes away.
+	// FaultStall: headers, then no byte until the client goes away; with
+	// KeepAlive, a keep-alive comment every ChunkDelay (10 ms when unset)
+	// and nothing else.
 	FaultStall = "stall"
 	// FaultContextWindow: the provider's prompt-too-long error.
 	FaultContextWindow = "context-window"

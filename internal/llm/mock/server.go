@@ -282,6 +282,9 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, wire string,
 	case FaultEmptyBody:
 		return
 	case FaultStall:
+		if r.KeepAlive {
+			keepAliveUntilDone(ctx, w, time.Duration(r.ChunkDelay))
+		}
 		<-ctx.Done()
 		return
 	}
@@ -291,6 +294,21 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, wire string,
 		rd.openAI(e)
 	} else {
 		rd.anthropic(e)
+	}
+}
+
+// keepAliveUntilDone sends an SSE keep-alive comment every period (10 ms
+// when 0) until ctx ends: a live connection that carries no content, as a
+// proxy in front of a dead upstream sends.
+func keepAliveUntilDone(ctx context.Context, w http.ResponseWriter, period time.Duration) {
+	if period <= 0 {
+		period = 10 * time.Millisecond
+	}
+	for sleep(ctx, period) {
+		if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+			return
+		}
+		flush(w)
 	}
 }
 

@@ -39,6 +39,11 @@ type Client struct {
 	// IdleTimeout is how long the response may send no byte; <= 0 means
 	// llm.DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// ProgressTimeout is how long the response may send no content (text,
+	// reasoning or tool-call arguments): keep-alive comments and empty
+	// events reset the idle watchdog but not this one. <= 0 means
+	// llm.DefaultProgressTimeout.
+	ProgressTimeout time.Duration
 	// Provider is "deepseek" or "openai"; it selects wire quirks (DeepSeek
 	// needs reasoning_content sent back on assistant messages).
 	Provider string
@@ -72,7 +77,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chun
 			return
 		}
 
-		call := llm.StartCall(ctx, c.IdleTimeout)
+		call := llm.StartCall(ctx, c.IdleTimeout, c.ProgressTimeout)
 		defer call.Close()
 
 		url := strings.TrimRight(c.BaseURL, "/") + "/chat/completions"
@@ -106,7 +111,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chun
 			return
 		}
 
-		d := &decoder{yield: yield, logf: c.logf}
+		d := &decoder{yield: yield, logf: c.logf, progress: call.Progress}
 		d.run(call, resp.Body)
 	}
 }

@@ -108,6 +108,8 @@ type toolCall struct {
 type decoder struct {
 	yield func(llm.Chunk) bool
 	logf  func(format string, args ...any)
+	// progress is told every chunk, for the no-progress watchdog (nil: none).
+	progress func(llm.Chunk)
 
 	stopped bool // the consumer broke out of the loop
 	next    int  // index of the next block to open
@@ -434,6 +436,9 @@ func (d *decoder) finish(fin llm.Chunk) {
 func (d *decoder) emit(c llm.Chunk) bool {
 	if d.stopped {
 		return false
+	}
+	if d.progress != nil {
+		d.progress(c)
 	}
 	if !d.yield(c) {
 		d.stopped = true
