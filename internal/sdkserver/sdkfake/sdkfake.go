@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -57,6 +58,7 @@ const (
 	ScenarioCrashSignal    = "crash-signal"     // streams text, then SIGKILLs itself
 	ScenarioUsageOnly      = "usage-only"       // streams text, then an empty usage-only message and max-tokens
 	ScenarioMalformedRun   = "malformed-run"    // streams text, then a line that is not JSON
+	ScenarioLogAheadCrash  = "log-ahead-crash"  // logs more text than it streams, then exits 3
 	ScenarioGrandchild     = "grandchild"       // (internal) the sleeping grandchild
 )
 
@@ -136,6 +138,26 @@ func (f *fake) event(typ string, data any) {
 	f.seq++
 }
 
+// LoggedTail is the text ScenarioLogAheadCrash logs but never streams.
+const LoggedTail = " (logged, never streamed)"
+
+func (f *fake) logAhead() {
+	home := os.Getenv("REINS_HOME")
+	l, err := session.Create(filepath.Join(home, "sessions"), session.Header{ID: sessionID, CreatedAt: time.Unix(0, 0).UTC(), Cwd: "/"}, session.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fake runtime: log:", err)
+		os.Exit(7)
+	}
+	l.Append(session.TypeTurnStart, session.TurnStart{Turn: 0})
+	l.Append(session.TypeStepStart, session.StepStart{Turn: 0, Step: 0})
+	l.Append(session.TypeAssistantChunk, session.AssistantChunk{Chunk: llm.Chunk{Type: llm.ChunkTextDelta, Delta: f.text}})
+	l.Append(session.TypeAssistantChunk, session.AssistantChunk{Chunk: llm.Chunk{Type: llm.ChunkTextDelta, Delta: LoggedTail}})
+	if err := l.Sync(); err != nil {
+		fmt.Fprintln(os.Stderr, "fake runtime: log:", err)
+		os.Exit(7)
+	}
+}
+
 func (f *fake) serve() {
 	fr := sdk.NewFrameReader(os.Stdin)
 	for {
@@ -201,6 +223,11 @@ func (f *fake) run() {
 	case ScenarioHangRun:
 		return
 	case ScenarioCrashExit:
+		os.Exit(3)
+	case ScenarioLogAheadCrash:
+		// Killed between writing an event and streaming it: the log in
+		// $REINS_HOME holds one chunk more than the parent heard.
+		f.logAhead()
 		os.Exit(3)
 	case ScenarioCrashSignal:
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)

@@ -16,6 +16,7 @@ import (
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -182,7 +183,8 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	sb := req.Policy()
 	sb.TermGrace = cmp.Or(p.o.TeardownTerm, proc.DefaultLadder.Term) / 2
 	env := childEnv(os.Environ(), ag.Env)
-	sb.State = config.StateDirs(config.Home(envLookup(env)))
+	home := config.Home(envLookup(env))
+	sb.State = config.StateDirs(home)
 	for _, d := range sb.State {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, configErr(fmt.Errorf("reins state directory: %w", err))
@@ -214,7 +216,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		}
 		return nil, p.startError(ctx, req, classify(subagent.StageSessionRun, err), err, cerr != nil)
 	}
-	r := &run{p: p, req: req, client: client, pending: pending, done: make(chan struct{})}
+	r := &run{p: p, req: req, client: client, pending: pending, home: home, done: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancelCause(context.Background())
 	if t := ag.Timeout; t > 0 {
 		r.timer = time.AfterFunc(t, func() { r.cancel(agent.ErrAbortedByTimeout) })
@@ -258,6 +260,8 @@ type run struct {
 	req     subagent.Request
 	client  *sdk.Client
 	pending *sdk.Pending
+	// home is the child's REINS_HOME: where its own session log is.
+	home string
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -338,6 +342,15 @@ func (r *run) settle() subagent.Result {
 		}
 	}
 	res := subagent.Result{Output: fold.Collect(), Usage: usage}
+	if r.err != nil {
+		// The child died or its pipe broke: what it streamed may not all
+		// have reached us, but it wrote every event before streaming it
+		// (write-through), so its own log is the truth. Fold that, so the
+		// parent's subagent/end and the child's log agree.
+		if out, ok := r.foldChildLog(); ok {
+			res.Output = out
+		}
+	}
 	var cause error
 	if r.ctx.Err() != nil {
 		cause = context.Cause(r.ctx)
@@ -390,6 +403,28 @@ func (r *run) settle() subagent.Result {
 		return fail(subagent.CategoryChildUnknown)
 	}
 	return res
+}
+
+// foldChildLog folds the child's own session log, when it can be read and
+// holds at least what was streamed to us.
+func (r *run) foldChildLog() ([]llm.Block, bool) {
+	sid := ""
+	if r.pending != nil {
+		sid = r.pending.SessionID
+	}
+	if sid == "" || r.home == "" || strings.ContainsAny(sid, `/\`) || sid == "." || sid == ".." {
+		return nil, false
+	}
+	ld, err := session.Load(filepath.Join(r.home, "sessions", sid, session.FileName))
+	if err != nil {
+		r.p.logf("reins subagent %s (%s): reading the child's log: %v", r.req.RunID, r.req.Agent.Name, err)
+		return nil, false
+	}
+	var fold subagent.Fold
+	for _, e := range ld.Events {
+		fold.Push(e)
+	}
+	return fold.Collect(), true
 }
 
 // envLookup reads a variable from an environment list (the last wins, as

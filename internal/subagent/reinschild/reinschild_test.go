@@ -345,3 +345,18 @@ func TestDiagnosticsAreBoundedUTF8(t *testing.T) {
 		t.Errorf("diagnostic of %d bytes, valid UTF-8 %v", len(res.Diagnostic), utf8.ValidString(res.Diagnostic))
 	}
 }
+
+// TestCrashedChildOutputIsItsLog (issue 13, finding 5): a child killed
+// after it logged text but before it streamed it hands the parent what its
+// own log holds, so the parent's subagent/end and the child's log agree.
+func TestCrashedChildOutputIsItsLog(t *testing.T) {
+	f := newFixture(t, reinschild.Options{})
+	home := t.TempDir()
+	got := f.run(t, context.Background(), f.agent(sdkfake.ScenarioLogAheadCrash, "REINS_HOME="+home), nil)
+	if want := "partial answer" + sdkfake.LoggedTail; got.output != want {
+		t.Errorf("output %q, want the child's logged text %q", got.output, want)
+	}
+	if got.stopReason != subagent.StopError {
+		t.Errorf("stop reason %q, want error", got.stopReason)
+	}
+}
