@@ -424,6 +424,28 @@ func (m *Manager) Close() {
 	m.wg.Wait()
 }
 
+// KillRunning kills every running background job (as job_kill does: a
+// local cancel, so each settles killed) and waits until each has settled.
+// Their notices stay pending for the parent's next Drain.
+func (m *Manager) KillRunning() {
+	m.init()
+	m.mu.Lock()
+	var running []*job
+	for _, j := range m.jobs {
+		if j.status == JobRunning {
+			j.killed = true
+			running = append(running, j)
+		}
+	}
+	m.mu.Unlock()
+	for _, j := range running {
+		j.run.Cancel()
+	}
+	for _, j := range running {
+		<-j.done
+	}
+}
+
 func (m *Manager) job(id string) (*job, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
