@@ -417,12 +417,21 @@ func (t *turn) runTools(ctx context.Context, step int, calls []llm.Block) bool {
 				j++
 			}
 		}
+		// Admission (tool.Admitter) happens in the model's order, before
+		// the batch runs concurrently: the first background calls are the
+		// ones admitted under the job limit, and job ids follow the calls.
+		admitted := make([]context.Context, j-i)
+		releases := make([]func(), j-i)
+		for k := i; k < j; k++ {
+			admitted[k-i], releases[k-i] = t.a.Tools.Admit(ctx, t.a.Env, calls[k].Name, callArgs(calls[k]))
+		}
 		var wg sync.WaitGroup
 		for k := i; k < j; k++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				results[k] = t.runTool(ctx, calls[k])
+				defer releases[k-i]()
+				results[k] = t.runTool(admitted[k-i], calls[k])
 			}()
 		}
 		wg.Wait()
@@ -438,11 +447,16 @@ func (t *turn) runTool(ctx context.Context, c llm.Block) tool.Result {
 	if ctx.Err() != nil {
 		return tool.Result{Content: "tool call was cancelled before it ran", IsError: true}
 	}
+	return t.a.Tools.Run(ctx, t.a.Env, c.Name, callArgs(c))
+}
+
+// callArgs is a tool call's arguments, {} when the model sent none.
+func callArgs(c llm.Block) json.RawMessage {
 	args := json.RawMessage(c.Arguments)
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	return t.a.Tools.Run(ctx, t.a.Env, c.Name, args)
+	return args
 }
 
 func (t *turn) toolResult(step int, callID string, r tool.Result) {
