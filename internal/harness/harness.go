@@ -68,6 +68,8 @@ type Harness struct {
 	logOnce sync.Once
 	logMu   sync.Mutex
 	logFile *os.File
+	// logClosed: Close ran; Logf writes nothing from then on.
+	logClosed bool
 }
 
 // Options are the inputs of New.
@@ -210,6 +212,12 @@ func (h *Harness) SessionsDir() string { return filepath.Join(h.Home, "sessions"
 // raw provider and child error text may go. It never fails the caller.
 func (h *Harness) Logf(format string, args ...any) {
 	h.logOnce.Do(func() {
+		h.logMu.Lock()
+		closed := h.logClosed
+		h.logMu.Unlock()
+		if closed {
+			return // a late line after Close creates nothing
+		}
 		dir := filepath.Join(h.Home, "logs")
 		if os.MkdirAll(dir, 0o755) == nil {
 			f, _ := os.OpenFile(filepath.Join(dir, "reins.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
@@ -230,6 +238,7 @@ func (h *Harness) Logf(format string, args ...any) {
 func (h *Harness) Close() error {
 	h.logMu.Lock()
 	defer h.logMu.Unlock()
+	h.logClosed = true
 	if h.logFile != nil {
 		err := h.logFile.Close()
 		h.logFile = nil
