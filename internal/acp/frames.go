@@ -40,11 +40,16 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 }
 
 // filterFrames returns the reader the SDK reads: the frames of in within
-// the limit; over-long lines are answered on out. stop ends the filter
-// (a read of in still blocked is left to the caller, who owns in).
-func filterFrames(in io.Reader, out io.Writer) (r io.Reader, stop func()) {
+// the limit; over-long lines are answered on out. Nothing is read before
+// start is called (the SDK starts reading in its constructor, before
+// reins has set its logger: a frame it logged about then would race with
+// SetLogger). stop ends the filter (a read of in still blocked is left to
+// the caller, who owns in).
+func filterFrames(in io.Reader, out io.Writer) (r io.Reader, start, stop func()) {
 	pr, pw := io.Pipe()
+	started := make(chan struct{})
 	go func() {
+		<-started
 		fr := reinssdk.NewFrameReader(in)
 		for {
 			b, err := fr.Next()
@@ -67,5 +72,6 @@ func filterFrames(in io.Reader, out io.Writer) (r io.Reader, stop func()) {
 			}
 		}
 	}()
-	return pr, func() { pr.Close() }
+	var once sync.Once
+	return pr, func() { once.Do(func() { close(started) }) }, func() { pr.Close() }
 }
