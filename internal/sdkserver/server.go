@@ -671,7 +671,9 @@ func (o *outbox) run() {
 		o.mu.Lock()
 		o.writing = false
 		o.written++
-		o.size -= len(f)
+		if !o.isGone { // giving up emptied the count already
+			o.size -= len(f)
+		}
 		close(o.space)
 		o.space = make(chan struct{})
 		o.mu.Unlock()
