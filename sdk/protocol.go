@@ -196,8 +196,12 @@ type SubagentFinishedParams struct {
 	LastAssistantMessage *Message `json:"lastAssistantMessage,omitempty"`
 }
 
-// MaxFrameBytes bounds one frame (docs/sdk-protocol.md: lines up to 16 MiB).
-const MaxFrameBytes = 16 << 20
+// MaxFrameBytes bounds one frame, without its line end
+// (docs/sdk-protocol.md): 10 MiB with its "\n". It is the one inbound
+// limit of both runtimes, `reins sdk` and `reins acp`: the ACP SDK reins
+// uses (coder/acp-go-sdk) cannot read a longer line, and the two runtimes
+// answer an over-long line alike (a parse error, id null) and keep serving.
+const MaxFrameBytes = 10<<20 - 1
 
 // ErrFrameTooLong is a line longer than the reader's limit. The line has
 // been consumed; the reader stays usable.

@@ -55,9 +55,43 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "reins: "+termsafe.Escape(ce.Error()))
 		return exitUsage
 	}
+	var re *runtimeError
+	if errors.As(err, &re) {
+		fmt.Fprintln(stderr, "reins: "+re.Error())
+		return exitFailed
+	}
 	// cobra's own errors (unknown flag, bad arguments) are usage errors.
 	fmt.Fprintln(stderr, "reins: "+termsafe.Escape(err.Error()))
 	return exitUsage
+}
+
+// runtimeError is an untyped error a command returned after cobra had
+// accepted its flags and arguments: the run failed (a session directory
+// that cannot be created, a file system error), which is exit 1, not a
+// usage error. Usage and configuration errors are typed (exitError,
+// harness.ConfigError) where they are found.
+type runtimeError struct{ err error }
+
+func (e *runtimeError) Error() string { return e.err.Error() }
+func (e *runtimeError) Unwrap() error { return e.err }
+
+// markRuntime wraps the RunE of c and its subcommands so that an untyped
+// error they return is a runtimeError.
+func markRuntime(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			err := run(cmd, args)
+			var ee *exitError
+			var ce *harness.ConfigError
+			if err == nil || errors.As(err, &ee) || errors.As(err, &ce) {
+				return err
+			}
+			return &runtimeError{err}
+		}
+	}
+	for _, sub := range c.Commands() {
+		markRuntime(sub)
+	}
 }
 
 type streams struct {
@@ -93,5 +127,6 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newACPCmd(s),
 		newTrustCmd(s),
 	)
+	markRuntime(root)
 	return root
 }

@@ -62,6 +62,9 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	if err != nil {
 		return err
 	}
+	if f.maxTokens < 0 {
+		return &exitError{code: exitUsage, msg: "--max-tokens: want 0 (the provider's default) or a positive number"}
+	}
 	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox})
 	if err != nil {
 		return err
@@ -174,10 +177,13 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	if werr != nil {
 		return &exitError{code: exitFailed, msg: "writing the result: " + werr.Error()}
 	}
+	// The exit status and --json's stopReason say the same thing: a
+	// signal that arrived only after the run had completed (its turn/end
+	// is on disk) does not turn it into an interrupted one.
 	switch {
-	case got == os.Interrupt:
+	case got == os.Interrupt && out.StopReason != subagent.StopCompleted:
 		return &exitError{code: exitInterrupt}
-	case got == syscall.SIGTERM:
+	case got == syscall.SIGTERM && out.StopReason != subagent.StopCompleted:
 		return &exitError{code: 128 + int(syscall.SIGTERM)}
 	case out.StopReason != subagent.StopCompleted:
 		msg := ""

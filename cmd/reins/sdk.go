@@ -23,6 +23,9 @@ func newSDKCmd(s *streams) *cobra.Command {
 			"and its tools limit every session to that allowlist. Logs go to stderr.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cfg.MaxTokens < 0 {
+				return &exitError{code: exitUsage, msg: "--max-tokens: want 0 (the provider's default) or a positive number"}
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			// Permission and max steps are checked where initialize

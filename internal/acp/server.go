@@ -60,9 +60,15 @@ func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error
 		opts.Permission = tool.WorkspaceWrite
 	}
 	srv := &server{opts: opts, sessions: map[string]*acpSession{}, ready: make(chan struct{})}
-	srv.conn = sdk.NewAgentSideConnection(srv, out, in)
+	// The SDK's own framing stops for good at a line over 10 MiB; reins
+	// frames the input itself (frames.go).
+	lw := &lockedWriter{w: out}
+	filtered, startFilter, stopFilter := filterFrames(in, lw)
+	defer stopFilter()
+	srv.conn = sdk.NewAgentSideConnection(srv, lw, filtered)
 	log := &hostLog{h: opts.Base}
 	srv.conn.SetLogger(slog.New(slog.NewTextHandler(log, nil)))
+	startFilter()
 	close(srv.ready)
 	select {
 	case <-srv.conn.Done():

@@ -32,6 +32,11 @@ var (
 // while the model still wanted to call tools.
 const CodeMaxSteps = "MAX_STEPS"
 
+// CodeMaxWakeups is the failure code of the closing turn of a run that
+// reached its bound of notice-only turns with background jobs still
+// running (subagent.MaxWakeups): those jobs were killed.
+const CodeMaxWakeups = "MAX_WAKEUPS"
+
 // CodeLogWrite is the failure code of a turn whose session log could not
 // be written: the log is the truth, so a turn it cannot record ends.
 const CodeLogWrite = "LOG_WRITE"
@@ -113,6 +118,58 @@ func (a *Agent) RunTurn(ctx context.Context, prompt string) TurnResult {
 		res = t.logWriteResult()
 	}
 	return res
+}
+
+// CloseTurn records a turn that asks no model: it delivers the inbox (the
+// subagent/end and job/notice events and the notice messages of jobs that
+// settled, killed ones included) and ends with reason, by and f. A run
+// that stops waiting for its background jobs — the user interrupted it,
+// or it reached its wake-up bound — kills them and closes with this turn,
+// so no job leaves the log without its end.
+func (a *Agent) CloseTurn(reason, by string, f *session.Failure) TurnResult {
+	t := &turn{a: a, n: a.Log.NextTurn()}
+	t.append(session.TypeTurnStart, session.TurnStart{Turn: t.n})
+	if a.Inbox != nil {
+		for _, s := range a.Inbox.Drain(t.append) {
+			t.user(s)
+		}
+	}
+	res := TurnResult{Turn: t.n, Reason: reason, By: by, Failure: f}
+	t.append(session.TypeTurnEnd, session.TurnEnd{Turn: t.n, Reason: reason, By: by, Failure: f})
+	t.sync()
+	if t.err != nil {
+		res = t.logWriteResult()
+	}
+	return res
+}
+
+// AbortedBy says who ended a turn whose context is done: the cause the
+// context was cancelled with (ErrAbortedByParent, ErrAbortedByTimeout),
+// else the user.
+func AbortedBy(ctx context.Context) string {
+	switch context.Cause(ctx) {
+	case ErrAbortedByParent:
+		return session.AbortedByParent
+	case ErrAbortedByTimeout:
+		return session.AbortedByTimeout
+	}
+	return session.AbortedByUser
+}
+
+// Severity orders turn end reasons from best (completed, 0) to worst
+// (error): the outcome of a run of several turns is its worst turn's.
+func Severity(reason string) int {
+	switch reason {
+	case session.ReasonCompleted:
+		return 0
+	case session.ReasonMaxTokens:
+		return 1
+	case session.ReasonRefusal:
+		return 2
+	case session.ReasonAborted:
+		return 3
+	}
+	return 4
 }
 
 // LogError returns the first error of the session log, nil while every
@@ -212,14 +269,7 @@ func (t *turn) result(reason string, f *session.Failure) TurnResult {
 
 func (t *turn) aborted(ctx context.Context) TurnResult {
 	r := t.result(session.ReasonAborted, nil)
-	switch context.Cause(ctx) {
-	case ErrAbortedByParent:
-		r.By = session.AbortedByParent
-	case ErrAbortedByTimeout:
-		r.By = session.AbortedByTimeout
-	default:
-		r.By = session.AbortedByUser
-	}
+	r.By = AbortedBy(ctx)
 	return r
 }
 
@@ -367,12 +417,21 @@ func (t *turn) runTools(ctx context.Context, step int, calls []llm.Block) bool {
 				j++
 			}
 		}
+		// Admission (tool.Admitter) happens in the model's order, before
+		// the batch runs concurrently: the first background calls are the
+		// ones admitted under the job limit, and job ids follow the calls.
+		admitted := make([]context.Context, j-i)
+		releases := make([]func(), j-i)
+		for k := i; k < j; k++ {
+			admitted[k-i], releases[k-i] = t.a.Tools.Admit(ctx, t.a.Env, calls[k].Name, callArgs(calls[k]))
+		}
 		var wg sync.WaitGroup
 		for k := i; k < j; k++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				results[k] = t.runTool(ctx, calls[k])
+				defer releases[k-i]()
+				results[k] = t.runTool(admitted[k-i], calls[k])
 			}()
 		}
 		wg.Wait()
@@ -388,11 +447,16 @@ func (t *turn) runTool(ctx context.Context, c llm.Block) tool.Result {
 	if ctx.Err() != nil {
 		return tool.Result{Content: "tool call was cancelled before it ran", IsError: true}
 	}
+	return t.a.Tools.Run(ctx, t.a.Env, c.Name, callArgs(c))
+}
+
+// callArgs is a tool call's arguments, {} when the model sent none.
+func callArgs(c llm.Block) json.RawMessage {
 	args := json.RawMessage(c.Arguments)
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	return t.a.Tools.Run(ctx, t.a.Env, c.Name, args)
+	return args
 }
 
 func (t *turn) toolResult(step int, callID string, r tool.Result) {

@@ -67,7 +67,9 @@ type Harness struct {
 
 	logOnce sync.Once
 	logMu   sync.Mutex
-	logFile *os.File
+	hostLog *hostLog
+	// logClosed: Close ran; Logf writes nothing from then on.
+	logClosed bool
 }
 
 // Options are the inputs of New.
@@ -208,31 +210,34 @@ func (h *Harness) SessionsDir() string { return filepath.Join(h.Home, "sessions"
 
 // Logf writes to the host log ($REINS_HOME/logs/reins.log): the one place
 // raw provider and child error text may go. It never fails the caller.
+// The log is bounded (hostlog.go): each line is cut at MaxHostLogLine, the
+// file rotates at MaxHostLogBytes keeping one reins.log.1, and what is
+// cut or dropped is counted in the log itself.
 func (h *Harness) Logf(format string, args ...any) {
 	h.logOnce.Do(func() {
-		dir := filepath.Join(h.Home, "logs")
-		if os.MkdirAll(dir, 0o755) == nil {
-			f, _ := os.OpenFile(filepath.Join(dir, "reins.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-			h.logMu.Lock()
-			h.logFile = f
-			h.logMu.Unlock()
+		h.logMu.Lock()
+		defer h.logMu.Unlock()
+		if !h.logClosed {
+			h.hostLog = &hostLog{path: filepath.Join(h.Home, "logs", "reins.log")}
 		}
 	})
+	msg := fmt.Sprintf(format, args...)
 	h.logMu.Lock()
 	defer h.logMu.Unlock()
-	if h.logFile == nil {
+	if h.logClosed || h.hostLog == nil {
 		return
 	}
-	fmt.Fprintf(h.logFile, "%s "+format+"\n", append([]any{time.Now().UTC().Format(time.RFC3339Nano)}, args...)...)
+	h.hostLog.write(time.Now().UTC().Format(time.RFC3339Nano), msg)
 }
 
 // Close releases the host log.
 func (h *Harness) Close() error {
 	h.logMu.Lock()
 	defer h.logMu.Unlock()
-	if h.logFile != nil {
-		err := h.logFile.Close()
-		h.logFile = nil
+	h.logClosed = true
+	if h.hostLog != nil {
+		err := h.hostLog.close()
+		h.hostLog = nil
 		return err
 	}
 	return nil

@@ -18,6 +18,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/harness"
@@ -44,7 +45,20 @@ type Config struct {
 	Getenv     func(string) string
 	// Stderr receives the runtime's log lines; nil discards them.
 	Stderr io.Writer
+	// OutboxBytes bounds the frames queued for stdout (0:
+	// DefaultOutboxBytes); a producer waits while the queue is full.
+	OutboxBytes int
+	// ShutdownTimeout is how long a shutting-down runtime waits for a
+	// stdout that accepts nothing before it drops what is queued (0:
+	// DefaultShutdownTimeout).
+	ShutdownTimeout time.Duration
 }
+
+// Defaults of Config.
+const (
+	DefaultOutboxBytes     = 8 << 20
+	DefaultShutdownTimeout = 5 * time.Second
+)
 
 // Server is one runtime: one client on one pair of streams.
 type Server struct {
@@ -107,7 +121,7 @@ type line struct {
 // caller owns in.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.base, s.cancelBase = context.WithCancelCause(context.Background())
-	s.out = newOutbox(out, s.logf)
+	s.out = newOutbox(out, s.logf, s.cfg.OutboxBytes, s.cfg.ShutdownTimeout)
 	lines := make(chan line)
 	quit := make(chan struct{})
 	go func() {
@@ -123,6 +137,19 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			if err != nil && !errors.Is(err, sdk.ErrFrameTooLong) {
 				return
 			}
+		}
+	}()
+	// Once the runtime is told to stop (ctx, here; shutdown and the end of
+	// stdin below), a blocked stdout may hold it up only until the
+	// shutdown deadline: the outbox then gives up, and a producer (this
+	// loop included) waiting for room in it returns.
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go func() {
+		select {
+		case <-ctx.Done():
+			s.out.beginShutdown()
+		case <-stopWatch:
 		}
 	}()
 loop:
@@ -150,6 +177,7 @@ loop:
 		}
 	}
 	close(quit)
+	s.out.beginShutdown()
 	s.shutdown()
 	s.out.close()
 	return nil
@@ -198,6 +226,7 @@ func (s *Server) handle(b []byte) (stop bool) {
 		res, code, msg := s.cancel(r.Params)
 		s.answer(id, res, code, msg)
 	case sdk.MethodShutdown:
+		s.out.beginShutdown() // the answer itself may wait for stdout
 		s.answer(id, struct{}{}, 0, "")
 		return true
 	default:
@@ -518,23 +547,69 @@ func blocks(bs []llm.Block) []sdk.Block {
 	return out
 }
 
-// outbox serializes frames onto the output: one writer goroutine, so
-// producers (the log observers among them) never block on a slow reader,
-// and frames keep the order they were pushed in.
-type outbox struct {
-	mu     sync.Mutex
-	q      [][]byte
-	closed bool
-	wake   chan struct{}
-	done   chan struct{}
-	w      io.Writer
-	logf   func(string, ...any)
+// QueuedBytes is the size of the frames waiting for stdout.
+func (s *Server) QueuedBytes() int {
+	if s.out == nil {
+		return 0
+	}
+	return s.out.queued()
 }
 
-func newOutbox(w io.Writer, logf func(string, ...any)) *outbox {
-	o := &outbox{wake: make(chan struct{}, 1), done: make(chan struct{}), w: w, logf: logf}
+// outbox serializes frames onto the output: one writer goroutine, and
+// frames keep the order they were pushed in. The queue is bounded (max
+// bytes; a frame larger than that is queued alone): push waits while it is
+// full, so a client that reads slowly slows the runtime down — the model
+// streams and the session logs wait — instead of growing its memory.
+//
+// Shutdown has a deadline even when stdout is blocked: once shutdown has
+// begun (beginShutdown), a writer that stays in one Write for the
+// deadline — the client stopped reading — makes the outbox give up: the
+// queue is dropped, waiting producers return at once, and close returns
+// without the writer (which stays blocked until the process exits).
+type outbox struct {
+	mu      sync.Mutex
+	q       [][]byte
+	size    int // bytes in q and in the writer's hands
+	max     int
+	closed  bool          // no more frames; the writer drains q and stops
+	space   chan struct{} // closed (and replaced) whenever a frame was written
+	gone    chan struct{} // closed when the outbox gave up
+	isGone  bool
+	writing bool   // the writer is in a Write
+	written uint64 // frames written (or dropped after a write error)
+	wake    chan struct{}
+	done    chan struct{}
+	w       io.Writer
+	logf    func(string, ...any)
+
+	deadline time.Duration
+	shutOnce sync.Once
+}
+
+func newOutbox(w io.Writer, logf func(string, ...any), max int, deadline time.Duration) *outbox {
+	if max <= 0 {
+		max = DefaultOutboxBytes
+	}
+	if deadline <= 0 {
+		deadline = DefaultShutdownTimeout
+	}
+	o := &outbox{max: max, deadline: deadline, space: make(chan struct{}), gone: make(chan struct{}),
+		wake: make(chan struct{}, 1), done: make(chan struct{}), w: w, logf: logf}
 	go o.run()
 	return o
+}
+
+func (o *outbox) queued() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.size
+}
+
+func (o *outbox) signal() {
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
 }
 
 func (o *outbox) push(v any) {
@@ -545,16 +620,26 @@ func (o *outbox) push(v any) {
 		o.logf("marshal frame: %v", err)
 		return
 	}
-	o.mu.Lock()
-	if o.closed {
+	f := buf.Bytes()
+	for {
+		o.mu.Lock()
+		if o.closed || o.isGone {
+			o.mu.Unlock()
+			return
+		}
+		if o.size == 0 || o.size+len(f) <= o.max {
+			o.q = append(o.q, f)
+			o.size += len(f)
+			o.mu.Unlock()
+			o.signal()
+			return
+		}
+		space := o.space
 		o.mu.Unlock()
-		return
-	}
-	o.q = append(o.q, buf.Bytes())
-	o.mu.Unlock()
-	select {
-	case o.wake <- struct{}{}:
-	default:
+		select {
+		case <-space:
+		case <-o.gone:
+		}
 	}
 }
 
@@ -563,35 +648,80 @@ func (o *outbox) run() {
 	broken := false
 	for {
 		o.mu.Lock()
-		q, closed := o.q, o.closed
-		o.q = nil
+		for len(o.q) == 0 && !o.closed && !o.isGone {
+			o.mu.Unlock()
+			<-o.wake
+			o.mu.Lock()
+		}
+		if o.isGone || len(o.q) == 0 {
+			o.mu.Unlock()
+			return
+		}
+		f := o.q[0]
+		o.q[0] = nil
+		o.q = o.q[1:]
+		o.writing = true
 		o.mu.Unlock()
-		for _, f := range q {
-			if broken {
-				break
-			}
+		if !broken {
 			if _, err := o.w.Write(f); err != nil {
 				broken = true
 				o.logf("writing stdout: %v", err)
 			}
 		}
-		if closed && len(q) == 0 {
-			return
+		o.mu.Lock()
+		o.writing = false
+		o.written++
+		if !o.isGone { // giving up emptied the count already
+			o.size -= len(f)
 		}
-		if len(q) == 0 {
-			<-o.wake
-		}
+		close(o.space)
+		o.space = make(chan struct{})
+		o.mu.Unlock()
 	}
 }
 
-// close writes what is queued and stops.
+// beginShutdown arms the shutdown deadline: from now on, a Write that
+// makes no progress for the deadline makes the outbox give up. It is
+// idempotent.
+func (o *outbox) beginShutdown() {
+	o.shutOnce.Do(func() {
+		go func() {
+			t := time.NewTicker(o.deadline)
+			defer t.Stop()
+			var last uint64
+			stuck := false
+			for {
+				select {
+				case <-o.done:
+					return
+				case <-t.C:
+				}
+				o.mu.Lock()
+				if o.writing && stuck && o.written == last {
+					o.isGone = true
+					o.q, o.size = nil, 0
+					close(o.gone)
+					o.mu.Unlock()
+					o.logf("stdout accepted nothing for %v while shutting down; %s", o.deadline, "dropping the frames still queued")
+					return
+				}
+				stuck, last = o.writing, o.written
+				o.mu.Unlock()
+			}
+		}()
+	})
+}
+
+// close writes what is queued and stops, or gives up at the shutdown
+// deadline when stdout is blocked.
 func (o *outbox) close() {
 	o.mu.Lock()
 	o.closed = true
 	o.mu.Unlock()
+	o.signal()
+	o.beginShutdown()
 	select {
-	case o.wake <- struct{}{}:
-	default:
+	case <-o.done:
+	case <-o.gone:
 	}
-	<-o.done
 }

@@ -2,6 +2,7 @@ package subagent
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -19,21 +20,45 @@ const MaxWakeups = 20
 
 // RunUntilIdle runs a turn for prompt and then, while background jobs run
 // or their notices are undelivered, waits and runs notice-only turns — at
-// most MaxWakeups of them. It returns the last turn's result with the usage
-// of every turn it ran. `reins run` and in-process children both end this
-// way: only when the parent is idle and no job is running.
+// most MaxWakeups of them. `reins run` and in-process children both end
+// this way: only when the parent is idle and no job is running.
+//
+// When it stops waiting with jobs still running or notices undelivered —
+// ctx is done, or MaxWakeups is reached — it kills those jobs and records
+// a closing turn (agent.CloseTurn) that holds every job's subagent/end and
+// job/notice: ended aborted (by whoever cancelled ctx), or error
+// MAX_WAKEUPS. No job leaves the log silently.
+//
+// The result is the worst turn's (agent.Severity; the earliest of equals),
+// so a failed first turn is not hidden by a notice-only turn that
+// completes, with the usage of every turn it ran.
 func RunUntilIdle(ctx context.Context, a *agent.Agent, m *Manager, prompt string) agent.TurnResult {
 	res := a.RunTurn(ctx, prompt)
-	usage := res.Usage
-	for wake := 0; m != nil && wake < MaxWakeups && m.Busy() && ctx.Err() == nil; wake++ {
+	worst, usage := res, res.Usage
+	note := func(r agent.TurnResult) {
+		usage = usage.Add(r.Usage)
+		if agent.Severity(r.Reason) > agent.Severity(worst.Reason) {
+			worst = r
+		}
+	}
+	wake := 0
+	for ; m != nil && wake < MaxWakeups && m.Busy() && ctx.Err() == nil; wake++ {
 		if m.WaitSettled(ctx) != nil {
 			break
 		}
-		res = a.RunTurn(ctx, "")
-		usage = usage.Add(res.Usage)
+		note(a.RunTurn(ctx, ""))
 	}
-	res.Usage = usage
-	return res
+	if m != nil && m.Busy() {
+		m.KillRunning()
+		if ctx.Err() != nil {
+			note(a.CloseTurn(session.ReasonAborted, agent.AbortedBy(ctx), nil))
+		} else {
+			note(a.CloseTurn(session.ReasonError, "", &session.Failure{Code: agent.CodeMaxWakeups,
+				Message: fmt.Sprintf("background jobs still ran after %d notice-only turns; they were killed", MaxWakeups)}))
+		}
+	}
+	worst.Usage = usage
+	return worst
 }
 
 // Child is an in-process child session, as built by the harness.

@@ -54,7 +54,8 @@ type Manager struct {
 	wg       sync.WaitGroup
 	usage    llm.Usage
 	closed   bool
-	reserved int // background starts under way, counted against maxBackgroundJobs
+	reserved int // background starts admitted and under way, counted against maxBackgroundJobs
+	jobSeq   int // job ids handed out (admitJob), in the model's call order
 }
 
 // Job statuses (docs/subagents.md).
@@ -107,29 +108,11 @@ func (e *DepthError) Error() string {
 // request validates p and builds the provider request; errors here are
 // the caller's and publish nothing.
 func (m *Manager) request(p Params) (Request, Provider, error) {
-	if strings.TrimSpace(p.Prompt) == "" {
-		return Request{}, nil, errors.New("subagent needs a prompt")
+	ag, prov, err := m.resolve(p)
+	if err != nil {
+		return Request{}, nil, err
 	}
 	depth := m.Depth + 1
-	if depth > m.Limits.MaxDepth {
-		return Request{}, nil, &DepthError{Depth: depth, Max: m.Limits.MaxDepth}
-	}
-	name := p.Agent
-	if name == "" {
-		name = "general"
-	}
-	ag, ok := m.Agents.Get(name)
-	if !ok {
-		return Request{}, nil, fmt.Errorf("unknown agent %q (available: %s)", name, strings.Join(m.agentNames(), ", "))
-	}
-	provider := ag.Provider
-	if provider == "" {
-		provider = config.ProviderInProcess
-	}
-	prov, ok := m.Providers[provider]
-	if !ok {
-		return Request{}, nil, fmt.Errorf("agent %q uses provider %s: %w", name, provider, ErrNoProvider)
-	}
 	m.mu.Lock()
 	m.runs++
 	id := fmt.Sprintf("run-%d", m.runs)
@@ -146,6 +129,34 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 		Depth: depth, Cwd: m.Cwd, Permission: perm, Sandbox: pol,
 		Tools: ChildTools(m.ToolNames, ag.Tools), MaxSteps: m.MaxSteps, MaxTokens: m.MaxTokens,
 	}, prov, nil
+}
+
+// resolve checks p and finds its agent definition and provider.
+func (m *Manager) resolve(p Params) (*config.Agent, Provider, error) {
+	if strings.TrimSpace(p.Prompt) == "" {
+		return nil, nil, errors.New("subagent needs a prompt")
+	}
+	depth := m.Depth + 1
+	if depth > m.Limits.MaxDepth {
+		return nil, nil, &DepthError{Depth: depth, Max: m.Limits.MaxDepth}
+	}
+	name := p.Agent
+	if name == "" {
+		name = "general"
+	}
+	ag, ok := m.Agents.Get(name)
+	if !ok {
+		return nil, nil, fmt.Errorf("unknown agent %q (available: %s)", name, strings.Join(m.agentNames(), ", "))
+	}
+	provider := ag.Provider
+	if provider == "" {
+		provider = config.ProviderInProcess
+	}
+	prov, ok := m.Providers[provider]
+	if !ok {
+		return nil, nil, fmt.Errorf("agent %q uses provider %s: %w", name, provider, ErrNoProvider)
+	}
+	return ag, prov, nil
 }
 
 func (m *Manager) agentNames() []string {
@@ -257,7 +268,19 @@ func (m *Manager) Delegate(ctx context.Context, p Params) tool.Result {
 		return tool.Result{Content: "Error: " + err.Error(), IsError: true}
 	}
 	if p.RunInBackground {
-		return m.startJob(req, prov, p)
+		a, _ := ctx.Value(admissionKey{}).(*admission)
+		if a == nil || a.used {
+			// Not admitted by the loop (a direct call): admit now.
+			var release func()
+			ctx, release = m.admitJob(ctx, p)
+			defer release()
+			a = ctx.Value(admissionKey{}).(*admission)
+		}
+		a.used = true
+		if a.refused != nil {
+			return *a.refused
+		}
+		return m.startJob(a.id, req, prov, p)
 	}
 	t0 := time.Now()
 	run, fail := m.begin(ctx, req, prov, p, false)
@@ -273,15 +296,34 @@ func (m *Manager) Delegate(ctx context.Context, p Params) tool.Result {
 	return Render(res)
 }
 
-func (m *Manager) startJob(req Request, prov Provider, p Params) tool.Result {
+// admission is a background call's place under maxBackgroundJobs, taken in
+// the model's call order (subagentTool.Admit): either a reserved slot and
+// its job id, or the refusal.
+type admission struct {
+	id      string
+	refused *tool.Result
+	used    bool // Delegate took it; release leaves the slot to the job
+}
+
+type admissionKey struct{}
+
+// admitJob reserves a background slot and the next job id for p, or
+// records why p is refused. The returned release frees a reserved slot
+// that Delegate did not use (the call was skipped).
+func (m *Manager) admitJob(ctx context.Context, p Params) (context.Context, func()) {
+	m.init()
+	a := &admission{}
+	ctx = context.WithValue(ctx, admissionKey{}, a)
 	max := m.Limits.MaxBackgroundJobs
 	if max <= 0 {
 		max = config.DefaultMaxBackgroundJobs
 	}
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.closed {
-		m.mu.Unlock()
-		return tool.Errorf("Error: the session is closing; no new background jobs")
+		r := tool.Errorf("Error: the session is closing; no new background jobs")
+		a.refused = &r
+		return ctx, func() {}
 	}
 	running := m.reserved
 	for _, j := range m.jobs {
@@ -290,12 +332,25 @@ func (m *Manager) startJob(req Request, prov Provider, p Params) tool.Result {
 		}
 	}
 	if running >= max {
-		m.mu.Unlock()
-		return tool.Errorf("Error: %d background jobs are already running (maxBackgroundJobs %d); wait for one with job_output or stop one with job_kill", running, max)
+		r := tool.Errorf("Error: %d background jobs are already running (maxBackgroundJobs %d); wait for one with job_output or stop one with job_kill", running, max)
+		a.refused = &r
+		return ctx, func() {}
 	}
 	m.reserved++
-	m.mu.Unlock()
+	m.jobSeq++
+	a.id = fmt.Sprintf("job-%d", m.jobSeq)
+	return ctx, func() {
+		if !a.used {
+			m.mu.Lock()
+			m.reserved--
+			m.mu.Unlock()
+		}
+	}
+}
 
+// startJob starts an admitted background job: its slot is reserved and
+// its id is id.
+func (m *Manager) startJob(id string, req Request, prov Provider, p Params) tool.Result {
 	// The child starts (and subagent/start is written) inside this tool
 	// call, so the event lies in the parent's turn; only the wait is in
 	// the background.
@@ -309,7 +364,7 @@ func (m *Manager) startJob(req Request, prov Provider, p Params) tool.Result {
 		cancel(nil)
 		return Render(*fail)
 	}
-	j := &job{id: fmt.Sprintf("job-%d", len(m.jobs)+1), description: p.Description, status: JobRunning,
+	j := &job{id: id, description: p.Description, status: JobRunning,
 		runID: req.RunID, started: t0, run: run, done: make(chan struct{})}
 	m.jobs = append(m.jobs, j)
 	m.wg.Add(1)
@@ -422,6 +477,28 @@ func (m *Manager) Close() {
 	m.mu.Unlock()
 	m.cancel(agent.ErrAbortedByParent)
 	m.wg.Wait()
+}
+
+// KillRunning kills every running background job (as job_kill does: a
+// local cancel, so each settles killed) and waits until each has settled.
+// Their notices stay pending for the parent's next Drain.
+func (m *Manager) KillRunning() {
+	m.init()
+	m.mu.Lock()
+	var running []*job
+	for _, j := range m.jobs {
+		if j.status == JobRunning {
+			j.killed = true
+			running = append(running, j)
+		}
+	}
+	m.mu.Unlock()
+	for _, j := range running {
+		j.run.Cancel()
+	}
+	for _, j := range running {
+		<-j.done
+	}
 }
 
 func (m *Manager) job(id string) (*job, bool) {

@@ -59,6 +59,19 @@ func (t subagentTool) Spec() llm.ToolSpec {
 
 func (subagentTool) Needs() tool.Permission { return tool.ReadOnly }
 
+// Admit admits a background call under maxBackgroundJobs, in the model's
+// call order (tool.Admitter); a foreground call needs no admission.
+func (t subagentTool) Admit(ctx context.Context, args json.RawMessage) (context.Context, func()) {
+	var p Params
+	if json.Unmarshal(args, &p) != nil || !p.RunInBackground {
+		return ctx, func() {}
+	}
+	if _, _, err := t.m.resolve(p); err != nil {
+		return ctx, func() {} // Delegate answers with the error; no slot taken
+	}
+	return t.m.admitJob(ctx, p)
+}
+
 func (t subagentTool) Run(ctx context.Context, _ *tool.Env, args json.RawMessage) tool.Result {
 	var p Params
 	if err := json.Unmarshal(args, &p); err != nil {

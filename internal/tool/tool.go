@@ -172,6 +172,28 @@ func (r *Registry) Concurrent(name string) bool {
 	return ok && t.Needs() == ReadOnly
 }
 
+// Admitter is a tool part of whose work must happen in the model's call
+// order although the calls of one assistant message run concurrently:
+// background-job admission (which calls become jobs under the limit, and
+// their ids). The loop calls Admit for every call of a concurrent batch,
+// one after another in the model's order, before any of them runs, and
+// runs each call with the context Admit returned. release is called once
+// the call has run (or was skipped): it frees what Admit reserved and Run
+// did not use.
+type Admitter interface {
+	Admit(ctx context.Context, args json.RawMessage) (admitted context.Context, release func())
+}
+
+// Admit runs the Admitter step of the call name(args), when its tool has
+// one and may run under env; otherwise it returns ctx and a no-op.
+func (r *Registry) Admit(ctx context.Context, env *Env, name string, args json.RawMessage) (context.Context, func()) {
+	t, ok := r.tools[name]
+	if ad, isAd := t.(Admitter); ok && isAd && env.Permission.Allows(t.Needs()) {
+		return ad.Admit(ctx, args)
+	}
+	return ctx, func() {}
+}
+
 // Run executes a call by name under env: unknown tools and tools the
 // permission mode refuses are error results. The content is capped.
 func (r *Registry) Run(ctx context.Context, env *Env, name string, args json.RawMessage) Result {
