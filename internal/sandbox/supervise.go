@@ -192,23 +192,33 @@ func sweep(bound time.Duration) {
 		if err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); errors.Is(err, unix.ECHILD) {
 			return
 		}
-		tree := children()
-		kids := tree[self]
-		if len(kids) == 0 {
-			return
-		}
-		// Stop the tree first so nobody forks while it is being killed.
+		tree, live := children()
+		// Walk through zombies too: a multi-threaded process (node) whose
+		// main thread has exited shows as a zombie while its other threads
+		// still run, and its children stay its own until the last thread
+		// is gone. Skipping it would lose them.
 		var all []int
+		seen := map[int]bool{}
 		var walk func(int)
 		walk = func(pid int) {
-			all = append(all, pid)
+			if seen[pid] { // a snapshot of /proc taken while pids are reused
+				return
+			}
+			seen[pid] = true
+			if live[pid] {
+				all = append(all, pid)
+			}
 			for _, c := range tree[pid] {
 				walk(c)
 			}
 		}
-		for _, k := range kids {
+		for _, k := range tree[self] {
 			walk(k)
 		}
+		if len(all) == 0 {
+			return
+		}
+		// Stop the tree first so nobody forks while it is being killed.
 		for _, pid := range all {
 			_ = syscall.Kill(pid, syscall.SIGSTOP)
 		}
@@ -222,13 +232,14 @@ func sweep(bound time.Duration) {
 	}
 }
 
-// children maps each live (non-zombie) process to its children, from /proc.
-func children() map[int][]int {
+// children maps every process to its children, from /proc, and says which
+// are live (not zombies).
+func children() (tree map[int][]int, live map[int]bool) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	tree := map[int][]int{}
+	tree, live = map[int][]int{}, map[int]bool{}
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -239,12 +250,13 @@ func children() map[int][]int {
 			continue
 		}
 		st, ok := proc.ParseStat(string(data))
-		if !ok || !st.Live() {
+		if !ok {
 			continue
 		}
 		tree[st.PPID] = append(tree[st.PPID], pid)
+		live[pid] = st.Live()
 	}
-	return tree
+	return tree, live
 }
 
 // confineArg marks the second stage: confine this process, then become the
