@@ -133,9 +133,18 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	}
 	r.ctx, r.cancel = context.WithCancelCause(context.Background())
 	go r.drainStderr()
-	r.conn = sdk.NewClientSideConnection(&client{r: r}, r.stdin, pipes.Stdout)
 	r.sdkLog = &logWriter{p: p, prefix: "acp child " + req.RunID + " sdk: "}
+	filter, sdkIn := newUpdateFilter(pipes.Stdout, r.update, func(format string, args ...any) {
+		p.logf("acp child %s (%s): "+format, append([]any{req.RunID, ag.Name}, args...)...)
+	})
+	r.filter = filter
+	go filter.run()
+	r.conn = sdk.NewClientSideConnection(&client{r: r}, r.stdin, sdkIn)
 	r.conn.SetLogger(slog.New(slog.NewTextHandler(r.sdkLog, nil)))
+	go func() {
+		<-r.conn.Done()
+		filter.stopForwarding()
+	}()
 
 	// The handshake ends when the parent cancels it or the child's
 	// leader exits.

@@ -24,6 +24,7 @@ type run struct {
 	pipes  *proc.Pipes
 	stdin  *watchedWriter
 	conn   *sdk.ClientSideConnection
+	filter *updateFilter // handles session/update ahead of the SDK
 	sdkLog *logWriter
 
 	// ctx is the run's lifetime: cancelled with errLocalCancel,
@@ -98,6 +99,7 @@ func (r *run) teardown() error {
 	}
 	err := r.proc.Dispose(r.p.opts.Ladder)
 	r.pipes.Stdout.Close()
+	<-r.filter.done
 	<-r.conn.Done()
 	r.sdkLog.stop()
 	r.pipes.Stderr.Close()
@@ -146,7 +148,30 @@ func (r *run) prompt() {
 	if err != nil {
 		r.p.logf("acp child %s (%s): prompt: %v", r.req.RunID, r.req.Agent.Name, err)
 	}
+	r.drain()
 	r.res = r.settle(resp, err)
+}
+
+// drain waits until everything a child whose leader exited wrote before
+// it died has been handled: its stdout ended, or (a grandchild may hold it
+// open) the pipe is empty and the filter waits on it. ExitWait bounds the
+// wait. A live child needs no drain: its prompt response, or the parent's
+// cancellation, came after the updates that matter.
+func (r *run) drain() {
+	if !r.proc.Exited() {
+		return
+	}
+	deadline := time.Now().Add(r.p.opts.ExitWait)
+	for !r.filter.finished() && !r.filter.idle() {
+		if time.Now().After(deadline) {
+			r.p.logf("acp child %s (%s): output not drained within %s", r.req.RunID, r.req.Agent.Name, r.p.opts.ExitWait)
+			return
+		}
+		select {
+		case <-r.filter.done:
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
 }
 
 // promptText is the task, after the agent file's body when it has one:
@@ -291,12 +316,21 @@ func (t *tail) String() string {
 // file system or terminal (the capabilities say so).
 type client struct{ r *run }
 
+// SessionUpdate is the SDK's path for updates; the update filter handles
+// every well-formed one before the SDK sees it (updates.go), so this only
+// runs if that ever changes.
 func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
-	r := c.r
+	c.r.update(n)
+	return nil
+}
+
+// update folds one session/update: it never blocks on anything but r.mu,
+// which no one holds while waiting.
+func (r *run) update(n sdk.SessionNotification) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.sessionID == "" || n.SessionId != r.sessionID {
-		return nil
+		return
 	}
 	u := n.Update
 	switch {
@@ -309,7 +343,6 @@ func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) err
 	case u.ToolCallUpdate != nil && u.ToolCallUpdate.Kind != nil:
 		r.noteKind(u.ToolCallUpdate.ToolCallId, closedKind(*u.ToolCallUpdate.Kind))
 	}
-	return nil
 }
 
 // noteKind records a tool call's kind and wakes a permission request
