@@ -50,6 +50,9 @@ type Options struct {
 	ExitWait time.Duration
 	// Version is reported to the child as clientInfo.version.
 	Version string
+	// StartTimeout bounds the start (spawn, initialize, session/new);
+	// zero means config.DefaultStartTimeout (subagents.startTimeout).
+	StartTimeout time.Duration
 }
 
 // New returns the acp provider.
@@ -65,6 +68,9 @@ func New(opts Options) subagent.Provider {
 	}
 	if opts.ExitWait <= 0 {
 		opts.ExitWait = 2 * time.Second
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = config.DefaultStartTimeout
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
@@ -87,6 +93,7 @@ var (
 	errParentCancel = errors.New("acp child: cancelled by the parent")
 	errTimeout      = errors.New("acp child: timed out")
 	errDisposed     = errors.New("acp child: disposed")
+	errStartTimeout = errors.New("acp child: start deadline passed")
 )
 
 func diag(stage, category, stop string) subagent.Diagnostic {
@@ -109,6 +116,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError).String(), Err: err}
 	}
 
+	began := time.Now()
 	sb := req.Policy()
 	sb.TermGrace = p.opts.Ladder.Term / 2 // the sweep ends before the ladder's SIGKILL
 	cmd, err := sandbox.Command(sb, ag.Command, ag.Args...)
@@ -146,24 +154,32 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		filter.stopForwarding()
 	}()
 
-	// The handshake ends when the parent cancels it or the child's
-	// leader exits.
-	hctx, hcancel := context.WithCancel(ctx)
-	unwatch := r.watchExit(hcancel)
+	// The agent's timeout covers the whole run, the start included
+	// (counted from the spawn).
+	if t := ag.Timeout; t > 0 {
+		r.timer = time.AfterFunc(t-time.Since(began), func() { r.cancel(errTimeout) })
+	}
+	// The handshake ends when the parent cancels it, the child's leader
+	// exits, the start deadline passes or the agent's timeout fires.
+	hctx, hcancel := context.WithCancelCause(ctx)
+	unwatch := r.watchExit(func() { hcancel(context.Canceled) })
+	startTimer := time.AfterFunc(p.opts.StartTimeout-time.Since(began), func() { hcancel(errStartTimeout) })
+	stopRun := context.AfterFunc(r.ctx, func() { hcancel(context.Cause(r.ctx)) })
 	sid, stage, err := r.handshake(hctx, cwd)
 	unwatch()
-	hcancel()
+	startTimer.Stop()
+	stopRun()
+	cause := context.Cause(hctx)
+	hcancel(nil)
 	if err != nil {
+		if ctx.Err() == nil && (errors.Is(cause, errTimeout) || errors.Is(cause, errStartTimeout)) {
+			return nil, r.rollbackTimeout(stage, cause)
+		}
 		return nil, r.rollback(ctx, stage, err)
 	}
 	r.mu.Lock()
 	r.sessionID = sid
 	r.mu.Unlock()
-	// The agent's timeout bounds the published run, as the in-process
-	// provider's does: a start that hangs is the parent's to cancel.
-	if t := ag.Timeout; t > 0 {
-		r.timer = time.AfterFunc(t, func() { r.cancel(errTimeout) })
-	}
 	go r.prompt()
 	return r, nil
 }
@@ -265,6 +281,25 @@ func (r *run) rollback(parent context.Context, stage string, cause error) error 
 		}
 	}
 	return &subagent.StartError{Diagnostic: text, Err: cause}
+}
+
+// rollbackTimeout tears down a start that ran out of time: the agent's
+// timeout (aborted, as a timed-out run) or the start deadline (error).
+func (r *run) rollbackTimeout(stage string, cause error) error {
+	derr := r.teardown()
+	r.p.logf("acp child %s (%s): start timed out at %s: %v", r.req.RunID, r.req.Agent.Name, stage, cause)
+	if derr != nil {
+		r.p.logf("acp child %s (%s): rollback: %v", r.req.RunID, r.req.Agent.Name, derr)
+	}
+	stop := subagent.StopError
+	if errors.Is(cause, errTimeout) {
+		stop = subagent.StopAborted
+	}
+	text := diag(stage, subagent.CategoryTimeout, stop).String()
+	if derr != nil {
+		text += "\n" + teardownDiagnostic()
+	}
+	return &subagent.StartError{Diagnostic: text, Err: cause, StopReason: stop}
 }
 
 func teardownDiagnostic() string {
