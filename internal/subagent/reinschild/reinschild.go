@@ -53,9 +53,13 @@ type Options struct {
 	// DefaultRequestTimeout).
 	RequestTimeout  time.Duration
 	ShutdownTimeout time.Duration
-	CancelGrace     time.Duration
-	TeardownGrace   time.Duration
-	TeardownTerm    time.Duration
+	// StartTimeout bounds the whole start (spawn, initialize, prompt
+	// receipt); zero means config.DefaultStartTimeout
+	// (subagents.startTimeout).
+	StartTimeout  time.Duration
+	CancelGrace   time.Duration
+	TeardownGrace time.Duration
+	TeardownTerm  time.Duration
 }
 
 // New returns the provider.
@@ -68,6 +72,9 @@ func (p *provider) logf(format string, args ...any) {
 		p.o.Logf(format, args...)
 	}
 }
+
+// errStartTimeout is the cause of a start that outlived its deadline.
+var errStartTimeout = errors.New("reins subagent: start deadline passed")
 
 // diag is a reins-provider diagnostic.
 func diag(stage, category, stop string) subagent.Diagnostic {
@@ -141,6 +148,29 @@ func (p *provider) startError(ctx context.Context, req subagent.Request, d subag
 // what it started.
 func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Run, error) {
 	ag := req.Agent
+	// The agent's timeout covers the whole run from here, and the start
+	// has its own deadline: either cancels the start with its cause.
+	began := time.Now()
+	startCtx, startCancel := context.WithCancelCause(ctx)
+	defer startCancel(nil)
+	startTimeout := cmp.Or(p.o.StartTimeout, config.DefaultStartTimeout)
+	defer time.AfterFunc(startTimeout, func() { startCancel(errStartTimeout) }).Stop()
+	if ag.Timeout > 0 {
+		defer time.AfterFunc(ag.Timeout, func() { startCancel(agent.ErrAbortedByTimeout) }).Stop()
+	}
+	timedOut := func(stage string, err error, cleanupFailed bool) (error, bool) {
+		cause := context.Cause(startCtx)
+		if ctx.Err() != nil || !(errors.Is(cause, errStartTimeout) || errors.Is(cause, agent.ErrAbortedByTimeout)) {
+			return nil, false
+		}
+		stop := subagent.StopError
+		if errors.Is(cause, agent.ErrAbortedByTimeout) {
+			stop = subagent.StopAborted
+		}
+		serr := p.startError(ctx, req, diag(stage, subagent.CategoryTimeout, stop), err, cleanupFailed).(*subagent.StartError)
+		serr.StopReason = stop
+		return serr, true
+	}
 	configErr := func(err error) error {
 		return p.startError(ctx, req, diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError), err, false)
 	}
@@ -192,7 +222,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	if err != nil {
 		return nil, p.startError(ctx, req, diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError), err, false)
 	}
-	client, err := sdk.Start(ctx, sdk.Options{
+	client, err := sdk.Start(startCtx, sdk.Options{
 		Command: command, Args: args, Env: env, Dir: req.Cwd,
 		Initialize: sdk.InitializeParams{
 			Cwd: req.Cwd, Model: model, MaxTokens: req.MaxTokens, MaxSteps: req.MaxSteps, BaseURL: base,
@@ -204,20 +234,26 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		Logf: p.o.Logf,
 	})
 	if err != nil {
+		if terr, ok := timedOut(subagent.StageInitialize, err, errors.Is(err, sdk.ErrNotQuiescent)); ok {
+			return nil, terr
+		}
 		return nil, p.startError(ctx, req, classify(subagent.StageInitialize, err), err, errors.Is(err, sdk.ErrNotQuiescent))
 	}
-	pending, err := client.Prompt(ctx, "", []sdk.Block{{Type: "text", Text: req.Prompt}})
+	pending, err := client.Prompt(startCtx, "", []sdk.Block{{Type: "text", Text: req.Prompt}})
 	if err != nil {
 		cerr := client.Close()
 		if cerr != nil {
 			p.logf("reins subagent %s: rollback: %v", req.RunID, cerr)
+		}
+		if terr, ok := timedOut(subagent.StageSessionRun, err, cerr != nil); ok {
+			return nil, terr
 		}
 		return nil, p.startError(ctx, req, classify(subagent.StageSessionRun, err), err, cerr != nil)
 	}
 	r := &run{p: p, req: req, client: client, pending: pending, done: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancelCause(context.Background())
 	if t := ag.Timeout; t > 0 {
-		r.timer = time.AfterFunc(t, func() { r.cancel(agent.ErrAbortedByTimeout) })
+		r.timer = time.AfterFunc(t-time.Since(began), func() { r.cancel(agent.ErrAbortedByTimeout) })
 	}
 	go func() {
 		defer close(r.done)
