@@ -221,6 +221,12 @@ func (r *run) settle(resp sdk.PromptResponse, err error) subagent.Result {
 		case errors.Is(cause, errTimeout) && stop == subagent.StopAborted:
 			d := diag(subagent.StagePrompt, subagent.CategoryTimeout, subagent.StopAborted)
 			failure = &d
+		case stop == subagent.StopCompleted && len(res.Output) == 0:
+			// An empty completion is not an answer (docs/subagents.md,
+			// "Empty answers").
+			res.StopReason = subagent.StopError
+			d := diag(subagent.StagePrompt, subagent.CategoryEmptyOutput, subagent.StopError)
+			failure = &d
 		case resp.StopReason == sdk.StopReasonMaxTurnRequests:
 			d := diag(subagent.StagePrompt, subagent.CategoryRemoteLimit, subagent.StopError)
 			failure = &d
