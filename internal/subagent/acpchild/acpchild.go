@@ -22,11 +22,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/subagent"
@@ -206,19 +206,10 @@ func (p *provider) check(ag *config.Agent, cwd string) (policy, dir string, err 
 	return policy, cwd, nil
 }
 
-// environ is the inherited environment plus the agent's env, in a stable
-// order; a key set by the agent wins (exec keeps the last duplicate).
+// environ is the inherited environment with the agent's env on top, as
+// every child's (childproc.Environ).
 func (p *provider) environ(extra map[string]string) []string {
-	env := p.opts.Environ()
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		env = append(env, k+"="+extra[k])
-	}
-	return env
+	return childproc.Environ(p.opts.Environ(), extra)
 }
 
 // handshake runs initialize and session/new and returns the child's

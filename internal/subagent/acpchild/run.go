@@ -8,6 +8,7 @@ import (
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/proc"
@@ -34,7 +35,7 @@ type run struct {
 	timer  *time.Timer
 
 	stderrDone chan struct{}
-	stderrTail tail
+	stderrTail childproc.Tail
 
 	done chan struct{} // closed when the prompt settled and res is set
 	res  subagent.Result
@@ -292,29 +293,6 @@ func (r *run) drainStderr() {
 			return
 		}
 	}
-}
-
-// tail keeps the last tailBytes written.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailBytes = 4096
-
-func (t *tail) Write(b []byte) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if len(t.buf) > tailBytes {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailBytes:]...)
-	}
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }
 
 // client is reins's side of the connection: it folds the child's text,

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/proc"
@@ -174,23 +175,7 @@ func (p *provider) env(extra map[string]string) []string {
 	if p.o.Environ != nil {
 		environ = p.o.Environ
 	}
-	base := environ()
-	out := make([]string, 0, len(base)+len(extra))
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, over := extra[k]; !over {
-			out = append(out, kv)
-		}
-	}
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		out = append(out, k+"="+extra[k])
-	}
-	return out
+	return childproc.Environ(environ(), extra)
 }
 
 // piNames maps reins's model-facing tool names to pi's. Delegation and

@@ -16,12 +16,12 @@ import (
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
@@ -211,7 +211,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	// The runtime runs under the sandbox supervisor like every child.
 	sb := req.Policy()
 	sb.TermGrace = cmp.Or(p.o.TeardownTerm, proc.DefaultLadder.Term) / 2
-	env := childEnv(os.Environ(), ag.Env)
+	env := childproc.Environ(os.Environ(), ag.Env)
 	sb.State = config.StateDirs(config.Home(envLookup(env)))
 	for _, d := range sb.State {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -265,28 +265,6 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 func providerOf(spec string) string {
 	prov, _, _ := strings.Cut(spec, "/")
 	return prov
-}
-
-// childEnv is the parent's environment with the agent definition's env
-// added (replacing same-named variables).
-func childEnv(parent []string, add map[string]string) []string {
-	if len(add) == 0 {
-		return parent
-	}
-	env := slices.DeleteFunc(slices.Clone(parent), func(kv string) bool {
-		k, _, _ := strings.Cut(kv, "=")
-		_, ok := add[k]
-		return ok
-	})
-	keys := make([]string, 0, len(add))
-	for k := range add {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		env = append(env, k+"="+add[k])
-	}
-	return env
 }
 
 type run struct {
