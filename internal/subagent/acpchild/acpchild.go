@@ -139,7 +139,9 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		done:       make(chan struct{}),
 		kinds:      map[sdk.ToolCallId]string{},
 	}
-	r.ctx, r.cancel = context.WithCancelCause(context.Background())
+	// The agent's timeout covers the whole run, the start included.
+	r.life = childproc.Start(remaining(ag.Timeout, began), errTimeout)
+	r.ctx = r.life.Context()
 	go r.drainStderr()
 	r.sdkLog = &logWriter{p: p, prefix: "acp child " + req.RunID + " sdk: "}
 	filter, sdkIn := newUpdateFilter(pipes.Stdout, r.update, func(format string, args ...any) {
@@ -147,18 +149,17 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	})
 	r.filter = filter
 	go filter.run()
-	r.conn = sdk.NewClientSideConnection(&client{r: r}, r.stdin, sdkIn)
+	// The SDK's reader starts with the connection but SetLogger comes
+	// after; the gate keeps it from reading (and logging) before that.
+	gate := &gatedReader{r: sdkIn, ready: make(chan struct{})}
+	r.conn = sdk.NewClientSideConnection(&client{r: r}, r.stdin, gate)
 	r.conn.SetLogger(slog.New(slog.NewTextHandler(r.sdkLog, nil)))
+	close(gate.ready)
 	go func() {
 		<-r.conn.Done()
 		filter.stopForwarding()
 	}()
 
-	// The agent's timeout covers the whole run, the start included
-	// (counted from the spawn).
-	if t := ag.Timeout; t > 0 {
-		r.timer = time.AfterFunc(t-time.Since(began), func() { r.cancel(errTimeout) })
-	}
 	// The handshake ends when the parent cancels it, the child's leader
 	// exits, the start deadline passes or the agent's timeout fires.
 	hctx, hcancel := context.WithCancelCause(ctx)
@@ -182,6 +183,15 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	r.mu.Unlock()
 	go r.prompt()
 	return r, nil
+}
+
+// remaining is what is left of timeout (none when <= 0) since began, at
+// least a nanosecond so that a timeout already spent still fires.
+func remaining(timeout time.Duration, began time.Time) time.Duration {
+	if timeout <= 0 {
+		return 0
+	}
+	return max(timeout-time.Since(began), time.Nanosecond)
 }
 
 // check validates the agent definition and the parent's workspace: the
@@ -382,6 +392,17 @@ func (r *run) exitStatus() (*int, string, bool) {
 		return nil, sig, true
 	}
 	return &code, "", true
+}
+
+// gatedReader blocks reads until ready is closed.
+type gatedReader struct {
+	r     io.Reader
+	ready chan struct{}
+}
+
+func (g *gatedReader) Read(b []byte) (int, error) {
+	<-g.ready
+	return g.r.Read(b)
 }
 
 // watchedWriter remembers that a write to the child's stdin failed: a

@@ -28,11 +28,11 @@ type run struct {
 	filter *updateFilter // handles session/update ahead of the SDK
 	sdkLog *logWriter
 
-	// ctx is the run's lifetime: cancelled with errLocalCancel,
-	// errParentCancel, errTimeout or errDisposed.
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	timer  *time.Timer
+	// life is the run's lifetime (childproc.Lifetime), and ctx its
+	// context: ended with errLocalCancel, errParentCancel, errTimeout or
+	// errDisposed.
+	life *childproc.Lifetime
+	ctx  context.Context
 
 	stderrDone chan struct{}
 	stderrTail childproc.Tail
@@ -57,23 +57,18 @@ type run struct {
 func (r *run) Session() string { return "" }
 
 func (r *run) Wait(ctx context.Context) subagent.Result {
-	select {
-	case <-r.done:
-	case <-ctx.Done():
-		r.cancel(errParentCancel)
-		<-r.done
-	}
+	r.life.Wait(ctx, r.done, errParentCancel)
 	return r.res
 }
 
-func (r *run) Cancel() { r.cancel(errLocalCancel) }
+func (r *run) Cancel() { r.life.End(errLocalCancel) }
 
 // Dispose cancels a prompt still running, then tears the process group
 // down with the ladder. Its error is for the host log; its text is the
 // fixed teardown diagnostic.
 func (r *run) Dispose() error {
 	r.disposeOnce.Do(func() {
-		r.cancel(errDisposed)
+		r.life.End(errDisposed)
 		<-r.done
 		if err := r.teardown(); err != nil {
 			r.p.logf("acp child %s (%s): teardown: %v", r.req.RunID, r.req.Agent.Name, err)
@@ -95,9 +90,7 @@ func (e *TeardownError) Unwrap() error { return e.Err }
 // reader and the stderr drain end even if an escaped process still holds
 // the child's ends, and waits for both.
 func (r *run) teardown() error {
-	if r.timer != nil {
-		r.timer.Stop()
-	}
+	r.life.StopTimer()
 	err := r.proc.Dispose(r.p.opts.Ladder)
 	r.pipes.Stdout.Close()
 	<-r.filter.done
@@ -108,7 +101,7 @@ func (r *run) teardown() error {
 	if t := r.stderrTail.String(); t != "" {
 		r.p.logf("acp child %s (%s) stderr tail: %q", r.req.RunID, r.req.Agent.Name, t)
 	}
-	r.cancel(errDisposed)
+	r.life.End(errDisposed)
 	return err
 }
 

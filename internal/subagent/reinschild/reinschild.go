@@ -150,14 +150,19 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	ag := req.Agent
 	// The agent's timeout covers the whole run from here, and the start
 	// has its own deadline: either cancels the start with its cause.
-	began := time.Now()
+	life := childproc.Start(ag.Timeout, agent.ErrAbortedByTimeout)
 	startCtx, startCancel := context.WithCancelCause(ctx)
 	defer startCancel(nil)
 	startTimeout := cmp.Or(p.o.StartTimeout, config.DefaultStartTimeout)
 	defer time.AfterFunc(startTimeout, func() { startCancel(errStartTimeout) }).Stop()
-	if ag.Timeout > 0 {
-		defer time.AfterFunc(ag.Timeout, func() { startCancel(agent.ErrAbortedByTimeout) }).Stop()
-	}
+	defer context.AfterFunc(life.Context(), func() { startCancel(life.Cause()) })()
+	published := false
+	defer func() {
+		if !published {
+			life.StopTimer()
+			life.End(nil)
+		}
+	}()
 	timedOut := func(stage string, err error, cleanupFailed bool) (error, bool) {
 		cause := context.Cause(startCtx)
 		if ctx.Err() != nil || !(errors.Is(cause, errStartTimeout) || errors.Is(cause, agent.ErrAbortedByTimeout)) {
@@ -250,14 +255,11 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		}
 		return nil, p.startError(ctx, req, classify(subagent.StageSessionRun, err), err, cerr != nil)
 	}
-	r := &run{p: p, req: req, client: client, pending: pending, done: make(chan struct{})}
-	r.ctx, r.cancel = context.WithCancelCause(context.Background())
-	if t := ag.Timeout; t > 0 {
-		r.timer = time.AfterFunc(t-time.Since(began), func() { r.cancel(agent.ErrAbortedByTimeout) })
-	}
+	r := &run{p: p, req: req, client: client, pending: pending, done: make(chan struct{}), life: life}
+	published = true
 	go func() {
 		defer close(r.done)
-		r.res, r.err = pending.Wait(r.ctx)
+		r.res, r.err = pending.Wait(life.Context())
 	}()
 	return r, nil
 }
@@ -273,12 +275,10 @@ type run struct {
 	client  *sdk.Client
 	pending *sdk.Pending
 
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	timer  *time.Timer
-	done   chan struct{}
-	res    *sdk.Result
-	err    error
+	life *childproc.Lifetime
+	done chan struct{}
+	res  *sdk.Result
+	err  error
 
 	disposeOnce sync.Once
 	disposeErr  error
@@ -287,29 +287,20 @@ type run struct {
 func (r *run) Session() string { return r.pending.SessionID }
 
 func (r *run) Wait(ctx context.Context) subagent.Result {
-	select {
-	case <-r.done:
-	case <-ctx.Done():
-		r.cancel(agent.ErrAbortedByParent)
-		<-r.done
-	}
-	if r.timer != nil {
-		r.timer.Stop()
-	}
+	r.life.Wait(ctx, r.done, agent.ErrAbortedByParent)
+	r.life.StopTimer()
 	return r.settle()
 }
 
-func (r *run) Cancel() { r.cancel(agent.ErrAbortedByUser) }
+func (r *run) Cancel() { r.life.End(agent.ErrAbortedByUser) }
 
 // Dispose cancels the run if it is still going and tears the runtime down
 // (shutdown request, then the ladder). Its error is for the host log.
 func (r *run) Dispose() error {
 	r.disposeOnce.Do(func() {
-		r.cancel(agent.ErrAbortedByParent)
+		r.life.End(agent.ErrAbortedByParent)
 		<-r.done
-		if r.timer != nil {
-			r.timer.Stop()
-		}
+		r.life.StopTimer()
 		r.disposeErr = r.client.Close()
 	})
 	return r.disposeErr
@@ -353,8 +344,8 @@ func (r *run) settle() subagent.Result {
 	}
 	res := subagent.Result{Output: fold.Collect(), Usage: usage}
 	var cause error
-	if r.ctx.Err() != nil {
-		cause = context.Cause(r.ctx)
+	if r.life.Context().Err() != nil {
+		cause = r.life.Cause()
 	}
 	timedOut := errors.Is(cause, agent.ErrAbortedByTimeout)
 	aborted := func() subagent.Result {
