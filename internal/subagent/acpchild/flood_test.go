@@ -49,12 +49,32 @@ func TestFloodCrash(t *testing.T) {
 		want.WriteByte(byte('0' + i%10))
 	}
 	diag := "Subagent failure (provider: acp; stage: process; category: process-exit; stop reason: error; exit code: 3)"
-	for i := 0; i < floodRuns; i++ {
-		f := newFixture(t)
-		res := f.run(f.agent("flood_crash", "", map[string]string{"ACP_CHUNKS": strconv.Itoa(n)}))
-		if res.StopReason != subagent.StopError || res.Diagnostic != diag || text(res) != want.String() {
-			t.Fatalf("run %d: got (%s, %d bytes, %q), want error with %d bytes and %q", i, res.StopReason, len(text(res)), res.Diagnostic, n, diag)
-		}
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		runs int
+	}{
+		{"exit", nil, floodRuns},
+		// A grandchild holds stdout open: the stream never ends, so the
+		// parent must tell when the dead leader's output is drained.
+		{"grandchild holds stdout", map[string]string{"ACP_GC_STDIO": "inherit"}, floodRuns / 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for i := 0; i < tc.runs; i++ {
+				f := newFixture(t)
+				env := map[string]string{"ACP_CHUNKS": strconv.Itoa(n)}
+				for k, v := range tc.env {
+					env[k] = v
+				}
+				res := f.run(f.agent("flood_crash", "", env))
+				if res.StopReason != subagent.StopError || res.Diagnostic != diag || text(res) != want.String() {
+					t.Fatalf("run %d: got (%s, %d bytes, %q), want error with %d bytes and %q", i, res.StopReason, len(text(res)), res.Diagnostic, n, diag)
+				}
+				if live := f.alive(); len(live) > 0 {
+					t.Fatalf("run %d: processes alive after Dispose: %v", i, live)
+				}
+			}
+		})
 	}
 }
 

@@ -130,6 +130,9 @@ async function prompt({ params, client }) {
     case "flood_crash": {
       // ACP_CHUNKS one-byte chunks, then exit ACP_EXIT_CODE (3) without a
       // response: every streamed byte must still reach the parent.
+      // ACP_GC_STDIO=inherit: a grandchild holds stdout open after the
+      // exit, so the end of the stream never comes.
+      if (env("ACP_GC_STDIO", "") === "inherit") spawn("sleep", ["300"], { stdio: "inherit" }).unref();
       const n = Number(env("ACP_CHUNKS", "1000"));
       for (let i = 0; i < n; i++) await say(client, sid, String(i % 10));
       await new Promise((r) => process.stdout.write("", r));
