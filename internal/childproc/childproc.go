@@ -76,7 +76,8 @@ func (t *Tail) String() string {
 	return string(t.buf)
 }
 
-// Lifetime is a run's lifetime: a context cancelled with the cause that
+// Lifetime is a run's lifetime — of every provider's runs, the in-process
+// one's too: a context cancelled with the cause that
 // ended the run first (local cancel, parent cancel, timeout, dispose), and
 // the agent's timeout, which counts from the spawn (Start), the start
 // included.
