@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/proc"
 )
 
@@ -108,7 +109,7 @@ type Client struct {
 	failure     error
 	closing     bool // Close has begun: new requests get ErrClosed
 	initialized bool
-	tail        []byte
+	tail        childproc.Tail // Max: tailBytes
 
 	readerDone, stderrDone chan struct{}
 	wg                     sync.WaitGroup
@@ -144,6 +145,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 		wwake: make(chan struct{}, 1), stop: make(chan struct{}), failed: make(chan struct{}),
 		pending: map[int64]*call{}, sessions: map[string][]*Pending{},
 		readerDone: make(chan struct{}), stderrDone: make(chan struct{}),
+		tail: childproc.Tail{Max: tailBytes},
 	}
 	c.wg.Add(4)
 	go c.writeLoop()
@@ -509,12 +511,7 @@ func (c *Client) stderrLoop() {
 	for {
 		n, err := c.stderr.Read(buf)
 		if n > 0 {
-			c.mu.Lock()
-			c.tail = append(c.tail, buf[:n]...)
-			if len(c.tail) > tailBytes {
-				c.tail = append([]byte(nil), c.tail[len(c.tail)-tailBytes:]...)
-			}
-			c.mu.Unlock()
+			c.tail.Write(buf[:n])
 		}
 		if err != nil {
 			return
@@ -564,9 +561,7 @@ func (c *Client) transportClosed() {
 	if code, sig, ok := c.p.ExitStatus(); ok {
 		e.Exited, e.ExitCode, e.Signal = true, code, sig
 	}
-	c.mu.Lock()
-	e.Stderr = string(c.tail)
-	c.mu.Unlock()
+	e.Stderr = c.tail.String()
 	c.setFailure(e)
 }
 

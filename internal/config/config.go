@@ -38,6 +38,9 @@ const (
 	DefaultMaxDepth          = 3
 	DefaultMaxParallel       = 10
 	DefaultMaxBackgroundJobs = 10
+	// DefaultStartTimeout bounds the start of an out-of-process child
+	// (spawn and handshake) when subagents.startTimeout is unset.
+	DefaultStartTimeout = 60 * time.Second
 )
 
 // Providers lists the model providers reins knows (docs/providers.md), in display order.
@@ -84,6 +87,9 @@ type Subagents struct {
 	MaxDepth          int
 	MaxParallel       int
 	MaxBackgroundJobs int
+	// StartTimeout bounds the start of every out-of-process child: spawn
+	// and handshake, until the child has accepted its task.
+	StartTimeout time.Duration
 }
 
 // Sandbox is the confinement of the processes reins starts (docs/sandbox.md).
@@ -293,6 +299,7 @@ type rawConfig struct {
 	maxDepth     *int
 	maxParallel  *int
 	maxBgJobs    *int
+	startTimeout *time.Duration
 	sandboxOn    *bool
 	sandboxNet   *bool
 	sandboxW     []string
@@ -387,7 +394,7 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 				return err
 			})
 		case "subagents":
-			err = d.fields(v, kp, []string{"maxDepth", "maxParallel", "maxBackgroundJobs"}, func(k string, v ast.Node, kp string) error {
+			err = d.fields(v, kp, []string{"maxDepth", "maxParallel", "maxBackgroundJobs", "startTimeout"}, func(k string, v ast.Node, kp string) error {
 				var err error
 				switch k {
 				case "maxDepth":
@@ -396,6 +403,11 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 					r.maxParallel, err = positive(d, v, kp)
 				case "maxBackgroundJobs":
 					r.maxBgJobs, err = positive(d, v, kp)
+				case "startTimeout":
+					r.startTimeout, err = d.duration(v, kp)
+					if err == nil && r.startTimeout != nil && *r.startTimeout <= 0 {
+						err = d.valueErr(d.resolve(v), kp, "a duration > 0 such as 60s")
+					}
 				}
 				return err
 			})
@@ -484,7 +496,7 @@ func merge(raws []*rawConfig) (*Config, error) {
 	c := &Config{
 		Model:        DefaultModel,
 		ModelAliases: map[string]string{},
-		Subagents:    Subagents{DefaultMaxDepth, DefaultMaxParallel, DefaultMaxBackgroundJobs},
+		Subagents:    Subagents{DefaultMaxDepth, DefaultMaxParallel, DefaultMaxBackgroundJobs, DefaultStartTimeout},
 		Sandbox:      Sandbox{Enabled: true, Network: true},
 		providers:    map[string]rawProvider{},
 	}
@@ -498,6 +510,9 @@ func merge(raws []*rawConfig) (*Config, error) {
 		setInt(&c.Subagents.MaxDepth, r.maxDepth)
 		setInt(&c.Subagents.MaxParallel, r.maxParallel)
 		setInt(&c.Subagents.MaxBackgroundJobs, r.maxBgJobs)
+		if r.startTimeout != nil {
+			c.Subagents.StartTimeout = *r.startTimeout
+		}
 		if r.sandboxOn != nil {
 			c.Sandbox.Enabled = *r.sandboxOn
 		}

@@ -127,7 +127,7 @@ subagents:
 	if d := cmp.Diff(wantAliases, c.ModelAliases); d != "" {
 		t.Errorf("ModelAliases (-want +got):\n%s", d)
 	}
-	if want := (Subagents{MaxDepth: 1, MaxParallel: 4, MaxBackgroundJobs: 1}); c.Subagents != want {
+	if want := (Subagents{MaxDepth: 1, MaxParallel: 4, MaxBackgroundJobs: 1, StartTimeout: DefaultStartTimeout}); c.Subagents != want {
 		t.Errorf("Subagents = %+v, want %+v", c.Subagents, want)
 	}
 	// The model named an alias defined in the same layer; it resolves.
@@ -148,7 +148,7 @@ func TestDefaults(t *testing.T) {
 		if cfg.Model != "deepseek/deepseek-chat" {
 			t.Errorf("Model = %q", cfg.Model)
 		}
-		if want := (Subagents{MaxDepth: 3, MaxParallel: 10, MaxBackgroundJobs: 10}); cfg.Subagents != want {
+		if want := (Subagents{MaxDepth: 3, MaxParallel: 10, MaxBackgroundJobs: 10, StartTimeout: DefaultStartTimeout}); cfg.Subagents != want {
 			t.Errorf("Subagents = %+v, want %+v", cfg.Subagents, want)
 		}
 		want := RetryPolicy{
@@ -617,5 +617,37 @@ func TestSandboxOffOnlyFromTheUser(t *testing.T) {
 		if !cmp.Equal(cfg.Sandbox, c.want, cmpopts.EquateEmpty()) {
 			t.Errorf("%v %q: %+v, want %+v", c.origin, c.src, cfg.Sandbox, c.want)
 		}
+	}
+}
+
+// subagents.startTimeout bounds every out-of-process child's start
+// (issue 14 item 3): 60 s by default, a positive duration when set.
+func TestSubagentsStartTimeout(t *testing.T) {
+	for _, tt := range []struct {
+		name, home, cwd string
+		want            time.Duration
+		bad             bool
+	}{
+		{"default", "", "", DefaultStartTimeout, false},
+		{"set", "subagents: {startTimeout: 5s}\n", "", 5 * time.Second, false},
+		{"cwd overrides home", "subagents: {startTimeout: 5s}\n", "subagents: {startTimeout: 2m}\n", 2 * time.Minute, false},
+		{"zero", "subagents: {startTimeout: 0s}\n", "", 0, true},
+		{"not a duration", "subagents: {startTimeout: soon}\n", "", 0, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(layers(t, tt.home, tt.cwd, ""))
+			if tt.bad {
+				if err == nil || !strings.Contains(err.Error(), "subagents.startTimeout") {
+					t.Fatalf("err = %v, want an error naming subagents.startTimeout", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Subagents.StartTimeout != tt.want {
+				t.Errorf("StartTimeout = %v, want %v", c.Subagents.StartTimeout, tt.want)
+			}
+		})
 	}
 }

@@ -12,10 +12,11 @@ import (
 // the agent-definition provider name. Each out-of-process provider lives in
 // its own package under internal/subagent.
 func (h *Harness) providers(o SessionOptions) map[string]subagent.Provider {
+	start := h.Config.Subagents.StartTimeout // subagents.startTimeout
 	return map[string]subagent.Provider{
 		config.ProviderInProcess: &subagent.InProcess{NewChild: h.childFactory(o)},
 		config.ProviderPi:        pichild.New(pichild.Options{SessionsDir: h.SessionsDir(), Logf: h.Logf}),
-		config.ProviderACP:       acpchild.New(acpchild.Options{Logf: h.Logf}),
-		config.ProviderReins:     reinschild.New(reinschild.Options{Model: o.Model.Provider + "/" + o.Model.Name, BaseURL: o.Model.BaseURL, Logf: h.Logf}),
+		config.ProviderACP:       acpchild.New(acpchild.Options{Logf: h.Logf, StartTimeout: start}),
+		config.ProviderReins:     reinschild.New(reinschild.Options{Model: o.Model.Provider + "/" + o.Model.Name, BaseURL: o.Model.BaseURL, Logf: h.Logf, StartTimeout: start}),
 	}
 }

@@ -47,6 +47,9 @@ const (
 	CategoryChildUnknown    = "child-unknown"
 	CategoryMissingTerminal = "missing-terminal"
 	CategoryTimeout         = "timeout"
+	// CategoryEmptyOutput is an ACP child that ended end_turn without any
+	// output (docs/subagents.md, "Empty answers").
+	CategoryEmptyOutput = "empty-output"
 )
 
 // String renders the line.

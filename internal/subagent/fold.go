@@ -38,12 +38,14 @@ func (f *Fold) Push(e session.Event) {
 		}
 		f.PushMessage(d.Message)
 	case session.TypeAssistantChunk:
-		// Only text deltas count. Most chunks are something else
-		// (reasoning, tool-call arguments, block starts and ends), and the
-		// type's JSON cannot occur inside a string value (its quotes would
-		// be escaped), so a byte search skips them without decoding; the
-		// decode below still decides.
-		if !bytes.Contains(e.Data, textDeltaJSON) {
+		// Only text deltas count, and encoding/json decides what the data
+		// says (any whitespace, key order, key case or escapes the
+		// protocol allows). The fast path is exactly equivalent: a JSON
+		// string without a backslash is its bytes, so a type that decodes
+		// to "text-delta" leaves those bytes in the data unless something
+		// is escaped. Most chunks (reasoning, tool-call arguments, block
+		// starts and ends) have neither and skip the decode.
+		if !bytes.Contains(e.Data, textDelta) && bytes.IndexByte(e.Data, '\\') < 0 {
 			return
 		}
 		var d struct {
@@ -65,7 +67,7 @@ func (f *Fold) Push(e session.Event) {
 	}
 }
 
-var textDeltaJSON = []byte(`"type":"` + string(llm.ChunkTextDelta) + `"`)
+var textDelta = []byte(llm.ChunkTextDelta)
 
 // PushMessage folds one assistant message.
 func (f *Fold) PushMessage(m llm.Message) {

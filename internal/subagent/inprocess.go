@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
@@ -94,24 +94,19 @@ func (p *InProcess) Start(_ context.Context, req Request) (Run, error) {
 		}
 	}
 	r.child = child
-	r.ctx, r.cancel = context.WithCancelCause(context.Background())
-	if t := req.Agent.Timeout; t > 0 {
-		r.timer = time.AfterFunc(t, func() { r.cancel(agent.ErrAbortedByTimeout) })
-	}
+	r.life = childproc.Start(req.Agent.Timeout, agent.ErrAbortedByTimeout)
 	go func() {
 		defer close(r.done)
-		r.res = RunUntilIdle(r.ctx, child.Agent, child.Subagents, req.Prompt)
+		r.res = RunUntilIdle(r.life.Context(), child.Agent, child.Subagents, req.Prompt)
 	}()
 	return r, nil
 }
 
 type inprocRun struct {
-	child  *Child
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	timer  *time.Timer
-	done   chan struct{}
-	res    agent.TurnResult
+	child *Child
+	life  *childproc.Lifetime // the one run lifecycle of every provider
+	done  chan struct{}
+	res   agent.TurnResult
 
 	mu   sync.Mutex
 	fold Fold
@@ -123,15 +118,8 @@ type inprocRun struct {
 func (r *inprocRun) Session() string { return r.child.Log.Header().ID }
 
 func (r *inprocRun) Wait(ctx context.Context) Result {
-	select {
-	case <-r.done:
-	case <-ctx.Done():
-		r.cancel(agent.ErrAbortedByParent)
-		<-r.done
-	}
-	if r.timer != nil {
-		r.timer.Stop()
-	}
+	r.life.Wait(ctx, r.done, agent.ErrAbortedByParent)
+	r.life.StopTimer()
 	r.mu.Lock()
 	out := r.fold.Collect()
 	r.mu.Unlock()
@@ -163,15 +151,13 @@ var knownCodes = []string{
 	llm.CodeQuota, agent.CodeMaxSteps,
 }
 
-func (r *inprocRun) Cancel() { r.cancel(agent.ErrAbortedByUser) }
+func (r *inprocRun) Cancel() { r.life.End(agent.ErrAbortedByUser) }
 
 func (r *inprocRun) Dispose() error {
 	r.disposeOnce.Do(func() {
-		r.cancel(agent.ErrAbortedByParent)
+		r.life.End(agent.ErrAbortedByParent)
 		<-r.done
-		if r.timer != nil {
-			r.timer.Stop()
-		}
+		r.life.StopTimer()
 		if r.child.Close != nil {
 			r.disposeErr = r.child.Close()
 		}

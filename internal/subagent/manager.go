@@ -198,6 +198,9 @@ func (m *Manager) begin(ctx context.Context, req Request, prov Provider, p Param
 		var se *StartError
 		if errors.As(err, &se) {
 			r.Diagnostic = se.Diagnostic
+			if se.StopReason != "" {
+				r.StopReason = se.StopReason
+			}
 		}
 		if ctx.Err() != nil {
 			r = Result{StopReason: StopAborted}

@@ -65,3 +65,32 @@ func TestDelegateParentLogFails(t *testing.T) {
 		t.Errorf("the started child was not disposed")
 	}
 }
+
+// startFailer fails every start with its StartError.
+type startFailer struct{ err *StartError }
+
+func (p *startFailer) Start(context.Context, Request) (Run, error) { return nil, p.err }
+
+// A start that the agent's own timeout ended settles aborted with its
+// diagnostic, like a published run that times out (issue 14 item 3); any
+// other failed start stays an error.
+func TestStartErrorStopReason(t *testing.T) {
+	const d = "Subagent failure (provider: acp; stage: initialize; category: timeout; stop reason: aborted)"
+	for _, tc := range []struct {
+		stop, headline string
+	}{
+		{StopAborted, "subagent run was cancelled"},
+		{"", "subagent run failed"},
+	} {
+		l, err := session.Create(t.TempDir(), session.Header{ID: "parent"}, session.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := newManager(t, l, &startFailer{err: &StartError{Diagnostic: d, StopReason: tc.stop}})
+		res := m.Delegate(t.Context(), Params{Description: "d", Prompt: "do it"})
+		if !strings.Contains(res.Content, tc.headline) || !strings.Contains(res.Content, d) {
+			t.Errorf("stop %q: result %q, want %q with the diagnostic", tc.stop, res.Content, tc.headline)
+		}
+		l.Close()
+	}
+}

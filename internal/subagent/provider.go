@@ -84,6 +84,9 @@ type Run interface {
 type StartError struct {
 	Diagnostic string
 	Err        error
+	// StopReason is how the failed start settles; empty means error. A
+	// start ended by the agent's own timeout is aborted (docs/subagents.md).
+	StopReason string
 }
 
 func (e *StartError) Error() string {

@@ -30,6 +30,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/session"
@@ -216,7 +217,7 @@ type Child struct {
 	usage        *Usage
 	model        string
 	protocolErrs int
-	stderrTail   []byte
+	stderrTail   childproc.Tail // Max: stderrTailBytes
 
 	done chan struct{}
 	res  Result
@@ -255,7 +256,8 @@ func Start(ctx context.Context, meta Meta, opts Options) (*Child, error) {
 	if opts.Env == nil {
 		opts.Env = os.Environ()
 	}
-	c := &Child{meta: meta, opts: opts, ctx: ctx, notify: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &Child{meta: meta, opts: opts, ctx: ctx, notify: make(chan struct{}, 1), done: make(chan struct{}),
+		stderrTail: childproc.Tail{Max: stderrTailBytes}}
 	c.startedAt = meta.StartedAt
 	if c.startedAt == "" {
 		c.startedAt = stamp(opts.now())
@@ -512,12 +514,7 @@ func (c *Child) readStderr() {
 		n, err := c.pipes.Stderr.Read(buf)
 		if n > 0 {
 			c.stderrLog.write(buf[:n])
-			c.mu.Lock()
-			c.stderrTail = append(c.stderrTail, buf[:n]...)
-			if over := len(c.stderrTail) - stderrTailBytes; over > 0 {
-				c.stderrTail = append(c.stderrTail[:0], c.stderrTail[over:]...)
-			}
-			c.mu.Unlock()
+			c.stderrTail.Write(buf[:n])
 		}
 		if err != nil {
 			return
@@ -741,7 +738,7 @@ func (c *Child) result(cancelled, tornDown bool, disposeErr error) Result {
 	if c.last != nil && c.last.ErrorMessage != "" && !(terminal && res.StopReason == StopStop) {
 		msgs = append(msgs, c.last.ErrorMessage)
 	}
-	if tail := strings.TrimSpace(string(c.stderrTail)); tail != "" {
+	if tail := strings.TrimSpace(c.stderrTail.String()); tail != "" {
 		msgs = append(msgs, "stderr: "+tail)
 	}
 	for _, a := range []*artifact{c.events, c.stdoutLog, c.stderrLog, c.transcript} {

@@ -397,11 +397,17 @@ func (d *decoder) done() {
 	}
 	var f llm.Finish
 	switch d.reason {
-	case "", "stop":
+	case "", "stop", "tool_calls", "function_call":
+		// No text, no reasoning and no tool call is not an answer,
+		// whatever the finish reason claims (docs/subagents.md, "Empty
+		// answers").
 		if d.next == 0 {
 			d.finish(llm.ErrorFinish(llm.CodeEmptyResponse, msgEmpty))
 			return
 		}
+	}
+	switch d.reason {
+	case "", "stop":
 		f.Kind = llm.FinishStop
 	case "tool_calls", "function_call":
 		f.Kind = llm.FinishToolCalls

@@ -210,6 +210,19 @@ func TestStream(t *testing.T) {
 			wantUsage: llm.Usage{InputTokens: 3},
 		},
 		{
+			// Issue 14 item 5: one rule for empty answers, whatever the
+			// finish reason claims.
+			name:      "tool_calls with no content",
+			handler:   streamOK(events(delta(roleDelta), finishWith("tool_calls"), usagePlain, done)),
+			want:      failed(llm.CodeEmptyResponse),
+			wantUsage: llm.Usage{InputTokens: 3},
+		},
+		{
+			name:    "function_call with no content",
+			handler: streamOK(events(delta(roleDelta), finishWith("function_call"), done)),
+			want:    failed(llm.CodeEmptyResponse),
+		},
+		{
 			name:    "absent finish with no content",
 			handler: streamOK(events(delta(roleDelta), done)),
 			want:    failed(llm.CodeEmptyResponse),

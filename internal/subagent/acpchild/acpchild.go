@@ -22,11 +22,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/subagent"
@@ -50,6 +50,9 @@ type Options struct {
 	ExitWait time.Duration
 	// Version is reported to the child as clientInfo.version.
 	Version string
+	// StartTimeout bounds the start (spawn, initialize, session/new);
+	// zero means config.DefaultStartTimeout (subagents.startTimeout).
+	StartTimeout time.Duration
 }
 
 // New returns the acp provider.
@@ -65,6 +68,9 @@ func New(opts Options) subagent.Provider {
 	}
 	if opts.ExitWait <= 0 {
 		opts.ExitWait = 2 * time.Second
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = config.DefaultStartTimeout
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
@@ -87,6 +93,7 @@ var (
 	errParentCancel = errors.New("acp child: cancelled by the parent")
 	errTimeout      = errors.New("acp child: timed out")
 	errDisposed     = errors.New("acp child: disposed")
+	errStartTimeout = errors.New("acp child: start deadline passed")
 )
 
 func diag(stage, category, stop string) subagent.Diagnostic {
@@ -109,6 +116,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError).String(), Err: err}
 	}
 
+	began := time.Now()
 	sb := req.Policy()
 	sb.TermGrace = p.opts.Ladder.Term / 2 // the sweep ends before the ladder's SIGKILL
 	cmd, err := sandbox.Command(sb, ag.Command, ag.Args...)
@@ -131,32 +139,59 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		done:       make(chan struct{}),
 		kinds:      map[sdk.ToolCallId]string{},
 	}
-	r.ctx, r.cancel = context.WithCancelCause(context.Background())
+	// The agent's timeout covers the whole run, the start included.
+	r.life = childproc.Start(remaining(ag.Timeout, began), errTimeout)
+	r.ctx = r.life.Context()
 	go r.drainStderr()
-	r.conn = sdk.NewClientSideConnection(&client{r: r}, r.stdin, pipes.Stdout)
 	r.sdkLog = &logWriter{p: p, prefix: "acp child " + req.RunID + " sdk: "}
+	filter, sdkIn := newUpdateFilter(pipes.Stdout, r.update, func(format string, args ...any) {
+		p.logf("acp child %s (%s): "+format, append([]any{req.RunID, ag.Name}, args...)...)
+	})
+	r.filter = filter
+	go filter.run()
+	// The SDK's reader starts with the connection but SetLogger comes
+	// after; the gate keeps it from reading (and logging) before that.
+	gate := &gatedReader{r: sdkIn, ready: make(chan struct{})}
+	r.conn = sdk.NewClientSideConnection(&client{r: r}, r.stdin, gate)
 	r.conn.SetLogger(slog.New(slog.NewTextHandler(r.sdkLog, nil)))
+	close(gate.ready)
+	go func() {
+		<-r.conn.Done()
+		filter.stopForwarding()
+	}()
 
-	// The handshake ends when the parent cancels it or the child's
-	// leader exits.
-	hctx, hcancel := context.WithCancel(ctx)
-	unwatch := r.watchExit(hcancel)
+	// The handshake ends when the parent cancels it, the child's leader
+	// exits, the start deadline passes or the agent's timeout fires.
+	hctx, hcancel := context.WithCancelCause(ctx)
+	unwatch := r.watchExit(func() { hcancel(context.Canceled) })
+	startTimer := time.AfterFunc(p.opts.StartTimeout-time.Since(began), func() { hcancel(errStartTimeout) })
+	stopRun := context.AfterFunc(r.ctx, func() { hcancel(context.Cause(r.ctx)) })
 	sid, stage, err := r.handshake(hctx, cwd)
 	unwatch()
-	hcancel()
+	startTimer.Stop()
+	stopRun()
+	cause := context.Cause(hctx)
+	hcancel(nil)
 	if err != nil {
+		if ctx.Err() == nil && (errors.Is(cause, errTimeout) || errors.Is(cause, errStartTimeout)) {
+			return nil, r.rollbackTimeout(stage, cause)
+		}
 		return nil, r.rollback(ctx, stage, err)
 	}
 	r.mu.Lock()
 	r.sessionID = sid
 	r.mu.Unlock()
-	// The agent's timeout bounds the published run, as the in-process
-	// provider's does: a start that hangs is the parent's to cancel.
-	if t := ag.Timeout; t > 0 {
-		r.timer = time.AfterFunc(t, func() { r.cancel(errTimeout) })
-	}
 	go r.prompt()
 	return r, nil
+}
+
+// remaining is what is left of timeout (none when <= 0) since began, at
+// least a nanosecond so that a timeout already spent still fires.
+func remaining(timeout time.Duration, began time.Time) time.Duration {
+	if timeout <= 0 {
+		return 0
+	}
+	return max(timeout-time.Since(began), time.Nanosecond)
 }
 
 // check validates the agent definition and the parent's workspace: the
@@ -181,19 +216,10 @@ func (p *provider) check(ag *config.Agent, cwd string) (policy, dir string, err 
 	return policy, cwd, nil
 }
 
-// environ is the inherited environment plus the agent's env, in a stable
-// order; a key set by the agent wins (exec keeps the last duplicate).
+// environ is the inherited environment with the agent's env on top, as
+// every child's (childproc.Environ).
 func (p *provider) environ(extra map[string]string) []string {
-	env := p.opts.Environ()
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		env = append(env, k+"="+extra[k])
-	}
-	return env
+	return childproc.Environ(p.opts.Environ(), extra)
 }
 
 // handshake runs initialize and session/new and returns the child's
@@ -256,6 +282,25 @@ func (r *run) rollback(parent context.Context, stage string, cause error) error 
 		}
 	}
 	return &subagent.StartError{Diagnostic: text, Err: cause}
+}
+
+// rollbackTimeout tears down a start that ran out of time: the agent's
+// timeout (aborted, as a timed-out run) or the start deadline (error).
+func (r *run) rollbackTimeout(stage string, cause error) error {
+	derr := r.teardown()
+	r.p.logf("acp child %s (%s): start timed out at %s: %v", r.req.RunID, r.req.Agent.Name, stage, cause)
+	if derr != nil {
+		r.p.logf("acp child %s (%s): rollback: %v", r.req.RunID, r.req.Agent.Name, derr)
+	}
+	stop := subagent.StopError
+	if errors.Is(cause, errTimeout) {
+		stop = subagent.StopAborted
+	}
+	text := diag(stage, subagent.CategoryTimeout, stop).String()
+	if derr != nil {
+		text += "\n" + teardownDiagnostic()
+	}
+	return &subagent.StartError{Diagnostic: text, Err: cause, StopReason: stop}
 }
 
 func teardownDiagnostic() string {
@@ -347,6 +392,17 @@ func (r *run) exitStatus() (*int, string, bool) {
 		return nil, sig, true
 	}
 	return &code, "", true
+}
+
+// gatedReader blocks reads until ready is closed.
+type gatedReader struct {
+	r     io.Reader
+	ready chan struct{}
+}
+
+func (g *gatedReader) Read(b []byte) (int, error) {
+	<-g.ready
+	return g.r.Read(b)
 }
 
 // watchedWriter remembers that a write to the child's stdin failed: a

@@ -395,7 +395,9 @@ func TestTimeout(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t)
 			ag := f.agent(scenario, "", nil)
-			ag.Timeout = 300 * time.Millisecond
+			// The timeout counts from the spawn: it leaves a loaded
+			// machine time to start node and finish the handshake.
+			ag.Timeout = 4 * time.Second
 			res := f.run(ag)
 			want := "Subagent failure (provider: acp; stage: prompt; category: timeout; stop reason: aborted)"
 			if res.StopReason != subagent.StopAborted || res.Diagnostic != want {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
+	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
@@ -63,8 +64,9 @@ func FuzzChildMessages(f *testing.F) {
 			req:   subagent.Request{RunID: "run-1", Agent: &config.Agent{Name: "fuzz"}, Permission: perm},
 			kinds: map[sdk.ToolCallId]string{},
 		}
-		r.ctx, r.cancel = context.WithCancelCause(context.Background())
-		defer r.cancel(nil)
+		r.life = childproc.Start(0, nil)
+		r.ctx = r.life.Context()
+		defer r.life.End(nil)
 		c := &client{r: r}
 
 		for _, l := range strings.Split(plant(updates), "\n") {
@@ -110,11 +112,11 @@ func FuzzChildMessages(f *testing.F) {
 
 		switch mode >> 2 & 3 {
 		case 1:
-			r.cancel(errLocalCancel)
+			r.life.End(errLocalCancel)
 		case 2:
-			r.cancel(errTimeout)
+			r.life.End(errTimeout)
 		case 3:
-			r.cancel(errParentCancel)
+			r.life.End(errParentCancel)
 		}
 		res := r.settle(sdk.PromptResponse{StopReason: sdk.StopReason(plant(stop))}, nil)
 		if d := res.Diagnostic; d != "" {

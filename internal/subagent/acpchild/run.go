@@ -8,6 +8,7 @@ import (
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/proc"
@@ -24,16 +25,17 @@ type run struct {
 	pipes  *proc.Pipes
 	stdin  *watchedWriter
 	conn   *sdk.ClientSideConnection
+	filter *updateFilter // handles session/update ahead of the SDK
 	sdkLog *logWriter
 
-	// ctx is the run's lifetime: cancelled with errLocalCancel,
-	// errParentCancel, errTimeout or errDisposed.
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	timer  *time.Timer
+	// life is the run's lifetime (childproc.Lifetime), and ctx its
+	// context: ended with errLocalCancel, errParentCancel, errTimeout or
+	// errDisposed.
+	life *childproc.Lifetime
+	ctx  context.Context
 
 	stderrDone chan struct{}
-	stderrTail tail
+	stderrTail childproc.Tail
 
 	done chan struct{} // closed when the prompt settled and res is set
 	res  subagent.Result
@@ -55,23 +57,18 @@ type run struct {
 func (r *run) Session() string { return "" }
 
 func (r *run) Wait(ctx context.Context) subagent.Result {
-	select {
-	case <-r.done:
-	case <-ctx.Done():
-		r.cancel(errParentCancel)
-		<-r.done
-	}
+	r.life.Wait(ctx, r.done, errParentCancel)
 	return r.res
 }
 
-func (r *run) Cancel() { r.cancel(errLocalCancel) }
+func (r *run) Cancel() { r.life.End(errLocalCancel) }
 
 // Dispose cancels a prompt still running, then tears the process group
 // down with the ladder. Its error is for the host log; its text is the
 // fixed teardown diagnostic.
 func (r *run) Dispose() error {
 	r.disposeOnce.Do(func() {
-		r.cancel(errDisposed)
+		r.life.End(errDisposed)
 		<-r.done
 		if err := r.teardown(); err != nil {
 			r.p.logf("acp child %s (%s): teardown: %v", r.req.RunID, r.req.Agent.Name, err)
@@ -93,11 +90,10 @@ func (e *TeardownError) Unwrap() error { return e.Err }
 // reader and the stderr drain end even if an escaped process still holds
 // the child's ends, and waits for both.
 func (r *run) teardown() error {
-	if r.timer != nil {
-		r.timer.Stop()
-	}
+	r.life.StopTimer()
 	err := r.proc.Dispose(r.p.opts.Ladder)
 	r.pipes.Stdout.Close()
+	<-r.filter.done
 	<-r.conn.Done()
 	r.sdkLog.stop()
 	r.pipes.Stderr.Close()
@@ -105,7 +101,7 @@ func (r *run) teardown() error {
 	if t := r.stderrTail.String(); t != "" {
 		r.p.logf("acp child %s (%s) stderr tail: %q", r.req.RunID, r.req.Agent.Name, t)
 	}
-	r.cancel(errDisposed)
+	r.life.End(errDisposed)
 	return err
 }
 
@@ -146,7 +142,30 @@ func (r *run) prompt() {
 	if err != nil {
 		r.p.logf("acp child %s (%s): prompt: %v", r.req.RunID, r.req.Agent.Name, err)
 	}
+	r.drain()
 	r.res = r.settle(resp, err)
+}
+
+// drain waits until everything a child whose leader exited wrote before
+// it died has been handled: its stdout ended, or (a grandchild may hold it
+// open) the pipe is empty and the filter waits on it. ExitWait bounds the
+// wait. A live child needs no drain: its prompt response, or the parent's
+// cancellation, came after the updates that matter.
+func (r *run) drain() {
+	if !r.proc.Exited() {
+		return
+	}
+	deadline := time.Now().Add(r.p.opts.ExitWait)
+	for !r.filter.finished() && !r.filter.idle() {
+		if time.Now().After(deadline) {
+			r.p.logf("acp child %s (%s): output not drained within %s", r.req.RunID, r.req.Agent.Name, r.p.opts.ExitWait)
+			return
+		}
+		select {
+		case <-r.filter.done:
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
 }
 
 // promptText is the task, after the agent file's body when it has one:
@@ -195,6 +214,12 @@ func (r *run) settle(resp sdk.PromptResponse, err error) subagent.Result {
 			return res // a local cancellation carries no diagnostic
 		case errors.Is(cause, errTimeout) && stop == subagent.StopAborted:
 			d := diag(subagent.StagePrompt, subagent.CategoryTimeout, subagent.StopAborted)
+			failure = &d
+		case stop == subagent.StopCompleted && len(res.Output) == 0:
+			// An empty completion is not an answer (docs/subagents.md,
+			// "Empty answers").
+			res.StopReason = subagent.StopError
+			d := diag(subagent.StagePrompt, subagent.CategoryEmptyOutput, subagent.StopError)
 			failure = &d
 		case resp.StopReason == sdk.StopReasonMaxTurnRequests:
 			d := diag(subagent.StagePrompt, subagent.CategoryRemoteLimit, subagent.StopError)
@@ -263,40 +288,26 @@ func (r *run) drainStderr() {
 	}
 }
 
-// tail keeps the last tailBytes written.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailBytes = 4096
-
-func (t *tail) Write(b []byte) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if len(t.buf) > tailBytes {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailBytes:]...)
-	}
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
-}
-
 // client is reins's side of the connection: it folds the child's text,
 // notes tool kinds, and answers permission requests by policy. It offers no
 // file system or terminal (the capabilities say so).
 type client struct{ r *run }
 
+// SessionUpdate is the SDK's path for updates; the update filter handles
+// every well-formed one before the SDK sees it (updates.go), so this only
+// runs if that ever changes.
 func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
-	r := c.r
+	c.r.update(n)
+	return nil
+}
+
+// update folds one session/update: it never blocks on anything but r.mu,
+// which no one holds while waiting.
+func (r *run) update(n sdk.SessionNotification) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.sessionID == "" || n.SessionId != r.sessionID {
-		return nil
+		return
 	}
 	u := n.Update
 	switch {
@@ -309,7 +320,6 @@ func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) err
 	case u.ToolCallUpdate != nil && u.ToolCallUpdate.Kind != nil:
 		r.noteKind(u.ToolCallUpdate.ToolCallId, closedKind(*u.ToolCallUpdate.Kind))
 	}
-	return nil
 }
 
 // noteKind records a tool call's kind and wakes a permission request

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/proc"
@@ -104,21 +105,18 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 		}
 	}
 
-	r := &run{done: make(chan struct{})}
-	var runCtx context.Context
-	runCtx, r.cancel = context.WithCancelCause(context.Background())
-	child, err := wrap.Start(runCtx, meta, wrap.Options{
+	// The run's lifetime: the agent's timeout counts from the spawn.
+	r := &run{done: make(chan struct{}), life: childproc.Start(ag.Timeout, errTimeout)}
+	child, err := wrap.Start(r.life.Context(), meta, wrap.Options{
 		Env: p.env(ag.Env), Grace: p.o.Grace, Ladder: p.o.Ladder, Sandbox: ptr(req.Policy()),
 	})
 	if err != nil {
-		r.cancel(nil)
+		r.life.StopTimer()
+		r.life.End(nil)
 		p.logf("pi child %s (%s) failed to start: %v", req.RunID, ag.Name, err)
 		return nil, startFailure(err)
 	}
-	r.ctx, r.child = runCtx, child
-	if t := ag.Timeout; t > 0 {
-		r.timer = time.AfterFunc(t, func() { r.cancel(errTimeout) })
-	}
+	r.child = child
 	go func() {
 		defer close(r.done)
 		res, err := child.Wait()
@@ -174,23 +172,7 @@ func (p *provider) env(extra map[string]string) []string {
 	if p.o.Environ != nil {
 		environ = p.o.Environ
 	}
-	base := environ()
-	out := make([]string, 0, len(base)+len(extra))
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, over := extra[k]; !over {
-			out = append(out, kv)
-		}
-	}
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		out = append(out, k+"="+extra[k])
-	}
-	return out
+	return childproc.Environ(environ(), extra)
 }
 
 // piNames maps reins's model-facing tool names to pi's. Delegation and
@@ -230,12 +212,10 @@ func piTools(tools []string, perm tool.Permission) []string {
 }
 
 type run struct {
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	child  *wrap.Child
-	timer  *time.Timer
-	done   chan struct{}
-	res    wrap.Result
+	life  *childproc.Lifetime
+	child *wrap.Child
+	done  chan struct{}
+	res   wrap.Result
 
 	disposeOnce sync.Once
 }
@@ -245,29 +225,20 @@ type run struct {
 func (r *run) Session() string { return "" }
 
 func (r *run) Wait(ctx context.Context) subagent.Result {
-	select {
-	case <-r.done:
-	case <-ctx.Done():
-		r.cancel(errParent)
-		<-r.done
-	}
-	if r.timer != nil {
-		r.timer.Stop()
-	}
-	return settle(r.res, context.Cause(r.ctx))
+	r.life.Wait(ctx, r.done, errParent)
+	r.life.StopTimer()
+	return settle(r.res, r.life.Cause())
 }
 
-func (r *run) Cancel() { r.cancel(errLocal) }
+func (r *run) Cancel() { r.life.End(errLocal) }
 
 // Dispose tears the child down (if it still runs) and returns once its
 // process group is gone: the wrapper's Wait returns only then.
 func (r *run) Dispose() error {
 	r.disposeOnce.Do(func() {
-		r.cancel(errParent)
+		r.life.End(errParent)
 		<-r.done
-		if r.timer != nil {
-			r.timer.Stop()
-		}
+		r.life.StopTimer()
 	})
 	return r.res.TeardownErr
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/sdk"
@@ -78,7 +79,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestChildEnv(t *testing.T) {
-	got := childEnv([]string{"A=1", "B=2", "PATH=/bin"}, map[string]string{"B": "3", "C": "4"})
+	got := childproc.Environ([]string{"A=1", "B=2", "PATH=/bin"}, map[string]string{"B": "3", "C": "4"})
 	want := []string{"A=1", "PATH=/bin", "B=3", "C=4"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("env %v, want %v", got, want)

@@ -17,12 +17,12 @@ import (
 	"github.com/reinsdev/reins/internal/sandbox"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
@@ -54,9 +54,13 @@ type Options struct {
 	// DefaultRequestTimeout).
 	RequestTimeout  time.Duration
 	ShutdownTimeout time.Duration
-	CancelGrace     time.Duration
-	TeardownGrace   time.Duration
-	TeardownTerm    time.Duration
+	// StartTimeout bounds the whole start (spawn, initialize, prompt
+	// receipt); zero means config.DefaultStartTimeout
+	// (subagents.startTimeout).
+	StartTimeout  time.Duration
+	CancelGrace   time.Duration
+	TeardownGrace time.Duration
+	TeardownTerm  time.Duration
 }
 
 // New returns the provider.
@@ -69,6 +73,9 @@ func (p *provider) logf(format string, args ...any) {
 		p.o.Logf(format, args...)
 	}
 }
+
+// errStartTimeout is the cause of a start that outlived its deadline.
+var errStartTimeout = errors.New("reins subagent: start deadline passed")
 
 // diag is a reins-provider diagnostic.
 func diag(stage, category, stop string) subagent.Diagnostic {
@@ -142,6 +149,34 @@ func (p *provider) startError(ctx context.Context, req subagent.Request, d subag
 // what it started.
 func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Run, error) {
 	ag := req.Agent
+	// The agent's timeout covers the whole run from here, and the start
+	// has its own deadline: either cancels the start with its cause.
+	life := childproc.Start(ag.Timeout, agent.ErrAbortedByTimeout)
+	startCtx, startCancel := context.WithCancelCause(ctx)
+	defer startCancel(nil)
+	startTimeout := cmp.Or(p.o.StartTimeout, config.DefaultStartTimeout)
+	defer time.AfterFunc(startTimeout, func() { startCancel(errStartTimeout) }).Stop()
+	defer context.AfterFunc(life.Context(), func() { startCancel(life.Cause()) })()
+	published := false
+	defer func() {
+		if !published {
+			life.StopTimer()
+			life.End(nil)
+		}
+	}()
+	timedOut := func(stage string, err error, cleanupFailed bool) (error, bool) {
+		cause := context.Cause(startCtx)
+		if ctx.Err() != nil || !(errors.Is(cause, errStartTimeout) || errors.Is(cause, agent.ErrAbortedByTimeout)) {
+			return nil, false
+		}
+		stop := subagent.StopError
+		if errors.Is(cause, agent.ErrAbortedByTimeout) {
+			stop = subagent.StopAborted
+		}
+		serr := p.startError(ctx, req, diag(stage, subagent.CategoryTimeout, stop), err, cleanupFailed).(*subagent.StartError)
+		serr.StopReason = stop
+		return serr, true
+	}
 	configErr := func(err error) error {
 		return p.startError(ctx, req, diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError), err, false)
 	}
@@ -182,7 +217,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	// The runtime runs under the sandbox supervisor like every child.
 	sb := req.Policy()
 	sb.TermGrace = cmp.Or(p.o.TeardownTerm, proc.DefaultLadder.Term) / 2
-	env := childEnv(os.Environ(), ag.Env)
+	env := childproc.Environ(os.Environ(), ag.Env)
 	home := config.Home(envLookup(env))
 	sb.State = config.StateDirs(home)
 	for _, d := range sb.State {
@@ -194,7 +229,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	if err != nil {
 		return nil, p.startError(ctx, req, diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError), err, false)
 	}
-	client, err := sdk.Start(ctx, sdk.Options{
+	client, err := sdk.Start(startCtx, sdk.Options{
 		Command: command, Args: args, Env: env, Dir: req.Cwd,
 		Initialize: sdk.InitializeParams{
 			Cwd: req.Cwd, Model: model, MaxTokens: req.MaxTokens, MaxSteps: req.MaxSteps, BaseURL: base,
@@ -206,24 +241,27 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		Logf: p.o.Logf,
 	})
 	if err != nil {
+		if terr, ok := timedOut(subagent.StageInitialize, err, errors.Is(err, sdk.ErrNotQuiescent)); ok {
+			return nil, terr
+		}
 		return nil, p.startError(ctx, req, classify(subagent.StageInitialize, err), err, errors.Is(err, sdk.ErrNotQuiescent))
 	}
-	pending, err := client.Prompt(ctx, "", []sdk.Block{{Type: "text", Text: req.Prompt}})
+	pending, err := client.Prompt(startCtx, "", []sdk.Block{{Type: "text", Text: req.Prompt}})
 	if err != nil {
 		cerr := client.Close()
 		if cerr != nil {
 			p.logf("reins subagent %s: rollback: %v", req.RunID, cerr)
 		}
+		if terr, ok := timedOut(subagent.StageSessionRun, err, cerr != nil); ok {
+			return nil, terr
+		}
 		return nil, p.startError(ctx, req, classify(subagent.StageSessionRun, err), err, cerr != nil)
 	}
-	r := &run{p: p, req: req, client: client, pending: pending, home: home, done: make(chan struct{})}
-	r.ctx, r.cancel = context.WithCancelCause(context.Background())
-	if t := ag.Timeout; t > 0 {
-		r.timer = time.AfterFunc(t, func() { r.cancel(agent.ErrAbortedByTimeout) })
-	}
+	r := &run{p: p, req: req, client: client, pending: pending, home: home, done: make(chan struct{}), life: life}
+	published = true
 	go func() {
 		defer close(r.done)
-		r.res, r.err = pending.Wait(r.ctx)
+		r.res, r.err = pending.Wait(life.Context())
 	}()
 	return r, nil
 }
@@ -231,28 +269,6 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 func providerOf(spec string) string {
 	prov, _, _ := strings.Cut(spec, "/")
 	return prov
-}
-
-// childEnv is the parent's environment with the agent definition's env
-// added (replacing same-named variables).
-func childEnv(parent []string, add map[string]string) []string {
-	if len(add) == 0 {
-		return parent
-	}
-	env := slices.DeleteFunc(slices.Clone(parent), func(kv string) bool {
-		k, _, _ := strings.Cut(kv, "=")
-		_, ok := add[k]
-		return ok
-	})
-	keys := make([]string, 0, len(add))
-	for k := range add {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		env = append(env, k+"="+add[k])
-	}
-	return env
 }
 
 type run struct {
@@ -263,12 +279,10 @@ type run struct {
 	// home is the child's REINS_HOME: where its own session log is.
 	home string
 
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	timer  *time.Timer
-	done   chan struct{}
-	res    *sdk.Result
-	err    error
+	life *childproc.Lifetime
+	done chan struct{}
+	res  *sdk.Result
+	err  error
 
 	disposeOnce sync.Once
 	disposeErr  error
@@ -277,29 +291,20 @@ type run struct {
 func (r *run) Session() string { return r.pending.SessionID }
 
 func (r *run) Wait(ctx context.Context) subagent.Result {
-	select {
-	case <-r.done:
-	case <-ctx.Done():
-		r.cancel(agent.ErrAbortedByParent)
-		<-r.done
-	}
-	if r.timer != nil {
-		r.timer.Stop()
-	}
+	r.life.Wait(ctx, r.done, agent.ErrAbortedByParent)
+	r.life.StopTimer()
 	return r.settle()
 }
 
-func (r *run) Cancel() { r.cancel(agent.ErrAbortedByUser) }
+func (r *run) Cancel() { r.life.End(agent.ErrAbortedByUser) }
 
 // Dispose cancels the run if it is still going and tears the runtime down
 // (shutdown request, then the ladder). Its error is for the host log.
 func (r *run) Dispose() error {
 	r.disposeOnce.Do(func() {
-		r.cancel(agent.ErrAbortedByParent)
+		r.life.End(agent.ErrAbortedByParent)
 		<-r.done
-		if r.timer != nil {
-			r.timer.Stop()
-		}
+		r.life.StopTimer()
 		r.disposeErr = r.client.Close()
 	})
 	return r.disposeErr
@@ -352,8 +357,8 @@ func (r *run) settle() subagent.Result {
 		}
 	}
 	var cause error
-	if r.ctx.Err() != nil {
-		cause = context.Cause(r.ctx)
+	if r.life.Context().Err() != nil {
+		cause = r.life.Cause()
 	}
 	timedOut := errors.Is(cause, agent.ErrAbortedByTimeout)
 	aborted := func() subagent.Result {

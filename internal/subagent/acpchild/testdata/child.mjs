@@ -120,6 +120,27 @@ async function prompt({ params, client }) {
     case "error_response":
       await leakyToolCall(client, sid);
       throw new acp.RequestError(-32603, `model failed: ${canary}`, { secret: canary });
+    case "flood": {
+      // ACP_CHUNKS chunks as fast as the transport takes them, then end_turn
+      // (a long answer from a real agent streams thousands).
+      const n = Number(env("ACP_CHUNKS", "3000"));
+      for (let i = 0; i < n; i++) await say(client, sid, `<${i}>`);
+      return { stopReason: "end_turn" };
+    }
+    case "flood_crash": {
+      // ACP_CHUNKS one-byte chunks, then exit ACP_EXIT_CODE (3) without a
+      // response: every streamed byte must still reach the parent.
+      // ACP_GC_STDIO=inherit: a grandchild holds stdout open after the
+      // exit, so the end of the stream never comes.
+      if (env("ACP_GC_STDIO", "") === "inherit") spawn("sleep", ["300"], { stdio: "inherit" }).unref();
+      const n = Number(env("ACP_CHUNKS", "1000"));
+      for (let i = 0; i < n; i++) await say(client, sid, String(i % 10));
+      await new Promise((r) => process.stdout.write("", r));
+      process.exit(Number(env("ACP_EXIT_CODE", "3")));
+    }
+    case "silent":
+      // end_turn without any output.
+      return { stopReason: env("ACP_AFTER", "end_turn") };
     case "crash_exit":
       await say(client, sid, "half of it");
       process.exit(Number(env("ACP_EXIT_CODE", "3")));
