@@ -87,7 +87,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		if modelSpec == "" {
 			modelSpec = ag.Model
 		}
-		opts.System, opts.Tools = ag.SystemPrompt, ag.Tools
+		opts.System, opts.Tools, opts.NoInstructions = ag.SystemPrompt, ag.Tools, ag.NoInstructions
 	}
 	m, err := h.ResolveModel(modelSpec, f.baseURL)
 	if err != nil {

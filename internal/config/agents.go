@@ -50,8 +50,12 @@ type Agent struct {
 	// Writable are the state paths the agent's process may write besides
 	// the workspace under workspace-write (`sandbox: {writable: [...]}`),
 	// absolute with ~ expanded.
-	Writable     []string
-	SystemPrompt string
+	Writable []string
+	// NoInstructions is front matter `instructions: false`: the agent's
+	// sessions do not get the project instructions (AGENTS.md, CLAUDE.md)
+	// appended to its system prompt.
+	NoInstructions bool
+	SystemPrompt   string
 	// Source is the definition's file, or "builtin".
 	Source string
 }
@@ -325,7 +329,7 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 		modelSpec *string
 		cmdSet    bool
 	)
-	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox"}
+	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox", "instructions"}
 	if lenient {
 		known = append(known, "color")
 	}
@@ -383,6 +387,11 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 				ag.Writable, err = d.writable(v, kp)
 				return err
 			})
+		case "instructions":
+			var b *bool
+			if b, err = d.boolean(v, kp); err == nil && b != nil {
+				ag.NoInstructions = !*b
+			}
 		case "timeout":
 			var t *time.Duration
 			if t, err = d.duration(v, kp); err == nil && t != nil {

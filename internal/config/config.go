@@ -175,8 +175,13 @@ var (
 	}{{filepath.Join(".reins", "agents"), false}, {filepath.Join(".claude", "agents"), true}}
 )
 
+// InstructionFiles are the project-instruction file names, in order of
+// preference: a directory's AGENTS.md, else its CLAUDE.md (read by
+// internal/harness, only in trusted folders).
+var InstructionFiles = []string{"AGENTS.md", "CLAUDE.md"}
+
 // ProjectFiles lists the project files that exist in opts.Cwd, as paths
-// relative to it: the config layer and the agent files. A path that is
+// relative to it: the config layer, the instruction file and the agent files. A path that is
 // also the user's own (the workspace is the home directory, so
 // <cwd>/.reins is $REINS_HOME; or the config layer is the --config file)
 // is read as the user's and is left out. Errors
@@ -190,6 +195,12 @@ func ProjectFiles(opts LoadOptions) []string {
 	cfg := filepath.Join(opts.Cwd, projectConfig)
 	if fi, err := os.Stat(cfg); err == nil && !fi.IsDir() && !sameFile(cfg, homeConfig(opts.Home)) && !sameFile(cfg, opts.Extra) {
 		out = append(out, projectConfig)
+	}
+	for _, name := range InstructionFiles {
+		if fi, err := os.Stat(filepath.Join(opts.Cwd, name)); err == nil && fi.Mode().IsRegular() {
+			out = append(out, name)
+			break
+		}
 	}
 	for _, d := range projectAgentDirs {
 		dir := filepath.Join(opts.Cwd, d.rel)

@@ -45,6 +45,11 @@ type Harness struct {
 	// server list, instructions, hooks) must read it only when Trusted,
 	// and add it to config.ProjectFiles so that Ignored names it.
 	Trusted bool
+	// Instructions is the marked project-instructions section (AGENTS.md,
+	// else CLAUDE.md, from the workspace up to the repository root, only
+	// in trusted folders) appended to every in-process session's system
+	// prompt unless its agent opts out; "" when there are none.
+	Instructions string
 	// Ignored are the project files of an untrusted Cwd that were not read,
 	// relative to Cwd; empty when Trusted.
 	Ignored []string
@@ -144,6 +149,7 @@ func New(opts Options) (*Harness, error) {
 	if !trusted {
 		h.Ignored = config.ProjectFiles(lo)
 	}
+	h.Instructions = loadInstructions(home, cwd)
 	return h, nil
 }
 
@@ -318,6 +324,9 @@ type SessionOptions struct {
 	// Approve is the session's approval hook (tool.Env.Approve); children
 	// of a session that asks get tool.RejectAll.
 	Approve func(ctx context.Context, name string, args json.RawMessage) bool
+	// NoInstructions leaves the project instructions out of the system
+	// prompt (an agent file's `instructions: false`).
+	NoInstructions bool
 }
 
 // Session is a runnable session.
@@ -412,6 +421,9 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	if system == "" {
 		system = DefaultSystemPrompt(h.Cwd)
 	}
+	if !o.NoInstructions {
+		system += h.Instructions
+	}
 	s.Agent = &agent.Agent{
 		Model: o.Model.Model, ModelName: o.Model.Name, Provider: o.Model.Provider, System: system,
 		Tools: reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm, Approve: o.Approve, Sandbox: h.Sandbox}, Log: s.Log,
@@ -455,7 +467,7 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 		cs, err := h.NewSession(SessionOptions{
 			Model: m, System: req.Agent.SystemPrompt, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens,
 			Permission: req.Permission, Tools: req.Tools, Parent: req.ParentSession, Depth: req.Depth, Observe: observe,
-			Approve: approve,
+			Approve: approve, NoInstructions: req.Agent.NoInstructions,
 		})
 		if err != nil {
 			return nil, err
@@ -464,9 +476,21 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 	}
 }
 
-// DefaultSystemPrompt is the system prompt of a session that names none.
+// DefaultSystemPrompt is the system prompt of a session that names none:
+// the built-in agent's. It is kept short (about 330 tokens, docs/agents.md);
+// the project's own instructions follow it (Harness.Instructions).
 func DefaultSystemPrompt(cwd string) string {
-	return "You are reins, a coding agent. You work in the workspace " + cwd + " using the tools provided: " +
-		"read and search before you change anything, make focused edits, and run commands to check your work. " +
-		"Paths are relative to the workspace. When the task is done, answer with a short summary."
+	return "You are reins, a coding agent working in the workspace " + cwd + ".\n\n" +
+		"How to work:\n" +
+		"- Understand before you change: use ls, glob and grep to find the relevant code, and read to see it. Paths are relative to the workspace.\n" +
+		"- Make focused changes with edit (exact old_string, enough context to be unique) or write for new files. Do not rewrite what you were not asked to change.\n" +
+		"- Use bash to build, test and inspect; check your work by running it rather than assuming. Prefer short, non-interactive commands.\n" +
+		"- A refused tool call (permission mode) is an answer, not a failure to retry: work within it or say what you need.\n\n" +
+		"Delegating:\n" +
+		"- Use subagent for a self-contained piece of work whose details you do not need in your own context: a broad search, a review, an independent change. Give the child a complete task: it sees none of this conversation.\n" +
+		"- Run independent children in the background and collect them with job_output; do not delegate what one or two tool calls would do.\n" +
+		"- A child's result says how it ended; check it before you rely on it.\n\n" +
+		"Reporting:\n" +
+		"- When the task is done, end with a short plain answer: what you found or changed (files, commands run and their results), and anything left undone or uncertain. If you could not finish, say so and why.\n" +
+		"- Do not claim a test passed or a change works unless you ran it."
 }
