@@ -36,6 +36,7 @@ func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 // Main runs the CLI and returns its exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	harness.ReinsVersion = version
 	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -25,6 +25,7 @@ type runFlags struct {
 	json      bool
 	maxTokens int
 	resume    string
+	cont      bool
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -42,7 +43,8 @@ func newRunCmd(s *streams) *cobra.Command {
 	fl.StringVar(&f.agentName, "agent", "", "run as this agent definition")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object instead of the output text")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
-	fl.StringVar(&f.resume, "resume", "", "continue this session with a new prompt")
+	fl.StringVar(&f.resume, "resume", "", "continue this session (any unique id prefix) with a new prompt, in its workspace unless --cwd")
+	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of the workspace")
 	return c
 }
 
@@ -59,6 +61,9 @@ type runResult struct {
 func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error {
 	perm, err := f.check()
 	if err != nil {
+		return err
+	}
+	if err := pickRunSession(f); err != nil {
 		return err
 	}
 	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox})
@@ -88,6 +93,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 			modelSpec = ag.Model
 		}
 		opts.System, opts.Tools, opts.NoInstructions = ag.SystemPrompt, ag.Tools, ag.NoInstructions
+		opts.Agent = ag.Name
 	}
 	m, err := h.ResolveModel(modelSpec, f.baseURL)
 	if err != nil {

@@ -50,6 +50,8 @@ type Harness struct {
 	// in trusted folders) appended to every in-process session's system
 	// prompt unless its agent opts out; "" when there are none.
 	Instructions string
+	// Version is the reins version the session headers record.
+	Version string
 	// Ignored are the project files of an untrusted Cwd that were not read,
 	// relative to Cwd; empty when Trusted.
 	Ignored []string
@@ -74,6 +76,10 @@ type Harness struct {
 	logMu   sync.Mutex
 	logFile *os.File
 }
+
+// ReinsVersion is the version of the running reins (set by the reins
+// binary at start); every Harness records it in the session headers.
+var ReinsVersion = ""
 
 // Options are the inputs of New.
 type Options struct {
@@ -150,6 +156,7 @@ func New(opts Options) (*Harness, error) {
 		h.Ignored = config.ProjectFiles(lo)
 	}
 	h.Instructions = loadInstructions(home, cwd)
+	h.Version = ReinsVersion
 	return h, nil
 }
 
@@ -324,6 +331,9 @@ type SessionOptions struct {
 	// Approve is the session's approval hook (tool.Env.Approve); children
 	// of a session that asks get tool.RejectAll.
 	Approve func(ctx context.Context, name string, args json.RawMessage) bool
+	// Agent names the agent definition the session runs as (empty: the
+	// built-in agent); the log's header records it.
+	Agent string
 	// NoInstructions leaves the project instructions out of the system
 	// prompt (an agent file's `instructions: false`).
 	NoInstructions bool
@@ -380,10 +390,15 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	lopts := session.Options{Now: now, Observe: observe, WriteThrough: h.WriteThrough}
 	s := &Session{}
 	if o.Resume != "" {
-		path := filepath.Join(h.SessionsDir(), o.Resume, session.FileName)
-		if _, err := os.Stat(path); err != nil {
-			return nil, &ConfigError{fmt.Errorf("--resume %s: %w", o.Resume, ErrNoSession)}
+		// Any unique prefix of an id names the session.
+		id, err := session.Resolve(h.SessionsDir(), o.Resume)
+		if err != nil {
+			if errors.Is(err, session.ErrNotFound) {
+				err = ErrNoSession
+			}
+			return nil, &ConfigError{fmt.Errorf("--resume %s: %w", o.Resume, err)}
 		}
+		path := filepath.Join(h.SessionsDir(), id, session.FileName)
 		l, ld, err := session.Reopen(path, lopts)
 		if err != nil {
 			return nil, err
@@ -393,6 +408,10 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		hd := session.Header{
 			ID: session.NewID(now()), CreatedAt: now().UTC(), Cwd: h.Cwd,
 			ParentSession: o.Parent, DelegationDepth: o.Depth,
+			Agent: o.Agent, ReinsVersion: h.Version,
+		}
+		if o.Model != nil {
+			hd.Model, hd.Provider = o.Model.Name, o.Model.Provider
 		}
 		if o.Parent != "" {
 			hd.Origin = session.OriginSubagent
@@ -467,7 +486,7 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 		cs, err := h.NewSession(SessionOptions{
 			Model: m, System: req.Agent.SystemPrompt, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens,
 			Permission: req.Permission, Tools: req.Tools, Parent: req.ParentSession, Depth: req.Depth, Observe: observe,
-			Approve: approve, NoInstructions: req.Agent.NoInstructions,
+			Approve: approve, NoInstructions: req.Agent.NoInstructions, Agent: req.Agent.Name,
 		})
 		if err != nil {
 			return nil, err
