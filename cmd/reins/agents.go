@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/reinsdev/reins/internal/harness"
@@ -51,4 +52,14 @@ func newAgentsCmd(s *streams) *cobra.Command {
 	c.Flags().StringVar(&cwd, "cwd", "", "workspace directory (default: the current directory)")
 	c.Flags().StringVar(&cfg, "config", "", "an extra config file, applied last")
 	return c
+}
+
+// warnBroken prints one stderr line for each agent file that was skipped
+// because it could not be read as an agent (file, line and key).
+func warnBroken(s *streams, h *harness.Harness) {
+	for _, w := range h.Warnings {
+		if strings.HasPrefix(w.Message, "skipped: ") {
+			fmt.Fprintln(s.err, "reins: warning: "+w.String())
+		}
+	}
 }

@@ -72,11 +72,15 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	}
 	defer h.Close()
 	noticeUntrusted(s, h)
+	warnBroken(s, h)
 
 	opts := harness.SessionOptions{MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Permission: perm, Resume: f.resume}
 	modelSpec := f.model
 	if f.agentName != "" {
 		ag, ok := h.Agents.Get(f.agentName)
+		if b := h.Agents.Broken(f.agentName); !ok && b != nil {
+			return &exitError{code: exitUsage, msg: "--agent " + f.agentName + ": " + b.Error()}
+		}
 		if !ok {
 			for _, ig := range h.Agents.Ignored() {
 				if ig.Name == f.agentName {

@@ -119,6 +119,9 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 		name = "general"
 	}
 	ag, ok := m.Agents.Get(name)
+	if b := m.Agents.Broken(name); !ok && b != nil {
+		return Request{}, nil, b // the skipped file's own message
+	}
 	if !ok {
 		return Request{}, nil, fmt.Errorf("unknown agent %q (available: %s)", name, strings.Join(m.agentNames(), ", "))
 	}
