@@ -72,7 +72,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Short:         "A Go agent harness whose subagents always come back with an honest answer",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version,
 	}
+	root.SetVersionTemplate("reins {{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -82,6 +84,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newDemoCmd(s),
 		newMockLLMCmd(s),
 		newAgentsCmd(s),
+		newModelsCmd(s),
 		newSDKCmd(s),
 		&cobra.Command{
 			Use:   "version",

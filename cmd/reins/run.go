@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/reinsdev/reins/internal/agent"
@@ -31,11 +30,15 @@ type runFlags struct {
 func newRunCmd(s *streams) *cobra.Command {
 	var f runFlags
 	c := &cobra.Command{
-		Use:   "run [flags] PROMPT...",
+		Use:   "run [flags] PROMPT... | -",
 		Short: "Run one headless turn and print the final output",
-		Args:  cobra.MinimumNArgs(1),
+		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runMain(cmd.Context(), s, &f, strings.Join(args, " "))
+			prompt, err := runPrompt(s, args)
+			if err != nil {
+				return err
+			}
+			return runMain(cmd.Context(), s, &f, prompt)
 		},
 	}
 	fl := c.Flags()
@@ -179,7 +182,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	}
 	switch {
 	case got == os.Interrupt:
-		return &exitError{code: exitInterrupt}
+		return &exitError{code: exitInterrupt, msg: resumeHint(out.SessionID)}
 	case got == syscall.SIGTERM:
 		return &exitError{code: 128 + int(syscall.SIGTERM)}
 	case out.StopReason != subagent.StopCompleted:

@@ -99,12 +99,28 @@ type Sandbox struct {
 type Config struct {
 	Model        string
 	ModelAliases map[string]string
-	Subagents    Subagents
-	Sandbox      Sandbox
+	// Models is the `models:` table: what the user says about models,
+	// keyed by PROVIDER/MODEL (`reins models` lists them).
+	Models    map[string]ModelInfo
+	Subagents Subagents
+	Sandbox   Sandbox
 	// Files are the layers that were read, lowest precedence first.
 	Files []string
 
 	providers map[string]rawProvider
+}
+
+// ModelInfo is one entry of config `models:`; a zero field is unknown.
+type ModelInfo struct {
+	ContextWindow int
+	MaxOutput     int
+	// Price is USD per million tokens.
+	Price ModelPrice
+}
+
+// ModelPrice is a model's price in USD per million tokens; nil is unknown.
+type ModelPrice struct {
+	Input, Output, CacheRead, CacheWrite *float64
 }
 
 // LoadOptions says where the layers are. Home is REINS_HOME as resolved by
@@ -297,6 +313,7 @@ type rawConfig struct {
 	modelLine    int
 	providers    map[string]rawProvider
 	modelAliases map[string]string
+	models       map[string]ModelInfo
 	maxDepth     *int
 	maxParallel  *int
 	maxBgJobs    *int
@@ -336,10 +353,49 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}}
-	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "subagents", "sandbox"}, func(k string, v ast.Node, kp string) error {
+	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}, models: map[string]ModelInfo{}}
+	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "models", "subagents", "sandbox"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
+		case "models":
+			err = d.each(v, kp, "a mapping of PROVIDER/MODEL: {contextWindow, maxOutput, price}", func(name string, mv ast.Node, mp string, line int) error {
+				if _, _, err := splitModel(name); err != nil {
+					return &Error{Kind: KindValue, File: file, Key: mp, Line: line, Want: "a PROVIDER/MODEL key (PROVIDER one of " + strings.Join(Providers, ", ") + ")"}
+				}
+				var mi ModelInfo
+				err := d.fields(mv, mp, []string{"contextWindow", "maxOutput", "price"}, func(k string, v ast.Node, kp string) error {
+					var err error
+					var i *int
+					switch k {
+					case "contextWindow":
+						if i, err = d.integer(v, kp); i != nil {
+							mi.ContextWindow = *i
+						}
+					case "maxOutput":
+						if i, err = d.integer(v, kp); i != nil {
+							mi.MaxOutput = *i
+						}
+					case "price":
+						err = d.fields(v, kp, []string{"input", "output", "cacheRead", "cacheWrite"}, func(k string, v ast.Node, kp string) error {
+							f, err := d.number(v, kp)
+							switch k {
+							case "input":
+								mi.Price.Input = f
+							case "output":
+								mi.Price.Output = f
+							case "cacheRead":
+								mi.Price.CacheRead = f
+							case "cacheWrite":
+								mi.Price.CacheWrite = f
+							}
+							return err
+						})
+					}
+					return err
+				})
+				r.models[name] = mi
+				return err
+			})
 		case "model":
 			r.model, err = d.str(v, kp)
 			r.modelLine = d.line(v)
@@ -485,6 +541,7 @@ func merge(raws []*rawConfig) (*Config, error) {
 	c := &Config{
 		Model:        DefaultModel,
 		ModelAliases: map[string]string{},
+		Models:       map[string]ModelInfo{},
 		Subagents:    Subagents{DefaultMaxDepth, DefaultMaxParallel, DefaultMaxBackgroundJobs},
 		Sandbox:      Sandbox{Enabled: true, Network: true},
 		providers:    map[string]rawProvider{},
@@ -496,6 +553,7 @@ func merge(raws []*rawConfig) (*Config, error) {
 			c.Model, modelFrom = *r.model, r
 		}
 		maps.Copy(c.ModelAliases, r.modelAliases)
+		maps.Copy(c.Models, r.models)
 		setInt(&c.Subagents.MaxDepth, r.maxDepth)
 		setInt(&c.Subagents.MaxParallel, r.maxParallel)
 		setInt(&c.Subagents.MaxBackgroundJobs, r.maxBgJobs)
