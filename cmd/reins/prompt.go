@@ -5,6 +5,9 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/session"
 )
 
 // maxStdinPrompt bounds a prompt read from stdin.
@@ -54,4 +57,22 @@ func isTerminal(r io.Reader) bool {
 // resumeHint is the line after Ctrl-C: how to go on with the session.
 func resumeHint(id string) string {
 	return "interrupted; to continue this session: reins run --resume " + id + " 'PROMPT'"
+}
+
+// withProviderMessage adds to the line `reins run` prints for a failed
+// turn the provider's own error message (llm.ProviderMessage: one line,
+// escaped, capped) and where the host log is. That text goes to stderr
+// only: the --json object, the session log and the model never get it.
+func withProviderMessage(msg string, failure *session.Failure, m *harness.Model, h *harness.Harness) string {
+	if failure == nil {
+		return msg
+	}
+	pm := m.ProviderMessage()
+	if pm == "" {
+		return msg
+	}
+	if msg == "" { // --json: stdout has the code already
+		msg = "turn ended with " + failure.Code
+	}
+	return fmt.Sprintf("%s; the provider said (%s); details in %s", msg, pm, h.HostLogPath())
 }

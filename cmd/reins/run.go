@@ -192,6 +192,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		} else if !f.json {
 			msg = "turn ended with " + res.Reason
 		}
+		msg = withProviderMessage(msg, res.Failure, m, h)
 		return &exitError{code: exitFailed, msg: msg}
 	}
 	return nil

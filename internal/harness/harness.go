@@ -223,9 +223,9 @@ func (h *Harness) SessionsDir() string { return filepath.Join(h.Home, "sessions"
 // raw provider and child error text may go. It never fails the caller.
 func (h *Harness) Logf(format string, args ...any) {
 	h.logOnce.Do(func() {
-		dir := filepath.Join(h.Home, "logs")
+		dir := filepath.Dir(h.HostLogPath())
 		if os.MkdirAll(dir, 0o755) == nil {
-			f, _ := os.OpenFile(filepath.Join(dir, "reins.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+			f, _ := os.OpenFile(h.HostLogPath(), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 			h.logMu.Lock()
 			h.logFile = f
 			h.logMu.Unlock()
@@ -260,7 +260,29 @@ type Model struct {
 	// BaseURL is the --base-url the model was resolved with; a child
 	// agent on the same provider inherits it.
 	BaseURL string
+
+	noteMu sync.Mutex
+	note   string
 }
+
+// ProviderMessage is the provider's own message of the last failed
+// request made through this model (one line, escaped, capped: see
+// llm.ProviderMessage), or "". It is for the user's terminal only: it
+// never enters the model's context, a diagnostic or an event.
+func (m *Model) ProviderMessage() string {
+	m.noteMu.Lock()
+	defer m.noteMu.Unlock()
+	return m.note
+}
+
+func (m *Model) providerError(status int, msg string) {
+	m.noteMu.Lock()
+	defer m.noteMu.Unlock()
+	m.note = fmt.Sprintf("HTTP %d: %s", status, msg)
+}
+
+// HostLogPath is the host log's file (Logf).
+func (h *Harness) HostLogPath() string { return filepath.Join(h.Home, "logs", "reins.log") }
 
 // ResolveModel builds the adapter for spec (PROVIDER/MODEL or an alias;
 // empty means the configured default). baseURL is the --base-url flag.
@@ -282,9 +304,9 @@ func (h *Harness) ResolveModel(spec, baseURL string) (*Model, error) {
 	wire, _, _, _ := config.ProviderDefaults(provider)
 	switch wire {
 	case "openai":
-		m.Model = &openai.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, Provider: provider, Logf: h.Logf}
+		m.Model = &openai.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, Provider: provider, Logf: h.Logf, ProviderError: m.providerError}
 	case "anthropic":
-		m.Model = &anthropic.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, Logf: h.Logf}
+		m.Model = &anthropic.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, Logf: h.Logf, ProviderError: m.providerError}
 	case "mock":
 		script, err := h.mockScript(name)
 		if err != nil {
@@ -294,7 +316,7 @@ func (h *Harness) ResolveModel(spec, baseURL string) (*Model, error) {
 		// in-memory transport to the scripted server: no port, and the same
 		// classification path a real endpoint takes.
 		srv := mock.NewServer(script)
-		m.Model = &openai.Client{BaseURL: "http://mock.invalid", HTTP: &http.Client{Transport: srv.Transport()}, IdleTimeout: pc.IdleTimeout, Provider: "mock", Logf: h.Logf}
+		m.Model = &openai.Client{BaseURL: "http://mock.invalid", HTTP: &http.Client{Transport: srv.Transport()}, IdleTimeout: pc.IdleTimeout, Provider: "mock", Logf: h.Logf, ProviderError: m.providerError}
 	default:
 		return nil, &ConfigError{fmt.Errorf("unknown provider %q", provider)}
 	}
