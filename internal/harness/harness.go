@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -321,6 +322,23 @@ func (h *Harness) ResolveModel(spec, baseURL string) (*Model, error) {
 		return nil, &ConfigError{fmt.Errorf("unknown provider %q", provider)}
 	}
 	return m, nil
+}
+
+// PlaceholderModel is spec's model (resolved as far as the config allows)
+// with an adapter that fails every request: for a session that must exist
+// before its model can work, such as an ACP session whose provider has no
+// key yet. Callers answer prompts themselves and never run a turn on it.
+func (h *Harness) PlaceholderModel(spec string) *Model {
+	if spec == "" {
+		spec = h.Config.Model
+	}
+	provider, name, _ := h.Config.ResolveModel(spec)
+	fail := llm.ModelFunc(func(context.Context, *llm.Request) iter.Seq[llm.Chunk] {
+		return func(yield func(llm.Chunk) bool) {
+			yield(llm.StatusFinish(http.StatusUnauthorized, nil, nil))
+		}
+	})
+	return &Model{Model: fail, Provider: provider, Name: name}
 }
 
 // mockScript picks the script of the mock provider: $REINS_MOCK_SCRIPT when
