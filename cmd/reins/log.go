@@ -34,8 +34,17 @@ func newLogCmd(s *streams) *cobra.Command {
 				if lf.limit < 0 {
 					return &exitError{code: exitUsage, msg: "--limit: want 0 or more"}
 				}
-				if lf.cwd != "" {
-					abs, err := filepath.Abs(lf.cwd)
+				if lf.all && lf.cwd != "" {
+					return &exitError{code: exitUsage, msg: "--all and --cwd: give one"}
+				}
+				if !lf.all {
+					// Without --all: one workspace, the current directory
+					// unless --cwd names another.
+					dir := lf.cwd
+					if dir == "" {
+						dir, _ = os.Getwd()
+					}
+					abs, err := filepath.Abs(dir)
 					if err != nil {
 						return &exitError{code: exitUsage, msg: "--cwd: " + err.Error()}
 					}
@@ -52,15 +61,15 @@ func newLogCmd(s *streams) *cobra.Command {
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the raw events (or, without SESSION, the headers)")
 	c.Flags().IntVar(&lf.limit, "limit", 20, "list at most N sessions (0: no limit)")
-	c.Flags().StringVar(&lf.cwd, "cwd", "", "list only the sessions of this workspace")
-	c.Flags().BoolVar(&lf.all, "all", false, "list every session (no limit)")
+	c.Flags().StringVar(&lf.cwd, "cwd", "", "list the sessions of this workspace (default: the current directory)")
+	c.Flags().BoolVar(&lf.all, "all", false, "list the sessions of every workspace")
 	return c
 }
 
 // listFilter selects the sessions `reins log` lists.
 type listFilter struct {
 	limit int
-	cwd   string // absolute; empty: every workspace
+	cwd   string // absolute; empty: every workspace (--all)
 	all   bool
 }
 
@@ -149,7 +158,7 @@ func listSessions(w io.Writer, root string, asJSON bool, lf listFilter) error {
 			roots = append(roots, in)
 		}
 	}
-	if !lf.all && lf.limit > 0 && len(roots) > lf.limit {
+	if lf.limit > 0 && len(roots) > lf.limit {
 		roots = roots[:lf.limit]
 	}
 	if asJSON {
@@ -171,7 +180,7 @@ func listSessions(w io.Writer, root string, asJSON bool, lf listFilter) error {
 	}
 	if len(roots) == 0 {
 		if lf.cwd != "" {
-			fmt.Fprintf(w, "no sessions of %s in %s\n", lf.cwd, root)
+			fmt.Fprintf(w, "no sessions of %s in %s (reins log --all lists every workspace's)\n", lf.cwd, root)
 		} else {
 			fmt.Fprintf(w, "no sessions in %s\n", root)
 		}
