@@ -101,9 +101,12 @@ type Config struct {
 	ModelAliases map[string]string
 	// Models is the `models:` table: what the user says about models,
 	// keyed by PROVIDER/MODEL (`reins models` lists them).
-	Models    map[string]ModelInfo
-	Subagents Subagents
-	Sandbox   Sandbox
+	Models map[string]ModelInfo
+	// InstructionFiles are the project-instruction file names, in order of
+	// preference (`instructions: {files: [...]}`); empty reads none.
+	InstructionFiles []string
+	Subagents        Subagents
+	Sandbox          Sandbox
 	// Files are the layers that were read, lowest precedence first.
 	Files []string
 
@@ -136,6 +139,9 @@ type LoadOptions struct {
 	Cwd     string
 	Trusted bool
 	Extra   string
+	// InstructionFiles, when set, are the instruction file names
+	// ProjectFiles looks for (Config.InstructionFiles); nil: the defaults.
+	InstructionFiles *[]string
 }
 
 // Origin is who wrote a config layer. It decides whether a base URL the
@@ -191,10 +197,18 @@ var (
 	}{{filepath.Join(".reins", "agents"), false}, {filepath.Join(".claude", "agents"), true}}
 )
 
-// InstructionFiles are the project-instruction file names, in order of
-// preference: a directory's AGENTS.md, else its CLAUDE.md (read by
-// internal/harness, only in trusted folders).
+// InstructionFiles are the default project-instruction file names, in
+// order of preference: a directory's AGENTS.md, else its CLAUDE.md (read
+// by internal/harness, only in trusted folders; config
+// `instructions.files` names others).
 var InstructionFiles = []string{"AGENTS.md", "CLAUDE.md"}
+
+func derefList(l *[]string) []string {
+	if l == nil {
+		return nil
+	}
+	return *l
+}
 
 // ProjectFiles lists the project files that exist in opts.Cwd, as paths
 // relative to it: the config layer, the instruction file and the agent files. A path that is
@@ -212,7 +226,11 @@ func ProjectFiles(opts LoadOptions) []string {
 	if fi, err := os.Stat(cfg); err == nil && !fi.IsDir() && !sameFile(cfg, homeConfig(opts.Home)) && !sameFile(cfg, opts.Extra) {
 		out = append(out, projectConfig)
 	}
-	for _, name := range InstructionFiles {
+	names := InstructionFiles
+	if opts.InstructionFiles != nil {
+		names = *opts.InstructionFiles
+	}
+	for _, name := range names {
 		if fi, err := os.Stat(filepath.Join(opts.Cwd, name)); err == nil && fi.Mode().IsRegular() {
 			out = append(out, name)
 			break
@@ -320,6 +338,7 @@ type rawConfig struct {
 	sandboxOn    *bool
 	sandboxNet   *bool
 	sandboxW     []string
+	instrFiles   *[]string
 }
 
 type rawProvider struct {
@@ -354,9 +373,23 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 		return nil, err
 	}
 	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}, models: map[string]ModelInfo{}}
-	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "models", "subagents", "sandbox"}, func(k string, v ast.Node, kp string) error {
+	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
+		case "instructions":
+			err = d.fields(v, kp, []string{"files"}, func(_ string, v ast.Node, kp string) error {
+				l, err := d.strList(v, kp)
+				if err != nil {
+					return err
+				}
+				for _, name := range derefList(l) {
+					if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+						return d.valueErr(d.resolve(v), kp, "a list of file names (no directories), such as [AGENTS.md, CLAUDE.md]")
+					}
+				}
+				r.instrFiles = l
+				return nil
+			})
 		case "models":
 			err = d.each(v, kp, "a mapping of PROVIDER/MODEL: {contextWindow, maxOutput, price}", func(name string, mv ast.Node, mp string, line int) error {
 				if _, _, err := splitModel(name); err != nil {
@@ -539,12 +572,13 @@ func parseRetry(d *decoder, n ast.Node, path string) (rawRetry, error) {
 // merge folds layers over the defaults and validates the result.
 func merge(raws []*rawConfig) (*Config, error) {
 	c := &Config{
-		Model:        DefaultModel,
-		ModelAliases: map[string]string{},
-		Models:       map[string]ModelInfo{},
-		Subagents:    Subagents{DefaultMaxDepth, DefaultMaxParallel, DefaultMaxBackgroundJobs},
-		Sandbox:      Sandbox{Enabled: true, Network: true},
-		providers:    map[string]rawProvider{},
+		Model:            DefaultModel,
+		ModelAliases:     map[string]string{},
+		Models:           map[string]ModelInfo{},
+		InstructionFiles: InstructionFiles,
+		Subagents:        Subagents{DefaultMaxDepth, DefaultMaxParallel, DefaultMaxBackgroundJobs},
+		Sandbox:          Sandbox{Enabled: true, Network: true},
+		providers:        map[string]rawProvider{},
 	}
 	var modelFrom *rawConfig
 	for _, r := range raws {
@@ -554,6 +588,9 @@ func merge(raws []*rawConfig) (*Config, error) {
 		}
 		maps.Copy(c.ModelAliases, r.modelAliases)
 		maps.Copy(c.Models, r.models)
+		if r.instrFiles != nil {
+			c.InstructionFiles = *r.instrFiles
+		}
 		setInt(&c.Subagents.MaxDepth, r.maxDepth)
 		setInt(&c.Subagents.MaxParallel, r.maxParallel)
 		setInt(&c.Subagents.MaxBackgroundJobs, r.maxBgJobs)

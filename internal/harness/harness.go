@@ -154,9 +154,10 @@ func New(opts Options) (*Harness, error) {
 	}
 	h := &Harness{Home: home, Cwd: cwd, Config: cfg, Agents: agents, Warnings: warnings, Getenv: getenv, Trusted: trusted, Sandbox: pol}
 	if !trusted {
+		lo.InstructionFiles = &cfg.InstructionFiles
 		h.Ignored = config.ProjectFiles(lo)
 	}
-	h.Instructions = loadInstructions(home, cwd)
+	h.Instructions = loadInstructions(home, cwd, cfg.InstructionFiles)
 	h.Version = ReinsVersion
 	return h, nil
 }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/trust"
 )
 
@@ -45,7 +44,7 @@ func instructionDirs(cwd, userHome string) []string {
 // loadInstructions reads the project instructions of cwd, each directory
 // only when the user trusts it (docs/trust.md). It returns the marked
 // section to append to a system prompt, or "".
-func loadInstructions(home, cwd string) string {
+func loadInstructions(home, cwd string, names []string) string {
 	userHome, _ := os.UserHomeDir()
 	if userHome != "" {
 		if abs, err := filepath.Abs(userHome); err == nil {
@@ -59,7 +58,7 @@ func loadInstructions(home, cwd string) string {
 		if ok, err := store.Trusted(dir); err != nil || !ok {
 			continue
 		}
-		for _, name := range config.InstructionFiles {
+		for _, name := range names {
 			path := filepath.Join(dir, name)
 			fi, err := os.Stat(path)
 			if err != nil || !fi.Mode().IsRegular() {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/trust"
 )
 
@@ -35,13 +36,13 @@ func TestInstructionsWalkToRepoRoot(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(repo, "a", "CLAUDE.md"), []byte("MIDDLE-CLAUDE"), 0o644))
 	must(t, os.WriteFile(filepath.Join(sub, "AGENTS.md"), []byte(strings.Repeat("x", MaxInstructionBytes+10)), 0o644))
 
-	if got := loadInstructions(home, sub); got != "" {
+	if got := loadInstructions(home, sub, config.InstructionFiles); got != "" {
 		t.Fatalf("untrusted: got %q", got)
 	}
 	if _, err := trust.New(home).Trust(t.Context(), repo); err != nil {
 		t.Fatal(err)
 	}
-	got := loadInstructions(home, sub)
+	got := loadInstructions(home, sub, config.InstructionFiles)
 	for _, want := range []string{"REPO-ROOT", "MIDDLE-CLAUDE", "[cut: project instructions are capped", `<project-instructions path="` + filepath.Join(repo, "AGENTS.md") + `">`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q", want)
@@ -70,7 +71,7 @@ func TestInstructionsWithoutRepoOnlyWorkspace(t *testing.T) {
 	if _, err := trust.New(home).Trust(t.Context(), root); err != nil {
 		t.Fatal(err)
 	}
-	got := loadInstructions(home, ws)
+	got := loadInstructions(home, ws, config.InstructionFiles)
 	if !strings.Contains(got, "HERE") || strings.Contains(got, "PARENT") {
 		t.Fatalf("got %q", got)
 	}
