@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/reinsdev/reins/internal/acp"
+	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/spf13/cobra"
 )
@@ -42,10 +45,16 @@ func acpMain(ctx context.Context, s *streams, f *sessionFlags) error {
 		return err
 	}
 	defer h.Close()
-	// A missing key or an unknown model is a clear error now, not at the
-	// editor's first prompt.
+	// An unknown model is a clear error now. A missing key is not: the
+	// editor would only see a broken pipe. reins starts, says so on
+	// stderr, and answers the first prompt with an error naming the
+	// variable.
 	if _, err := h.ResolveModel(f.model, f.baseURL); err != nil {
-		return err
+		var missing *config.MissingKeyError
+		if !errors.As(err, &missing) {
+			return err
+		}
+		fmt.Fprintf(s.err, "reins: warning: %s; prompts will fail until it is set\n", missing.Error())
 	}
 	if ctx == nil {
 		ctx = context.Background()

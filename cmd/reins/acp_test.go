@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,7 +138,6 @@ func TestACPCommandUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"bad permission", []string{"acp", "--permission", "root"}, "--permission"},
-		{"missing key", []string{"acp", "-m", "deepseek/deepseek-chat"}, "DEEPSEEK_API_KEY"},
 		{"arguments", []string{"acp", "extra"}, "unknown command"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -149,6 +149,49 @@ func TestACPCommandUsageErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q, stdout %q", code, stderr, stdout.String())
 			}
 		})
+	}
+}
+
+// TestACPStartsWithoutKey (issue 15): with no API key `reins acp` still
+// starts (an editor would see only a broken pipe), says so on stderr, and
+// answers the first prompt with an error naming the variable.
+func TestACPStartsWithoutKey(t *testing.T) {
+	cwd, home := t.TempDir(), t.TempDir()
+	cmd := acpCmd(t, cwd, home, "acp", "-m", "deepseek/deepseek-chat")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	conn := sdk.NewClientSideConnection(&editor{}, stdin, stdout)
+	ctx := context.Background()
+	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatalf("initialize: %v\n%s", err, stderr.String())
+	}
+	ns, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	_, err = conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("hi")}})
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || !strings.Contains(re.Message, "DEEPSEEK_API_KEY is not set") {
+		t.Fatalf("prompt error %#v, want one naming DEEPSEEK_API_KEY", err)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("reins acp: %v\n%s", err, stderr.String())
+	}
+	<-conn.Done()
+	if !strings.Contains(stderr.String(), "reins: warning: DEEPSEEK_API_KEY is not set") {
+		t.Errorf("stderr %q", stderr.String())
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/reinsdev/reins/internal/harness"
@@ -57,3 +58,13 @@ func newAgentsCmd(s *streams) *cobra.Command {
 // cell is one table cell: escaped for the terminal, tabs and newlines
 // included, so a field cannot shift the columns.
 func cell(s string) string { return termsafe.EscapeLine(s) }
+
+// warnBroken prints one stderr line for each agent file that was skipped
+// because it could not be read as an agent (file, line and key).
+func warnBroken(s *streams, h *harness.Harness) {
+	for _, w := range h.Warnings {
+		if strings.HasPrefix(w.Message, "skipped: ") {
+			fmt.Fprintln(s.err, "reins: warning: "+w.String())
+		}
+	}
+}

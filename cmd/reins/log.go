@@ -10,10 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
@@ -21,21 +21,57 @@ import (
 )
 
 func newLogCmd(s *streams) *cobra.Command {
-	var asJSON bool
+	var (
+		asJSON bool
+		lf     listFilter
+	)
 	c := &cobra.Command{
 		Use:   "log [SESSION]",
-		Short: "List sessions, or render one (children as a tree)",
+		Short: "List sessions newest first, or render one (children as a tree)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root := filepath.Join(harness.DefaultHome(os.Getenv), "sessions")
+			root := sessionsRoot()
 			if len(args) == 0 {
-				return listSessions(s.out, root, asJSON)
+				if lf.limit < 0 {
+					return &exitError{code: exitUsage, msg: "--limit: want 0 or more"}
+				}
+				if lf.all && lf.cwd != "" {
+					return &exitError{code: exitUsage, msg: "--all and --cwd: give one"}
+				}
+				if !lf.all {
+					// Without --all: one workspace, the current directory
+					// unless --cwd names another.
+					dir := lf.cwd
+					if dir == "" {
+						dir, _ = os.Getwd()
+					}
+					abs, err := filepath.Abs(dir)
+					if err != nil {
+						return &exitError{code: exitUsage, msg: "--cwd: " + err.Error()}
+					}
+					lf.cwd = abs
+				}
+				return listSessions(s.out, root, asJSON, lf)
 			}
-			return showSession(s.out, root, args[0], asJSON)
+			id, err := resolveSessionArg(root, args[0], exitFailed)
+			if err != nil {
+				return err
+			}
+			return showSession(s.out, root, id, asJSON)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print the raw events (or, without SESSION, the headers)")
+	c.Flags().IntVar(&lf.limit, "limit", 20, "list at most N sessions (0: no limit)")
+	c.Flags().StringVar(&lf.cwd, "cwd", "", "list the sessions of this workspace (default: the current directory)")
+	c.Flags().BoolVar(&lf.all, "all", false, "list the sessions of every workspace")
 	return c
+}
+
+// listFilter selects the sessions `reins log` lists.
+type listFilter struct {
+	limit int
+	cwd   string // absolute; empty: every workspace (--all)
+	all   bool
 }
 
 // sessionInfo is one session of the listing.
@@ -43,9 +79,12 @@ type sessionInfo struct {
 	header session.Header
 	turns  int
 	last   string // the last turn's end reason
+	prompt string // the first user message
+	usage  llm.Usage
 	err    error
 }
 
+// scanSessions reads every session of root, newest first.
 func scanSessions(root string) ([]sessionInfo, error) {
 	ents, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -68,11 +107,21 @@ func scanSessions(root string) ([]sessionInfo, error) {
 		if err == nil {
 			info.header = ld.Header
 			for _, ev := range ld.Events {
-				if ev.Type == session.TypeTurnEnd {
+				switch ev.Type {
+				case session.TypeTurnEnd:
 					var d session.TurnEnd
 					ev.Decode(&d)
 					info.turns++
 					info.last = d.Reason
+					if d.Usage != nil {
+						info.usage = info.usage.Add(*d.Usage)
+					}
+				case session.TypeUserMessage:
+					if info.prompt == "" {
+						var d session.UserMessage
+						ev.Decode(&d)
+						info.prompt = d.Message.Text()
+					}
 				}
 			}
 		} else {
@@ -80,27 +129,22 @@ func scanSessions(root string) ([]sessionInfo, error) {
 		}
 		out = append(out, info)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].header.ID < out[j].header.ID })
+	// Newest first: by creation time, then id (ids begin with the second
+	// they were made in; an unreadable log has only its id).
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].header, out[j].header
+		if !a.CreatedAt.Equal(b.CreatedAt) && a.ID[:min(len(a.ID), 15)] == b.ID[:min(len(b.ID), 15)] {
+			return a.CreatedAt.After(b.CreatedAt)
+		}
+		return a.ID > b.ID
+	})
 	return out, nil
 }
 
-func listSessions(w io.Writer, root string, asJSON bool) error {
+func listSessions(w io.Writer, root string, asJSON bool, lf listFilter) error {
 	infos, err := scanSessions(root)
 	if err != nil {
 		return &exitError{code: exitFailed, msg: err.Error()}
-	}
-	if asJSON {
-		enc := json.NewEncoder(jsonSafe{w})
-		for _, in := range infos {
-			if in.err == nil {
-				enc.Encode(in.header)
-			}
-		}
-		return nil
-	}
-	if len(infos) == 0 {
-		fmt.Fprintf(w, "no sessions in %s\n", root)
-		return nil
 	}
 	children := map[string][]sessionInfo{}
 	var roots []sessionInfo
@@ -111,9 +155,37 @@ func listSessions(w io.Writer, root string, asJSON bool) error {
 	for _, in := range infos {
 		if p := in.header.ParentSession; p != "" && ids[p] {
 			children[p] = append(children[p], in)
-		} else {
+		} else if lf.cwd == "" || in.header.Cwd == lf.cwd {
 			roots = append(roots, in)
 		}
+	}
+	if lf.limit > 0 && len(roots) > lf.limit {
+		roots = roots[:lf.limit]
+	}
+	if asJSON {
+		enc := json.NewEncoder(jsonSafe{w})
+		enc.SetEscapeHTML(false)
+		var walk func(in sessionInfo)
+		walk = func(in sessionInfo) {
+			if in.err == nil {
+				enc.Encode(in.header)
+			}
+			for _, c := range children[in.header.ID] {
+				walk(c)
+			}
+		}
+		for _, in := range roots {
+			walk(in)
+		}
+		return nil
+	}
+	if len(roots) == 0 {
+		if lf.cwd != "" {
+			fmt.Fprintf(w, "no sessions of %s in %s (reins log --all lists every workspace's)\n", lf.cwd, root)
+		} else {
+			fmt.Fprintf(w, "no sessions in %s\n", root)
+		}
+		return nil
 	}
 	var walk func(in sessionInfo, depth int)
 	walk = func(in sessionInfo, depth int) {
@@ -125,8 +197,20 @@ func listSessions(w io.Writer, root string, asJSON bool) error {
 		if in.err != nil {
 			line = fmt.Sprintf("%s  unreadable: %v", in.header.ID, in.err)
 		} else {
-			line = fmt.Sprintf("%s  %s  %d turn(s)  last: %s  %s", in.header.ID,
-				in.header.CreatedAt.Local().Format("2006-01-02 15:04"), in.turns, orDash(in.last), in.header.Cwd)
+			h := in.header
+			model := "-"
+			if h.Model != "" {
+				model = h.Provider + "/" + h.Model
+			}
+			agent := h.Agent
+			if agent == "" {
+				agent = "-"
+			}
+			// promptPreview quotes and escapes the prompt; the rest of the
+			// line is escaped below like every rendered line.
+			line = fmt.Sprintf("%s  %s  %s  agent %s  %s  %d turn(s)  last: %s  %s  %s", h.ID,
+				h.CreatedAt.Local().Format("2006-01-02 15:04"), h.Cwd, agent, model, in.turns, orDash(in.last),
+				usageText(in.usage), promptPreview(in.prompt, 60))
 		}
 		fmt.Fprintf(w, "%s%s\n", indent, termsafe.EscapeLine(line))
 		for _, c := range children[in.header.ID] {
@@ -137,6 +221,37 @@ func listSessions(w io.Writer, root string, asJSON bool) error {
 		walk(in, 0)
 	}
 	return nil
+}
+
+// promptPreview is the first line of a prompt, cut at n bytes and quoted
+// (control characters escaped), so that one session is one line.
+func promptPreview(p string, n int) string {
+	p = strings.TrimSpace(p)
+	first, _, more := strings.Cut(p, "\n")
+	if len(first) > n {
+		for n > 0 && (first[n]&0xC0) == 0x80 {
+			n--
+		}
+		first, more = first[:n], true
+	}
+	if more {
+		first += "…"
+	}
+	return strconv.Quote(first)
+}
+
+// escapeControl replaces control characters with Go escapes.
+func escapeControl(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func orDash(s string) string {
@@ -151,7 +266,7 @@ func showSession(w io.Writer, root, id string, asJSON bool) error {
 	ld, err := session.Load(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return &exitError{code: exitFailed, msg: fmt.Sprintf("no session %s in %s", id, root)}
+			return &exitError{code: exitFailed, msg: fmt.Sprintf("no such session %s in %s", id, root)}
 		}
 		return &exitError{code: exitFailed, msg: err.Error()}
 	}

@@ -37,6 +37,7 @@ func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 // Main runs the CLI and returns its exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	harness.ReinsVersion = version
 	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
@@ -106,7 +107,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Short:         "A Go agent harness whose subagents always come back with an honest answer",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version,
 	}
+	root.SetVersionTemplate("reins {{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -116,6 +119,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newDemoCmd(s),
 		newMockLLMCmd(s),
 		newAgentsCmd(s),
+		newModelsCmd(s),
 		newSDKCmd(s),
 		&cobra.Command{
 			Use:   "version",

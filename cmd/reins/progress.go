@@ -18,6 +18,9 @@ type progress struct {
 	w     io.Writer
 	on    bool
 	color bool
+	// bg are the background children running (by run id), counted from
+	// the events so that no lock beyond the log's is taken.
+	bg map[string]bool
 }
 
 func newProgress(w io.Writer) *progress {
@@ -29,9 +32,10 @@ func newProgress(w io.Writer) *progress {
 	return p
 }
 
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// isTerminal reports whether v (a stream: stdin, stdout, stderr) is a
+// character device (a terminal).
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
 	if !ok {
 		return false
 	}
@@ -74,9 +78,22 @@ func (p *progress) event(e session.Event) {
 		var d session.SubagentStart
 		e.Decode(&d)
 		p.printf("  ⇢ subagent %s (%s)", d.Label, d.Agent)
+		if d.Background {
+			if p.bg == nil {
+				p.bg = map[string]bool{}
+			}
+			p.bg[d.RunID] = true
+		}
 	case session.TypeSubagentEnd:
 		var d session.SubagentEnd
 		e.Decode(&d)
 		p.printf("  ⇠ subagent %s", d.StopReason)
+		delete(p.bg, d.RunID)
+	case session.TypeTurnEnd:
+		// reins run keeps the session alive until its background jobs
+		// end (subagent.RunUntilIdle): say so rather than look hung.
+		if n := len(p.bg); n > 0 {
+			p.printf("… waiting for %d background job(s) to finish (Ctrl-C stops them)", n)
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/reinsdev/reins/internal/agent"
@@ -26,16 +25,21 @@ type runFlags struct {
 	json      bool
 	maxTokens int
 	resume    string
+	cont      bool
 }
 
 func newRunCmd(s *streams) *cobra.Command {
 	var f runFlags
 	c := &cobra.Command{
-		Use:   "run [flags] PROMPT...",
+		Use:   "run [flags] PROMPT... | -",
 		Short: "Run one headless turn and print the final output",
-		Args:  cobra.MinimumNArgs(1),
+		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runMain(cmd.Context(), s, &f, strings.Join(args, " "))
+			prompt, err := runPrompt(s, args)
+			if err != nil {
+				return err
+			}
+			return runMain(cmd.Context(), s, &f, prompt)
 		},
 	}
 	fl := c.Flags()
@@ -43,7 +47,8 @@ func newRunCmd(s *streams) *cobra.Command {
 	fl.StringVar(&f.agentName, "agent", "", "run as this agent definition")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object instead of the output text")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
-	fl.StringVar(&f.resume, "resume", "", "continue this session with a new prompt")
+	fl.StringVar(&f.resume, "resume", "", "continue this session (any unique id prefix) with a new prompt, in its workspace unless --cwd")
+	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of the workspace")
 	return c
 }
 
@@ -65,17 +70,24 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	if f.maxTokens < 0 {
 		return &exitError{code: exitUsage, msg: "--max-tokens: want 0 (the provider's default) or a positive number"}
 	}
+	if err := pickRunSession(f); err != nil {
+		return err
+	}
 	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox})
 	if err != nil {
 		return err
 	}
 	defer h.Close()
 	noticeUntrusted(s, h)
+	warnBroken(s, h)
 
 	opts := harness.SessionOptions{MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Permission: perm, Resume: f.resume}
 	modelSpec := f.model
 	if f.agentName != "" {
 		ag, ok := h.Agents.Get(f.agentName)
+		if b := h.Agents.Broken(f.agentName); !ok && b != nil {
+			return &exitError{code: exitUsage, msg: "--agent " + f.agentName + ": " + b.Error()}
+		}
 		if !ok {
 			for _, ig := range h.Agents.Ignored() {
 				if ig.Name == f.agentName {
@@ -91,7 +103,8 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		if modelSpec == "" {
 			modelSpec = ag.Model
 		}
-		opts.System, opts.Tools = ag.SystemPrompt, ag.Tools
+		opts.System, opts.Tools, opts.NoInstructions = ag.SystemPrompt, ag.Tools, ag.NoInstructions
+		opts.Agent = ag.Name
 	}
 	m, err := h.ResolveModel(modelSpec, f.baseURL)
 	if err != nil {
@@ -182,7 +195,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	// is on disk) does not turn it into an interrupted one.
 	switch {
 	case got == os.Interrupt && out.StopReason != subagent.StopCompleted:
-		return &exitError{code: exitInterrupt}
+		return &exitError{code: exitInterrupt, msg: resumeHint(out.SessionID)}
 	case got == syscall.SIGTERM && out.StopReason != subagent.StopCompleted:
 		return &exitError{code: 128 + int(syscall.SIGTERM)}
 	case out.StopReason != subagent.StopCompleted:
@@ -192,6 +205,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		} else if !f.json {
 			msg = "turn ended with " + res.Reason
 		}
+		msg = withProviderMessage(msg, res.Failure, m, h)
 		return &exitError{code: exitFailed, msg: msg}
 	}
 	return nil

@@ -296,6 +296,10 @@ replies:
 	}
 
 	parent := r.rootLog(t)
+	// After Ctrl-C, one line says how to go on (issue 15).
+	if want := "reins: interrupted; to continue this session: reins run --resume " + parent.Header.ID + " 'PROMPT'\n"; !strings.Contains(r.errb.String(), want) {
+		t.Errorf("stderr %q, want the resume hint %q", r.errb.String(), want)
+	}
 	if te := lastTurnEnd(t, parent); te.Reason != session.ReasonAborted || te.By != session.AbortedByUser {
 		t.Errorf("parent's turn ended %+v, want aborted by user", te)
 	}

@@ -52,7 +52,7 @@ func TestLogEscapesControls(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"log", "s1"}, {"log"}} {
+	for _, args := range [][]string{{"log", "s1"}, {"log", "--all"}} {
 		cmd := reinsCmd(t, home, args...)
 		out, err := cmd.Output()
 		if err != nil {

@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 
 	sdk "github.com/coder/acp-go-sdk"
+	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/tool"
@@ -199,11 +200,19 @@ func (s *server) open(cwd, resume string) (*acpSession, error) {
 		h.Logf("acp: %s", n) // per session: each may be in another folder
 	}
 	m, err := h.ResolveModel(s.opts.Model, s.opts.BaseURL)
+	var missing *config.MissingKeyError
+	if errors.As(err, &missing) {
+		// The editor learns of a missing key at its first prompt, with a
+		// message naming the variable (reins's own text): the session
+		// opens on a model that is never called.
+		m, err = h.PlaceholderModel(s.opts.Model), nil
+	}
 	if err != nil {
 		h.Close()
 		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	a := newACPSession(s, h)
+	a.missingKey = missing
 	sess, err := h.NewSession(harness.SessionOptions{
 		Model: m, MaxSteps: s.opts.MaxSteps, Permission: s.opts.Permission, Resume: resume,
 		Observe: a.observe, Approve: a.approve,
@@ -323,6 +332,12 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	text := promptText(p.Prompt)
 	if strings.TrimSpace(text) == "" {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
+	}
+	if a.missingKey != nil {
+		// ACP's "authentication required" code; the message names the
+		// variable to set.
+		msg := a.missingKey.Error() + "; set it in the environment reins acp starts in, or providers." + a.missingKey.Provider + ".apiKey in $REINS_HOME/config.yaml, then restart the agent"
+		return sdk.PromptResponse{}, &sdk.RequestError{Code: -32000, Message: msg, Data: map[string]any{"code": "AUTH", "envVar": a.missingKey.EnvVar}}
 	}
 	return a.prompt(ctx, text)
 }

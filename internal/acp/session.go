@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
@@ -22,6 +23,9 @@ type acpSession struct {
 	id  string
 	h   *harness.Harness
 	s   *harness.Session
+	// missingKey is set when the model's provider has no API key: every
+	// prompt is answered with an error naming the variable.
+	missingKey *config.MissingKeyError
 
 	turnMu sync.Mutex // one prompt turn at a time
 

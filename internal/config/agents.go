@@ -52,8 +52,12 @@ type Agent struct {
 	// Writable are the state paths the agent's process may write besides
 	// the workspace under workspace-write (`sandbox: {writable: [...]}`),
 	// absolute with ~ expanded.
-	Writable     []string
-	SystemPrompt string
+	Writable []string
+	// NoInstructions is front matter `instructions: false`: the agent's
+	// sessions do not get the project instructions (AGENTS.md, CLAUDE.md)
+	// appended to its system prompt.
+	NoInstructions bool
+	SystemPrompt   string
 	// Source is the definition's file, or "builtin".
 	Source string
 }
@@ -78,7 +82,25 @@ func (w Warning) String() string {
 type Agents struct {
 	byName  map[string]*Agent
 	ignored []*Agent
+	broken  map[string]*BrokenAgent
 }
+
+// BrokenAgent is an agent file that could not be read as an agent: it is
+// skipped with a warning, and only naming it (--agent, a subagent call)
+// fails, with the same message.
+type BrokenAgent struct {
+	// Name is the file's `name:` when a lenient reading found one, else
+	// the file name without .md.
+	Name   string
+	Source string
+	// Warning is the one line `reins agents` and `reins run` print.
+	Warning Warning
+}
+
+func (b *BrokenAgent) Error() string { return b.Warning.String() }
+
+// Broken returns the skipped file that would have defined name, or nil.
+func (a *Agents) Broken(name string) *BrokenAgent { return a.broken[name] }
 
 // Ignored returns the project agent files of a folder the user has not
 // trusted, in directory order: they exist but cannot be used. An entry
@@ -132,9 +154,11 @@ func GeneralAgent() *Agent {
 // definitions at all (nothing in them can start a process): they are only
 // named in Agents.Ignored, and a problem in one is no error.
 //
-// Files in .reins and home are reins's own and are read strictly: any
-// problem (bad YAML, unknown key, bad value, two files defining one name)
-// is an *Error. Files in .claude are Claude Code's and are read
+// Files in .reins and home are reins's own and are read strictly: a file
+// with any problem (bad YAML, unknown key, bad value, a second file
+// defining one name) is no agent. It is skipped with a warning naming file,
+// line and key, and kept as a BrokenAgent so that naming it fails with the
+// same message (Agents.Broken): one bad file never blocks the others. Files in .claude are Claude Code's and are read
 // best-effort: unknown keys are warnings (Claude Code's cosmetic `color`
 // is ignored silently), and a file that cannot be read as an agent is
 // skipped with a warning, because another tool's file must not stop reins.
@@ -166,9 +190,21 @@ func LoadAgents(opts LoadOptions, cfg *Config) (*Agents, []Warning, error) {
 	}
 	var warnings []Warning
 	for _, dr := range dirs { // nearest first
-		found, ws, err := loadAgentDir(dr.path, dr.lenient, cfg)
+		found, ws, broken, err := loadAgentDir(dr.path, dr.lenient, cfg)
 		if err != nil {
 			return nil, nil, err
+		}
+		for _, b := range broken {
+			warnings = append(warnings, b.Warning)
+			if _, ok := all.byName[b.Name]; ok {
+				continue // a nearer file defines the name
+			}
+			if all.broken == nil {
+				all.broken = map[string]*BrokenAgent{}
+			}
+			if _, ok := all.broken[b.Name]; !ok {
+				all.broken[b.Name] = b
+			}
 		}
 		shadowed := map[string]bool{} // files whose agent a nearer file overrides
 		for name, ag := range found {
@@ -211,19 +247,24 @@ func ignoredAgents(dir string, cfg *Config) []*Agent {
 	return out
 }
 
-func loadAgentDir(dir string, lenient bool, cfg *Config) (map[string]*Agent, []Warning, error) {
+// loadAgentDir reads one directory's agent files. A file that cannot be
+// read as an agent is skipped: in a lenient (Claude Code) directory with a
+// warning, in a strict one as a BrokenAgent, whose warning names the file,
+// line and key.
+func loadAgentDir(dir string, lenient bool, cfg *Config) (map[string]*Agent, []Warning, []*BrokenAgent, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, nil
+			return nil, nil, nil, nil
 		}
 		if lenient {
-			return nil, []Warning{{File: dir, Message: "agent directory skipped: cannot be read"}}, nil
+			return nil, []Warning{{File: dir, Message: "agent directory skipped: cannot be read"}}, nil, nil
 		}
-		return nil, nil, fmt.Errorf("reading agents: %w", err)
+		return nil, nil, nil, fmt.Errorf("reading agents: %w", err)
 	}
 	found := map[string]*Agent{}
 	var warnings []Warning
+	var broken []*BrokenAgent
 	for _, e := range entries { // ReadDir sorts by file name
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
 			continue
@@ -244,13 +285,6 @@ func loadAgentDir(dir string, lenient bool, cfg *Config) (map[string]*Agent, []W
 			}
 		}
 		if err != nil {
-			if !lenient {
-				var ce *Error
-				if errors.As(err, &ce) {
-					return nil, nil, err
-				}
-				return nil, nil, fmt.Errorf("reading agent %s: %w", path, err)
-			}
 			msg := "skipped: " + err.Error()
 			var ce *Error
 			if errors.As(err, &ce) {
@@ -259,10 +293,21 @@ func loadAgentDir(dir string, lenient bool, cfg *Config) (map[string]*Agent, []W
 					msg = fmt.Sprintf("skipped: line %d: %s", ce.Line, ce.Detail())
 				}
 			}
-			warnings = append(warnings, Warning{File: path, Message: msg})
+			w := Warning{File: path, Message: msg}
+			if lenient {
+				warnings = append(warnings, w)
+				continue
+			}
+			b := &BrokenAgent{Name: strings.TrimSuffix(e.Name(), ".md"), Source: path, Warning: w}
+			if src != nil {
+				if ag, _, lerr := parseAgent(path, src, true, cfg); lerr == nil {
+					b.Name = ag.Name
+				}
+			}
+			broken = append(broken, b)
 		}
 	}
-	return found, warnings, nil
+	return found, warnings, broken, nil
 }
 
 // validAgentName reports whether s matches ^[A-Za-z0-9][A-Za-z0-9._-]*$.
@@ -327,7 +372,7 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 		modelSpec *string
 		cmdSet    bool
 	)
-	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox"}
+	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox", "instructions"}
 	if lenient {
 		known = append(known, "color")
 	}
@@ -385,6 +430,11 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 				ag.Writable, err = d.writable(v, kp)
 				return err
 			})
+		case "instructions":
+			var b *bool
+			if b, err = d.boolean(v, kp); err == nil && b != nil {
+				ag.NoInstructions = !*b
+			}
 		case "timeout":
 			var t *time.Duration
 			if t, err = d.duration(v, kp); err == nil && t != nil {

@@ -247,13 +247,24 @@ func TestClaudeFilesAreLenientReinsFilesStrict(t *testing.T) {
 		t.Errorf("warnings = %v, want one about priority", warns)
 	}
 
+	// reins's own files are strict: the file is skipped, with one warning
+	// naming file, line and key, and naming the agent fails alike.
 	for _, write := range []func(agentDirs, *testing.T, string, string) string{agentDirs.reins, agentDirs.homeAgent} {
 		d := newAgentDirs(t)
 		path := write(d, t, "x.md", agentFile(front, "p"))
-		_, _, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
-		var ce *Error
-		if !errors.As(err, &ce) || ce.Kind != KindUnknownKey || ce.Key != "priority" || ce.File != path || ce.Line != 3 {
-			t.Errorf("err = %#v, want unknown key priority in %s line 3", err, path)
+		ags, warns, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := ags.Get("x"); ok {
+			t.Error("strict agent with an unknown key loaded")
+		}
+		want := path + `: skipped: line 3: unknown key "priority"`
+		if len(warns) != 1 || !strings.HasPrefix(warns[0].String(), want) {
+			t.Errorf("warnings = %v, want one starting %q", warns, want)
+		}
+		if b := ags.Broken("x"); b == nil || b.Error() != warns[0].String() {
+			t.Errorf("Broken(x) = %v", b)
 		}
 	}
 }
@@ -283,7 +294,12 @@ func TestAgentErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := newAgentDirs(t)
 			path := d.reins(t, "bad.md", tt.file)
-			_, _, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
+			// The loader skips the file; parsing it alone gives the error.
+			ags, warns, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
+			if err != nil || len(warns) != 1 || ags.Broken("bad") == nil && ags.Broken("x") == nil {
+				t.Fatalf("LoadAgents: err %v, warnings %v; want the file skipped with one warning", err, warns)
+			}
+			_, _, err = parseAgent(path, []byte(tt.file), false, Default())
 			var ce *Error
 			if !errors.As(err, &ce) {
 				t.Fatalf("err = %v, want *Error", err)
@@ -353,10 +369,12 @@ func TestDuplicateNameInOneDirectory(t *testing.T) {
 	d := newAgentDirs(t)
 	first := d.reins(t, "a.md", agentFile("name: same\n", "1"))
 	second := d.reins(t, "b.md", agentFile("name: same\n", "2"))
-	_, _, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
-	var ce *Error
-	if !errors.As(err, &ce) || ce.File != second || !strings.Contains(err.Error(), first) {
-		t.Errorf("err = %v, want a clash naming %s and %s", err, first, second)
+	ags0, warns0, err := LoadAgents(LoadOptions{Home: d.home, Cwd: d.cwd, Trusted: true}, nil)
+	if err != nil || len(warns0) != 1 || warns0[0].File != second || !strings.Contains(warns0[0].String(), first) {
+		t.Errorf("err = %v, warnings %v; want the second file skipped, naming %s and %s", err, warns0, first, second)
+	}
+	if a, _ := ags0.Get("same"); a == nil || a.Source != first {
+		t.Errorf("same = %+v, want from %s", a, first)
 	}
 
 	// In .claude the second is skipped with a warning.

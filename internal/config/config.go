@@ -109,12 +109,31 @@ type Sandbox struct {
 type Config struct {
 	Model        string
 	ModelAliases map[string]string
-	Subagents    Subagents
-	Sandbox      Sandbox
+	// Models is the `models:` table: what the user says about models,
+	// keyed by PROVIDER/MODEL (`reins models` lists them).
+	Models map[string]ModelInfo
+	// InstructionFiles are the project-instruction file names, in order of
+	// preference (`instructions: {files: [...]}`); empty reads none.
+	InstructionFiles []string
+	Subagents        Subagents
+	Sandbox          Sandbox
 	// Files are the layers that were read, lowest precedence first.
 	Files []string
 
 	providers map[string]rawProvider
+}
+
+// ModelInfo is one entry of config `models:`; a zero field is unknown.
+type ModelInfo struct {
+	ContextWindow int
+	MaxOutput     int
+	// Price is USD per million tokens.
+	Price ModelPrice
+}
+
+// ModelPrice is a model's price in USD per million tokens; nil is unknown.
+type ModelPrice struct {
+	Input, Output, CacheRead, CacheWrite *float64
 }
 
 // LoadOptions says where the layers are. Home is REINS_HOME as resolved by
@@ -130,6 +149,9 @@ type LoadOptions struct {
 	Cwd     string
 	Trusted bool
 	Extra   string
+	// InstructionFiles, when set, are the instruction file names
+	// ProjectFiles looks for (Config.InstructionFiles); nil: the defaults.
+	InstructionFiles *[]string
 }
 
 // Origin is who wrote a config layer. It decides whether a base URL the
@@ -185,8 +207,21 @@ var (
 	}{{filepath.Join(".reins", "agents"), false}, {filepath.Join(".claude", "agents"), true}}
 )
 
+// InstructionFiles are the default project-instruction file names, in
+// order of preference: a directory's AGENTS.md, else its CLAUDE.md (read
+// by internal/harness, only in trusted folders; config
+// `instructions.files` names others).
+var InstructionFiles = []string{"AGENTS.md", "CLAUDE.md"}
+
+func derefList(l *[]string) []string {
+	if l == nil {
+		return nil
+	}
+	return *l
+}
+
 // ProjectFiles lists the project files that exist in opts.Cwd, as paths
-// relative to it: the config layer and the agent files. A path that is
+// relative to it: the config layer, the instruction file and the agent files. A path that is
 // also the user's own (the workspace is the home directory, so
 // <cwd>/.reins is $REINS_HOME; or the config layer is the --config file)
 // is read as the user's and is left out. Errors
@@ -200,6 +235,16 @@ func ProjectFiles(opts LoadOptions) []string {
 	cfg := filepath.Join(opts.Cwd, projectConfig)
 	if fi, err := os.Stat(cfg); err == nil && !fi.IsDir() && !sameFile(cfg, homeConfig(opts.Home)) && !sameFile(cfg, opts.Extra) {
 		out = append(out, projectConfig)
+	}
+	names := InstructionFiles
+	if opts.InstructionFiles != nil {
+		names = *opts.InstructionFiles
+	}
+	for _, name := range names {
+		if fi, err := os.Stat(filepath.Join(opts.Cwd, name)); err == nil && fi.Mode().IsRegular() {
+			out = append(out, name)
+			break
+		}
 	}
 	for _, d := range projectAgentDirs {
 		dir := filepath.Join(opts.Cwd, d.rel)
@@ -296,6 +341,7 @@ type rawConfig struct {
 	modelLine    int
 	providers    map[string]rawProvider
 	modelAliases map[string]string
+	models       map[string]ModelInfo
 	maxDepth     *int
 	maxParallel  *int
 	maxBgJobs    *int
@@ -303,6 +349,7 @@ type rawConfig struct {
 	sandboxOn    *bool
 	sandboxNet   *bool
 	sandboxW     []string
+	instrFiles   *[]string
 }
 
 type rawProvider struct {
@@ -337,10 +384,63 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}}
-	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "subagents", "sandbox"}, func(k string, v ast.Node, kp string) error {
+	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}, models: map[string]ModelInfo{}}
+	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
+		case "instructions":
+			err = d.fields(v, kp, []string{"files"}, func(_ string, v ast.Node, kp string) error {
+				l, err := d.strList(v, kp)
+				if err != nil {
+					return err
+				}
+				for _, name := range derefList(l) {
+					if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+						return d.valueErr(d.resolve(v), kp, "a list of file names (no directories), such as [AGENTS.md, CLAUDE.md]")
+					}
+				}
+				r.instrFiles = l
+				return nil
+			})
+		case "models":
+			err = d.each(v, kp, "a mapping of PROVIDER/MODEL: {contextWindow, maxOutput, price}", func(name string, mv ast.Node, mp string, line int) error {
+				if _, _, err := splitModel(name); err != nil {
+					return &Error{Kind: KindValue, File: file, Key: mp, Line: line, Want: "a PROVIDER/MODEL key (PROVIDER one of " + strings.Join(Providers, ", ") + ")"}
+				}
+				var mi ModelInfo
+				err := d.fields(mv, mp, []string{"contextWindow", "maxOutput", "price"}, func(k string, v ast.Node, kp string) error {
+					var err error
+					var i *int
+					switch k {
+					case "contextWindow":
+						if i, err = d.integer(v, kp); i != nil {
+							mi.ContextWindow = *i
+						}
+					case "maxOutput":
+						if i, err = d.integer(v, kp); i != nil {
+							mi.MaxOutput = *i
+						}
+					case "price":
+						err = d.fields(v, kp, []string{"input", "output", "cacheRead", "cacheWrite"}, func(k string, v ast.Node, kp string) error {
+							f, err := d.number(v, kp)
+							switch k {
+							case "input":
+								mi.Price.Input = f
+							case "output":
+								mi.Price.Output = f
+							case "cacheRead":
+								mi.Price.CacheRead = f
+							case "cacheWrite":
+								mi.Price.CacheWrite = f
+							}
+							return err
+						})
+					}
+					return err
+				})
+				r.models[name] = mi
+				return err
+			})
 		case "model":
 			r.model, err = d.str(v, kp)
 			r.modelLine = d.line(v)
@@ -494,11 +594,13 @@ func parseRetry(d *decoder, n ast.Node, path string) (rawRetry, error) {
 // merge folds layers over the defaults and validates the result.
 func merge(raws []*rawConfig) (*Config, error) {
 	c := &Config{
-		Model:        DefaultModel,
-		ModelAliases: map[string]string{},
-		Subagents:    Subagents{DefaultMaxDepth, DefaultMaxParallel, DefaultMaxBackgroundJobs, DefaultStartTimeout},
-		Sandbox:      Sandbox{Enabled: true, Network: true},
-		providers:    map[string]rawProvider{},
+		Model:            DefaultModel,
+		ModelAliases:     map[string]string{},
+		Models:           map[string]ModelInfo{},
+		InstructionFiles: InstructionFiles,
+		Subagents:        Subagents{DefaultMaxDepth, DefaultMaxParallel, DefaultMaxBackgroundJobs, DefaultStartTimeout},
+		Sandbox:          Sandbox{Enabled: true, Network: true},
+		providers:        map[string]rawProvider{},
 	}
 	var modelFrom *rawConfig
 	for _, r := range raws {
@@ -507,6 +609,10 @@ func merge(raws []*rawConfig) (*Config, error) {
 			c.Model, modelFrom = *r.model, r
 		}
 		maps.Copy(c.ModelAliases, r.modelAliases)
+		maps.Copy(c.Models, r.models)
+		if r.instrFiles != nil {
+			c.InstructionFiles = *r.instrFiles
+		}
 		setInt(&c.Subagents.MaxDepth, r.maxDepth)
 		setInt(&c.Subagents.MaxParallel, r.maxParallel)
 		setInt(&c.Subagents.MaxBackgroundJobs, r.maxBgJobs)

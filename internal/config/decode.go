@@ -421,6 +421,32 @@ func (d *decoder) fraction(n ast.Node, key string) (*float64, error) {
 	return &f, nil
 }
 
+// number decodes a non-negative number; nil for null.
+func (d *decoder) number(n ast.Node, key string) (*float64, error) {
+	n = d.resolve(n)
+	if isNull(n) {
+		return nil, nil
+	}
+	var f float64
+	switch v := n.(type) {
+	case *ast.FloatNode:
+		f = v.Value
+	case *ast.IntegerNode:
+		switch x := v.Value.(type) {
+		case int64:
+			f = float64(x)
+		case uint64:
+			f = float64(x)
+		}
+	default:
+		return nil, d.valueErr(n, key, "a number >= 0")
+	}
+	if !(f >= 0) || math.IsInf(f, 0) {
+		return nil, d.valueErr(n, key, "a number >= 0")
+	}
+	return &f, nil
+}
+
 // duration decodes a non-negative Go duration ("500ms", "10s", "0"); nil
 // for null.
 func (d *decoder) duration(n ast.Node, key string) (*time.Duration, error) {

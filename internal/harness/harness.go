@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -45,6 +46,13 @@ type Harness struct {
 	// server list, instructions, hooks) must read it only when Trusted,
 	// and add it to config.ProjectFiles so that Ignored names it.
 	Trusted bool
+	// Instructions is the marked project-instructions section (AGENTS.md,
+	// else CLAUDE.md, from the workspace up to the repository root, only
+	// in trusted folders) appended to every in-process session's system
+	// prompt unless its agent opts out; "" when there are none.
+	Instructions string
+	// Version is the reins version the session headers record.
+	Version string
 	// Ignored are the project files of an untrusted Cwd that were not read,
 	// relative to Cwd; empty when Trusted.
 	Ignored []string
@@ -71,6 +79,10 @@ type Harness struct {
 	// logClosed: Close ran; Logf writes nothing from then on.
 	logClosed bool
 }
+
+// ReinsVersion is the version of the running reins (set by the reins
+// binary at start); every Harness records it in the session headers.
+var ReinsVersion = ""
 
 // Options are the inputs of New.
 type Options struct {
@@ -144,8 +156,11 @@ func New(opts Options) (*Harness, error) {
 	}
 	h := &Harness{Home: home, Cwd: cwd, Config: cfg, Agents: agents, Warnings: warnings, Getenv: getenv, Trusted: trusted, Sandbox: pol}
 	if !trusted {
+		lo.InstructionFiles = &cfg.InstructionFiles
 		h.Ignored = config.ProjectFiles(lo)
 	}
+	h.Instructions = loadInstructions(home, cwd, cfg.InstructionFiles)
+	h.Version = ReinsVersion
 	return h, nil
 }
 
@@ -252,7 +267,29 @@ type Model struct {
 	// BaseURL is the --base-url the model was resolved with; a child
 	// agent on the same provider inherits it.
 	BaseURL string
+
+	noteMu sync.Mutex
+	note   string
 }
+
+// ProviderMessage is the provider's own message of the last failed
+// request made through this model (one line, escaped, capped: see
+// llm.ProviderMessage), or "". It is for the user's terminal only: it
+// never enters the model's context, a diagnostic or an event.
+func (m *Model) ProviderMessage() string {
+	m.noteMu.Lock()
+	defer m.noteMu.Unlock()
+	return m.note
+}
+
+func (m *Model) providerError(status int, msg string) {
+	m.noteMu.Lock()
+	defer m.noteMu.Unlock()
+	m.note = fmt.Sprintf("HTTP %d: %s", status, msg)
+}
+
+// HostLogPath is the host log's file (Logf).
+func (h *Harness) HostLogPath() string { return filepath.Join(h.Home, "logs", "reins.log") }
 
 // ResolveModel builds the adapter for spec (PROVIDER/MODEL or an alias;
 // empty means the configured default). baseURL is the --base-url flag.
@@ -274,9 +311,9 @@ func (h *Harness) ResolveModel(spec, baseURL string) (*Model, error) {
 	wire, _, _, _ := config.ProviderDefaults(provider)
 	switch wire {
 	case "openai":
-		m.Model = &openai.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Provider: provider, Logf: h.Logf}
+		m.Model = &openai.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Provider: provider, Logf: h.Logf, ProviderError: m.providerError}
 	case "anthropic":
-		m.Model = &anthropic.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Logf: h.Logf}
+		m.Model = &anthropic.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Logf: h.Logf, ProviderError: m.providerError}
 	case "mock":
 		script, err := h.mockScript(name)
 		if err != nil {
@@ -286,11 +323,28 @@ func (h *Harness) ResolveModel(spec, baseURL string) (*Model, error) {
 		// in-memory transport to the scripted server: no port, and the same
 		// classification path a real endpoint takes.
 		srv := mock.NewServer(script)
-		m.Model = &openai.Client{BaseURL: "http://mock.invalid", HTTP: &http.Client{Transport: srv.Transport()}, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Provider: "mock", Logf: h.Logf}
+		m.Model = &openai.Client{BaseURL: "http://mock.invalid", HTTP: &http.Client{Transport: srv.Transport()}, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Provider: "mock", Logf: h.Logf, ProviderError: m.providerError}
 	default:
 		return nil, &ConfigError{fmt.Errorf("unknown provider %q", provider)}
 	}
 	return m, nil
+}
+
+// PlaceholderModel is spec's model (resolved as far as the config allows)
+// with an adapter that fails every request: for a session that must exist
+// before its model can work, such as an ACP session whose provider has no
+// key yet. Callers answer prompts themselves and never run a turn on it.
+func (h *Harness) PlaceholderModel(spec string) *Model {
+	if spec == "" {
+		spec = h.Config.Model
+	}
+	provider, name, _ := h.Config.ResolveModel(spec)
+	fail := llm.ModelFunc(func(context.Context, *llm.Request) iter.Seq[llm.Chunk] {
+		return func(yield func(llm.Chunk) bool) {
+			yield(llm.StatusFinish(http.StatusUnauthorized, nil, nil))
+		}
+	})
+	return &Model{Model: fail, Provider: provider, Name: name}
 }
 
 // mockScript picks the script of the mock provider: $REINS_MOCK_SCRIPT when
@@ -323,6 +377,12 @@ type SessionOptions struct {
 	// Approve is the session's approval hook (tool.Env.Approve); children
 	// of a session that asks get tool.RejectAll.
 	Approve func(ctx context.Context, name string, args json.RawMessage) bool
+	// Agent names the agent definition the session runs as (empty: the
+	// built-in agent); the log's header records it.
+	Agent string
+	// NoInstructions leaves the project instructions out of the system
+	// prompt (an agent file's `instructions: false`).
+	NoInstructions bool
 }
 
 // Session is a runnable session.
@@ -376,10 +436,15 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	lopts := session.Options{Now: now, Observe: observe, WriteThrough: h.WriteThrough}
 	s := &Session{}
 	if o.Resume != "" {
-		path := filepath.Join(h.SessionsDir(), o.Resume, session.FileName)
-		if _, err := os.Stat(path); err != nil {
-			return nil, &ConfigError{fmt.Errorf("--resume %s: %w", o.Resume, ErrNoSession)}
+		// Any unique prefix of an id names the session.
+		id, err := session.Resolve(h.SessionsDir(), o.Resume)
+		if err != nil {
+			if errors.Is(err, session.ErrNotFound) {
+				err = ErrNoSession
+			}
+			return nil, &ConfigError{fmt.Errorf("--resume %s: %w", o.Resume, err)}
 		}
+		path := filepath.Join(h.SessionsDir(), id, session.FileName)
 		l, ld, err := session.Reopen(path, lopts)
 		if err != nil {
 			return nil, err
@@ -389,6 +454,10 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		hd := session.Header{
 			ID: session.NewID(now()), CreatedAt: now().UTC(), Cwd: h.Cwd,
 			ParentSession: o.Parent, DelegationDepth: o.Depth,
+			Agent: o.Agent, ReinsVersion: h.Version,
+		}
+		if o.Model != nil {
+			hd.Model, hd.Provider = o.Model.Name, o.Model.Provider
 		}
 		if o.Parent != "" {
 			hd.Origin = session.OriginSubagent
@@ -416,6 +485,9 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	system := o.System
 	if system == "" {
 		system = DefaultSystemPrompt(h.Cwd)
+	}
+	if !o.NoInstructions {
+		system += h.Instructions
 	}
 	s.Agent = &agent.Agent{
 		Model: o.Model.Model, ModelName: o.Model.Name, Provider: o.Model.Provider, System: system,
@@ -460,7 +532,7 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 		cs, err := h.NewSession(SessionOptions{
 			Model: m, System: req.Agent.SystemPrompt, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens,
 			Permission: req.Permission, Tools: req.Tools, Parent: req.ParentSession, Depth: req.Depth, Observe: observe,
-			Approve: approve,
+			Approve: approve, NoInstructions: req.Agent.NoInstructions, Agent: req.Agent.Name,
 		})
 		if err != nil {
 			return nil, err
@@ -469,9 +541,21 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 	}
 }
 
-// DefaultSystemPrompt is the system prompt of a session that names none.
+// DefaultSystemPrompt is the system prompt of a session that names none:
+// the built-in agent's. It is kept short (about 330 tokens, docs/agents.md);
+// the project's own instructions follow it (Harness.Instructions).
 func DefaultSystemPrompt(cwd string) string {
-	return "You are reins, a coding agent. You work in the workspace " + cwd + " using the tools provided: " +
-		"read and search before you change anything, make focused edits, and run commands to check your work. " +
-		"Paths are relative to the workspace. When the task is done, answer with a short summary."
+	return "You are reins, a coding agent working in the workspace " + cwd + ".\n\n" +
+		"How to work:\n" +
+		"- Understand before you change: use ls, glob and grep to find the relevant code, and read to see it. Paths are relative to the workspace.\n" +
+		"- Make focused changes with edit (exact old_string, enough context to be unique) or write for new files. Do not rewrite what you were not asked to change.\n" +
+		"- Use bash to build, test and inspect; check your work by running it rather than assuming. Prefer short, non-interactive commands.\n" +
+		"- A refused tool call (permission mode) is an answer, not a failure to retry: work within it or say what you need.\n\n" +
+		"Delegating:\n" +
+		"- Use subagent for a self-contained piece of work whose details you do not need in your own context: a broad search, a review, an independent change. Give the child a complete task: it sees none of this conversation.\n" +
+		"- Run independent children in the background and collect them with job_output; do not delegate what one or two tool calls would do.\n" +
+		"- A child's result says how it ended; check it before you rely on it.\n\n" +
+		"Reporting:\n" +
+		"- When the task is done, end with a short plain answer: what you found or changed (files, commands run and their results), and anything left undone or uncertain. If you could not finish, say so and why.\n" +
+		"- Do not claim a test passed or a change works unless you ran it."
 }

@@ -44,6 +44,14 @@ type Header struct {
 	ParentSession   string    `json:"parentSession,omitempty"`
 	Origin          string    `json:"origin,omitempty"`
 	DelegationDepth int       `json:"delegationDepth"`
+	// What the session was started with, for `reins log` (absent in logs
+	// written before reins recorded them): the model as the provider
+	// names it, the provider, the agent definition (empty: the built-in
+	// agent) and the reins version.
+	Model        string `json:"model,omitempty"`
+	Provider     string `json:"provider,omitempty"`
+	Agent        string `json:"agent,omitempty"`
+	ReinsVersion string `json:"reinsVersion,omitempty"`
 }
 
 // Event is one log line after the header.

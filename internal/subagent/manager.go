@@ -145,6 +145,9 @@ func (m *Manager) resolve(p Params) (*config.Agent, Provider, error) {
 		name = "general"
 	}
 	ag, ok := m.Agents.Get(name)
+	if b := m.Agents.Broken(name); !ok && b != nil {
+		return nil, nil, b // the skipped file's own message
+	}
 	if !ok {
 		return nil, nil, fmt.Errorf("unknown agent %q (available: %s)", name, strings.Join(m.agentNames(), ", "))
 	}

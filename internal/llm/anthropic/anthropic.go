@@ -55,6 +55,10 @@ type Client struct {
 	// Logf, if set, receives diagnostics, including provider error texts
 	// that are deliberately kept out of finish messages.
 	Logf func(format string, args ...any)
+	// ProviderError, if set, receives the provider's own error message of
+	// a failed request (llm.ProviderMessage): for the user's terminal,
+	// never for the model, a diagnostic or an event.
+	ProviderError func(status int, message string)
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -116,6 +120,9 @@ func (c *Client) stream(ctx context.Context, req *llm.Request, yield func(llm.Ch
 			return call.Fail(err), true
 		}
 		c.logf("anthropic: HTTP %d: %s", resp.StatusCode, msg)
+		if c.ProviderError != nil {
+			c.ProviderError(resp.StatusCode, llm.ProviderMessage(msg))
+		}
 		return llm.StatusFinish(resp.StatusCode, resp.Header, msg), true
 	}
 

@@ -50,6 +50,10 @@ type Client struct {
 	// Logf receives raw provider error bodies for the host log. Those bodies
 	// never reach a finish message. May be nil.
 	Logf func(format string, args ...any)
+	// ProviderError, if set, receives the provider's own error message of
+	// a failed request (llm.ProviderMessage): for the user's terminal,
+	// never for the model, a diagnostic or an event.
+	ProviderError func(status int, message string)
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -103,6 +107,9 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chun
 		if resp.StatusCode != http.StatusOK {
 			prefix, _ := io.ReadAll(io.LimitReader(call.Body(resp.Body), maxErrorBody))
 			c.logf("openai: HTTP %d from provider: %s", resp.StatusCode, prefix)
+			if c.ProviderError != nil {
+				c.ProviderError(resp.StatusCode, llm.ProviderMessage(prefix))
+			}
 			if call.Aborted() {
 				yield(call.Fail(ctx.Err()))
 				return

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/reinsdev/reins/internal/session"
+)
+
+func ev(t *testing.T, typ string, data any) session.Event {
+	t.Helper()
+	raw, err := json.Marshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return session.Event{Type: typ, Data: raw}
+}
+
+// A turn that ends while background jobs run says that reins waits for
+// them (issue 15); a terminal only, as all progress.
+func TestProgressWaitingLine(t *testing.T) {
+	var buf bytes.Buffer
+	p := &progress{w: &buf, on: true}
+	p.event(ev(t, session.TypeSubagentStart, session.SubagentStart{RunID: "run-1", Label: "bg", Agent: "general", Background: true}))
+	p.event(ev(t, session.TypeSubagentStart, session.SubagentStart{RunID: "run-2", Label: "fg", Agent: "general"}))
+	p.event(ev(t, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-2", StopReason: "completed"}))
+	p.event(ev(t, session.TypeTurnEnd, session.TurnEnd{Reason: "completed"}))
+	if !strings.Contains(buf.String(), "waiting for 1 background job(s) to finish") {
+		t.Fatalf("no waiting line:\n%s", buf.String())
+	}
+	buf.Reset()
+	p.event(ev(t, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-1", StopReason: "completed"}))
+	p.event(ev(t, session.TypeTurnEnd, session.TurnEnd{Reason: "completed"}))
+	if strings.Contains(buf.String(), "waiting") {
+		t.Fatalf("waiting line with no job running:\n%s", buf.String())
+	}
+
+	var off bytes.Buffer
+	q := newProgress(&off) // not a terminal
+	q.event(ev(t, session.TypeSubagentStart, session.SubagentStart{RunID: "run-1", Background: true}))
+	q.event(ev(t, session.TypeTurnEnd, session.TurnEnd{Reason: "completed"}))
+	if off.Len() != 0 {
+		t.Fatalf("progress on a non-terminal: %q", off.String())
+	}
+}
