@@ -1,10 +1,13 @@
 // Package childproc is the one child lifecycle shared by the providers
 // that run a child process (acp, pi, reins; docs/subagents.md, "Child
-// processes"): how a child's environment is made, how the tail of its
-// stderr is kept for the host log, and the run's lifetime (the agent's
-// timeout counted from the spawn, the cause that ended the run, the wait
-// that a parent's cancellation turns into a cancel). Each was written three
-// or four times before, and the copies disagreed.
+// processes"), and by the in-process provider where it applies: how a
+// child's environment is made, how the tail of its stderr is kept for the
+// host log, and the run's lifetime (Lifetime): the agent's timeout counted
+// from the spawn, the cause that ended the run, the body whose return
+// settles it, the wait that a parent's cancellation turns into a cancel,
+// and the once-only disposal that returns only when the run settled and
+// its resources are released. Each was written three or four times before,
+// and the copies disagreed.
 package childproc
 
 import (
@@ -77,21 +80,24 @@ func (t *Tail) String() string {
 }
 
 // Lifetime is a run's lifetime — of every provider's runs, the in-process
-// one's too: a context cancelled with the cause that
-// ended the run first (local cancel, parent cancel, timeout, dispose), and
-// the agent's timeout, which counts from the spawn (Start), the start
-// included.
+// one's too: a context cancelled with the cause that ended the run first
+// (local cancel, parent cancel, timeout, dispose); the agent's timeout,
+// which counts from the spawn (Start), the start included; the run's body
+// (Go), whose return settles the run; and its disposal (Dispose), once.
 type Lifetime struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	timer  *time.Timer
 	began  time.Time
+	done   chan struct{}
+
+	disposal Once
 }
 
 // Start begins a lifetime: after timeout (when > 0) it ends with
 // timeoutCause.
 func Start(timeout time.Duration, timeoutCause error) *Lifetime {
-	l := &Lifetime{began: time.Now()}
+	l := &Lifetime{began: time.Now(), done: make(chan struct{})}
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
 	if timeout > 0 {
 		l.timer = time.AfterFunc(timeout, func() { l.cancel(timeoutCause) })
@@ -115,17 +121,71 @@ func (l *Lifetime) StopTimer() {
 	}
 }
 
+// Abandon ends the lifetime of a run that was never published (its start
+// failed): the timer stops and the context ends.
+func (l *Lifetime) Abandon() {
+	l.StopTimer()
+	l.End(nil)
+}
+
 // Elapsed is the time since the spawn.
 func (l *Lifetime) Elapsed() time.Duration { return time.Since(l.began) }
 
-// Wait blocks until done is closed. When ctx ends first, the lifetime ends
-// with parentCause (the parent cancelled the run) and Wait still waits for
-// done: a run always settles before anyone reads its result.
-func (l *Lifetime) Wait(ctx context.Context, done <-chan struct{}, parentCause error) {
+// Go runs the run's body in a goroutine of its own. The run has settled
+// when body returns: the timeout stops (a settled run cannot time out) and
+// Done is closed, so whatever body stored is visible to those who waited
+// for it. Go is called once, when the run is published.
+func (l *Lifetime) Go(body func()) {
+	go func() {
+		defer close(l.done)
+		defer l.StopTimer()
+		body()
+	}()
+}
+
+// Done is closed when the run settled: the body given to Go returned.
+func (l *Lifetime) Done() <-chan struct{} { return l.done }
+
+// Wait blocks until the run settled. When ctx ends first, the lifetime ends
+// with parentCause (the parent cancelled the run) and Wait still waits: a
+// run always settles before anyone reads its result.
+func (l *Lifetime) Wait(ctx context.Context, parentCause error) {
 	select {
-	case <-done:
+	case <-l.done:
 	case <-ctx.Done():
 		l.End(parentCause)
-		<-done
+		<-l.done
 	}
+}
+
+// Dispose disposes of the run once: it ends the lifetime with cause (a run
+// still going is cancelled), waits until the run settled, then releases
+// what the run holds with release (nil releases nothing). Every call, the
+// concurrent ones too, returns only when that is done, with release's
+// error. The run must have been published (Go called).
+func (l *Lifetime) Dispose(cause error, release func() error) error {
+	return l.disposal.Do(func() error {
+		l.End(cause)
+		<-l.done
+		l.StopTimer()
+		if release == nil {
+			return nil
+		}
+		return release()
+	})
+}
+
+// Once runs a release (a teardown, a close) once and remembers its error:
+// what makes a provider's Dispose idempotent. The zero Once is ready.
+type Once struct {
+	once sync.Once
+	err  error
+}
+
+// Do runs f on the first call and returns its error to every call. A call
+// made while f runs (from another goroutine) returns when f has returned;
+// a call from inside f deadlocks.
+func (o *Once) Do(f func() error) error {
+	o.once.Do(func() { o.err = f() })
+	return o.err
 }

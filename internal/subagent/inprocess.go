@@ -81,7 +81,7 @@ type InProcess struct {
 
 // Start creates the child session and starts its turn.
 func (p *InProcess) Start(_ context.Context, req Request) (Run, error) {
-	r := &inprocRun{done: make(chan struct{})}
+	r := &inprocRun{}
 	child, err := p.NewChild(req, func(_ session.Header, e session.Event) {
 		r.mu.Lock()
 		r.fold.Push(e)
@@ -95,31 +95,23 @@ func (p *InProcess) Start(_ context.Context, req Request) (Run, error) {
 	}
 	r.child = child
 	r.life = childproc.Start(req.Agent.Timeout, agent.ErrAbortedByTimeout)
-	go func() {
-		defer close(r.done)
-		r.res = RunUntilIdle(r.life.Context(), child.Agent, child.Subagents, req.Prompt)
-	}()
+	r.life.Go(func() { r.res = RunUntilIdle(r.life.Context(), child.Agent, child.Subagents, req.Prompt) })
 	return r, nil
 }
 
 type inprocRun struct {
 	child *Child
 	life  *childproc.Lifetime // the one run lifecycle of every provider
-	done  chan struct{}
-	res   agent.TurnResult
+	res   agent.TurnResult    // set when the run settled
 
 	mu   sync.Mutex
 	fold Fold
-
-	disposeOnce sync.Once
-	disposeErr  error
 }
 
 func (r *inprocRun) Session() string { return r.child.Log.Header().ID }
 
 func (r *inprocRun) Wait(ctx context.Context) Result {
-	r.life.Wait(ctx, r.done, agent.ErrAbortedByParent)
-	r.life.StopTimer()
+	r.life.Wait(ctx, agent.ErrAbortedByParent)
 	r.mu.Lock()
 	out := r.fold.Collect()
 	r.mu.Unlock()
@@ -154,13 +146,5 @@ var knownCodes = []string{
 func (r *inprocRun) Cancel() { r.life.End(agent.ErrAbortedByUser) }
 
 func (r *inprocRun) Dispose() error {
-	r.disposeOnce.Do(func() {
-		r.life.End(agent.ErrAbortedByParent)
-		<-r.done
-		r.life.StopTimer()
-		if r.child.Close != nil {
-			r.disposeErr = r.child.Close()
-		}
-	})
-	return r.disposeErr
+	return r.life.Dispose(agent.ErrAbortedByParent, r.child.Close)
 }

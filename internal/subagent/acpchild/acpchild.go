@@ -136,7 +136,6 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		p: p, req: req, policy: policy, proc: pr, pipes: pipes,
 		stdin:      &watchedWriter{w: pipes.Stdin},
 		stderrDone: make(chan struct{}),
-		done:       make(chan struct{}),
 		kinds:      map[sdk.ToolCallId]string{},
 	}
 	// The agent's timeout covers the whole run, the start included.
@@ -181,7 +180,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	r.mu.Lock()
 	r.sessionID = sid
 	r.mu.Unlock()
-	go r.prompt()
+	r.life.Go(r.prompt)
 	return r, nil
 }
 

@@ -37,8 +37,7 @@ type run struct {
 	stderrDone chan struct{}
 	stderrTail childproc.Tail
 
-	done chan struct{} // closed when the prompt settled and res is set
-	res  subagent.Result
+	res subagent.Result // set when the prompt settled (life.Done)
 
 	mu        sync.Mutex
 	sessionID sdk.SessionId
@@ -47,9 +46,6 @@ type run struct {
 	kindSeen  chan struct{}             // closed and replaced when kinds grows
 	denial    *subagent.PermissionLine  // the last rejected or cancelled request
 	allowance *subagent.PermissionLine  // the last allowed request
-
-	disposeOnce sync.Once
-	disposeErr  error
 }
 
 // Session is empty: the child's ACP session id is child-chosen text, not a
@@ -57,7 +53,7 @@ type run struct {
 func (r *run) Session() string { return "" }
 
 func (r *run) Wait(ctx context.Context) subagent.Result {
-	r.life.Wait(ctx, r.done, errParentCancel)
+	r.life.Wait(ctx, errParentCancel)
 	return r.res
 }
 
@@ -67,15 +63,13 @@ func (r *run) Cancel() { r.life.End(errLocalCancel) }
 // down with the ladder. Its error is for the host log; its text is the
 // fixed teardown diagnostic.
 func (r *run) Dispose() error {
-	r.disposeOnce.Do(func() {
-		r.life.End(errDisposed)
-		<-r.done
+	return r.life.Dispose(errDisposed, func() error {
 		if err := r.teardown(); err != nil {
 			r.p.logf("acp child %s (%s): teardown: %v", r.req.RunID, r.req.Agent.Name, err)
-			r.disposeErr = &TeardownError{Err: err}
+			return &TeardownError{Err: err}
 		}
+		return nil
 	})
-	return r.disposeErr
 }
 
 // TeardownError is a teardown whose quiescence could not be confirmed.
@@ -105,11 +99,10 @@ func (r *run) teardown() error {
 	return err
 }
 
-// prompt sends session/prompt and settles the run. When the run is
-// cancelled it sends session/cancel and gives the child CancelGrace to
-// answer before it stops waiting.
+// prompt sends session/prompt and settles the run (it is the run's body,
+// childproc.Lifetime.Go). When the run is cancelled it sends session/cancel
+// and gives the child CancelGrace to answer before it stops waiting.
 func (r *run) prompt() {
-	defer close(r.done)
 	pctx, pcancel := context.WithCancel(context.Background())
 	defer pcancel()
 	var (

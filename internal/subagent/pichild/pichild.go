@@ -20,7 +20,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/reinsdev/reins/internal/childproc"
@@ -106,19 +105,17 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 	}
 
 	// The run's lifetime: the agent's timeout counts from the spawn.
-	r := &run{done: make(chan struct{}), life: childproc.Start(ag.Timeout, errTimeout)}
+	r := &run{life: childproc.Start(ag.Timeout, errTimeout)}
 	child, err := wrap.Start(r.life.Context(), meta, wrap.Options{
 		Env: p.env(ag.Env), Grace: p.o.Grace, Ladder: p.o.Ladder, Sandbox: ptr(req.Policy()),
 	})
 	if err != nil {
-		r.life.StopTimer()
-		r.life.End(nil)
+		r.life.Abandon()
 		p.logf("pi child %s (%s) failed to start: %v", req.RunID, ag.Name, err)
 		return nil, startFailure(err)
 	}
 	r.child = child
-	go func() {
-		defer close(r.done)
+	r.life.Go(func() {
 		res, err := child.Wait()
 		if err != nil {
 			p.logf("pi child %s: %v", req.RunID, err)
@@ -130,7 +127,7 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 			p.logf("pi child %s teardown: %v", req.RunID, res.TeardownErr)
 		}
 		r.res = res
-	}()
+	})
 	return r, nil
 }
 
@@ -214,10 +211,7 @@ func piTools(tools []string, perm tool.Permission) []string {
 type run struct {
 	life  *childproc.Lifetime
 	child *wrap.Child
-	done  chan struct{}
-	res   wrap.Result
-
-	disposeOnce sync.Once
+	res   wrap.Result // set when the run settled
 }
 
 // Session is empty: a pi child keeps no reins session (it runs with
@@ -225,8 +219,7 @@ type run struct {
 func (r *run) Session() string { return "" }
 
 func (r *run) Wait(ctx context.Context) subagent.Result {
-	r.life.Wait(ctx, r.done, errParent)
-	r.life.StopTimer()
+	r.life.Wait(ctx, errParent)
 	return settle(r.res, r.life.Cause())
 }
 
@@ -235,12 +228,7 @@ func (r *run) Cancel() { r.life.End(errLocal) }
 // Dispose tears the child down (if it still runs) and returns once its
 // process group is gone: the wrapper's Wait returns only then.
 func (r *run) Dispose() error {
-	r.disposeOnce.Do(func() {
-		r.life.End(errParent)
-		<-r.done
-		r.life.StopTimer()
-	})
-	return r.res.TeardownErr
+	return r.life.Dispose(errParent, func() error { return r.res.TeardownErr })
 }
 
 // settle maps the wrapper's result to the result contract. Every field of

@@ -18,7 +18,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/reinsdev/reins/internal/agent"
@@ -160,8 +159,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	published := false
 	defer func() {
 		if !published {
-			life.StopTimer()
-			life.End(nil)
+			life.Abandon()
 		}
 	}()
 	timedOut := func(stage string, err error, cleanupFailed bool) (error, bool) {
@@ -257,12 +255,9 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		}
 		return nil, p.startError(ctx, req, classify(subagent.StageSessionRun, err), err, cerr != nil)
 	}
-	r := &run{p: p, req: req, client: client, pending: pending, home: home, done: make(chan struct{}), life: life}
+	r := &run{p: p, req: req, client: client, pending: pending, home: home, life: life}
 	published = true
-	go func() {
-		defer close(r.done)
-		r.res, r.err = pending.Wait(life.Context())
-	}()
+	life.Go(func() { r.res, r.err = pending.Wait(life.Context()) })
 	return r, nil
 }
 
@@ -280,19 +275,14 @@ type run struct {
 	home string
 
 	life *childproc.Lifetime
-	done chan struct{}
-	res  *sdk.Result
+	res  *sdk.Result // res and err are set when the run settled
 	err  error
-
-	disposeOnce sync.Once
-	disposeErr  error
 }
 
 func (r *run) Session() string { return r.pending.SessionID }
 
 func (r *run) Wait(ctx context.Context) subagent.Result {
-	r.life.Wait(ctx, r.done, agent.ErrAbortedByParent)
-	r.life.StopTimer()
+	r.life.Wait(ctx, agent.ErrAbortedByParent)
 	return r.settle()
 }
 
@@ -301,13 +291,7 @@ func (r *run) Cancel() { r.life.End(agent.ErrAbortedByUser) }
 // Dispose cancels the run if it is still going and tears the runtime down
 // (shutdown request, then the ladder). Its error is for the host log.
 func (r *run) Dispose() error {
-	r.disposeOnce.Do(func() {
-		r.life.End(agent.ErrAbortedByParent)
-		<-r.done
-		r.life.StopTimer()
-		r.disposeErr = r.client.Close()
-	})
-	return r.disposeErr
+	return r.life.Dispose(agent.ErrAbortedByParent, r.client.Close)
 }
 
 // Turn-end reasons a reins child may report beyond docs/events.md's own: a
