@@ -179,6 +179,21 @@ type SessionStatusParams struct {
 	MessageID  string  `json:"messageId,omitempty"`
 	StopReason string  `json:"stopReason,omitempty"`
 	Output     []Block `json:"output,omitempty"`
+	// Error is set on an idle status whose stop reason is "error".
+	Error *TurnError `json:"error,omitempty"`
+}
+
+// TurnError is why a run's last turn ended with stop reason "error". Code
+// is its failure code (docs/providers.md), Message the fixed text "turn
+// ended with CODE". Data, present when the turn ended with a provider's
+// error answer, is the human message reins run prints on stderr: the code,
+// the provider's own text (one line, escaped, at most 300 bytes) and the
+// host log's path. Data is for a human to read; a program must not hand it
+// to a model.
+type TurnError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Data    string `json:"data,omitempty"`
 }
 
 // SubagentStartedParams are the parameters of subagent/started.

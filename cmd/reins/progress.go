@@ -21,6 +21,9 @@ type progress struct {
 	// bg are the background children running (by run id), counted from
 	// the events so that no lock beyond the log's is taken.
 	bg map[string]bool
+	// answer, when the answer streams to the same terminal, has its
+	// partly written line ended before a progress line.
+	answer *answerStream
 }
 
 func newProgress(w io.Writer) *progress {
@@ -46,6 +49,7 @@ func isTerminal(v any) bool {
 func (p *progress) printf(format string, args ...any) {
 	// Tool names, labels and agents come from the model or agent files:
 	// escaped before our own color codes are added.
+	p.answer.breakLine()
 	line := termsafe.EscapeLine(fmt.Sprintf(format, args...))
 	if p.color {
 		line = "\x1b[2m" + line + "\x1b[0m"
@@ -69,7 +73,11 @@ func (p *progress) event(e session.Event) {
 	case session.TypeToolCall:
 		var d session.ToolCall
 		e.Decode(&d)
-		p.printf("  ↳ %s", d.Name)
+		if sum := toolSummary(d.Arguments); sum != "" && sum != "{}" {
+			p.printf("  ↳ %s %s", d.Name, sum)
+		} else {
+			p.printf("  ↳ %s", d.Name)
+		}
 	case session.TypeLLMRetry:
 		var d session.LLMRetry
 		e.Decode(&d)

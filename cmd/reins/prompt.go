@@ -50,18 +50,16 @@ func resumeHint(id string) string {
 
 // withProviderMessage adds to the line `reins run` prints for a failed
 // turn the provider's own error message (llm.ProviderMessage: one line,
-// escaped, capped) and where the host log is. That text goes to stderr
-// only: the --json object, the session log and the model never get it.
+// escaped, capped) and where the host log is (harness.ProviderDetail).
+// That text goes to stderr only: the --json object, the session log and
+// the model never get it.
 func withProviderMessage(msg string, failure *session.Failure, m *harness.Model, h *harness.Harness) string {
-	if failure == nil {
-		return msg
-	}
-	pm := m.ProviderMessage()
-	if pm == "" {
+	d := h.ProviderDetail(failure, m)
+	if d == "" {
 		return msg
 	}
 	if msg == "" { // --json: stdout has the code already
 		msg = "turn ended with " + failure.Code
 	}
-	return fmt.Sprintf("%s; the provider said (%s); details in %s", msg, pm, h.HostLogPath())
+	return msg + d
 }

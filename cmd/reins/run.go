@@ -14,7 +14,6 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
-	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/trust"
 	"github.com/spf13/cobra"
 )
@@ -115,9 +114,13 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	var (
 		fold     subagent.Fold
 		progress = newProgress(s.err)
+		// On a terminal the answer streams as it arrives (answerStream).
+		answer = newAnswerStream(s.out, !f.json && isTerminal(s.out))
 	)
+	progress.answer = answer
 	opts.Observe = func(_ session.Header, e session.Event) {
 		fold.Push(e)
+		answer.event(e)
 		progress.event(e)
 	}
 	sess, err := h.NewSession(opts)
@@ -173,14 +176,11 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		enc := json.NewEncoder(jsonSafe{s.out})
 		enc.SetEscapeHTML(false)
 		werr = enc.Encode(out)
-	} else if out.Output != "" {
+	} else {
 		// The answer goes raw into a pipe or file (it is the product), but
-		// escaped onto a terminal, which would act on its escape sequences.
-		text := out.Output
-		if isTerminal(s.out) {
-			text = termsafe.Escape(text)
-		}
-		_, werr = fmt.Fprintln(s.out, text)
+		// escaped onto a terminal, which would act on its escape sequences;
+		// there it has streamed already (answerStream.done).
+		werr = answer.done(out.Output)
 	}
 	if logErr != nil {
 		// Our own error, never provider text: it names the log and the

@@ -226,6 +226,10 @@ func stepNamed(t *testing.T, steps []step, name string) step {
 	return step{}
 }
 
+// providerCanary is in the mock provider's error answer to please-fail
+// (testdata/script.yaml).
+const providerCanary = "ACP-PROVIDER-CANARY-41c9"
+
 // The official TypeScript SDK drives `reins acp` as an editor would.
 func TestEditorDrivesReinsACP(t *testing.T) {
 	workspace, home := t.TempDir(), t.TempDir()
@@ -357,11 +361,30 @@ func TestEditorDrivesReinsACP(t *testing.T) {
 		}
 	})
 
-	t.Run("a failed turn answers only its failure code", func(t *testing.T) {
+	// The editor is the human's terminal here, as stderr is for reins
+	// run: the error's message carries the provider's own text after the
+	// code (issue 15), its data only the code. The text reaches no
+	// session/update, no session log and no later model request (the
+	// session goes on: "delegate" prompts it again); besides the
+	// editor, only the host log has it.
+	t.Run("a failed turn answers its failure code and the provider's message", func(t *testing.T) {
 		s := stepNamed(t, first, "failing-turn")
-		if s.Error == nil || s.Error.Message != "AUTH" || string(s.Error.Data) != `{"code":"AUTH"}` {
-			t.Errorf("error %+v", s.Error)
+		want := "AUTH; the provider said (HTTP 401: invalid key " + providerCanary + "); details in " + filepath.Join(home, "logs", "reins.log")
+		if s.Error == nil || s.Error.Message != want || string(s.Error.Data) != `{"code":"AUTH"}` {
+			t.Errorf("error %+v, want message %q", s.Error, want)
 		}
+		for _, c := range tr.Connections {
+			for _, st := range c.Steps {
+				b, _ := json.Marshal(st.Events)
+				if bytes.Contains(b, []byte(providerCanary)) || bytes.Contains(st.Result, []byte(providerCanary)) {
+					t.Errorf("step %s of %s: the provider's text reached an update or a result", st.Name, c.Name)
+				}
+				if st.Error != nil && st.Name != "failing-turn" && strings.Contains(st.Error.Message+string(st.Error.Data), providerCanary) {
+					t.Errorf("step %s of %s: the provider's text in error %+v", st.Name, c.Name, st.Error)
+				}
+			}
+		}
+		testutil.CanaryOnlyInHostLog(t, home, providerCanary)
 	})
 
 	t.Run("a subagent run is shown as tool calls", func(t *testing.T) {

@@ -212,7 +212,7 @@ func (s *server) open(cwd, resume string) (*acpSession, error) {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	a := newACPSession(s, h)
-	a.missingKey = missing
+	a.missingKey, a.model = missing, m
 	sess, err := h.NewSession(harness.SessionOptions{
 		Model: m, MaxSteps: s.opts.MaxSteps, Permission: s.opts.Permission, Resume: resume,
 		Observe: a.observe, Approve: a.approve,

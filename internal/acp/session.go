@@ -26,6 +26,9 @@ type acpSession struct {
 	// missingKey is set when the model's provider has no API key: every
 	// prompt is answered with an error naming the variable.
 	missingKey *config.MissingKeyError
+	// model is the session's model: its last failed request's provider
+	// message goes to the editor with a failed turn (response).
+	model *harness.Model
 
 	turnMu sync.Mutex // one prompt turn at a time
 
@@ -225,6 +228,7 @@ func (a *acpSession) prompt(ctx context.Context, text string) (sdk.PromptRespons
 		cancel(nil)
 	}()
 
+	a.model.ResetProviderMessage()
 	done := make(chan agent.TurnResult, 1)
 	go func() { done <- a.s.Run(ctx, text) }()
 	var res agent.TurnResult
@@ -237,13 +241,18 @@ func (a *acpSession) prompt(ctx context.Context, text string) (sdk.PromptRespons
 		}
 	}
 	a.flush()
-	return response(res)
+	return response(res, a.h.ProviderDetail(res.Failure, a.model))
 }
 
 // response maps how the turn ended to session/prompt's answer. A failed
-// turn is a JSON-RPC error whose message and data carry only the failure
-// code.
-func response(res agent.TurnResult) (sdk.PromptResponse, error) {
+// turn is a JSON-RPC error: its data carries only the failure code (a
+// closed set); its message is that code followed by detail, the human
+// message of harness.ProviderDetail ("; the provider said (...); details
+// in HOSTLOG") when the turn ended with a provider's error answer. The
+// editor shows the message to the human: here the editor is the human's
+// terminal, as stderr is for reins run, so the provider's own text may go
+// there; it still enters no event, session log or model context.
+func response(res agent.TurnResult, detail string) (sdk.PromptResponse, error) {
 	switch res.Reason {
 	case session.ReasonCompleted:
 		return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
@@ -258,7 +267,7 @@ func response(res agent.TurnResult) (sdk.PromptResponse, error) {
 	if res.Failure != nil {
 		code = failureCode(res.Failure.Code)
 	}
-	return sdk.PromptResponse{}, &sdk.RequestError{Code: -32603, Message: code, Data: map[string]any{"code": code}}
+	return sdk.PromptResponse{}, &sdk.RequestError{Code: -32603, Message: code + detail, Data: map[string]any{"code": code}}
 }
 
 // knownCodes are the failure codes an editor may be told: a closed set, so

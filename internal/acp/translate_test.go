@@ -128,7 +128,7 @@ func TestResponse(t *testing.T) {
 		{agent.TurnResult{Reason: session.ReasonError, Failure: &session.Failure{Code: "CONTENT_FILTER_X", Message: "x"}}, "", "ERROR"},
 		{agent.TurnResult{Reason: session.ReasonError}, "", "ERROR"},
 	} {
-		resp, err := response(tc.res)
+		resp, err := response(tc.res, "")
 		if tc.code == "" {
 			if err != nil || resp.StopReason != tc.stop {
 				t.Errorf("%+v: %v, %v", tc.res, resp, err)
@@ -140,6 +140,17 @@ func TestResponse(t *testing.T) {
 		if !ok || re.Message != tc.code || string(b) != `{"code":-32603,"message":"`+tc.code+`","data":{"code":"`+tc.code+`"}}` {
 			t.Errorf("%+v: error %s", tc.res, b)
 		}
+	}
+}
+
+// TestResponseDetail: the human message of a failed turn follows the code
+// in the error's message (the editor shows it to the human); the data
+// keeps only the code.
+func TestResponseDetail(t *testing.T) {
+	_, err := response(agent.TurnResult{Reason: session.ReasonError, Failure: &session.Failure{Code: "AUTH"}}, "; the provider said (HTTP 401: bad key); details in /h/logs/reins.log")
+	b, _ := json.Marshal(err)
+	if want := `{"code":-32603,"message":"AUTH; the provider said (HTTP 401: bad key); details in /h/logs/reins.log","data":{"code":"AUTH"}}`; string(b) != want {
+		t.Errorf("error %s, want %s", b, want)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -280,6 +281,42 @@ func (m *Model) ProviderMessage() string {
 	m.noteMu.Lock()
 	defer m.noteMu.Unlock()
 	return m.note
+}
+
+// ResetProviderMessage forgets the last failed request's message: a
+// caller running several turns on one model calls it before each, so a
+// turn's failure is never shown with an earlier turn's provider text.
+func (m *Model) ResetProviderMessage() {
+	m.noteMu.Lock()
+	defer m.noteMu.Unlock()
+	m.note = ""
+}
+
+// providerCodes are the failure codes an HTTP error answer maps to
+// (llm.StatusFinish): only a turn ending with one of them comes with the
+// provider's own message. A turn that ended otherwise (steps exhausted, a
+// stream cut) after a retried error answer does not.
+var providerCodes = []string{
+	llm.CodeAuth, llm.CodeInvalidRequest, llm.CodeRateLimit, llm.CodeServer,
+	llm.CodeQuota, llm.CodeContextWindowExceeded,
+}
+
+// ProviderDetail is what a human is told, after the fixed failure code,
+// about a turn that ended with failure on model m: "; the provider said
+// (MESSAGE); details in HOSTLOG", or "" when the failure is not a
+// provider's error answer or m has no message. The text is for the human
+// only (reins run's stderr, the editor's error message in reins acp, the
+// error data of reins sdk): it never enters the model's context, a
+// diagnostic, the session log or an event.
+func (h *Harness) ProviderDetail(failure *session.Failure, m *Model) string {
+	if failure == nil || m == nil || !slices.Contains(providerCodes, failure.Code) {
+		return ""
+	}
+	pm := m.ProviderMessage()
+	if pm == "" {
+		return ""
+	}
+	return fmt.Sprintf("; the provider said (%s); details in %s", pm, h.HostLogPath())
 }
 
 func (m *Model) providerError(status int, msg string) {

@@ -422,6 +422,11 @@ func (s *Server) work(sid string, ss *sess) {
 		s.mu.Unlock()
 
 		s.notify(sdk.NotifySessionStatus, sdk.SessionStatusParams{SessionID: sid, Status: sdk.StatusRunning, MessageID: it.messageID})
+		// The runtime's sessions share one model and so its last provider
+		// message: with sessions running at once, a failed turn may be told
+		// another session's message (turnError restricts it to provider
+		// failures).
+		s.model.ResetProviderMessage()
 		res := ss.s.Run(ctx, it.text)
 		cancel(nil)
 
@@ -432,8 +437,29 @@ func (s *Server) work(sid string, ss *sess) {
 		s.notify(sdk.NotifySessionStatus, sdk.SessionStatusParams{
 			SessionID: sid, Status: sdk.StatusIdle, MessageID: it.messageID,
 			StopReason: res.Reason, Output: blocks(fold.Collect()),
+			Error: s.turnError(res),
 		})
 	}
+}
+
+// turnError is an idle status's error: the failure code of a run whose
+// last turn ended with "error", and in data the human message with the
+// provider's own text (harness.ProviderDetail) when there is one. The
+// text goes to the client only: the session's events and log never carry
+// it.
+func (s *Server) turnError(res agent.TurnResult) *sdk.TurnError {
+	if res.Reason != session.ReasonError {
+		return nil
+	}
+	code := "ERROR"
+	if res.Failure != nil && res.Failure.Code != "" {
+		code = res.Failure.Code
+	}
+	e := &sdk.TurnError{Code: code, Message: "turn ended with " + code}
+	if d := s.h.ProviderDetail(res.Failure, s.model); d != "" {
+		e.Data = code + d
+	}
+	return e
 }
 
 func (s *Server) cancel(params json.RawMessage) (any, int, string) {

@@ -556,3 +556,46 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+const providerCanary = "SDK-PROVIDER-CANARY-9b2e"
+
+// TestFailedTurnErrorData (issue 15): the idle status of a run whose turn
+// ended with a provider's error answer carries error {code, message, data},
+// data the human message with the provider's own text and the host log's
+// path. The text is in no session/event (nor any other frame) and in no
+// file but the host log.
+func TestFailedTurnErrorData(t *testing.T) {
+	url, _ := mockServer(t, `
+replies:
+  - {match: fine, text: ok}
+fallback:
+  status: 401
+  body: '{"error":{"message":"bad key `+providerCanary+`"}}'
+`)
+	cwd, home := workspace(t)
+	c := serve(t, sdkserver.Config{Home: home, Cwd: cwd, Model: "openai/test", BaseURL: url, Getenv: func(string) string { return "" }})
+	c.initialize()
+	sid, msg := c.prompt("", "fine")
+	if p := params(last(c.until(isIdle(msg)))); p["stopReason"] != "completed" || p["error"] != nil {
+		t.Errorf("a completed run's idle status %v", p)
+	}
+	_, msg = c.prompt(sid, "hello")
+	frames := c.until(isIdle(msg))
+	p := params(last(frames))
+	want := map[string]any{
+		"code": "AUTH", "message": "turn ended with AUTH",
+		"data": "AUTH; the provider said (HTTP 401: bad key " + providerCanary + "); details in " + filepath.Join(home, "logs", "reins.log"),
+	}
+	if p["stopReason"] != "error" || fmt.Sprint(p["error"]) != fmt.Sprint(want) {
+		t.Errorf("idle status %v, want error %v", p, want)
+	}
+	for _, f := range frames[:len(frames)-1] {
+		if b, _ := json.Marshal(f); bytes.Contains(b, []byte(providerCanary)) {
+			t.Errorf("frame %s carries the provider's text", b)
+		}
+	}
+	c.in.Close()
+	for range c.frames {
+	}
+	testutil.CanaryOnlyInHostLog(t, home, providerCanary)
+}

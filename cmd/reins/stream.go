@@ -1,0 +1,171 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/termsafe"
+)
+
+// answerStream writes the answer text of `reins run` to stdout as it
+// arrives — only when stdout is a terminal and --json is off; otherwise it
+// writes nothing until done, which prints the selected output once, as
+// before. On a terminal each text delta is escaped (termsafe.Escape), so
+// the model's text cannot drive the terminal.
+type answerStream struct {
+	mu      sync.Mutex
+	w       io.Writer
+	on      bool
+	wrote   bool // any answer text was shown
+	midLine bool // the last text shown did not end a line
+	err     error
+}
+
+func newAnswerStream(w io.Writer, on bool) *answerStream {
+	return &answerStream{w: w, on: on}
+}
+
+// event is called with every session event (under the log's lock).
+func (a *answerStream) event(e session.Event) {
+	if a == nil || !a.on {
+		return
+	}
+	switch e.Type {
+	case session.TypeAssistantChunk:
+		var d session.AssistantChunk
+		if e.Decode(&d) != nil || d.Chunk.Type != llm.ChunkTextDelta || d.Chunk.Delta == "" {
+			return
+		}
+		a.write(termsafe.Escape(d.Chunk.Delta))
+	case session.TypeLLMRetry, session.TypeStepEnd:
+		// A retried attempt's text was never an answer, and a step's text
+		// is followed by tool calls or the next step: either way the next
+		// text starts on a line of its own.
+		a.breakLine()
+	}
+}
+
+func (a *answerStream) write(s string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.err != nil {
+		return
+	}
+	_, a.err = io.WriteString(a.w, s)
+	a.wrote = true
+	a.midLine = !strings.HasSuffix(s, "\n")
+}
+
+// breakLine ends a partly written line, so that a progress line on the
+// same terminal (stderr) or the next text starts at the left margin.
+func (a *answerStream) breakLine() {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.midLine && a.err == nil {
+		_, a.err = io.WriteString(a.w, "\n")
+		a.midLine = false
+	}
+}
+
+// done finishes the answer. When text was streamed, it only ends the last
+// line: the user has read the answer already. Otherwise (not a terminal,
+// or a run that streamed no text) it prints output once, escaped on a
+// terminal, raw into a pipe or file (there it is the product).
+func (a *answerStream) done(output string) error {
+	a.mu.Lock()
+	wrote, err := a.wrote, a.err
+	a.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if a.on && wrote {
+		a.breakLine()
+		return a.err
+	}
+	if output == "" {
+		return nil
+	}
+	if a.on {
+		output = termsafe.Escape(output)
+	}
+	_, err = fmt.Fprintln(a.w, output)
+	return err
+}
+
+// Tool call summaries on the progress line.
+const (
+	maxSummaryValue = 60  // bytes of one argument's value
+	maxSummary      = 120 // bytes of the whole summary
+)
+
+// summaryKeys come first in a summary, in this order: what a reader
+// looks for in a call; other keys follow sorted.
+var summaryKeys = []string{"path", "command", "pattern", "description", "agent", "url", "query", "prompt"}
+
+// toolSummary is a short one-line view of a tool call's arguments:
+// `key=value` pairs of a JSON object, strings unquoted, each value cut at
+// maxSummaryValue bytes and the whole at maxSummary (with "…"). Arguments
+// that are not an object are cut as they are. The caller escapes it.
+func toolSummary(args string) string {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(args), &obj); err != nil {
+		return cut(oneLine(args), maxSummary)
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	rank := func(k string) int {
+		for i, s := range summaryKeys {
+			if s == k {
+				return i
+			}
+		}
+		return len(summaryKeys)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		ri, rj := rank(keys[i]), rank(keys[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return keys[i] < keys[j]
+	})
+	var b strings.Builder
+	for _, k := range keys {
+		v := string(obj[k])
+		var s string
+		if json.Unmarshal(obj[k], &s) == nil {
+			v = s
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k + "=" + cut(oneLine(v), maxSummaryValue))
+	}
+	return cut(b.String(), maxSummary)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// cut shortens s to at most n bytes (on a rune boundary) ending in "…".
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n - len("…")
+	for i > 0 && !utf8RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
