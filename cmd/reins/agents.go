@@ -12,18 +12,17 @@ import (
 )
 
 func newAgentsCmd(s *streams) *cobra.Command {
-	var cwd, cfg string
+	var f listingFlags
 	c := &cobra.Command{
 		Use:   "agents",
 		Short: "List the agent definitions found, with where each came from",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			h, err := harness.New(harness.Options{Cwd: cwd, ConfigFile: cfg})
+			h, err := f.open(s)
 			if err != nil {
 				return err
 			}
 			defer h.Close()
-			noticeUntrusted(s, h)
 			tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tPROVIDER\tMODEL\tSOURCE\tDESCRIPTION")
 			for _, a := range h.Agents.List() {
@@ -50,8 +49,7 @@ func newAgentsCmd(s *streams) *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&cwd, "cwd", "", "workspace directory (default: the current directory)")
-	c.Flags().StringVar(&cfg, "config", "", "an extra config file, applied last")
+	f.register(c.Flags())
 	return c
 }
 

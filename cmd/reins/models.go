@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/reinsdev/reins/internal/config"
-	"github.com/reinsdev/reins/internal/harness"
 	"github.com/spf13/cobra"
 )
 
@@ -35,18 +34,17 @@ var knownModels = []struct {
 }
 
 func newModelsCmd(s *streams) *cobra.Command {
-	var cwd, cfg string
+	var f listingFlags
 	c := &cobra.Command{
 		Use:   "models",
 		Short: "List known models per provider (built in, and config models:)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			h, err := harness.New(harness.Options{Cwd: cwd, ConfigFile: cfg})
+			h, err := f.open(s)
 			if err != nil {
 				return err
 			}
 			defer h.Close()
-			noticeUntrusted(s, h)
 			type row struct {
 				spec   string
 				info   config.ModelInfo
@@ -106,8 +104,7 @@ func newModelsCmd(s *streams) *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVar(&cwd, "cwd", "", "workspace directory (default: the current directory)")
-	c.Flags().StringVar(&cfg, "config", "", "an extra config file, applied last")
+	f.register(c.Flags())
 	return c
 }
 

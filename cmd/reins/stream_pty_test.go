@@ -15,7 +15,7 @@ func ptyOut(t *testing.T) (tty *os.File, read func() string) {
 	t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
-		t.Skipf("no pty: %v", err)
+		t.Fatalf("this test needs a pseudo-terminal (/dev/ptmx): %v", err)
 	}
 	done := make(chan string, 1)
 	go func() {

@@ -395,8 +395,9 @@ func (d *decoder) integer(n ast.Node, key string) (*int, error) {
 	return &i, nil
 }
 
-// fraction decodes a number in [0,1]; nil for null.
-func (d *decoder) fraction(n ast.Node, key string) (*float64, error) {
+// float decodes a finite number within [lo, hi]; nil for null. want says
+// the range in the error.
+func (d *decoder) float(n ast.Node, key string, lo, hi float64, want string) (*float64, error) {
 	n = d.resolve(n)
 	if isNull(n) {
 		return nil, nil
@@ -413,38 +414,22 @@ func (d *decoder) fraction(n ast.Node, key string) (*float64, error) {
 			f = float64(x)
 		}
 	default:
-		return nil, d.valueErr(n, key, "a number between 0 and 1")
+		return nil, d.valueErr(n, key, want)
 	}
-	if !(f >= 0 && f <= 1) {
-		return nil, d.valueErr(n, key, "a number between 0 and 1")
+	if !(f >= lo && f <= hi) {
+		return nil, d.valueErr(n, key, want)
 	}
 	return &f, nil
 }
 
-// number decodes a non-negative number; nil for null.
+// fraction decodes a number in [0,1]; nil for null.
+func (d *decoder) fraction(n ast.Node, key string) (*float64, error) {
+	return d.float(n, key, 0, 1, "a number between 0 and 1")
+}
+
+// number decodes a finite non-negative number; nil for null.
 func (d *decoder) number(n ast.Node, key string) (*float64, error) {
-	n = d.resolve(n)
-	if isNull(n) {
-		return nil, nil
-	}
-	var f float64
-	switch v := n.(type) {
-	case *ast.FloatNode:
-		f = v.Value
-	case *ast.IntegerNode:
-		switch x := v.Value.(type) {
-		case int64:
-			f = float64(x)
-		case uint64:
-			f = float64(x)
-		}
-	default:
-		return nil, d.valueErr(n, key, "a number >= 0")
-	}
-	if !(f >= 0) || math.IsInf(f, 0) {
-		return nil, d.valueErr(n, key, "a number >= 0")
-	}
-	return &f, nil
+	return d.float(n, key, 0, math.MaxFloat64, "a number >= 0")
 }
 
 // duration decodes a non-negative Go duration ("500ms", "10s", "0"); nil

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"github.com/reinsdev/reins/internal/harness"
+	"github.com/spf13/pflag"
+)
+
+// listingFlags are the flags of the commands that only read the
+// configuration (agents, models): which workspace, which extra config.
+type listingFlags struct{ cwd, config string }
+
+func (f *listingFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&f.cwd, "cwd", "", "workspace directory (default: the current directory)")
+	fl.StringVar(&f.config, "config", "", "an extra config file, applied last")
+}
+
+// open loads the configuration and says once what an untrusted folder's
+// project files were ignored. The caller closes the harness.
+func (f *listingFlags) open(s *streams) (*harness.Harness, error) {
+	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config})
+	if err != nil {
+		return nil, err
+	}
+	noticeUntrusted(s, h)
+	return h, nil
+}
