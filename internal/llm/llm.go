@@ -81,28 +81,54 @@ func BlocksText(bs []Block) string {
 }
 
 // Usage counts tokens. Zero fields are unknown or zero. InputTokens is the
-// whole prompt, cache reads included (the OpenAI wire's convention; the
-// Anthropic adapter adds its separately reported cache reads), and
-// CacheReadTokens says how much of it came from the cache.
+// whole prompt, cache reads and writes included (the OpenAI wire's
+// convention; the Anthropic adapter adds its separately reported cache
+// reads and writes), and CacheReadTokens and CacheWriteTokens say how much
+// of it came from, or went into, the cache.
+//
+// CostUSD is what the tokens cost at the model's price; nil means the price
+// (of this usage or of any part summed into it) is unknown, which is shown
+// as unknown and never as 0.
 type Usage struct {
-	InputTokens     int `json:"inputTokens"`
-	OutputTokens    int `json:"outputTokens"`
-	CacheReadTokens int `json:"cacheReadTokens,omitempty"`
-	ReasoningTokens int `json:"reasoningTokens,omitempty"`
+	InputTokens      int      `json:"inputTokens"`
+	OutputTokens     int      `json:"outputTokens"`
+	CacheReadTokens  int      `json:"cacheReadTokens,omitempty"`
+	CacheWriteTokens int      `json:"cacheWriteTokens,omitempty"`
+	ReasoningTokens  int      `json:"reasoningTokens,omitempty"`
+	CostUSD          *float64 `json:"costUsd,omitempty"`
 }
 
-// Add returns u plus v.
+// Add returns u plus v. The sum's cost is known only when the cost of every
+// part that counted tokens is known.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{
-		InputTokens:     u.InputTokens + v.InputTokens,
-		OutputTokens:    u.OutputTokens + v.OutputTokens,
-		CacheReadTokens: u.CacheReadTokens + v.CacheReadTokens,
-		ReasoningTokens: u.ReasoningTokens + v.ReasoningTokens,
+	s := Usage{
+		InputTokens:      u.InputTokens + v.InputTokens,
+		OutputTokens:     u.OutputTokens + v.OutputTokens,
+		CacheReadTokens:  u.CacheReadTokens + v.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		ReasoningTokens:  u.ReasoningTokens + v.ReasoningTokens,
 	}
+	switch {
+	case u.CostUSD != nil && v.CostUSD != nil:
+		c := *u.CostUSD + *v.CostUSD
+		s.CostUSD = &c
+	case u.CostUSD != nil && v.counts() == 0:
+		c := *u.CostUSD
+		s.CostUSD = &c
+	case v.CostUSD != nil && u.counts() == 0:
+		c := *v.CostUSD
+		s.CostUSD = &c
+	}
+	return s
 }
 
-// IsZero reports whether u has no counts.
-func (u Usage) IsZero() bool { return u == Usage{} }
+// counts is the sum of u's token counts (0: u counted nothing).
+func (u Usage) counts() int {
+	return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.ReasoningTokens
+}
+
+// IsZero reports whether u has no counts and no cost.
+func (u Usage) IsZero() bool { return u.counts() == 0 && u.CostUSD == nil }
 
 // ChunkType names the kind of a stream chunk.
 type ChunkType string
