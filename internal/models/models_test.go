@@ -1,0 +1,72 @@
+package models
+
+import (
+	"math"
+	"testing"
+
+	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/llm"
+)
+
+func f(x float64) *float64 { return &x }
+
+func TestCost(t *testing.T) {
+	sonnet := Lookup(nil, "anthropic/claude-sonnet-4-5").Price
+	deepseek := Lookup(nil, "deepseek/deepseek-chat").Price
+	tests := []struct {
+		name  string
+		price config.ModelPrice
+		u     llm.Usage
+		want  *float64 // nil: unknown
+	}{
+		// 1000 uncached in at $3, 2000 read at $0.30, 500 written at $3.75, 100 out at $15.
+		{"sonnet with cache", sonnet, llm.Usage{InputTokens: 3500, CacheReadTokens: 2000, CacheWriteTokens: 500, OutputTokens: 100},
+			f((1000*3 + 2000*0.3 + 500*3.75 + 100*15) / 1e6)},
+		{"deepseek cache hit", deepseek, llm.Usage{InputTokens: 1000, CacheReadTokens: 600, OutputTokens: 10},
+			f((400*0.28 + 600*0.028 + 10*0.42) / 1e6)},
+		{"cache write on a wire without one", deepseek, llm.Usage{InputTokens: 10, CacheWriteTokens: 5}, nil},
+		{"no price", config.ModelPrice{}, llm.Usage{InputTokens: 1}, nil},
+		{"no tokens no price", config.ModelPrice{}, llm.Usage{}, f(0)},
+		{"output price only, output only", config.ModelPrice{Output: f(2)}, llm.Usage{OutputTokens: 1e6}, f(2)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Cost(tt.price, tt.u)
+			if (got == nil) != (tt.want == nil) || (got != nil && math.Abs(*got-*tt.want) > 1e-12) {
+				t.Errorf("Cost = %v, want %v", deref(got), deref(tt.want))
+			}
+		})
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return "unknown"
+	}
+	return *p
+}
+
+func TestLookupOverrides(t *testing.T) {
+	cfg := map[string]config.ModelInfo{
+		"anthropic/claude-sonnet-4-5": {ContextWindow: 8000, Price: config.ModelPrice{Output: f(1)}},
+		"local/tiny":                  {ContextWindow: 4096},
+	}
+	s := Lookup(cfg, "anthropic/claude-sonnet-4-5")
+	if s.Source != Config || s.ContextWindow != 8000 || s.MaxOutput != 64000 || *s.Price.Output != 1 || *s.Price.Input != 3 {
+		t.Errorf("override: %+v", s)
+	}
+	if l := Lookup(cfg, "local/tiny"); l.Source != Config || l.ContextWindow != 4096 || l.Price.Input != nil {
+		t.Errorf("config only: %+v", l)
+	}
+	if u := Lookup(cfg, "nobody/none"); u.Source != Unknown || u.ContextWindow != 0 {
+		t.Errorf("unknown: %+v", u)
+	}
+	// The built-in table is never changed by an override.
+	if b := Lookup(nil, "anthropic/claude-sonnet-4-5"); *b.Price.Output != 15 || b.ContextWindow != 200000 {
+		t.Errorf("builtin mutated: %+v", b)
+	}
+	all := All(cfg)
+	if len(all) != len(builtin)+1 || all[0].Spec > all[len(all)-1].Spec {
+		t.Errorf("All: %d entries", len(all))
+	}
+}
