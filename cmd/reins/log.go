@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -84,61 +83,14 @@ type sessionInfo struct {
 	err    error
 }
 
-// scanSessions reads every session of root, newest first.
+// scanSessions reads every session of root, newest first (session.Scan).
 func scanSessions(root string) ([]sessionInfo, error) {
-	ents, err := os.ReadDir(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+	infos, err := session.Scan(root)
+	out := make([]sessionInfo, len(infos))
+	for i, in := range infos {
+		out[i] = sessionInfo{header: in.Header, turns: in.Turns, last: in.Last, prompt: in.Prompt, usage: in.Usage, err: in.Err}
 	}
-	if err != nil {
-		return nil, err
-	}
-	var out []sessionInfo
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
-		p := filepath.Join(root, e.Name(), session.FileName)
-		ld, err := session.Load(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		info := sessionInfo{err: err}
-		if err == nil {
-			info.header = ld.Header
-			for _, ev := range ld.Events {
-				switch ev.Type {
-				case session.TypeTurnEnd:
-					var d session.TurnEnd
-					ev.Decode(&d)
-					info.turns++
-					info.last = d.Reason
-					if d.Usage != nil {
-						info.usage = info.usage.Add(*d.Usage)
-					}
-				case session.TypeUserMessage:
-					if info.prompt == "" {
-						var d session.UserMessage
-						ev.Decode(&d)
-						info.prompt = d.Message.Text()
-					}
-				}
-			}
-		} else {
-			info.header.ID = e.Name()
-		}
-		out = append(out, info)
-	}
-	// Newest first: by creation time, then id (ids begin with the second
-	// they were made in; an unreadable log has only its id).
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].header, out[j].header
-		if !a.CreatedAt.Equal(b.CreatedAt) && a.ID[:min(len(a.ID), 15)] == b.ID[:min(len(b.ID), 15)] {
-			return a.CreatedAt.After(b.CreatedAt)
-		}
-		return a.ID > b.ID
-	})
-	return out, nil
+	return out, err
 }
 
 func listSessions(w io.Writer, root string, asJSON bool, lf listFilter) error {
