@@ -1,0 +1,317 @@
+package view
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
+)
+
+// SpanKind is what a bar of the timeline stands for.
+type SpanKind string
+
+const (
+	SpanStep    SpanKind = "step"
+	SpanRequest SpanKind = "request" // one model request; a failed attempt ends with its code
+	SpanWait    SpanKind = "retry-wait"
+	SpanTool    SpanKind = "tool"
+	SpanChild   SpanKind = "child"
+)
+
+// Span is one bar of the timeline. End is nil while it is still open.
+type Span struct {
+	Kind   SpanKind   `json:"kind"`
+	Label  string     `json:"label"`
+	Start  time.Time  `json:"start"`
+	End    *time.Time `json:"end,omitempty"`
+	Status string     `json:"status,omitempty"` // ok, a failure code, a stop reason
+	Child  string     `json:"child,omitempty"`  // the child's session, for a child bar
+}
+
+// ItemKind is what an entry of the conversation is.
+type ItemKind string
+
+const (
+	ItemTurn       ItemKind = "turn"
+	ItemTurnEnd    ItemKind = "turn-end"
+	ItemUser       ItemKind = "user"
+	ItemAssistant  ItemKind = "assistant"
+	ItemReasoning  ItemKind = "reasoning"
+	ItemToolCall   ItemKind = "tool-call"
+	ItemToolResult ItemKind = "tool-result"
+	ItemRetry      ItemKind = "retry"
+	ItemChildStart ItemKind = "subagent-start"
+	ItemChildEnd   ItemKind = "subagent-end"
+	ItemJob        ItemKind = "job"
+	ItemCompaction ItemKind = "compaction"
+	ItemEvent      ItemKind = "event" // an event type this view does not know, shown raw
+)
+
+// TypeCompacted is the event of context compaction (docs/events.md),
+// shown as a compaction in the conversation.
+const TypeCompacted = "context/compacted"
+
+// Item is one entry of a session's conversation.
+type Item struct {
+	Kind      ItemKind  `json:"kind"`
+	Seq       int64     `json:"seq"`
+	Time      time.Time `json:"time"`
+	Text      string    `json:"text,omitempty"`
+	Name      string    `json:"name,omitempty"` // tool, agent or event type
+	CallID    string    `json:"callId,omitempty"`
+	IsError   bool      `json:"isError,omitempty"`
+	Note      string    `json:"note,omitempty"` // a short fixed-form line: reason, usage, status
+	Child     string    `json:"child,omitempty"`
+	Truncated bool      `json:"truncated,omitempty"`
+}
+
+// Detail is one session's timeline and conversation.
+type Detail struct {
+	Session string `json:"session"`
+	Version int64  `json:"version"`
+	Spans   []Span `json:"spans"`
+	Items   []Item `json:"items"`
+	// Omitted counts the oldest items left out to stay within bounds.
+	Omitted int `json:"omitted,omitempty"`
+}
+
+// Detail reads one session's timeline and conversation.
+func (r *Reader) Detail(id string) (*Detail, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t, err := r.tail(id)
+	if err != nil {
+		return nil, err
+	}
+	return buildDetail(t), nil
+}
+
+func buildDetail(t *session.Tail) *Detail {
+	d := &Detail{Session: t.Header.ID, Version: t.Offset(), Spans: []Span{}, Items: []Item{}}
+	open := map[string]int{} // open span by key → index in d.Spans
+	toolNames := map[string]string{}
+	begin := func(key string, s Span) {
+		if len(d.Spans) >= maxSpans {
+			return
+		}
+		open[key] = len(d.Spans)
+		d.Spans = append(d.Spans, s)
+	}
+	finish := func(key string, at time.Time, status string) {
+		i, ok := open[key]
+		if !ok {
+			return
+		}
+		delete(open, key)
+		end := at
+		d.Spans[i].End = &end
+		if status != "" {
+			d.Spans[i].Status = status
+		}
+	}
+	item := func(it Item) {
+		var cut bool
+		it.Text, cut = clip(it.Text, maxText)
+		it.Truncated = it.Truncated || cut
+		d.Items = append(d.Items, it)
+		if len(d.Items) > maxItems {
+			n := len(d.Items) - maxItems
+			d.Items = append(d.Items[:0], d.Items[n:]...)
+			d.Omitted += n
+		}
+	}
+	stepKey := func(turn, step int) string { return fmt.Sprintf("step %d/%d", turn, step) }
+	reqKey := func(turn, step int) string { return fmt.Sprintf("req %d/%d", turn, step) }
+	for _, e := range t.Events {
+		base := Item{Seq: e.Seq, Time: e.Time}
+		switch e.Type {
+		case session.TypeTurnStart:
+			var x session.TurnStart
+			e.Decode(&x)
+			base.Kind, base.Note = ItemTurn, fmt.Sprintf("turn %d", x.Turn)
+			item(base)
+		case session.TypeTurnEnd:
+			var x session.TurnEnd
+			e.Decode(&x)
+			note := x.Reason
+			if x.By != "" {
+				note += " by " + x.By
+			}
+			code := ""
+			if x.Failure != nil {
+				code = x.Failure.Code
+				note += ": " + x.Failure.Code
+			}
+			if x.Usage != nil {
+				note += "  " + usageText(*x.Usage)
+			}
+			// A turn's end closes whatever it left open.
+			for k := range open {
+				status := code
+				if status == "" {
+					status = x.Reason
+				}
+				finish(k, e.Time, status)
+			}
+			base.Kind, base.Note = ItemTurnEnd, note
+			item(base)
+		case session.TypeStepStart:
+			var x session.StepStart
+			e.Decode(&x)
+			begin(stepKey(x.Turn, x.Step), Span{Kind: SpanStep, Label: fmt.Sprintf("turn %d step %d", x.Turn, x.Step+1), Start: e.Time})
+			begin(reqKey(x.Turn, x.Step), Span{Kind: SpanRequest, Label: "model request", Start: e.Time})
+		case session.TypeStepEnd:
+			var x session.StepEnd
+			e.Decode(&x)
+			finish(reqKey(x.Turn, x.Step), e.Time, "")
+			finish(stepKey(x.Turn, x.Step), e.Time, "ok")
+		case session.TypeLLMRetry:
+			var x session.LLMRetry
+			e.Decode(&x)
+			finish(reqKey(x.Turn, x.Step), e.Time, x.Failure.Code)
+			begin("wait "+x.RetryID, Span{Kind: SpanWait, Label: fmt.Sprintf("retry %d/%d after %s", x.Retry, x.MaxRetries, x.Failure.Code), Start: e.Time, Status: x.Failure.Code})
+			base.Kind, base.Name = ItemRetry, x.Provider
+			base.Note = fmt.Sprintf("retry %d/%d after %s, waiting %d ms", x.Retry, x.MaxRetries, x.Failure.Code, x.DelayMs)
+			item(base)
+		case session.TypeLLMRetryStarted:
+			var x session.LLMRetryStarted
+			e.Decode(&x)
+			finish("wait "+x.RetryID, e.Time, "")
+			begin(reqKey(x.Turn, x.Step), Span{Kind: SpanRequest, Label: fmt.Sprintf("model request (retry %d)", x.Retry), Start: e.Time})
+		case session.TypeUserMessage:
+			var x session.UserMessage
+			e.Decode(&x)
+			base.Kind, base.Text = ItemUser, x.Message.Text()
+			item(base)
+		case session.TypeAssistantMessage:
+			var x session.AssistantMessage
+			e.Decode(&x)
+			status := "ok"
+			if x.Interrupted {
+				status = "interrupted"
+			}
+			finish(reqKey(x.Turn, x.Step), e.Time, status)
+			note := ""
+			if x.Usage != nil {
+				note = usageText(*x.Usage)
+			}
+			if x.Interrupted {
+				note = "interrupted  " + note
+			}
+			if len(x.Message.Content) == 0 {
+				base.Kind, base.Note = ItemAssistant, strings.TrimSpace("(no content)  "+note)
+				item(base)
+				continue
+			}
+			for _, b := range x.Message.Content {
+				it := base
+				switch b.Type {
+				case llm.BlockReasoning:
+					it.Kind, it.Text = ItemReasoning, b.Text
+				case llm.BlockText:
+					it.Kind, it.Text = ItemAssistant, b.Text
+				case llm.BlockToolCall:
+					it.Kind, it.Name, it.CallID, it.Text = ItemToolCall, b.Name, b.ID, b.Arguments
+				default:
+					continue
+				}
+				item(it)
+			}
+			if note != "" {
+				d.Items[len(d.Items)-1].Note = note
+			}
+		case session.TypeToolCall:
+			var x session.ToolCall
+			e.Decode(&x)
+			toolNames[x.CallID] = x.Name
+			begin("tool "+x.CallID, Span{Kind: SpanTool, Label: x.Name, Start: e.Time})
+		case session.TypeToolResult:
+			var x session.ToolResult
+			e.Decode(&x)
+			status := "ok"
+			if x.IsError {
+				status = "error"
+			}
+			finish("tool "+x.CallID, e.Time, status)
+			base.Kind, base.Text, base.CallID, base.IsError, base.Name = ItemToolResult, x.Content, x.CallID, x.IsError, toolNames[x.CallID]
+			item(base)
+		case session.TypeSubagentStart:
+			var x subagentStart
+			e.Decode(&x)
+			label := x.Agent
+			if x.Label != "" {
+				label += ": " + x.Label
+			}
+			begin("child "+x.RunID, Span{Kind: SpanChild, Label: label, Start: e.Time, Child: x.ChildSession})
+			note := "provider " + x.Provider
+			if x.Background {
+				note += ", background"
+			}
+			if x.Continues != "" {
+				note += ", continues " + x.Continues
+			}
+			base.Kind, base.Name, base.Text, base.Child, base.Note = ItemChildStart, x.Agent, x.Label, x.ChildSession, note
+			item(base)
+		case session.TypeSubagentEnd:
+			var x subagentEnd
+			e.Decode(&x)
+			finish("child "+x.RunID, e.Time, x.StopReason)
+			note := x.StopReason
+			if x.DurationMs > 0 {
+				note += " after " + (time.Duration(x.DurationMs) * time.Millisecond).String()
+			}
+			if x.Usage != nil {
+				note += "  " + usageText(*x.Usage)
+			}
+			if x.Diagnostic != "" {
+				note += "  " + x.Diagnostic
+			}
+			base.Kind, base.Note, base.Name = ItemChildEnd, note, x.RunID
+			if x.LastAssistantMessage != nil {
+				base.Text = x.LastAssistantMessage.Text()
+			}
+			item(base)
+		case session.TypeJobNotice:
+			var x session.JobNotice
+			e.Decode(&x)
+			base.Kind, base.Note = ItemJob, "job "+x.JobID+" "+x.Status
+			item(base)
+		case TypeCompacted:
+			var x struct {
+				Turn     int    `json:"turn"`
+				Summary  string `json:"summary"`
+				Replaces struct {
+					FromSeq int64 `json:"fromSeq"`
+					ToSeq   int64 `json:"toSeq"`
+				} `json:"replaces"`
+			}
+			e.Decode(&x)
+			base.Kind, base.Text = ItemCompaction, x.Summary
+			base.Note = fmt.Sprintf("compacted: replaces events %d–%d", x.Replaces.FromSeq, x.Replaces.ToSeq)
+			item(base)
+		case session.TypeAssistantChunk:
+		default:
+			base.Kind, base.Name = ItemEvent, e.Type
+			base.Text, base.Truncated = rawText(e.Data)
+			item(base)
+		}
+	}
+	return d
+}
+
+// usageText is the short usage line of the page.
+func usageText(u llm.Usage) string {
+	s := fmt.Sprintf("tokens in %d out %d", u.InputTokens, u.OutputTokens)
+	if u.CacheReadTokens > 0 {
+		s += fmt.Sprintf(" cached %d", u.CacheReadTokens)
+	}
+	if u.ReasoningTokens > 0 {
+		s += fmt.Sprintf(" reasoning %d", u.ReasoningTokens)
+	}
+	if u.CostUSD != nil {
+		s += fmt.Sprintf(" $%.4f", *u.CostUSD)
+	}
+	return s
+}
