@@ -416,7 +416,19 @@ func sortedKeys[V any](m map[string]V) []string {
 	return ks
 }
 
-// rawText is an event's data as text, for events the view does not know.
+// rawText is an event's data as text, for events the view does not know:
+// compact JSON with its HTML characters as they are (the page shows text,
+// never HTML), clipped.
 func rawText(raw json.RawMessage) (string, bool) {
-	return clip(string(raw), maxEventData)
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return clip(string(raw), maxEventData)
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return clip(string(raw), maxEventData)
+	}
+	return clip(strings.TrimSuffix(b.String(), "\n"), maxEventData)
 }
