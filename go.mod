@@ -3,6 +3,7 @@ module github.com/reinsdev/reins
 go 1.26.8
 
 require (
+	github.com/chromedp/chromedp v0.23.1
 	github.com/coder/acp-go-sdk v0.13.0
 	github.com/creack/pty v1.1.24
 	github.com/goccy/go-yaml v1.19.2
@@ -18,7 +19,6 @@ require (
 
 require (
 	github.com/chromedp/cdproto v0.160.1 // indirect
-	github.com/chromedp/chromedp v0.23.1 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
