@@ -82,7 +82,7 @@ func css(sel string) chromedp.CSS { return chromedp.CSS(sel) }
 
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	png := value(t, ctx, 30*time.Second, "screenshot", chromedp.FullScreenshot(90))
+	png := value(t, ctx, 30*time.Second, "screenshot", chromedp.FullScreenshot(100))
 	p := filepath.Join(t.ArtifactDir(), name)
 	if err := os.WriteFile(p, png, 0o644); err != nil {
 		t.Fatal(err)

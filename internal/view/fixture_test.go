@@ -28,7 +28,9 @@ type fixture struct {
 }
 
 func newFixture(t testing.TB) *fixture {
-	return &fixture{t: t, root: t.TempDir(), now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	// A recent start, so that a running session's bar (which ends now)
+	// is as long as its events are.
+	return &fixture{t: t, root: t.TempDir(), now: time.Now().UTC().Add(-time.Minute).Truncate(time.Second)}
 }
 
 func (f *fixture) tick() time.Time {

@@ -195,13 +195,13 @@ func (b *treeBuilder) session(n *Node, t *session.Tail, running bool, depth int)
 	}
 	n.Cwd = h.Cwd
 	var (
-		usage   llm.Usage
-		counted bool
-		last    session.TurnEnd
-		open    bool
-		lastT   = h.CreatedAt
-		runs    = map[string]*Node{}
-		lastEnd *Node // the child whose subagent/end came last: job/notice follows it
+		usage, turn          llm.Usage // the turns' total; the current turn's steps
+		counted, turnCounted bool
+		last                 session.TurnEnd
+		open                 bool
+		lastT                = h.CreatedAt
+		runs                 = map[string]*Node{}
+		lastEnd              *Node // the child whose subagent/end came last: job/notice follows it
 	)
 	for _, e := range t.Events {
 		if e.Time.After(lastT) {
@@ -211,15 +211,25 @@ func (b *treeBuilder) session(n *Node, t *session.Tail, running bool, depth int)
 		case session.TypeTurnStart:
 			open = true
 			n.Turns++
+			turn, turnCounted = llm.Usage{}, false
+		case session.TypeAssistantMessage:
+			var d session.AssistantMessage
+			if e.Decode(&d) == nil && d.Usage != nil {
+				turn, turnCounted = turn.Add(*d.Usage), true
+			}
 		case session.TypeTurnEnd:
 			open = false
 			var d session.TurnEnd
 			if e.Decode(&d) == nil {
 				last = d
-				if d.Usage != nil {
+				switch {
+				case d.Usage != nil: // the turn's total, as recorded
 					usage, counted = usage.Add(*d.Usage), true
+				case turnCounted:
+					usage, counted = usage.Add(turn), true
 				}
 			}
+			turn, turnCounted = llm.Usage{}, false
 		case session.TypeSubagentStart:
 			var d subagentStart
 			if e.Decode(&d) != nil {
@@ -265,6 +275,11 @@ func (b *treeBuilder) session(n *Node, t *session.Tail, running bool, depth int)
 			}
 		}
 		lastEnd = nil
+	}
+	if open && turnCounted {
+		// The open turn's steps so far: a running session's cost grows
+		// step by step.
+		usage, counted = usage.Add(turn), true
 	}
 	if counted && n.Usage == nil {
 		n.Usage = &usage

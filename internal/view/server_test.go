@@ -251,6 +251,9 @@ func TestTreeStates(t *testing.T) {
 	if tree.Root.State != StateRunning || tree.Root.StopReason != "" || tree.Root.End != nil {
 		t.Errorf("held root: %s %q", tree.Root.State, tree.Root.StopReason)
 	}
+	if u := tree.Root.Usage; u == nil || u.InputTokens != 1000 || u.CostUSD == nil {
+		t.Errorf("running root's usage %+v: want its open turn's steps so far", u)
+	}
 	if d := nodeByKey(tree.Root, "root/run-d"); d == nil || d.State != StateRunning {
 		t.Fatalf("unsettled child of a running parent: %+v", d)
 	}
@@ -541,5 +544,44 @@ func TestReaderCorruptTail(t *testing.T) {
 	tree, err := NewReader(f.root).Tree("root")
 	if err != nil || tree.Nodes != 4 {
 		t.Fatalf("%v %+v", err, tree)
+	}
+}
+
+// TestServeStopsStreams: when reins view is stopped (its context ends),
+// Serve returns promptly even with a live stream open.
+func TestServeStopsStreams(t *testing.T) {
+	f := newFixture(t)
+	l := f.tree(true)
+	defer closeLog(t, l)
+	ln, err := Listen(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ln.Addr().String(), "127.0.0.1:") {
+		t.Errorf("listening on %s, want loopback", ln.Addr())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, ln, NewServer(f.root, testToken, Options{Poll: 20 * time.Millisecond}).Handler()) }()
+	u := URL(ln, testToken, "root")
+	if !strings.HasSuffix(u, "/?token="+testToken+"#s=root") {
+		t.Errorf("URL %s", u)
+	}
+	resp, err := http.Get("http://" + ln.Addr().String() + "/api/sessions/root/events?token=" + testToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if name, _ := readEvent(t, bufio.NewReader(resp.Body)); name != "tree" {
+		t.Fatalf("first event %q", name)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Serve did not return after its context ended")
 	}
 }

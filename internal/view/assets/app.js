@@ -288,7 +288,7 @@
     sections.tree.replaceChildren(h('table', { className: 'nodes' },
       h('thead', null, h('tr', null, ['node', 'provider', 'model', 'state / stop reason', 'diagnostic', 'tokens', 'cost', 'duration'].map((t) => h('th', null, t)))),
       h('tbody', null, rows)),
-    state.tree.nodes > MAX_ROWS ? h('p', { className: 'muted' }, 'showing the first ' + MAX_ROWS + ' of ' + state.tree.nodes + ' nodes') : null);
+    ...(state.tree.nodes > MAX_ROWS ? [h('p', { className: 'muted' }, 'showing the first ' + MAX_ROWS + ' of ' + state.tree.nodes + ' nodes')] : []));
   }
 
   function renderTimeline(root, sel, detail) {
