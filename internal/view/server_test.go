@@ -562,7 +562,9 @@ func TestServeStopsStreams(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, ln, NewServer(f.root, testToken, Options{Poll: 20 * time.Millisecond}).Handler()) }()
+	go func() {
+		done <- Serve(ctx, ln, NewServer(f.root, testToken, Options{Poll: 20 * time.Millisecond}).Handler())
+	}()
 	u := URL(ln, testToken, "root")
 	if !strings.HasSuffix(u, "/?token="+testToken+"#s=root") {
 		t.Errorf("URL %s", u)
