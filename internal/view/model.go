@@ -153,8 +153,7 @@ func (r *Reader) Tree(id string) (*Tree, error) {
 	b := &treeBuilder{r: r, tree: &Tree{Versions: map[string]int64{}}, seen: map[string]bool{}}
 	n := &Node{Key: id, Session: id, Start: t.Header.CreatedAt}
 	b.tree.Nodes = 1
-	running := session.Writer(t.Path()) > 0
-	b.session(n, t, running, 0)
+	b.session(n, t, writerAlive(t.Path()), 0)
 	b.tree.Root = n
 	return b.tree, nil
 }
@@ -178,9 +177,9 @@ type subagentEnd struct {
 }
 
 // session fills n from the log t: its header, its own end, and a child
-// node per subagent/start. running says whether the session's writer is
+// node per subagent/start. alive says whether the session's writer is
 // alive, which decides whether an unsettled child is running or lost.
-func (b *treeBuilder) session(n *Node, t *session.Tail, running bool, depth int) {
+func (b *treeBuilder) session(n *Node, t *session.Tail, alive func() bool, depth int) {
 	b.seen[t.Header.ID] = true
 	b.tree.Versions[t.Header.ID] = t.Offset()
 	h := t.Header
@@ -285,13 +284,14 @@ func (b *treeBuilder) session(n *Node, t *session.Tail, running bool, depth int)
 		n.Usage = &usage
 	}
 	for _, c := range n.Children {
-		if c.State == StateRunning && !running && session.Writer(b.r.path(c.Session)) <= 0 {
+		if c.State == StateRunning && !alive() && (c.Session == "" || !writerAlive(b.r.path(c.Session))()) {
 			c.State = StateLost
 		}
 	}
 	if n.RunID != "" {
 		return // a child's end is its parent's subagent/end
 	}
+	running := alive()
 	n.State = StateEnded
 	if running {
 		n.State = StateRunning
@@ -333,7 +333,14 @@ func (b *treeBuilder) child(c *Node, id string, depth int) {
 		return
 	}
 	c.Session, c.Key = id, id
-	b.session(c, t, session.Writer(t.Path()) > 0, depth)
+	b.session(c, t, writerAlive(t.Path()), depth)
+}
+
+// writerAlive asks, once and only when asked, whether a live reins holds
+// the log at path: the question reads /proc/locks, and most nodes of a
+// settled tree never need the answer.
+func writerAlive(path string) func() bool {
+	return sync.OnceValue(func() bool { return session.Writer(path) > 0 })
 }
 
 // clip cuts s to at most n bytes on a rune boundary and reports whether it
