@@ -319,8 +319,15 @@ func (b *treeBuilder) child(c *Node, id string, depth int) {
 	if id == "" {
 		return // acp and pi children keep no reins session
 	}
-	if !session.ValidID(id) || b.seen[id] {
+	if !session.ValidID(id) {
 		c.Problem = "the child's session id is not valid"
+		return
+	}
+	if b.seen[id] {
+		// A continued child runs on in the session it had (or a log
+		// names one twice): the session is read once, under its first
+		// node, and never again, so no log can make the tree a loop.
+		c.Session = id
 		return
 	}
 	if depth > maxDepth || b.tree.Nodes > maxNodes {

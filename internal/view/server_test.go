@@ -587,3 +587,49 @@ func TestServeStopsStreams(t *testing.T) {
 		t.Fatal("Serve did not return after its context ended")
 	}
 }
+
+// TestTreeRepeatedChildSession: a child session named twice (a continued
+// child, or a log that points back at its parent) is read once; the tree
+// stays finite and its keys unique.
+func TestTreeRepeatedChildSession(t *testing.T) {
+	f := newFixture(t)
+	l := f.create("loop", "")
+	add(t, l, session.TypeTurnStart, session.TurnStart{})
+	f.child("kid", "loop", session.ReasonCompleted, "first")
+	add(t, l, session.TypeSubagentStart, session.SubagentStart{RunID: "r1", ChildSession: "kid", Agent: "a", Provider: "inprocess"})
+	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "r1", StopReason: "completed"})
+	add(t, l, session.TypeSubagentStart, map[string]any{"runId": "r2", "childSession": "kid", "agent": "a", "provider": "inprocess", "continues": "kid"})
+	add(t, l, session.TypeSubagentEnd, map[string]any{"runId": "r2", "stopReason": "completed", "continues": "kid"})
+	add(t, l, session.TypeSubagentStart, session.SubagentStart{RunID: "r3", ChildSession: "loop", Agent: "a", Provider: "inprocess"})
+	add(t, l, session.TypeSubagentStart, session.SubagentStart{RunID: "r4", ChildSession: "../etc", Agent: "a", Provider: "inprocess"})
+	add(t, l, session.TypeTurnEnd, session.TurnEnd{Reason: "completed"})
+	closeLog(t, l)
+	tree, err := NewReader(f.root).Tree("loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if keys[n.Key] {
+			t.Errorf("key %s twice", n.Key)
+		}
+		keys[n.Key] = true
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(tree.Root)
+	if tree.Nodes != 5 || len(keys) != 5 {
+		t.Fatalf("%d nodes, keys %v", tree.Nodes, keys)
+	}
+	if c := nodeByKey(tree.Root, "loop/r2"); c == nil || c.Continues != "kid" || c.Session != "kid" {
+		t.Errorf("the continuation: %+v", c)
+	}
+	if c := nodeByKey(tree.Root, "loop/r4"); c == nil || c.Problem == "" || c.Session != "" {
+		t.Errorf("a child id that is a path: %+v", c)
+	}
+	if c := nodeByKey(tree.Root, "loop/r3"); c == nil || len(c.Children) != 0 {
+		t.Errorf("a child that names its parent: %+v", c)
+	}
+}
