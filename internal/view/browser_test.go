@@ -138,7 +138,8 @@ func checkHostile(t *testing.T, ctx context.Context, where string) {
 		Shown    int  `json:"shown"`
 	}
 	js := `({pwned: window.__pwned !== undefined,
-		elements: document.querySelectorAll('main img, main script, main iframe').length,
+		elements: document.querySelectorAll('main img, main script, main iframe').length +
+			Array.from(document.querySelectorAll('main b')).filter(b => b.textContent === 'bold').length,
 		shown: Array.from(document.querySelectorAll('main pre')).filter(p => p.textContent.includes(` + "`" + hostile + "`" + `)).length})`
 	res := value(t, ctx, 10*time.Second, "reading the page", chromedp.Evaluate[result](js))
 	if res.Pwned {
@@ -149,6 +150,22 @@ func checkHostile(t *testing.T, ctx context.Context, where string) {
 	}
 	if res.Shown == 0 {
 		t.Errorf("%s: the hostile text is not shown as text", where)
+	}
+}
+
+// checkHostileList: the hostile prompt of a listed session is text.
+func checkHostileList(t *testing.T, ctx context.Context) {
+	t.Helper()
+	type result struct {
+		Pwned    bool `json:"pwned"`
+		Elements int  `json:"elements"`
+		Shown    bool `json:"shown"`
+	}
+	res := value(t, ctx, 10*time.Second, "reading the list", chromedp.Evaluate[result](`({pwned: window.__pwned !== undefined,
+		elements: document.querySelectorAll('main img, main script').length,
+		shown: document.querySelector('main').textContent.includes('<script>window.__pwned=1</script>')})`))
+	if res.Pwned || res.Elements != 0 || !res.Shown {
+		t.Errorf("hostile prompt in the list: %+v", res)
 	}
 }
 
@@ -211,14 +228,18 @@ func TestBrowserLiveTree(t *testing.T) {
 func TestBrowserListAndToken(t *testing.T) {
 	f := newFixture(t)
 	f.tree(false)
+	f.wide(2) // its prompt is hostile
 	ts := serve(t, f.root, Options{})
 	ctx := newBrowser(t)
-	within(t, ctx, 30*time.Second, "list to session",
+	within(t, ctx, 30*time.Second, "the list",
 		chromedp.Navigate(ts.URL+"/?token="+testToken),
-		chromedp.WaitVisible(css(`table.list a`)),
-		chromedp.Click(css(`table.list a`)),
+		chromedp.WaitVisible(css(`table.list a`)))
+	checkHostileList(t, ctx)
+	within(t, ctx, 30*time.Second, "list to session",
+		chromedp.Click(css(`table.list a[href="#s=root"]`)),
 		chromedp.WaitVisible(css(`tr[data-key="child-c"]`)))
 	checkAcceptanceTree(t, rows(t, ctx))
+	checkHostile(t, ctx, "session page")
 	within(t, ctx, 30*time.Second, "no token", chromedp.Navigate(ts.URL+"/"))
 	body := value(t, ctx, 30*time.Second, "no token", chromedp.Text(css(`body`)))
 	if strings.Contains(body, "review") || !strings.Contains(body, "token") {

@@ -18,6 +18,9 @@ import (
 // parsed text as HTML: both set window.__pwned.
 const hostile = `look: <script>window.__pwned=1</script><img src=x onerror="window.__pwned=1"> done`
 
+// hostileLabel is a model-written task label that would run script as HTML.
+const hostileLabel = `<img src=y onerror="window.__pwned=2"><b>bold</b>`
+
 // acpDiagnostic is the fixed diagnostic of an ACP child whose process died.
 const acpDiagnostic = "Subagent failure (provider: acp; stage: prompt; category: process-exit; stop reason: error; exit code: 1)"
 
@@ -112,7 +115,7 @@ func (f *fixture) tree(open bool) *session.Log {
 		Usage: &llm.Usage{InputTokens: 100, OutputTokens: 50, CostUSD: cost(0.0003)}, DurationMs: 3000})
 
 	// B: an ACP child whose process died; no reins session.
-	add(t, l, session.TypeSubagentStart, session.SubagentStart{RunID: "run-b", Agent: "claude", Provider: "acp", Label: "review"})
+	add(t, l, session.TypeSubagentStart, session.SubagentStart{RunID: "run-b", Agent: "claude", Provider: "acp", Label: "review " + hostileLabel})
 	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-b", StopReason: session.ReasonError, Diagnostic: acpDiagnostic, DurationMs: 1000})
 	add(t, l, session.TypeToolResult, session.ToolResult{CallID: "c1", Content: "max-tokens: partial findings"})
 	add(t, l, session.TypeStepEnd, session.StepEnd{})
@@ -143,6 +146,7 @@ func (f *fixture) wide(n int) {
 	t := f.t
 	l := f.create("wide", "")
 	add(t, l, session.TypeTurnStart, session.TurnStart{Turn: 0})
+	add(t, l, session.TypeUserMessage, session.UserMessage{Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "split it " + hostile}}}})
 	add(t, l, session.TypeStepStart, session.StepStart{})
 	for i := range n {
 		run, id := fmt.Sprintf("run-%03d", i), fmt.Sprintf("wide-child-%03d", i)

@@ -344,7 +344,12 @@
     if (n.session) {
       parts.push(h('h3', null, 'Conversation'));
       if (!detail) parts.push(h('p', { className: 'muted' }, EXPORT ? 'Not in this export.' : 'Loading…'));
-      else parts.push(conversation(detail));
+      else {
+        // The same detail keeps its elements, so a live redraw leaves
+        // what the reader unfolded unfolded.
+        if (state.convFor !== detail) { state.convFor = detail; state.convEl = conversation(detail); }
+        parts.push(state.convEl);
+      }
     } else if (n.runId) {
       parts.push(h('p', { className: 'muted' }, 'This child keeps no reins session (' + (n.provider || 'unknown provider') + '): its answer and diagnostic are what its parent recorded.'));
     }
