@@ -20,21 +20,34 @@ import (
 // address printed carries the token the server asks for, and SIGTERM
 // stops it with exit 0.
 func TestViewCommand(t *testing.T) {
-	sc, err := mock.Parse([]byte("fallback:\n  text: the <b>answer</b>\n"))
+	sc, err := mock.Parse([]byte(`
+replies:
+  - match: delegate it
+    toolCalls:
+      - name: subagent
+        arguments: {description: child work, prompt: CHILD do it}
+  - match: CHILD
+    text: the <b>answer</b>
+  - match: answer
+    text: parent done
+`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	url, _, stop := mock.StartTest(sc)
 	defer stop()
 	home := t.TempDir()
-	if code, stderr := exitCode(t, reinsCmd(t, home, "run", "--base-url", url, "-m", "openai/m", "hello")); code != 0 {
+	if code, stderr := exitCode(t, reinsCmd(t, home, "run", "--base-url", url, "-m", "openai/m", "delegate it")); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, stderr)
 	}
 	infos, err := session.Scan(filepath.Join(home, "sessions"))
-	if err != nil || len(infos) != 1 {
-		t.Fatalf("sessions: %v %d", err, len(infos))
+	if err != nil || len(infos) != 2 {
+		t.Fatalf("sessions: %v %d, want the parent and its child", err, len(infos))
 	}
 	id := infos[0].Header.ID
+	if infos[0].Header.ParentSession != "" {
+		id = infos[1].Header.ID
+	}
 
 	out := filepath.Join(t.TempDir(), "run.html")
 	tests := []struct {
@@ -42,7 +55,7 @@ func TestViewCommand(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"export", []string{"view", "--export", out, id[:17]}, 0},
+		{"export", []string{"view", "--export", out, id[:len(id)-2]}, 0},
 		{"export without a session", []string{"view", "--export", out}, 2},
 		{"unknown session", []string{"view", "--no-open", "nope"}, 1},
 		{"bad port", []string{"view", "--no-open", "--port", "70000"}, 2},
@@ -61,6 +74,9 @@ func TestViewCommand(t *testing.T) {
 	}
 	if !strings.Contains(string(page), id) || !strings.Contains(string(page), `\u003cb\u003eanswer`) || strings.Contains(string(page), "<b>answer") {
 		t.Errorf("export lacks the session or leaves its text unescaped: %d bytes", len(page))
+	}
+	if !strings.Contains(string(page), `"nodes":2`) || !strings.Contains(string(page), `"label":"child work"`) {
+		t.Error("the export lacks the child of the run")
 	}
 	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(out), ".reins-view-*")); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
