@@ -169,6 +169,17 @@ func checkHostileList(t *testing.T, ctx context.Context) {
 	}
 }
 
+// checkNoStray fails on a JavaScript null or undefined drawn as text.
+func checkNoStray(t *testing.T, ctx context.Context) {
+	t.Helper()
+	text := value(t, ctx, 10*time.Second, "reading the page", chromedp.Evaluate[string](`document.getElementById('top').textContent + document.querySelector('main').textContent`))
+	for _, bad := range []string{"null", "undefined", "NaN", "[object"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("the page shows %q", bad)
+		}
+	}
+}
+
 // TestBrowserLiveTree is acceptance 2 and 3 on the served page: the tree
 // of a running session with a max-tokens child, a crashed ACP child and a
 // background job; a node added to the log while the page is open appears
@@ -216,6 +227,7 @@ func TestBrowserLiveTree(t *testing.T) {
 		chromedp.Evaluate[chromedp.Void](`location.hash = 's=root&n=child-c'`),
 		chromedp.WaitVisible(css(`.detail .conv .k-assistant`)))
 	checkHostile(t, ctx, "child node")
+	checkNoStray(t, ctx)
 	screenshot(t, ctx, "hostile-child.png")
 	within(t, ctx, 30*time.Second, "selecting the root",
 		chromedp.Evaluate[chromedp.Void](`location.hash = 's=root&n=root'`),
@@ -278,6 +290,7 @@ func TestBrowserExport(t *testing.T) {
 		chromedp.Evaluate[chromedp.Void](`location.hash = 's=root&n=child-c'`),
 		chromedp.WaitVisible(css(`.detail .conv .k-assistant`)))
 	checkHostile(t, ctx, "export")
+	checkNoStray(t, ctx)
 
 	wide := write("wide")
 	fi, _ := os.Stat(wide)

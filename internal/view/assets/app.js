@@ -132,7 +132,7 @@
   const main = document.getElementById('main');
 
   function setTop(...kids) {
-    top.replaceChildren(h('span', { className: 'brand' }, 'reins view'), ...kids);
+    top.replaceChildren(h('span', { className: 'brand' }, 'reins view'), ...kids.filter(Boolean));
   }
 
   function problem(text) {
