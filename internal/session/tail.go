@@ -71,17 +71,25 @@ func (t *Tail) Poll() (changed bool, err error) {
 	}
 	t.fi = fi
 	for t.off < fi.Size() {
-		n := min(fi.Size()-t.off, tailChunk)
+		left := fi.Size() - t.off
+		n := min(left, tailChunk)
 		buf := make([]byte, n)
 		if _, err := f.ReadAt(buf, t.off); err != nil && !errors.Is(err, io.EOF) {
 			return changed, err
 		}
 		end := bytes.LastIndexByte(buf, '\n')
-		if end < 0 {
-			if t.off+n < fi.Size() || n >= maxLineBytes {
-				// A line longer than any reins writes.
+		if end < 0 && n < left {
+			// One line longer than a chunk: read up to the longest line
+			// a log may hold.
+			buf = make([]byte, min(left, maxLineBytes+1))
+			if _, err := f.ReadAt(buf, t.off); err != nil && !errors.Is(err, io.EOF) {
+				return changed, err
+			}
+			if end = bytes.IndexByte(buf, '\n'); end < 0 && len(buf) > maxLineBytes {
 				return changed, &CorruptError{Path: t.path, Line: t.lineNo + 1, Reason: "line too long"}
 			}
+		}
+		if end < 0 {
 			break // the last line is not complete yet
 		}
 		for _, line := range bytes.SplitAfter(buf[:end+1], []byte{'\n'}) {

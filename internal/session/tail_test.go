@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -85,5 +86,21 @@ func TestTail(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTailLongLine: a line longer than one read chunk is read whole.
+func TestTailLongLine(t *testing.T) {
+	p := filepath.Join(t.TempDir(), FileName)
+	big := strings.Repeat("x", tailChunk+10)
+	body := `{"type":"session","version":1,"id":"s","createdAt":"2026-01-01T00:00:00Z","cwd":"/w","delegationDepth":0}` + "\n" +
+		`{"type":"tool/result","seq":0,"time":"2026-01-01T00:00:01Z","data":{"content":"` + big + `"}}` + "\n" +
+		`{"type":"turn/end","seq":1,"time":"2026-01-01T00:00:01Z","data":{}}` + "\n"
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tl := NewTail(p, false)
+	if _, err := tl.Poll(); err != nil || len(tl.Events) != 2 {
+		t.Fatalf("%v, %d events", err, len(tl.Events))
 	}
 }
