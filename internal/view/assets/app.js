@@ -82,7 +82,7 @@
   function nodeDuration(n) {
     if (n.durationMs) return n.durationMs;
     const a = Date.parse(n.start);
-    const b = n.end ? Date.parse(n.end) : Date.now();
+    const b = n.end ? Date.parse(n.end) : (EXPORT ? Date.parse(DATA.exported) : Date.now());
     return isNaN(a) || isNaN(b) ? null : Math.max(0, b - a);
   }
   function nodeName(n) {
@@ -293,8 +293,9 @@
 
   function renderTimeline(root, sel, detail) {
     let t0 = Date.parse(root.start); let t1 = t0;
-    const now = Date.now();
-    const endOf = (x) => (x.end ? Date.parse(x.end) : (EXPORT ? t0 : now));
+    // What is still open ends now, or, in an export, when it was exported.
+    const now = EXPORT ? Date.parse(DATA.exported) : Date.now();
+    const endOf = (x) => (x.end ? Date.parse(x.end) : now);
     walk(root, 0, (n) => { t0 = Math.min(t0, Date.parse(n.start)); t1 = Math.max(t1, endOf(n)); });
     const spans = detail ? detail.spans.slice(0, MAX_ROWS) : [];
     for (const s of spans) { t0 = Math.min(t0, Date.parse(s.start)); t1 = Math.max(t1, s.end ? Date.parse(s.end) : t1); }
