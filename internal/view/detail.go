@@ -75,6 +75,8 @@ type Detail struct {
 	Items   []Item `json:"items"`
 	// Omitted counts the oldest items left out to stay within bounds.
 	Omitted int `json:"omitted,omitempty"`
+	// Problem is a fixed text when the log could not be read whole.
+	Problem string `json:"problem,omitempty"`
 }
 
 // Detail reads one session's timeline and conversation.
@@ -85,11 +87,13 @@ func (r *Reader) Detail(id string) (*Detail, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buildDetail(t), nil
+	d := buildDetail(id, t.Tail)
+	d.Problem = t.problem
+	return d, nil
 }
 
-func buildDetail(t *session.Tail) *Detail {
-	d := &Detail{Session: t.Header.ID, Version: t.Offset(), Spans: []Span{}, Items: []Item{}}
+func buildDetail(id string, t *session.Tail) *Detail {
+	d := &Detail{Session: id, Version: t.Offset(), Spans: []Span{}, Items: []Item{}}
 	open := map[string]int{} // open span by key → index in d.Spans
 	toolNames := map[string]string{}
 	begin := func(key string, s Span) {

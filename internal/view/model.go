@@ -112,10 +112,19 @@ var ErrNoSession = errors.New("no such session")
 
 func (r *Reader) path(id string) string { return filepath.Join(r.root, id, session.FileName) }
 
+// logged is a session's log as read: its tail, and a fixed text when the
+// log has a corrupt line (what comes after it is not shown).
+type logged struct {
+	*session.Tail
+	problem string
+}
+
+const corruptProblem = "the log has a corrupt line; what follows it is not shown"
+
 // tail returns the session's tail, polled. Called with r.mu held.
-func (r *Reader) tail(id string) (*session.Tail, error) {
+func (r *Reader) tail(id string) (logged, error) {
 	if !session.ValidID(id) {
-		return nil, ErrNoSession
+		return logged{}, ErrNoSession
 	}
 	t := r.tails[id]
 	if t == nil {
@@ -125,21 +134,22 @@ func (r *Reader) tail(id string) (*session.Tail, error) {
 		t = session.NewTail(r.path(id), true)
 		r.tails[id] = t
 	}
+	l := logged{Tail: t}
 	if _, err := t.Poll(); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			delete(r.tails, id)
-			return nil, ErrNoSession
+			return logged{}, ErrNoSession
 		}
 		var ce *session.CorruptError
 		if !errors.As(err, &ce) || t.Header.ID == "" {
-			return nil, err
+			return logged{}, err
 		}
-		// A corrupt line: show what came before it.
+		l.problem = corruptProblem // show what came before it
 	}
 	if t.Header.ID == "" {
-		return nil, ErrNoSession // the header is not complete yet
+		return logged{}, ErrNoSession // the header is not complete yet
 	}
-	return t, nil
+	return l, nil
 }
 
 // Tree reads the session id and every child session below it.
@@ -179,9 +189,14 @@ type subagentEnd struct {
 // session fills n from the log t: its header, its own end, and a child
 // node per subagent/start. alive says whether the session's writer is
 // alive, which decides whether an unsettled child is running or lost.
-func (b *treeBuilder) session(n *Node, t *session.Tail, alive func() bool, depth int) {
-	b.seen[t.Header.ID] = true
-	b.tree.Versions[t.Header.ID] = t.Offset()
+func (b *treeBuilder) session(n *Node, t logged, alive func() bool, depth int) {
+	// Keyed by the directory's name, which is how the page asks for a
+	// session, whatever id the header claims.
+	b.seen[n.Session] = true
+	b.tree.Versions[n.Session] = t.Offset()
+	if t.problem != "" {
+		n.Problem = t.problem
+	}
 	h := t.Header
 	if h.Model != "" {
 		n.Model = h.Provider + "/" + h.Model

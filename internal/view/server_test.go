@@ -332,7 +332,7 @@ func TestDetailBounds(t *testing.T) {
 	if len(d.Items) != maxItems || d.Omitted != 2 {
 		t.Fatalf("%d items, %d omitted", len(d.Items), d.Omitted)
 	}
-	d2 := buildDetail(&session.Tail{Events: []session.Event{{Type: session.TypeToolResult, Data: json.RawMessage(`{"content":"` + strings.Repeat("é", maxText) + `"}`)}}})
+	d2 := buildDetail("x", &session.Tail{Events: []session.Event{{Type: session.TypeToolResult, Data: json.RawMessage(`{"content":"` + strings.Repeat("é", maxText) + `"}`)}}})
 	if it := d2.Items[0]; !it.Truncated || len(it.Text) > maxText || !strings.HasSuffix(it.Text, "é") {
 		t.Errorf("clipped to %d bytes, truncated %v", len(it.Text), it.Truncated)
 	}
@@ -541,9 +541,13 @@ func TestReaderCorruptTail(t *testing.T) {
 	}
 	fh.WriteString("not json\n")
 	fh.Close()
-	tree, err := NewReader(f.root).Tree("root")
-	if err != nil || tree.Nodes != 4 {
+	rd := NewReader(f.root)
+	tree, err := rd.Tree("root")
+	if err != nil || tree.Nodes != 4 || tree.Root.Problem != corruptProblem {
 		t.Fatalf("%v %+v", err, tree)
+	}
+	if d, err := rd.Detail("root"); err != nil || d.Problem != corruptProblem || len(d.Items) == 0 {
+		t.Fatalf("detail of a corrupt log: %v %+v", err, d)
 	}
 }
 

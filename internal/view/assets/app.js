@@ -359,6 +359,7 @@
 
   function conversation(d) {
     const out = [];
+    if (d.problem) out.push(h('p', { className: 'problem' }, d.problem));
     if (d.omitted) out.push(h('p', { className: 'muted' }, d.omitted + ' older entries are not shown'));
     for (const it of d.items) out.push(item(it));
     return h('div', { className: 'conv' }, out);
