@@ -209,6 +209,7 @@ func buildDetail(id string, t *session.Tail) *Detail {
 				item(base)
 				continue
 			}
+			added := 0
 			for _, b := range x.Message.Content {
 				it := base
 				switch b.Type {
@@ -222,8 +223,9 @@ func buildDetail(id string, t *session.Tail) *Detail {
 					continue
 				}
 				item(it)
+				added++
 			}
-			if note != "" {
+			if note != "" && added > 0 {
 				d.Items[len(d.Items)-1].Note = note
 			}
 		case session.TypeToolCall:

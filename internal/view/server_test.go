@@ -637,3 +637,30 @@ func TestTreeRepeatedChildSession(t *testing.T) {
 		t.Errorf("a child that names its parent: %+v", c)
 	}
 }
+
+// TestMalformedEvents: events whose data has the wrong shape (a log is
+// outside input) are shown as far as they go and never break the view.
+func TestMalformedEvents(t *testing.T) {
+	types := []string{session.TypeTurnStart, session.TypeTurnEnd, session.TypeStepStart, session.TypeStepEnd,
+		session.TypeUserMessage, session.TypeAssistantMessage, session.TypeToolCall, session.TypeToolResult,
+		session.TypeLLMRetry, session.TypeLLMRetryStarted, session.TypeSubagentStart, session.TypeSubagentEnd,
+		session.TypeJobNotice, TypeCompacted, "x/y"}
+	payloads := []string{`null`, `"text"`, `[1,2]`, `{"message":{"content":[{"type":"tool-result","content":"x"}]}}`,
+		`{"message":{"content":[{"type":"mystery"}]},"usage":{"inputTokens":1}}`, `{"runId":"","childSession":"../../x"}`, `{}`}
+	var events []session.Event
+	for _, typ := range types {
+		for _, p := range payloads {
+			events = append(events, session.Event{Type: typ, Seq: int64(len(events)), Time: time.Now(), Data: json.RawMessage(p)})
+		}
+	}
+	d := buildDetail("m", &session.Tail{Events: events})
+	if len(d.Items) == 0 {
+		t.Fatal("nothing shown")
+	}
+	b := &treeBuilder{r: NewReader(t.TempDir()), tree: &Tree{Versions: map[string]int64{}}, seen: map[string]bool{}}
+	n := &Node{Key: "m", Session: "m"}
+	b.session(n, logged{Tail: &session.Tail{Events: events}}, func() bool { return false }, 0)
+	if _, err := json.Marshal(n); err != nil {
+		t.Fatal(err)
+	}
+}
