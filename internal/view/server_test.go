@@ -657,6 +657,9 @@ func TestMalformedEvents(t *testing.T) {
 	if len(d.Items) == 0 {
 		t.Fatal("nothing shown")
 	}
+	// An answer with nothing to show, first in its log: its usage has no
+	// entry to go on.
+	buildDetail("m", &session.Tail{Events: []session.Event{{Type: session.TypeAssistantMessage, Data: json.RawMessage(payloads[4])}}})
 	b := &treeBuilder{r: NewReader(t.TempDir()), tree: &Tree{Versions: map[string]int64{}}, seen: map[string]bool{}}
 	n := &Node{Key: "m", Session: "m"}
 	b.session(n, logged{Tail: &session.Tail{Events: events}}, func() bool { return false }, 0)
