@@ -77,6 +77,18 @@ func value[T any](t *testing.T, ctx context.Context, d time.Duration, what strin
 	return v
 }
 
+// waitTrue evaluates js until it is true, for at most 30 s.
+func waitTrue(t *testing.T, ctx context.Context, what, js string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !value(t, ctx, 10*time.Second, what, chromedp.Evaluate[bool](js)) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 30 s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // css is a CSS selector of the first match.
 func css(sel string) chromedp.CSS { return chromedp.CSS(sel) }
 
@@ -216,6 +228,9 @@ func TestBrowserLiveTree(t *testing.T) {
 	if r := rows(t, ctx)["root/run-live"]; r.Outcome != "running" {
 		t.Errorf("the new node: %+v, want running", r)
 	}
+	// The selected session's conversation follows too.
+	waitTrue(t, ctx, "the new child in the root's conversation",
+		`Array.from(document.querySelectorAll('.detail .conv .k-subagent-start pre')).some(p => p.textContent === 'joined live')`)
 	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-live", StopReason: session.ReasonRefusal})
 	l.Flush()
 	within(t, ctx, 30*time.Second, "waiting for the new node's end",
