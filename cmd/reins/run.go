@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/budget"
+	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
@@ -20,6 +22,8 @@ import (
 
 type runFlags struct {
 	sessionFlags
+	budgetFlags
+	streamJSON bool
 	agentName string
 	json      bool
 	maxTokens int
@@ -42,12 +46,14 @@ func newRunCmd(s *streams) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	f.register(fl, "workspace directory (default: the current directory)")
+	f.sessionFlags.register(fl, "workspace directory (default: the current directory)")
 	fl.StringVar(&f.agentName, "agent", "", "run as this agent definition")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object instead of the output text")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
 	fl.StringVar(&f.resume, "resume", "", "continue this session (any unique id prefix) with a new prompt, in its workspace unless --cwd")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of the workspace")
+	fl.BoolVar(&f.streamJSON, "stream-json", false, "write every event of the run and its children as JSON lines on stdout, then the --json object")
+	f.budgetFlags.register(fl)
 	return c
 }
 
@@ -82,6 +88,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 
 	opts := harness.SessionOptions{MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Permission: perm, Resume: f.resume}
 	modelSpec := f.model
+	var runAgent *config.Agent
 	if f.agentName != "" {
 		ag, ok := h.Agents.Get(f.agentName)
 		if b := h.Agents.Broken(f.agentName); !ok && b != nil {
@@ -104,12 +111,22 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		}
 		opts.System, opts.Tools, opts.NoInstructions = ag.SystemPrompt, ag.Tools, ag.NoInstructions
 		opts.Agent = ag.Name
+		runAgent = ag
 	}
 	m, err := h.ResolveModel(modelSpec, f.baseURL)
 	if err != nil {
 		return err
 	}
 	opts.Model = m
+	limits, err := f.budgetFlags.limits(h, m)
+	if err != nil {
+		return err
+	}
+	// The budget's time counts from here: the run's own start.
+	tree := budget.New(limits)
+	defer tree.Stop()
+	opts.Budget = tree.Child(agentBudget(runAgent))
+	defer opts.Budget.Stop()
 
 	var (
 		fold     subagent.Fold
@@ -171,6 +188,12 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		res.Failure = &session.Failure{Code: agent.CodeLogWrite, Message: "the session log could not be written"}
 		out.StopReason, out.Error = subagent.StopReasonOf(res.Reason), res.Failure
 	}
+	// A run a budget stopped says which budget ran out: in --json's error
+	// (reins's own text) and on stderr.
+	spent, _ := opts.Budget.Err().(*budget.Exhausted)
+	if spent != nil && out.StopReason != subagent.StopCompleted && out.Error == nil {
+		out.Error = &session.Failure{Code: budget.Code, Message: spent.Error()}
+	}
 	var werr error
 	if f.json {
 		enc := json.NewEncoder(jsonSafe{s.out})
@@ -200,7 +223,9 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		return &exitError{code: 128 + int(syscall.SIGTERM)}
 	case out.StopReason != subagent.StopCompleted:
 		msg := ""
-		if res.Failure != nil && !f.json {
+		if spent != nil {
+			msg = "stopped: " + spent.Error()
+		} else if res.Failure != nil && !f.json {
 			msg = fmt.Sprintf("turn ended with %s: %s (%s)", res.Reason, res.Failure.Code, res.Failure.Message)
 		} else if !f.json {
 			msg = "turn ended with " + res.Reason

@@ -20,12 +20,14 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/anthropic"
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/llm/openai"
 	"github.com/reinsdev/reins/internal/llm/retry"
+	"github.com/reinsdev/reins/internal/models"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
@@ -420,6 +422,9 @@ type SessionOptions struct {
 	// NoInstructions leaves the project instructions out of the system
 	// prompt (an agent file's `instructions: false`).
 	NoInstructions bool
+	// Budget is the delegation tree's budget the session and its children
+	// count against (nil: none).
+	Budget *budget.Budget
 }
 
 // Session is a runnable session.
@@ -507,7 +512,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	}
 	mgr := &subagent.Manager{
 		Agents: h.Agents, Limits: h.Config.Subagents, Log: s.Log, Depth: s.Log.Header().DelegationDepth,
-		Cwd: h.Cwd, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox,
+		Cwd: h.Cwd, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox, Budget: o.Budget,
 	}
 	mgr.Providers = h.providers(o)
 	s.Subagents = mgr
@@ -530,7 +535,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		Model: o.Model.Model, ModelName: o.Model.Name, Provider: o.Model.Provider, System: system,
 		Tools: reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm, Approve: o.Approve, Sandbox: h.Sandbox}, Log: s.Log,
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens, Retry: &retry.Executor{Policy: o.Model.Retry},
-		Inbox: mgr,
+		Inbox: mgr, Budget: o.Budget, Cost: h.Cost(o.Model),
 	}
 	if s.Resumed != nil {
 		if err := s.Agent.LoadHistory(s.Resumed.Events); err != nil {
@@ -570,12 +575,23 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 			Model: m, System: req.Agent.SystemPrompt, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens,
 			Permission: req.Permission, Tools: req.Tools, Parent: req.ParentSession, Depth: req.Depth, Observe: observe,
 			Approve: approve, NoInstructions: req.Agent.NoInstructions, Agent: req.Agent.Name,
+			Budget: req.Budget,
 		})
 		if err != nil {
 			return nil, err
 		}
 		return &subagent.Child{Agent: cs.Agent, Log: cs.Log, Subagents: cs.Subagents, Close: cs.Close}, nil
 	}
+}
+
+// Cost prices usage of model m at the price table (internal/models:
+// the built-in prices, config `models:` overrides); nil when m is nil.
+func (h *Harness) Cost(m *Model) func(llm.Usage) *float64 {
+	if m == nil {
+		return nil
+	}
+	price := models.Lookup(h.Config.Models, m.Provider+"/"+m.Name).Price
+	return func(u llm.Usage) *float64 { return models.Cost(price, u) }
 }
 
 // DefaultSystemPrompt is the system prompt of a session that names none:

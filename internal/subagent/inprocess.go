@@ -33,6 +33,10 @@ const MaxWakeups = 20
 // so a failed first turn is not hidden by a notice-only turn that
 // completes, with the usage of every turn it ran.
 func RunUntilIdle(ctx context.Context, a *agent.Agent, m *Manager, prompt string) agent.TurnResult {
+	// A budget that runs out ends the run as a cancellation does, with
+	// the budget as the cause (agent.AbortedBy).
+	ctx, unbind := a.Budget.Bind(ctx)
+	defer unbind()
 	res := a.RunTurn(ctx, prompt)
 	worst, usage := res, res.Usage
 	note := func(r agent.TurnResult) {

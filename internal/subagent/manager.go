@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
@@ -41,6 +42,9 @@ type Manager struct {
 	Sandbox sandbox.Policy
 	// Logf is the host log, for raw causes that must not reach the model.
 	Logf func(format string, args ...any)
+	// Budget is the delegation tree's budget (nil: none): no child starts
+	// once it ran out, and running children are stopped (budget.go).
+	Budget *budget.Budget
 
 	once     sync.Once
 	mu       sync.Mutex
@@ -128,6 +132,7 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 		RunID: id, Agent: ag, Prompt: p.Prompt, ParentSession: m.Log.Header().ID,
 		Depth: depth, Cwd: m.Cwd, Permission: perm, Sandbox: pol,
 		Tools: ChildTools(m.ToolNames, ag.Tools), MaxSteps: m.MaxSteps, MaxTokens: m.MaxTokens,
+		Budget: m.Budget.Child(budget.Limits(ag.Budget)), StallTimeout: m.Limits.StallTimeout,
 	}, prov, nil
 }
 
@@ -187,6 +192,9 @@ func (m *Manager) release() { <-m.sem }
 // A failed start releases the slot and returns the settled failure:
 // nothing was published.
 func (m *Manager) begin(ctx context.Context, req Request, prov Provider, p Params, background bool) (Run, *Result) {
+	if r, over := overBudget(req); over {
+		return nil, &r
+	}
 	if err := m.acquire(ctx); err != nil {
 		r := Settle(Result{StopReason: StopAborted})
 		return nil, &r
@@ -243,7 +251,9 @@ func (m *Manager) logf(format string, args ...any) {
 // finish waits for a published run, disposes it and releases its slot.
 func (m *Manager) finish(ctx context.Context, req Request, run Run) Result {
 	defer m.release()
-	res := Settle(run.Wait(ctx))
+	ctx, unbind := req.Budget.Bind(ctx) // a budget that runs out stops the run
+	defer unbind()
+	res := Settle(budgetResult(req, run.Wait(ctx)))
 	if err := run.Dispose(); err != nil && m.Logf != nil {
 		m.Logf("subagent %s dispose: %v", req.RunID, err)
 	}

@@ -3,6 +3,9 @@ package subagent
 import (
 	"context"
 	"errors"
+	"time"
+
+	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/sandbox"
 
 	"github.com/reinsdev/reins/internal/config"
@@ -35,6 +38,13 @@ type Request struct {
 	// Sandbox confines every process the run starts: the parent's mode
 	// and workspace, the agent file's writable paths (docs/sandbox.md).
 	Sandbox sandbox.Policy
+	// Budget is the run's budget: the tree's, inside it the agent file's
+	// (nil: none). An in-process child's loop charges it itself; a reins
+	// child is given what remains to enforce on its side.
+	Budget *budget.Budget
+	// StallTimeout stops a running out-of-process child that sent no
+	// protocol message for this long (0: never).
+	StallTimeout time.Duration
 }
 
 // Policy is the sandbox policy of the run's processes: Sandbox, with the
