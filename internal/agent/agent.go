@@ -134,6 +134,9 @@ func (a *Agent) RunTurn(ctx context.Context, prompt string) TurnResult {
 // or it reached its wake-up bound — kills them and closes with this turn,
 // so no job leaves the log without its end.
 func (a *Agent) CloseTurn(reason, by string, f *session.Failure) TurnResult {
+	if reason == session.ReasonAborted && a.Budget.Err() != nil {
+		by = session.AbortedByBudget // whoever cancelled did so because of it
+	}
 	t := &turn{a: a, n: a.Log.NextTurn()}
 	t.append(session.TypeTurnStart, session.TurnStart{Turn: t.n})
 	if a.Inbox != nil {
