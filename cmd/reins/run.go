@@ -24,11 +24,11 @@ type runFlags struct {
 	sessionFlags
 	budgetFlags
 	streamJSON bool
-	agentName string
-	json      bool
-	maxTokens int
-	resume    string
-	cont      bool
+	agentName  string
+	json       bool
+	maxTokens  int
+	resume     string
+	cont       bool
 }
 
 func newRunCmd(s *streams) *cobra.Command {
