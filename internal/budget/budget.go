@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -159,8 +160,13 @@ func (b *Budget) Charge(u llm.Usage) {
 	}
 }
 
-// Dollars formats an amount the way budgets and `reins log` show it.
-func Dollars(v float64) string { return "$" + strconv.FormatFloat(v, 'f', -1, 64) }
+// Dollars formats an amount the way budgets and `reins log` show it: to
+// a millionth of a dollar, trailing zeros dropped ($0.0054, $2).
+func Dollars(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 6, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return "$" + s
+}
 
 // Used is what b counted: tokens, dollars, the tokens of unknown price,
 // and the time since b started.

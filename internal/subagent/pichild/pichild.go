@@ -289,11 +289,18 @@ func usage(u *wrap.Usage) llm.Usage {
 	if u == nil {
 		return llm.Usage{}
 	}
-	return llm.Usage{
-		InputTokens:     int(u.Input + u.CacheRead + u.CacheWrite),
-		OutputTokens:    int(u.Output),
-		CacheReadTokens: int(u.CacheRead),
+	out := llm.Usage{
+		InputTokens:      int(u.Input + u.CacheRead + u.CacheWrite),
+		OutputTokens:     int(u.Output),
+		CacheReadTokens:  int(u.CacheRead),
+		CacheWriteTokens: int(u.CacheWrite),
 	}
+	// pi prices its own usage (its model is pi's choice, not in reins's
+	// table); without that, the cost is unknown.
+	if u.Cost != nil {
+		out.CostUSD = ptr(u.Cost.Total)
+	}
+	return out
 }
 
 func ptr[T any](v T) *T { return &v }
