@@ -58,8 +58,9 @@ type Manager struct {
 	wg       sync.WaitGroup
 	usage    llm.Usage
 	closed   bool
-	reserved int // background starts admitted and under way, counted against maxBackgroundJobs
-	jobSeq   int // job ids handed out (admitJob), in the model's call order
+	reserved int      // background starts admitted and under way, counted against maxBackgroundJobs
+	stalls   []string // notices of stalled background jobs, not delivered yet (stall.go)
+	jobSeq   int      // job ids handed out (admitJob), in the model's call order
 }
 
 // Job statuses (docs/subagents.md).
@@ -253,7 +254,7 @@ func (m *Manager) finish(ctx context.Context, req Request, run Run) Result {
 	defer m.release()
 	ctx, unbind := req.Budget.Bind(ctx) // a budget that runs out stops the run
 	defer unbind()
-	res := Settle(budgetResult(req, run.Wait(ctx)))
+	res := Settle(stallResult(req, run, budgetResult(req, run.Wait(ctx))))
 	if err := run.Dispose(); err != nil && m.Logf != nil {
 		m.Logf("subagent %s dispose: %v", req.RunID, err)
 	}
@@ -372,6 +373,7 @@ func (m *Manager) startJob(id string, req Request, prov Provider, p Params) tool
 	// the background.
 	ctx, cancel := context.WithCancelCause(m.ctx)
 	t0 := time.Now()
+	req.OnStall = m.stallNotice(id, p.Description, req.StallTimeout)
 	run, fail := m.begin(ctx, req, prov, p, true)
 	m.mu.Lock()
 	m.reserved--
@@ -420,8 +422,8 @@ func (m *Manager) Drain(appendEvent func(typ string, data any)) []string {
 	m.mu.Lock()
 	settled := m.settled
 	m.settled = nil
+	out := m.takeStallNotes()
 	m.mu.Unlock()
-	var out []string
 	for _, j := range settled {
 		appendEvent(session.TypeSubagentEnd, m.endEvent(j.runID, j.result, time.Since(j.started)))
 		appendEvent(session.TypeJobNotice, session.JobNotice{JobID: j.id, Status: j.status})
@@ -448,7 +450,7 @@ func (m *Manager) Busy() bool {
 	m.init()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.settled) > 0 {
+	if len(m.settled) > 0 || len(m.stalls) > 0 {
 		return true
 	}
 	for _, j := range m.jobs {
@@ -464,7 +466,7 @@ func (m *Manager) WaitSettled(ctx context.Context) error {
 	m.init()
 	for {
 		m.mu.Lock()
-		pending := len(m.settled) > 0
+		pending := len(m.settled) > 0 || len(m.stalls) > 0
 		m.mu.Unlock()
 		if pending {
 			return nil

@@ -43,8 +43,20 @@ type Request struct {
 	// child is given what remains to enforce on its side.
 	Budget *budget.Budget
 	// StallTimeout stops a running out-of-process child that sent no
-	// protocol message for this long (0: never).
+	// protocol message for this long (0: never): the provider calls
+	// childproc.Lifetime.WatchStall with it and OnStall, and its Run
+	// reports Stalled.
 	StallTimeout time.Duration
+	// OnStall, when set, is told first that the child stalled (a
+	// background job's parent gets a notice before the job is stopped).
+	OnStall func()
+}
+
+// Staller is a Run that can tell it was stopped because its child stalled
+// (subagents.stallTimeout): the manager then settles it aborted with
+// category stalled.
+type Staller interface {
+	Stalled() bool
 }
 
 // Policy is the sandbox policy of the run's processes: Sandbox, with the

@@ -68,6 +68,9 @@ type Options struct {
 	// OnEvent, when set, receives every normalized event as it is read,
 	// from the stdout reader goroutine; it must not block for long.
 	OnEvent func(Event)
+	// OnLine, when set, is told of every non-empty stdout line, normalized
+	// or not (a streamed delta too): the child is alive.
+	OnLine func()
 	// Now stamps startedAt and endedAt; time.Now when nil.
 	Now func() time.Time
 	// Sandbox confines the child; nil runs it supervised but unconfined
@@ -526,6 +529,9 @@ func (c *Child) readStderr() {
 func (c *Child) handleLine(line []byte) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
+	}
+	if c.opts.OnLine != nil {
+		c.opts.OnLine()
 	}
 	p, err := parseLine(line)
 	c.mu.Lock()

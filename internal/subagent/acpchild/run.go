@@ -59,6 +59,10 @@ func (r *run) Wait(ctx context.Context) subagent.Result {
 
 func (r *run) Cancel() { r.life.End(errLocalCancel) }
 
+// Stalled reports that the child was stopped for sending nothing for
+// subagents.stallTimeout (subagent.Staller).
+func (r *run) Stalled() bool { return r.life.Stalled() }
+
 // Dispose cancels a prompt still running, then tears the process group
 // down with the ladder. Its error is for the host log; its text is the
 // fixed teardown diagnostic.

@@ -108,6 +108,7 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 	r := &run{life: childproc.Start(ag.Timeout, errTimeout)}
 	child, err := wrap.Start(r.life.Context(), meta, wrap.Options{
 		Env: p.env(ag.Env), Grace: p.o.Grace, Ladder: p.o.Ladder, Sandbox: ptr(req.Policy()),
+		OnLine: r.life.Progress,
 	})
 	if err != nil {
 		r.life.Abandon()
@@ -115,6 +116,7 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 		return nil, startFailure(err)
 	}
 	r.child = child
+	r.life.WatchStall(req.StallTimeout, req.OnStall)
 	r.life.Go(func() {
 		res, err := child.Wait()
 		if err != nil {
@@ -224,6 +226,10 @@ func (r *run) Wait(ctx context.Context) subagent.Result {
 }
 
 func (r *run) Cancel() { r.life.End(errLocal) }
+
+// Stalled reports that the child was stopped for sending nothing for
+// subagents.stallTimeout (subagent.Staller).
+func (r *run) Stalled() bool { return r.life.Stalled() }
 
 // Dispose tears the child down (if it still runs) and returns once its
 // process group is gone: the wrapper's Wait returns only then.

@@ -11,6 +11,7 @@ package reinschild
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/reinsdev/reins/internal/proc"
@@ -237,6 +238,8 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		RequestTimeout: reqTimeout, ShutdownTimeout: p.o.ShutdownTimeout, CancelGrace: p.o.CancelGrace,
 		TeardownGrace: p.o.TeardownGrace, TeardownTerm: p.o.TeardownTerm,
 		Logf: p.o.Logf,
+		// Any notification shows the child is alive (its stall watch).
+		OnNotification: func(string, json.RawMessage) { life.Progress() },
 	})
 	if err != nil {
 		if terr, ok := timedOut(subagent.StageInitialize, err, errors.Is(err, sdk.ErrNotQuiescent)); ok {
@@ -257,6 +260,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	}
 	r := &run{p: p, req: req, client: client, pending: pending, home: home, life: life}
 	published = true
+	life.WatchStall(req.StallTimeout, req.OnStall)
 	life.Go(func() { r.res, r.err = pending.Wait(life.Context()) })
 	return r, nil
 }
@@ -287,6 +291,10 @@ func (r *run) Wait(ctx context.Context) subagent.Result {
 }
 
 func (r *run) Cancel() { r.life.End(agent.ErrAbortedByUser) }
+
+// Stalled reports that the child was stopped for sending nothing for
+// subagents.stallTimeout (subagent.Staller).
+func (r *run) Stalled() bool { return r.life.Stalled() }
 
 // Dispose cancels the run if it is still going and tears the runtime down
 // (shutdown request, then the ladder). Its error is for the host log.
