@@ -71,6 +71,9 @@ type Options struct {
 	// OnLine, when set, is told of every non-empty stdout line, normalized
 	// or not (a streamed delta too): the child is alive.
 	OnLine func()
+	// Unresponsive, when set and true at a cancellation, says the child
+	// stopped talking (it stalled): the teardown skips the stdin grace.
+	Unresponsive func() bool
 	// Now stamps startedAt and endedAt; time.Now when nil.
 	Now func() time.Time
 	// Sandbox confines the child; nil runs it supervised but unconfined
@@ -672,7 +675,11 @@ loop:
 	}
 	stopTimer()
 	tornDown := !c.p.Exited()
-	disposeErr := c.p.Dispose(c.opts.Ladder)
+	ladder := c.opts.Ladder
+	if cancelled && c.opts.Unresponsive != nil && c.opts.Unresponsive() {
+		ladder = ladder.Unresponsive()
+	}
+	disposeErr := c.p.Dispose(ladder)
 	c.drain()
 	c.closeArtifacts()
 	c.res = c.result(cancelled, tornDown, disposeErr)

@@ -89,7 +89,11 @@ func (e *TeardownError) Unwrap() error { return e.Err }
 // the child's ends, and waits for both.
 func (r *run) teardown() error {
 	r.life.StopTimer()
-	err := r.proc.Dispose(r.p.opts.Ladder)
+	ladder := r.p.opts.Ladder
+	if r.life.Stalled() {
+		ladder = ladder.Unresponsive()
+	}
+	err := r.proc.Dispose(ladder)
 	r.pipes.Stdout.Close()
 	<-r.filter.done
 	<-r.conn.Done()
@@ -116,8 +120,13 @@ func (r *run) prompt() {
 	stop := context.AfterFunc(r.ctx, func() {
 		// After the grace, stop waiting; closing stdin (the ladder's
 		// first rung) also frees a write the child never reads.
+		// A stalled child is not answering: it gets no grace.
+		grace := r.p.opts.CancelGrace
+		if r.life.Stalled() {
+			grace = 0
+		}
 		graceMu.Lock()
-		graceTimer = time.AfterFunc(r.p.opts.CancelGrace, func() {
+		graceTimer = time.AfterFunc(grace, func() {
 			pcancel()
 			r.pipes.Stdin.Close()
 		})

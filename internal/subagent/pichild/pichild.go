@@ -108,7 +108,7 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 	r := &run{life: childproc.Start(ag.Timeout, errTimeout)}
 	child, err := wrap.Start(r.life.Context(), meta, wrap.Options{
 		Env: p.env(ag.Env), Grace: p.o.Grace, Ladder: p.o.Ladder, Sandbox: ptr(req.Policy()),
-		OnLine: r.life.Progress,
+		OnLine: r.life.Progress, Unresponsive: r.life.Stalled,
 	})
 	if err != nil {
 		r.life.Abandon()
