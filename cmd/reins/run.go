@@ -132,8 +132,17 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		fold     subagent.Fold
 		progress = newProgress(s.err)
 		// On a terminal the answer streams as it arrives (answerStream).
-		answer = newAnswerStream(s.out, !f.json && isTerminal(s.out))
+		answer = newAnswerStream(s.out, !f.json && !f.streamJSON && isTerminal(s.out))
+		events *jsonStream
 	)
+	if f.streamJSON {
+		// Every event of every session of the tree, in-process children's
+		// (the harness's observer) and out-of-process children's (their
+		// taps), in one ordered stream.
+		events = newJSONStream(s.out, runAgentName(runAgent))
+		h.Observe, h.ObserveRemote = events.observe, events.observe
+		defer events.close(nil)
+	}
 	progress.answer = answer
 	opts.Observe = func(_ session.Header, e session.Event) {
 		fold.Push(e)
@@ -195,7 +204,9 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		out.Error = &session.Failure{Code: budget.Code, Message: spent.Error()}
 	}
 	var werr error
-	if f.json {
+	if events != nil {
+		werr = events.close(out)
+	} else if f.json {
 		enc := json.NewEncoder(jsonSafe{s.out})
 		enc.SetEscapeHTML(false)
 		werr = enc.Encode(out)
@@ -225,9 +236,9 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		msg := ""
 		if spent != nil {
 			msg = "stopped: " + spent.Error()
-		} else if res.Failure != nil && !f.json {
+		} else if res.Failure != nil && !f.json && !f.streamJSON {
 			msg = fmt.Sprintf("turn ended with %s: %s (%s)", res.Reason, res.Failure.Code, res.Failure.Message)
-		} else if !f.json {
+		} else if !f.json && !f.streamJSON {
 			msg = "turn ended with " + res.Reason
 		}
 		msg = withProviderMessage(msg, res.Failure, m, h)

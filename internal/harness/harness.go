@@ -67,6 +67,11 @@ type Harness struct {
 	// Observe, when set, receives every event of every session this
 	// harness creates, children included (the SDK runtime streams them).
 	Observe func(session.Header, session.Event)
+	// ObserveRemote, when set, receives the events of every out-of-process
+	// child (acp, pi, reins) of every session, mapped to the same
+	// vocabulary (subagent.Tap): with Observe, a live view of the whole
+	// tree (`reins run --stream-json`). It must not block.
+	ObserveRemote func(session.Header, session.Event)
 	// Sandbox is the base policy of every process a session starts: the
 	// config's `sandbox` and the --sandbox flag. Sessions add their mode.
 	Sandbox sandbox.Policy
@@ -513,6 +518,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	mgr := &subagent.Manager{
 		Agents: h.Agents, Limits: h.Config.Subagents, Log: s.Log, Depth: s.Log.Header().DelegationDepth,
 		Cwd: h.Cwd, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox, Budget: o.Budget,
+		ObserveRemote: h.ObserveRemote,
 	}
 	mgr.Providers = h.providers(o)
 	s.Subagents = mgr

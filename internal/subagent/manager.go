@@ -45,6 +45,9 @@ type Manager struct {
 	// Budget is the delegation tree's budget (nil: none): no child starts
 	// once it ran out, and running children are stopped (budget.go).
 	Budget *budget.Budget
+	// ObserveRemote, when set, receives the events of out-of-process
+	// children as they arrive (Request.Observe).
+	ObserveRemote func(session.Header, session.Event)
 
 	once     sync.Once
 	mu       sync.Mutex
@@ -134,6 +137,7 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 		Depth: depth, Cwd: m.Cwd, Permission: perm, Sandbox: pol,
 		Tools: ChildTools(m.ToolNames, ag.Tools), MaxSteps: m.MaxSteps, MaxTokens: m.MaxTokens,
 		Budget: m.Budget.Child(budget.Limits(ag.Budget)), StallTimeout: m.Limits.StallTimeout,
+		Observe: m.ObserveRemote,
 	}, prov, nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/sandbox"
+	"github.com/reinsdev/reins/internal/session"
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/tool"
@@ -50,6 +51,11 @@ type Request struct {
 	// OnStall, when set, is told first that the child stalled (a
 	// background job's parent gets a notice before the job is stopped).
 	OnStall func()
+	// Observe, when set, receives the events of an out-of-process child
+	// (and of its descendants), mapped to reins's vocabulary (Tap), as
+	// they arrive: the live stream of `reins run --stream-json`. It must
+	// not block.
+	Observe func(session.Header, session.Event)
 }
 
 // Staller is a Run that can tell it was stopped because its child stalled

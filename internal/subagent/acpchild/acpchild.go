@@ -137,6 +137,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		stdin:      &watchedWriter{w: pipes.Stdin},
 		stderrDone: make(chan struct{}),
 		kinds:      map[sdk.ToolCallId]string{},
+		tap:        subagent.NewTap(req),
 	}
 	// The agent's timeout covers the whole run, the start included.
 	r.life = childproc.Start(remaining(ag.Timeout, began), errTimeout)

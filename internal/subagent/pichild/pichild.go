@@ -26,6 +26,7 @@ import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/internal/wrap"
@@ -106,9 +107,10 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 
 	// The run's lifetime: the agent's timeout counts from the spawn.
 	r := &run{life: childproc.Start(ag.Timeout, errTimeout)}
+	tap := subagent.NewTap(req)
 	child, err := wrap.Start(r.life.Context(), meta, wrap.Options{
 		Env: p.env(ag.Env), Grace: p.o.Grace, Ladder: p.o.Ladder, Sandbox: ptr(req.Policy()),
-		OnLine: r.life.Progress, Unresponsive: r.life.Stalled,
+		OnLine: r.life.Progress, Unresponsive: r.life.Stalled, OnEvent: tapEvent(tap),
 	})
 	if err != nil {
 		r.life.Abandon()
@@ -117,7 +119,16 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 	}
 	r.child = child
 	r.life.WatchStall(req.StallTimeout, req.OnStall)
+	tap.Emit(session.TypeTurnStart, session.TurnStart{Turn: 1})
 	r.life.Go(func() {
+		defer func() {
+			s := settle(r.res, r.life.Cause())
+			end := session.TurnEnd{Turn: 1, Reason: s.StopReason}
+			if !s.Usage.IsZero() {
+				end.Usage = &s.Usage
+			}
+			tap.Emit(session.TypeTurnEnd, end)
+		}()
 		res, err := child.Wait()
 		if err != nil {
 			p.logf("pi child %s: %v", req.RunID, err)
@@ -131,6 +142,30 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 		r.res = res
 	})
 	return r, nil
+}
+
+// tapEvent maps the wrapper's normalized events to reins's vocabulary for
+// the live stream (subagent.Tap); nil when nobody observes.
+func tapEvent(tap *subagent.Tap) func(wrap.Event) {
+	if tap == nil {
+		return nil
+	}
+	calls := 0
+	return func(ev wrap.Event) {
+		switch ev.Type {
+		case wrap.EventToolCall:
+			calls++
+			tap.Emit(session.TypeToolCall, session.ToolCall{Turn: 1, CallID: "pi-" + strconv.Itoa(calls), Name: ev.ToolName, Arguments: string(ev.Args)})
+		case wrap.EventToolResult:
+			tap.Emit(session.TypeToolResult, session.ToolResult{Turn: 1, CallID: "pi-" + strconv.Itoa(calls), IsError: ev.IsError})
+		case wrap.EventAssistantText:
+			content := ev.Content
+			if content == nil {
+				content = []llm.Block{}
+			}
+			tap.Emit(session.TypeAssistantMessage, session.AssistantMessage{Turn: 1, Message: llm.Message{Role: llm.RoleAssistant, Content: content}})
+		}
+	}
 }
 
 // runDir makes a fresh directory for the run. Run ids restart in a resumed

@@ -228,6 +228,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	if err != nil {
 		return nil, p.startError(ctx, req, diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError), err, false)
 	}
+	fwd := newForwarder(subagent.NewTap(req))
 	client, err := sdk.Start(startCtx, sdk.Options{
 		Command: command, Args: args, Env: env, Dir: req.Cwd,
 		Initialize: sdk.InitializeParams{
@@ -239,7 +240,10 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		TeardownGrace: p.o.TeardownGrace, TeardownTerm: p.o.TeardownTerm,
 		Logf: p.o.Logf,
 		// Any notification shows the child is alive (its stall watch).
-		OnNotification: func(string, json.RawMessage) { life.Progress() },
+		OnNotification: func(method string, params json.RawMessage) {
+			life.Progress()
+			fwd.notify(method, params)
+		},
 	})
 	if err != nil {
 		if terr, ok := timedOut(subagent.StageInitialize, err, errors.Is(err, sdk.ErrNotQuiescent)); ok {
