@@ -448,6 +448,13 @@ func (s *Session) Close() error {
 	return s.Log.Close()
 }
 
+// SetBudget makes b the budget of the session's next turns and of the
+// children they start (nil: none); it is called between runs, never while
+// one runs (reins acp gives each prompt a budget of its own).
+func (s *Session) SetBudget(b *budget.Budget) {
+	s.Agent.Budget, s.Subagents.Budget = b, b
+}
+
 // Run runs a turn for prompt and keeps the session alive until it is idle
 // and no background job runs (subagent.RunUntilIdle). The result's usage
 // includes every child's.

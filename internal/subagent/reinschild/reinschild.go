@@ -235,6 +235,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 			Cwd: req.Cwd, Model: model, MaxTokens: req.MaxTokens, MaxSteps: req.MaxSteps, BaseURL: base,
 			Permission: string(req.Permission), SystemPrompt: ag.SystemPrompt, Tools: req.Tools,
 			ParentSession: req.ParentSession, DelegationDepth: req.Depth,
+			Budget: remoteBudget(req),
 		},
 		RequestTimeout: reqTimeout, ShutdownTimeout: p.o.ShutdownTimeout, CancelGrace: p.o.CancelGrace,
 		TeardownGrace: p.o.TeardownGrace, TeardownTerm: p.o.TeardownTerm,
@@ -267,6 +268,20 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	life.WatchStall(req.StallTimeout, req.OnStall)
 	life.Go(func() { r.res, r.err = pending.Wait(life.Context()) })
 	return r, nil
+}
+
+// remoteBudget is what is left of the run's budget, for the child to
+// enforce on its side too (nil: no budget).
+func remoteBudget(req subagent.Request) *sdk.Budget {
+	l := req.Budget.Remaining()
+	if l.IsZero() {
+		return nil
+	}
+	b := &sdk.Budget{Tokens: l.Tokens, USD: l.USD}
+	if l.Time > 0 {
+		b.Time = l.Time.String()
+	}
+	return b
 }
 
 func providerOf(spec string) string {
