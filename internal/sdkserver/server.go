@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/agent"
-	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/budget"
+	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
