@@ -2,6 +2,7 @@ package reinschild_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,5 +60,48 @@ replies:
 	}
 	if took > stall+2*time.Second {
 		t.Errorf("the stalled child ended %s after its start, more than stallTimeout + 2s", took)
+	}
+}
+
+// A stalled background job: the parent hears first that the job is
+// stalled, then that it finished failed with category stalled.
+func TestStalledBackgroundJobNoticeFirst(t *testing.T) {
+	p := newParent(t, `
+replies:
+  - match: delegate-bg
+    toolCalls:
+      - {id: p1, name: subagent, arguments: {description: a stuck job, agent: helper, prompt: "CHILD-TASK stall", run_in_background: true}}
+  - match: CHILD-TASK
+    fault: stall
+    keepAlive: true
+    chunkDelay: 100ms
+    repeat: true
+  - match: Started background job
+    text: waiting
+  - match: is stalled
+    text: noted the stall
+    repeat: true
+  - match: "finished [status"
+    text: parent done
+    repeat: true
+`, map[string]string{"helper": realChildAgent})
+	p.s.Subagents.Limits.StallTimeout = time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res := p.s.Run(ctx, "delegate-bg")
+	if res.Reason != session.ReasonCompleted {
+		t.Fatalf("parent turn %+v", res)
+	}
+	var notices []string
+	for _, m := range testutil.Decoded[session.UserMessage](t, p.events(t), session.TypeUserMessage) {
+		if txt := m.Message.Text(); strings.HasPrefix(txt, "background job") {
+			notices = append(notices, txt)
+		}
+	}
+	t.Logf("notices: %q", notices)
+	if len(notices) != 2 ||
+		notices[0] != "background job job-1 (subagent: a stuck job) is stalled: its child sent nothing for 1s; stopping it." ||
+		!strings.Contains(notices[1], "finished [status: failed; aborted; diagnostic: Subagent failure (provider: reins; stage: session-run; category: stalled; stop reason: aborted)]") {
+		t.Errorf("notices %q, want the stall first, then the failed job", notices)
 	}
 }
