@@ -35,13 +35,15 @@ func overBudget(req Request) (Result, bool) {
 	return Settle(Result{StopReason: StopAborted, Diagnostic: budgetDiagnostic(req)}), true
 }
 
-// budgetResult charges an out-of-process run's usage to its budget (an
-// in-process child's loop charged each response itself) and, when the
+// budgetResult charges an out-of-process run's usage to its budget when it
+// settles (an in-process child's loop charged each response itself, and a
+// SelfCharging run each as it arrived) and, when the
 // budget ran out and the run did not complete, says so: the run ends
 // aborted with category budget and keeps its partial output. A run that
 // completed before it was stopped keeps its answer.
-func budgetResult(req Request, r Result) Result {
-	if providerOf(req) != config.ProviderInProcess {
+func budgetResult(req Request, run Run, r Result) Result {
+	self, _ := run.(SelfCharging)
+	if providerOf(req) != config.ProviderInProcess && (self == nil || !self.ChargesBudget()) {
 		req.Budget.Charge(r.Usage)
 	}
 	if r.StopReason == StopCompleted || req.Budget.Err() == nil {

@@ -258,7 +258,7 @@ func (m *Manager) finish(ctx context.Context, req Request, run Run) Result {
 	defer m.release()
 	ctx, unbind := req.Budget.Bind(ctx) // a budget that runs out stops the run
 	defer unbind()
-	res := Settle(stallResult(req, run, budgetResult(req, run.Wait(ctx))))
+	res := Settle(stallResult(req, run, budgetResult(req, run, run.Wait(ctx))))
 	if err := run.Dispose(); err != nil && m.Logf != nil {
 		m.Logf("subagent %s dispose: %v", req.RunID, err)
 	}

@@ -65,6 +65,13 @@ type Staller interface {
 	Stalled() bool
 }
 
+// SelfCharging is a Run that charged its budget with the child's usage
+// as it arrived (a reins child reports every response): the manager does
+// not charge its settled usage again.
+type SelfCharging interface {
+	ChargesBudget() bool
+}
+
 // Policy is the sandbox policy of the run's processes: Sandbox, with the
 // request's cwd as workspace where it names none, and a mode never wider
 // than the request's permission.

@@ -66,3 +66,49 @@ replies:
 		t.Errorf("tree used %d tokens, want the budget plus at most one child response", used)
 	}
 }
+
+// Two reins children run at once, each given the whole remainder: the
+// parent counts their responses as they arrive, so the tree stops at its
+// budget (plus one response per running agent), not at twice it.
+func TestParallelReinsChildrenChargeLive(t *testing.T) {
+	b := budget.New(budget.Limits{Tokens: 2000})
+	defer b.Stop()
+	p := newParentOpts(t, `
+replies:
+  - match: delegate-two
+    toolCalls:
+      - {id: p1, name: subagent, arguments: {description: loop one, agent: helper, prompt: "CHILD-TASK one"}}
+      - {id: p2, name: subagent, arguments: {description: loop two, agent: helper, prompt: "CHILD-TASK two"}}
+    usage: {input: 100, output: 50}
+  - match: CHILD-TASK
+    toolCalls:
+      - {name: ls, arguments: {}}
+    usage: {input: 200, output: 100}
+    repeat: true
+  - match: hello.txt
+    toolCalls:
+      - {name: ls, arguments: {}}
+    usage: {input: 200, output: 100}
+    chunkDelay: 20ms
+    repeat: true
+`, map[string]string{"helper": realChildAgent}, harness.SessionOptions{Budget: b})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res := p.s.Run(ctx, "delegate-two")
+	used, _, _, _ := b.Used()
+	t.Logf("tree used %d tokens of 2000 with two reins children at once", used)
+	if res.Reason != session.ReasonAborted || res.By != session.AbortedByBudget {
+		t.Errorf("parent %s by %q", res.Reason, res.By)
+	}
+	// The parent's 150, then the children's responses until 2000; each of
+	// the three agents of the tree may have one more response under way.
+	// (Counted only at settle, the two children spent over 4000.)
+	if used > 2000+3*300 {
+		t.Errorf("tree used %d tokens: the children's spending was not counted as it arrived", used)
+	}
+	for _, e := range testutil.Decoded[session.SubagentEnd](t, p.events(t), session.TypeSubagentEnd) {
+		if e.StopReason != "aborted" || !strings.Contains(e.Diagnostic, "category: budget") {
+			t.Errorf("subagent/end %s %q", e.StopReason, e.Diagnostic)
+		}
+	}
+}

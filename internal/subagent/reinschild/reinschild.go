@@ -228,7 +228,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	if err != nil {
 		return nil, p.startError(ctx, req, diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError), err, false)
 	}
-	fwd := newForwarder(subagent.NewTap(req))
+	fwd := newForwarder(subagent.NewTap(req), req.Budget)
 	client, err := sdk.Start(startCtx, sdk.Options{
 		Command: command, Args: args, Env: env, Dir: req.Cwd,
 		Initialize: sdk.InitializeParams{
@@ -314,6 +314,10 @@ func (r *run) Cancel() { r.life.End(agent.ErrAbortedByUser) }
 // Stalled reports that the child was stopped for sending nothing for
 // subagents.stallTimeout (subagent.Staller).
 func (r *run) Stalled() bool { return r.life.Stalled() }
+
+// ChargesBudget says the run charged its budget as the child's usage
+// arrived (subagent.SelfCharging): the manager must not charge it again.
+func (r *run) ChargesBudget() bool { return r.req.Budget != nil }
 
 // Dispose cancels the run if it is still going and tears the runtime down
 // (shutdown request, then the ladder). Its error is for the host log.
