@@ -13,6 +13,7 @@ package pichild
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
@@ -106,11 +108,11 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 	}
 
 	// The run's lifetime: the agent's timeout counts from the spawn.
-	r := &run{life: childproc.Start(ag.Timeout, errTimeout)}
+	r := &run{life: childproc.Start(ag.Timeout, errTimeout), charges: req.Budget != nil}
 	tap := subagent.NewTap(req)
 	child, err := wrap.Start(r.life.Context(), meta, wrap.Options{
 		Env: p.env(ag.Env), Grace: p.o.Grace, Ladder: p.o.Ladder, Sandbox: ptr(req.Policy()),
-		OnLine: r.life.Progress, Unresponsive: r.life.Stalled, OnEvent: tapEvent(tap),
+		OnLine: r.life.Progress, Unresponsive: r.life.Stalled, OnEvent: onEvent(tap, req.Budget),
 	})
 	if err != nil {
 		r.life.Abandon()
@@ -144,14 +146,25 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 	return r, nil
 }
 
-// tapEvent maps the wrapper's normalized events to reins's vocabulary for
-// the live stream (subagent.Tap); nil when nobody observes.
-func tapEvent(tap *subagent.Tap) func(wrap.Event) {
-	if tap == nil {
+// onEvent handles the wrapper's normalized events as they arrive: each
+// assistant message's usage is charged to the run's budget (pi reports it
+// per message), and every event is mapped to reins's vocabulary for the
+// live stream (subagent.Tap). nil when there is neither.
+func onEvent(tap *subagent.Tap, b *budget.Budget) func(wrap.Event) {
+	if tap == nil && b == nil {
 		return nil
 	}
 	calls := 0
 	return func(ev wrap.Event) {
+		if ev.Type == wrap.EventAssistantText && b != nil && len(ev.Usage) > 0 {
+			var u wrap.Usage
+			if json.Unmarshal(ev.Usage, &u) == nil {
+				b.Charge(usage(&u))
+			}
+		}
+		if tap == nil {
+			return
+		}
 		switch ev.Type {
 		case wrap.EventToolCall:
 			calls++
@@ -246,9 +259,10 @@ func piTools(tools []string, perm tool.Permission) []string {
 }
 
 type run struct {
-	life  *childproc.Lifetime
-	child *wrap.Child
-	res   wrap.Result // set when the run settled
+	charges bool // the budget was charged as usage arrived (onEvent)
+	life    *childproc.Lifetime
+	child   *wrap.Child
+	res     wrap.Result // set when the run settled
 }
 
 // Session is empty: a pi child keeps no reins session (it runs with
@@ -265,6 +279,10 @@ func (r *run) Cancel() { r.life.End(errLocal) }
 // Stalled reports that the child was stopped for sending nothing for
 // subagents.stallTimeout (subagent.Staller).
 func (r *run) Stalled() bool { return r.life.Stalled() }
+
+// ChargesBudget says the run charged its budget with each message's usage
+// as it arrived (subagent.SelfCharging).
+func (r *run) ChargesBudget() bool { return r.charges }
 
 // Dispose tears the child down (if it still runs) and returns once its
 // process group is gone: the wrapper's Wait returns only then.

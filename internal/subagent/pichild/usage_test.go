@@ -1,9 +1,13 @@
 package pichild
 
 import (
+	"context"
 	"testing"
 
+	"github.com/reinsdev/reins/internal/budget"
+	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/wrap"
 )
 
@@ -29,5 +33,27 @@ func TestUsageConversion(t *testing.T) {
 				t.Fatalf("usage %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// Each pi message's usage is charged to the run's budget as it arrives,
+// and the run says so, so the manager does not charge the total again.
+func TestUsageChargedAsItArrives(t *testing.T) {
+	f := newFixture(t, toolUseMsg+"\n"+stopMsg)
+	req := f.request(func(a *config.Agent) { a.Model = "reins-mock/mock-model" })
+	req.Budget = budget.New(budget.Limits{Tokens: 1 << 30})
+	defer req.Budget.Stop()
+	r, err := f.prov.Start(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := subagent.Settle(r.Wait(context.Background()))
+	r.Dispose()
+	used, _, _, _ := req.Budget.Used()
+	if want := res.Usage.InputTokens + res.Usage.OutputTokens; used != want || want != 41 {
+		t.Errorf("budget counted %d tokens, the result's usage is %d (want 41)", used, want)
+	}
+	if s, ok := r.(subagent.SelfCharging); !ok || !s.ChargesBudget() {
+		t.Error("the run does not say it charged its budget")
 	}
 }
