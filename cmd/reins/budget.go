@@ -32,8 +32,13 @@ func (f *budgetFlags) register(fl *pflag.FlagSet) {
 // model's price: an unknown price would never count, so it is a usage
 // error rather than a cap that cannot bite.
 func (f *budgetFlags) limits(h *harness.Harness, m *harness.Model) (budget.Limits, error) {
-	if f.tokens < 0 || f.usd < 0 || f.timeout < 0 {
-		return budget.Limits{}, &exitError{code: exitUsage, msg: "--budget-tokens, --budget-usd, --timeout: want 0 (no cap) or a positive value"}
+	for _, bad := range []struct {
+		neg  bool
+		flag string
+	}{{f.tokens < 0, "--budget-tokens"}, {f.usd < 0, "--budget-usd"}, {f.timeout < 0, "--timeout"}} {
+		if bad.neg {
+			return budget.Limits{}, &exitError{code: exitUsage, msg: bad.flag + ": want 0 (the config's budget) or a positive value"}
+		}
 	}
 	c := h.Config.Budget
 	l := budget.Limits{

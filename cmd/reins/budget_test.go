@@ -200,3 +200,19 @@ replies:
 		t.Errorf("%d subagent/end events, want 1", ends)
 	}
 }
+
+// Bad budget values are usage errors: nothing runs.
+func TestBudgetFlagErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--budget-tokens", "-5"},
+		{"--budget-usd", "-1"},
+		{"--timeout", "-3s"},
+		{"--timeout", "soon"},
+		{"--budget-tokens", "many"},
+	} {
+		code, stderr := exitCode(t, reinsCmd(t, t.TempDir(), append([]string{"run", "-m", "mock/echo"}, append(args, "hi")...)...))
+		if code != exitUsage || !strings.Contains(stderr, args[0]) || strings.Count(stderr, "--") != 1 {
+			t.Errorf("%v: exit %d, want 2 naming the flag; stderr %q", args, code, stderr)
+		}
+	}
+}
