@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/reinsdev/reins/internal/budget"
+	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/retry"
 	"github.com/reinsdev/reins/internal/session"
@@ -161,6 +162,8 @@ func AbortedBy(ctx context.Context) string {
 		return session.AbortedByBudget
 	}
 	switch context.Cause(ctx) {
+	case childproc.ErrStalled: // a liveness timeout: its model request made no progress
+		return session.AbortedByTimeout
 	case ErrAbortedByParent:
 		return session.AbortedByParent
 	case ErrAbortedByTimeout:

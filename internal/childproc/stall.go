@@ -18,7 +18,17 @@ type stall struct {
 	mu    sync.Mutex
 	timer *time.Timer
 	fired atomic.Bool
+	// waiting, when set, says whether the child is now waiting on
+	// something that must show progress (an in-process child's model
+	// request); while it says no, silence is not a stall.
+	waiting func() bool
 }
+
+// StallOnlyWhile limits the stall watch to the times waiting reports true:
+// an in-process child is stalled only while its model request makes no
+// progress, not while its tools run or it waits for its jobs. Call it
+// before WatchStall.
+func (l *Lifetime) StallOnlyWhile(waiting func() bool) { l.stall.waiting = waiting }
 
 // Progress records that the child sent a protocol message: any message
 // counts (an update, a response, a request, a notification), so a child
@@ -44,6 +54,9 @@ func (l *Lifetime) WatchStall(d time.Duration, onStall func()) {
 		default:
 		}
 		idle := time.Since(time.Unix(0, l.stall.last.Load()))
+		if w := l.stall.waiting; w != nil && !w() {
+			idle = 0 // not waiting on anything: look again in d
+		}
 		if idle < d {
 			l.stall.mu.Lock()
 			l.stall.timer = time.AfterFunc(d-idle, check)

@@ -2,7 +2,11 @@ package subagent
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
+
+	"github.com/reinsdev/reins/internal/childproc"
+	"github.com/reinsdev/reins/internal/session"
 )
 
 // maxStallNotes bounds the undelivered stall notices: each stalled job
@@ -54,3 +58,24 @@ func (m *Manager) takeStallNotes() []string {
 	m.stalls = nil
 	return out
 }
+
+// modelWatch follows an in-process child's own events to tell when a model
+// request is under way: from step/start or llm/retry-started until the
+// step's assistant/message, a retry's wait (llm/retry) or the turn's end.
+// Only then can the child stall: a child running tools or waiting for its
+// jobs is silent by right. Every event is progress.
+type modelWatch struct{ inRequest atomic.Bool }
+
+func (w *modelWatch) event(e session.Event, life *childproc.Lifetime) {
+	switch e.Type {
+	case session.TypeStepStart, session.TypeLLMRetryStarted:
+		w.inRequest.Store(true)
+	case session.TypeAssistantMessage, session.TypeLLMRetry, session.TypeTurnEnd, session.TypeToolCall:
+		w.inRequest.Store(false)
+	}
+	if life != nil {
+		life.Progress()
+	}
+}
+
+func (w *modelWatch) waiting() bool { return w.inRequest.Load() }
