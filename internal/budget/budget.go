@@ -8,7 +8,8 @@
 // stopped through their own teardown and settle aborted.
 //
 // A budget is checked before work starts, never in the middle of a model
-// response: a tree overshoots by at most one response per running agent.
+// response: a tree overshoots by at most one response per running agent
+// (responses under way when it runs out are cut off by the cancellation).
 package budget
 
 import (
