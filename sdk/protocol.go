@@ -90,6 +90,19 @@ type InitializeParams struct {
 	MaxSteps        int    `json:"maxSteps,omitempty"`
 	ParentSession   string `json:"parentSession,omitempty"`
 	DelegationDepth int    `json:"delegationDepth,omitempty"`
+	// Budget caps everything the runtime's sessions and their children
+	// use, from initialize on (docs/sdk-protocol.md); absent: the config's
+	// budget, if any. A reins parent passes its child what it has left.
+	Budget *Budget `json:"budget,omitempty"`
+}
+
+// Budget is a spending cap, as config `budget:` (docs/config.md): tokens
+// (input plus output), usd (at the runtime's price table) and time (a
+// duration such as "90s"). A zero or absent field caps nothing.
+type Budget struct {
+	Tokens int     `json:"tokens,omitempty"`
+	USD    float64 `json:"usd,omitempty"`
+	Time   string  `json:"time,omitempty"`
 }
 
 // InitializeResult is the result of initialize.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
@@ -369,6 +370,9 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 			r.line(depth+2, "job %s %s", d.JobID, d.Status)
 		}
 	}
+	if u, children := treeUsage(ld); depth == 0 && children {
+		r.line(depth, "tree total (this session and its children): %s", usageText(u))
+	}
 }
 
 func (r *renderer) assistant(depth int, d session.AssistantMessage) {
@@ -404,5 +408,43 @@ func usageText(u llm.Usage) string {
 	if u.ReasoningTokens > 0 {
 		s += fmt.Sprintf(" reasoning %d", u.ReasoningTokens)
 	}
+	if c := costText(u); c != "" {
+		s += "  " + c
+	}
 	return s
+}
+
+// costText is usage's cost: unknown (some price is missing) is said, never
+// shown as $0.
+func costText(u llm.Usage) string {
+	if u.IsZero() {
+		return ""
+	}
+	if u.CostUSD == nil {
+		return "cost unknown"
+	}
+	return "cost " + budget.Dollars(*u.CostUSD)
+}
+
+// treeUsage is what a session and every descendant used: its own turns
+// plus each child's subagent/end, which counts the child's own children.
+func treeUsage(ld *session.Loaded) (llm.Usage, bool) {
+	var u llm.Usage
+	children := false
+	for _, e := range ld.Events {
+		switch e.Type {
+		case session.TypeTurnEnd:
+			var d session.TurnEnd
+			if e.Decode(&d) == nil && d.Usage != nil {
+				u = u.Add(*d.Usage)
+			}
+		case session.TypeSubagentEnd:
+			var d session.SubagentEnd
+			if e.Decode(&d) == nil && d.Usage != nil {
+				u = u.Add(*d.Usage)
+				children = true
+			}
+		}
+	}
+	return u, children
 }

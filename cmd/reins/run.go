@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/budget"
+	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
@@ -20,11 +22,13 @@ import (
 
 type runFlags struct {
 	sessionFlags
-	agentName string
-	json      bool
-	maxTokens int
-	resume    string
-	cont      bool
+	budgetFlags
+	streamJSON bool
+	agentName  string
+	json       bool
+	maxTokens  int
+	resume     string
+	cont       bool
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -42,12 +46,14 @@ func newRunCmd(s *streams) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	f.register(fl, "workspace directory (default: the current directory)")
+	f.sessionFlags.register(fl, "workspace directory (default: the current directory)")
 	fl.StringVar(&f.agentName, "agent", "", "run as this agent definition")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object instead of the output text")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
 	fl.StringVar(&f.resume, "resume", "", "continue this session (any unique id prefix) with a new prompt, in its workspace unless --cwd")
 	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of the workspace")
+	fl.BoolVar(&f.streamJSON, "stream-json", false, "write every event of the run and its children as JSON lines on stdout, then the --json object")
+	f.budgetFlags.register(fl)
 	return c
 }
 
@@ -82,6 +88,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 
 	opts := harness.SessionOptions{MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Permission: perm, Resume: f.resume}
 	modelSpec := f.model
+	var runAgent *config.Agent
 	if f.agentName != "" {
 		ag, ok := h.Agents.Get(f.agentName)
 		if b := h.Agents.Broken(f.agentName); !ok && b != nil {
@@ -104,19 +111,38 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		}
 		opts.System, opts.Tools, opts.NoInstructions = ag.SystemPrompt, ag.Tools, ag.NoInstructions
 		opts.Agent = ag.Name
+		runAgent = ag
 	}
 	m, err := h.ResolveModel(modelSpec, f.baseURL)
 	if err != nil {
 		return err
 	}
 	opts.Model = m
+	limits, err := f.budgetFlags.limits(h, m)
+	if err != nil {
+		return err
+	}
+	// The budget's time counts from here: the run's own start.
+	tree := budget.New(limits)
+	defer tree.Stop()
+	opts.Budget = tree.Child(agentBudget(runAgent))
+	defer opts.Budget.Stop()
 
 	var (
 		fold     subagent.Fold
 		progress = newProgress(s.err)
 		// On a terminal the answer streams as it arrives (answerStream).
-		answer = newAnswerStream(s.out, !f.json && isTerminal(s.out))
+		answer = newAnswerStream(s.out, !f.json && !f.streamJSON && isTerminal(s.out))
+		events *jsonStream
 	)
+	if f.streamJSON {
+		// Every event of every session of the tree, in-process children's
+		// (the harness's observer) and out-of-process children's (their
+		// taps), in one ordered stream.
+		events = newJSONStream(s.out, runAgentName(runAgent))
+		h.Observe, h.ObserveRemote = events.observe, events.observe
+		defer events.close(nil)
+	}
 	progress.answer = answer
 	opts.Observe = func(_ session.Header, e session.Event) {
 		fold.Push(e)
@@ -171,8 +197,16 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		res.Failure = &session.Failure{Code: agent.CodeLogWrite, Message: "the session log could not be written"}
 		out.StopReason, out.Error = subagent.StopReasonOf(res.Reason), res.Failure
 	}
+	// A run a budget stopped says which budget ran out: in --json's error
+	// (reins's own text) and on stderr.
+	spent, _ := opts.Budget.Err().(*budget.Exhausted)
+	if spent != nil && out.StopReason != subagent.StopCompleted && out.Error == nil {
+		out.Error = &session.Failure{Code: budget.Code, Message: spent.Error()}
+	}
 	var werr error
-	if f.json {
+	if events != nil {
+		werr = events.close(out)
+	} else if f.json {
 		enc := json.NewEncoder(jsonSafe{s.out})
 		enc.SetEscapeHTML(false)
 		werr = enc.Encode(out)
@@ -200,9 +234,11 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		return &exitError{code: 128 + int(syscall.SIGTERM)}
 	case out.StopReason != subagent.StopCompleted:
 		msg := ""
-		if res.Failure != nil && !f.json {
+		if spent != nil {
+			msg = "stopped: " + spent.Error()
+		} else if res.Failure != nil && !f.json && !f.streamJSON {
 			msg = fmt.Sprintf("turn ended with %s: %s (%s)", res.Reason, res.Failure.Code, res.Failure.Message)
-		} else if !f.json {
+		} else if !f.json && !f.streamJSON {
 			msg = "turn ended with " + res.Reason
 		}
 		msg = withProviderMessage(msg, res.Failure, m, h)

@@ -251,10 +251,15 @@ func (s *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 	if err := checkSessionParams(p.Cwd, p.McpServers); err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
+	limits, err := metaBudget(p.Meta)
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
 	a, err := s.open(p.Cwd, "")
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
+	a.limits = limits.over(a.h.Config.Budget)
 	if err := s.register(a); err != nil {
 		a.close()
 		return sdk.NewSessionResponse{}, err

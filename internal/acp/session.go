@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/llm"
@@ -29,6 +30,9 @@ type acpSession struct {
 	// model is the session's model: its last failed request's provider
 	// message goes to the editor with a failed turn (response).
 	model *harness.Model
+	// limits are each prompt's budget (session/new _meta.reins.budget over
+	// config `budget:`): every prompt's tree gets a fresh one.
+	limits budget.Limits
 
 	turnMu sync.Mutex // one prompt turn at a time
 
@@ -229,6 +233,11 @@ func (a *acpSession) prompt(ctx context.Context, text string) (sdk.PromptRespons
 	}()
 
 	a.model.ResetProviderMessage()
+	if !a.limits.IsZero() {
+		b := budget.New(a.limits)
+		defer b.Stop()
+		a.s.SetBudget(b)
+	}
 	done := make(chan agent.TurnResult, 1)
 	go func() { done <- a.s.Run(ctx, text) }()
 	var res agent.TurnResult
@@ -261,6 +270,11 @@ func response(res agent.TurnResult, detail string) (sdk.PromptResponse, error) {
 	case session.ReasonRefusal:
 		return sdk.PromptResponse{StopReason: sdk.StopReasonRefusal}, nil
 	case session.ReasonAborted:
+		if res.By == session.AbortedByBudget {
+			// The prompt's budget ran out: a limit the agent hit, not a
+			// cancellation the editor asked for.
+			return sdk.PromptResponse{StopReason: sdk.StopReasonMaxTurnRequests}, nil
+		}
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
 	code := "ERROR"

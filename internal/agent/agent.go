@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/reinsdev/reins/internal/budget"
+	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/retry"
 	"github.com/reinsdev/reins/internal/session"
@@ -63,6 +65,12 @@ type Agent struct {
 	Retry     *retry.Executor
 	// Inbox, when set, is drained before every step.
 	Inbox Inbox
+	// Budget, when set, is the delegation tree's budget: no model request
+	// starts once it ran out, and every response's usage is charged to it.
+	Budget *budget.Budget
+	// Cost prices one response's usage at the model's price (nil result:
+	// unknown); nil leaves every cost unknown.
+	Cost func(llm.Usage) *float64
 
 	mu      sync.Mutex
 	history []llm.Message
@@ -127,6 +135,9 @@ func (a *Agent) RunTurn(ctx context.Context, prompt string) TurnResult {
 // or it reached its wake-up bound — kills them and closes with this turn,
 // so no job leaves the log without its end.
 func (a *Agent) CloseTurn(reason, by string, f *session.Failure) TurnResult {
+	if reason == session.ReasonAborted && a.Budget.Err() != nil {
+		by = session.AbortedByBudget // whoever cancelled did so because of it
+	}
 	t := &turn{a: a, n: a.Log.NextTurn()}
 	t.append(session.TypeTurnStart, session.TurnStart{Turn: t.n})
 	if a.Inbox != nil {
@@ -147,7 +158,12 @@ func (a *Agent) CloseTurn(reason, by string, f *session.Failure) TurnResult {
 // context was cancelled with (ErrAbortedByParent, ErrAbortedByTimeout),
 // else the user.
 func AbortedBy(ctx context.Context) string {
+	if _, ok := budget.Of(ctx); ok {
+		return session.AbortedByBudget
+	}
 	switch context.Cause(ctx) {
+	case childproc.ErrStalled: // a liveness timeout: its model request made no progress
+		return session.AbortedByTimeout
 	case ErrAbortedByParent:
 		return session.AbortedByParent
 	case ErrAbortedByTimeout:
@@ -240,7 +256,7 @@ func (t *turn) run(ctx context.Context, prompt string) TurnResult {
 		maxSteps = DefaultMaxSteps
 	}
 	for step := 0; ; step++ {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || t.a.Budget.Err() != nil {
 			return t.aborted(ctx)
 		}
 		if step >= maxSteps {
@@ -270,7 +286,19 @@ func (t *turn) result(reason string, f *session.Failure) TurnResult {
 func (t *turn) aborted(ctx context.Context) TurnResult {
 	r := t.result(session.ReasonAborted, nil)
 	r.By = AbortedBy(ctx)
+	if t.a.Budget.Err() != nil {
+		// The budget ran out: whoever else cancelled did so because of it.
+		r.By = session.AbortedByBudget
+	}
 	return r
+}
+
+// price sets u's cost from the model's price, when u has none.
+func (t *turn) price(u llm.Usage) llm.Usage {
+	if u.CostUSD == nil && t.a.Cost != nil && !u.IsZero() {
+		u.CostUSD = t.a.Cost(u)
+	}
+	return u
 }
 
 // step runs one model request (with retries) and its tool calls. done
@@ -296,6 +324,9 @@ func (t *turn) step(ctx context.Context, step int) (done bool, res TurnResult) {
 			if !t.flush() {
 				return llm.Finish{Kind: llm.FinishError, Code: CodeLogWrite, Message: logWriteFailure.Message}
 			}
+			if t.a.Budget.Err() != nil { // no request once the budget ran out
+				return llm.Finish{Kind: llm.FinishAborted}
+			}
 			req := &llm.Request{
 				Model: t.a.ModelName, System: t.a.System, Messages: t.snapshot(),
 				Tools: t.a.Tools.Specs(), MaxTokens: t.a.MaxTokens,
@@ -304,7 +335,9 @@ func (t *turn) step(ctx context.Context, step int) (done bool, res TurnResult) {
 				t.append(session.TypeAssistantChunk, session.AssistantChunk{Turn: t.n, Step: step, Chunk: c})
 				asm.Push(c)
 			}
-			t.usage = t.usage.Add(asm.Usage())
+			u := t.price(asm.Usage())
+			t.usage = t.usage.Add(u)
+			t.a.Budget.Charge(u)
 			return asm.Finish()
 		}, retry.Hooks{
 			Before: func(r retry.Attempt) {
@@ -328,7 +361,7 @@ func (t *turn) step(ctx context.Context, step int) (done bool, res TurnResult) {
 		if asm == nil { // cancelled during a retry wait
 			asm = &llm.Assembler{}
 		}
-		usage := asm.Usage()
+		usage := t.price(asm.Usage())
 		switch finish.Kind {
 		case llm.FinishError:
 			return true, t.result(session.ReasonError, &session.Failure{Code: finish.Code, Message: finish.Message})

@@ -90,6 +90,7 @@ type Lifetime struct {
 	timer  *time.Timer
 	began  time.Time
 	done   chan struct{}
+	stall  stall
 
 	disposal Once
 }
@@ -114,11 +115,13 @@ func (l *Lifetime) End(cause error) { l.cancel(cause) }
 // Cause is the cause that ended the lifetime, nil while it lasts.
 func (l *Lifetime) Cause() error { return context.Cause(l.ctx) }
 
-// StopTimer stops the timeout (the run settled or is being torn down).
+// StopTimer stops the timeout and the stall watch (the run settled or is
+// being torn down).
 func (l *Lifetime) StopTimer() {
 	if l.timer != nil {
 		l.timer.Stop()
 	}
+	l.stopStall()
 }
 
 // Abandon ends the lifetime of a run that was never published (its start

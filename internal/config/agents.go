@@ -49,6 +49,9 @@ type Agent struct {
 	Env        map[string]string
 	Permission string // reject | allow
 	Timeout    time.Duration
+	// Budget caps this agent's run and its descendants (`budget:`), inside
+	// the tree's budget.
+	Budget Budget
 	// Writable are the state paths the agent's process may write besides
 	// the workspace under workspace-write (`sandbox: {writable: [...]}`),
 	// absolute with ~ expanded.
@@ -372,7 +375,7 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 		modelSpec *string
 		cmdSet    bool
 	)
-	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox", "instructions"}
+	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox", "instructions", "budget"}
 	if lenient {
 		known = append(known, "color")
 	}
@@ -435,6 +438,8 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 			if b, err = d.boolean(v, kp); err == nil && b != nil {
 				ag.NoInstructions = !*b
 			}
+		case "budget":
+			err = d.budget(v, kp, &ag.Budget)
 		case "timeout":
 			var t *time.Duration
 			if t, err = d.duration(v, kp); err == nil && t != nil {

@@ -10,6 +10,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -90,6 +91,9 @@ type Subagents struct {
 	// StartTimeout bounds the start of every out-of-process child: spawn
 	// and handshake, until the child has accepted its task.
 	StartTimeout time.Duration
+	// StallTimeout is how long a running child may send no protocol
+	// message before it is stopped as stalled (subagents.stallTimeout).
+	StallTimeout time.Duration
 }
 
 // Sandbox is the confinement of the processes reins starts (docs/sandbox.md).
@@ -117,6 +121,9 @@ type Config struct {
 	InstructionFiles []string
 	Subagents        Subagents
 	Sandbox          Sandbox
+	// Budget is the default budget of a run's whole delegation tree
+	// (`budget:`); the --budget-* and --timeout flags override it.
+	Budget Budget
 	// Files are the layers that were read, lowest precedence first.
 	Files []string
 
@@ -346,6 +353,8 @@ type rawConfig struct {
 	maxParallel  *int
 	maxBgJobs    *int
 	startTimeout *time.Duration
+	stallTimeout *time.Duration
+	budget       *Budget
 	sandboxOn    *bool
 	sandboxNet   *bool
 	sandboxW     []string
@@ -385,9 +394,12 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 		return nil, err
 	}
 	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}, models: map[string]ModelInfo{}}
-	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions"}, func(k string, v ast.Node, kp string) error {
+	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions", "budget"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
+		case "budget":
+			r.budget = &Budget{}
+			err = d.budget(v, kp, r.budget)
 		case "instructions":
 			err = d.fields(v, kp, []string{"files"}, func(_ string, v ast.Node, kp string) error {
 				l, err := d.strList(v, kp)
@@ -494,7 +506,7 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 				return err
 			})
 		case "subagents":
-			err = d.fields(v, kp, []string{"maxDepth", "maxParallel", "maxBackgroundJobs", "startTimeout"}, func(k string, v ast.Node, kp string) error {
+			err = d.fields(v, kp, []string{"maxDepth", "maxParallel", "maxBackgroundJobs", "startTimeout", "stallTimeout"}, func(k string, v ast.Node, kp string) error {
 				var err error
 				switch k {
 				case "maxDepth":
@@ -503,6 +515,11 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 					r.maxParallel, err = positive(d, v, kp)
 				case "maxBackgroundJobs":
 					r.maxBgJobs, err = positive(d, v, kp)
+				case "stallTimeout":
+					r.stallTimeout, err = d.duration(v, kp)
+					if err == nil && r.stallTimeout != nil && *r.stallTimeout <= 0 {
+						err = d.valueErr(d.resolve(v), kp, "a duration > 0 such as 5m")
+					}
 				case "startTimeout":
 					r.startTimeout, err = d.duration(v, kp)
 					if err == nil && r.startTimeout != nil && *r.startTimeout <= 0 {
@@ -598,7 +615,7 @@ func merge(raws []*rawConfig) (*Config, error) {
 		ModelAliases:     map[string]string{},
 		Models:           map[string]ModelInfo{},
 		InstructionFiles: InstructionFiles,
-		Subagents:        Subagents{DefaultMaxDepth, DefaultMaxParallel, DefaultMaxBackgroundJobs, DefaultStartTimeout},
+		Subagents:        Subagents{MaxDepth: DefaultMaxDepth, MaxParallel: DefaultMaxParallel, MaxBackgroundJobs: DefaultMaxBackgroundJobs, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout},
 		Sandbox:          Sandbox{Enabled: true, Network: true},
 		providers:        map[string]rawProvider{},
 	}
@@ -618,6 +635,14 @@ func merge(raws []*rawConfig) (*Config, error) {
 		setInt(&c.Subagents.MaxBackgroundJobs, r.maxBgJobs)
 		if r.startTimeout != nil {
 			c.Subagents.StartTimeout = *r.startTimeout
+		}
+		if r.stallTimeout != nil {
+			c.Subagents.StallTimeout = *r.stallTimeout
+		}
+		if b := r.budget; b != nil { // the fields a layer sets win (0 is never set)
+			c.Budget.Tokens = cmp.Or(b.Tokens, c.Budget.Tokens)
+			c.Budget.USD = cmp.Or(b.USD, c.Budget.USD)
+			c.Budget.Time = cmp.Or(b.Time, c.Budget.Time)
 		}
 		if r.sandboxOn != nil {
 			c.Sandbox.Enabled = *r.sandboxOn

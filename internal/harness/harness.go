@@ -20,12 +20,14 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/anthropic"
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/llm/openai"
 	"github.com/reinsdev/reins/internal/llm/retry"
+	"github.com/reinsdev/reins/internal/models"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
@@ -65,6 +67,11 @@ type Harness struct {
 	// Observe, when set, receives every event of every session this
 	// harness creates, children included (the SDK runtime streams them).
 	Observe func(session.Header, session.Event)
+	// ObserveRemote, when set, receives the events of every out-of-process
+	// child (acp, pi, reins) of every session, mapped to the same
+	// vocabulary (subagent.Tap): with Observe, a live view of the whole
+	// tree (`reins run --stream-json`). It must not block.
+	ObserveRemote func(session.Header, session.Event)
 	// Sandbox is the base policy of every process a session starts: the
 	// config's `sandbox` and the --sandbox flag. Sessions add their mode.
 	Sandbox sandbox.Policy
@@ -420,6 +427,9 @@ type SessionOptions struct {
 	// NoInstructions leaves the project instructions out of the system
 	// prompt (an agent file's `instructions: false`).
 	NoInstructions bool
+	// Budget is the delegation tree's budget the session and its children
+	// count against (nil: none).
+	Budget *budget.Budget
 }
 
 // Session is a runnable session.
@@ -436,6 +446,13 @@ type Session struct {
 func (s *Session) Close() error {
 	s.Subagents.Close()
 	return s.Log.Close()
+}
+
+// SetBudget makes b the budget of the session's next turns and of the
+// children they start (nil: none); it is called between runs, never while
+// one runs (reins acp gives each prompt a budget of its own).
+func (s *Session) SetBudget(b *budget.Budget) {
+	s.Agent.Budget, s.Subagents.Budget = b, b
 }
 
 // Run runs a turn for prompt and keeps the session alive until it is idle
@@ -507,7 +524,8 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	}
 	mgr := &subagent.Manager{
 		Agents: h.Agents, Limits: h.Config.Subagents, Log: s.Log, Depth: s.Log.Header().DelegationDepth,
-		Cwd: h.Cwd, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox,
+		Cwd: h.Cwd, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox, Budget: o.Budget,
+		ObserveRemote: h.ObserveRemote,
 	}
 	mgr.Providers = h.providers(o)
 	s.Subagents = mgr
@@ -530,7 +548,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		Model: o.Model.Model, ModelName: o.Model.Name, Provider: o.Model.Provider, System: system,
 		Tools: reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm, Approve: o.Approve, Sandbox: h.Sandbox}, Log: s.Log,
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens, Retry: &retry.Executor{Policy: o.Model.Retry},
-		Inbox: mgr,
+		Inbox: mgr, Budget: o.Budget, Cost: h.Cost(o.Model),
 	}
 	if s.Resumed != nil {
 		if err := s.Agent.LoadHistory(s.Resumed.Events); err != nil {
@@ -570,12 +588,23 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 			Model: m, System: req.Agent.SystemPrompt, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens,
 			Permission: req.Permission, Tools: req.Tools, Parent: req.ParentSession, Depth: req.Depth, Observe: observe,
 			Approve: approve, NoInstructions: req.Agent.NoInstructions, Agent: req.Agent.Name,
+			Budget: req.Budget,
 		})
 		if err != nil {
 			return nil, err
 		}
 		return &subagent.Child{Agent: cs.Agent, Log: cs.Log, Subagents: cs.Subagents, Close: cs.Close}, nil
 	}
+}
+
+// Cost prices usage of model m at the price table (internal/models:
+// the built-in prices, config `models:` overrides); nil when m is nil.
+func (h *Harness) Cost(m *Model) func(llm.Usage) *float64 {
+	if m == nil {
+		return nil
+	}
+	price := models.Lookup(h.Config.Models, m.Provider+"/"+m.Name).Price
+	return func(u llm.Usage) *float64 { return models.Cost(price, u) }
 }
 
 // DefaultSystemPrompt is the system prompt of a session that names none:

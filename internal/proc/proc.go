@@ -30,6 +30,13 @@ type Ladder struct {
 	Reap time.Duration
 }
 
+// Unresponsive is l for a child that stopped talking (it stalled): closing
+// its stdin will not make it exit, so SIGTERM follows at once.
+func (l Ladder) Unresponsive() Ladder {
+	l.Grace = 0
+	return l
+}
+
 // DefaultLadder is docs/subagents.md's: 2 s, 2 s, then SIGKILL.
 var DefaultLadder = Ladder{Grace: 2 * time.Second, Term: 2 * time.Second, Reap: 5 * time.Second}
 

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
@@ -72,6 +73,7 @@ type Server struct {
 	perm      tool.Permission
 	maxTokens int
 	maxSteps  int
+	budget    *budget.Budget // initialize's budget over every session, or the config's
 
 	base       context.Context
 	cancelBase context.CancelCauseFunc
@@ -323,6 +325,13 @@ func (s *Server) initialize(params json.RawMessage) (any, int, string) {
 	if s.maxSteps == 0 {
 		s.maxSteps = s.cfg.MaxSteps
 	}
+	limits, err := budgetLimits(p.Budget, h.Config.Budget)
+	if err != nil {
+		h.Close()
+		return nil, sdk.CodeInvalidParams, "initialize: " + err.Error()
+	}
+	// The budget covers everything this runtime runs, from here on.
+	s.budget = budget.New(limits)
 	h.Observe = s.observe
 	// A parent reads this runtime's session/events as what its child did:
 	// each event is in the child's log before it is streamed.
@@ -373,7 +382,7 @@ func (s *Server) prompt(id json.RawMessage, params json.RawMessage) {
 		hs, err := s.h.NewSession(harness.SessionOptions{
 			Model: s.model, MaxSteps: s.maxSteps, MaxTokens: s.maxTokens, Permission: s.perm,
 			System: s.init.SystemPrompt, Tools: s.init.Tools,
-			Parent: s.init.ParentSession, Depth: s.init.DelegationDepth,
+			Parent: s.init.ParentSession, Depth: s.init.DelegationDepth, Budget: s.budget,
 		})
 		if err != nil {
 			s.logf("new session: %v", err)
@@ -549,6 +558,7 @@ func (s *Server) shutdown() {
 		s.cancelBase(agent.ErrAbortedByParent)
 	}
 	s.workers.Wait()
+	s.budget.Stop()
 	for _, ss := range all {
 		if err := ss.s.Close(); err != nil {
 			s.logf("closing session %s: %v", ss.s.Log.Header().ID, err)

@@ -80,6 +80,9 @@ const (
 	AbortedByUser    = "user"
 	AbortedByParent  = "parent"
 	AbortedByTimeout = "timeout"
+	// AbortedByBudget is a turn stopped because the delegation tree's
+	// budget (tokens, dollars or time) ran out.
+	AbortedByBudget = "budget"
 )
 
 // Failure is a coded failure. Message is a fixed text chosen by reins for the

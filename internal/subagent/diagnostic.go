@@ -50,6 +50,12 @@ const (
 	// CategoryEmptyOutput is an ACP child that ended end_turn without any
 	// output (docs/subagents.md, "Empty answers").
 	CategoryEmptyOutput = "empty-output"
+	// CategoryBudget is a run stopped because the delegation tree's
+	// budget (or its agent file's) ran out (internal/budget).
+	CategoryBudget = "budget"
+	// CategoryStalled is a child that sent nothing for
+	// subagents.stallTimeout and was stopped.
+	CategoryStalled = "stalled"
 )
 
 // String renders the line.

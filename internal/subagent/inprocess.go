@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/childproc"
@@ -33,6 +34,10 @@ const MaxWakeups = 20
 // so a failed first turn is not hidden by a notice-only turn that
 // completes, with the usage of every turn it ran.
 func RunUntilIdle(ctx context.Context, a *agent.Agent, m *Manager, prompt string) agent.TurnResult {
+	// A budget that runs out ends the run as a cancellation does, with
+	// the budget as the cause (agent.AbortedBy).
+	ctx, unbind := a.Budget.Bind(ctx)
+	defer unbind()
 	res := a.RunTurn(ctx, prompt)
 	worst, usage := res, res.Usage
 	note := func(r agent.TurnResult) {
@@ -82,10 +87,13 @@ type InProcess struct {
 // Start creates the child session and starts its turn.
 func (p *InProcess) Start(_ context.Context, req Request) (Run, error) {
 	r := &inprocRun{}
-	child, err := p.NewChild(req, func(_ session.Header, e session.Event) {
+	child, err := p.NewChild(req, func(h session.Header, e session.Event) {
 		r.mu.Lock()
 		r.fold.Push(e)
 		r.mu.Unlock()
+		if h.ID == r.sessionID() {
+			r.model.event(e, r.life) // the child's own session, not its children's
+		}
 	})
 	if err != nil {
 		return nil, &StartError{
@@ -95,6 +103,9 @@ func (p *InProcess) Start(_ context.Context, req Request) (Run, error) {
 	}
 	r.child = child
 	r.life = childproc.Start(req.Agent.Timeout, agent.ErrAbortedByTimeout)
+	r.id.Store(child.Log.Header().ID)
+	r.life.StallOnlyWhile(r.model.waiting)
+	r.life.WatchStall(req.StallTimeout, req.OnStall)
 	r.life.Go(func() { r.res = RunUntilIdle(r.life.Context(), child.Agent, child.Subagents, req.Prompt) })
 	return r, nil
 }
@@ -104,9 +115,20 @@ type inprocRun struct {
 	life  *childproc.Lifetime // the one run lifecycle of every provider
 	res   agent.TurnResult    // set when the run settled
 
-	mu   sync.Mutex
-	fold Fold
+	mu    sync.Mutex
+	fold  Fold
+	id    atomic.Value // the child's session id, once created
+	model modelWatch   // whether a model request is under way (stall.go)
 }
+
+func (r *inprocRun) sessionID() string {
+	id, _ := r.id.Load().(string)
+	return id
+}
+
+// Stalled reports that the child's model request made no progress for
+// subagents.stallTimeout and the run was stopped (Staller).
+func (r *inprocRun) Stalled() bool { return r.life.Stalled() }
 
 func (r *inprocRun) Session() string { return r.child.Log.Header().ID }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
@@ -41,6 +42,12 @@ type Manager struct {
 	Sandbox sandbox.Policy
 	// Logf is the host log, for raw causes that must not reach the model.
 	Logf func(format string, args ...any)
+	// Budget is the delegation tree's budget (nil: none): no child starts
+	// once it ran out, and running children are stopped (budget.go).
+	Budget *budget.Budget
+	// ObserveRemote, when set, receives the events of out-of-process
+	// children as they arrive (Request.Observe).
+	ObserveRemote func(session.Header, session.Event)
 
 	once     sync.Once
 	mu       sync.Mutex
@@ -54,8 +61,9 @@ type Manager struct {
 	wg       sync.WaitGroup
 	usage    llm.Usage
 	closed   bool
-	reserved int // background starts admitted and under way, counted against maxBackgroundJobs
-	jobSeq   int // job ids handed out (admitJob), in the model's call order
+	reserved int      // background starts admitted and under way, counted against maxBackgroundJobs
+	stalls   []string // notices of stalled background jobs, not delivered yet (stall.go)
+	jobSeq   int      // job ids handed out (admitJob), in the model's call order
 }
 
 // Job statuses (docs/subagents.md).
@@ -128,6 +136,8 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 		RunID: id, Agent: ag, Prompt: p.Prompt, ParentSession: m.Log.Header().ID,
 		Depth: depth, Cwd: m.Cwd, Permission: perm, Sandbox: pol,
 		Tools: ChildTools(m.ToolNames, ag.Tools), MaxSteps: m.MaxSteps, MaxTokens: m.MaxTokens,
+		Budget: m.Budget.Child(budget.Limits(ag.Budget)), StallTimeout: m.Limits.StallTimeout,
+		Observe: m.ObserveRemote,
 	}, prov, nil
 }
 
@@ -187,6 +197,9 @@ func (m *Manager) release() { <-m.sem }
 // A failed start releases the slot and returns the settled failure:
 // nothing was published.
 func (m *Manager) begin(ctx context.Context, req Request, prov Provider, p Params, background bool) (Run, *Result) {
+	if r, over := overBudget(req); over {
+		return nil, &r
+	}
 	if err := m.acquire(ctx); err != nil {
 		r := Settle(Result{StopReason: StopAborted})
 		return nil, &r
@@ -243,7 +256,9 @@ func (m *Manager) logf(format string, args ...any) {
 // finish waits for a published run, disposes it and releases its slot.
 func (m *Manager) finish(ctx context.Context, req Request, run Run) Result {
 	defer m.release()
-	res := Settle(run.Wait(ctx))
+	ctx, unbind := req.Budget.Bind(ctx) // a budget that runs out stops the run
+	defer unbind()
+	res := Settle(stallResult(req, run, budgetResult(req, run, run.Wait(ctx))))
 	if err := run.Dispose(); err != nil && m.Logf != nil {
 		m.Logf("subagent %s dispose: %v", req.RunID, err)
 	}
@@ -362,6 +377,7 @@ func (m *Manager) startJob(id string, req Request, prov Provider, p Params) tool
 	// the background.
 	ctx, cancel := context.WithCancelCause(m.ctx)
 	t0 := time.Now()
+	req.OnStall = m.stallNotice(id, p.Description, req.StallTimeout)
 	run, fail := m.begin(ctx, req, prov, p, true)
 	m.mu.Lock()
 	m.reserved--
@@ -410,8 +426,8 @@ func (m *Manager) Drain(appendEvent func(typ string, data any)) []string {
 	m.mu.Lock()
 	settled := m.settled
 	m.settled = nil
+	out := m.takeStallNotes()
 	m.mu.Unlock()
-	var out []string
 	for _, j := range settled {
 		appendEvent(session.TypeSubagentEnd, m.endEvent(j.runID, j.result, time.Since(j.started)))
 		appendEvent(session.TypeJobNotice, session.JobNotice{JobID: j.id, Status: j.status})
@@ -438,7 +454,7 @@ func (m *Manager) Busy() bool {
 	m.init()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.settled) > 0 {
+	if len(m.settled) > 0 || len(m.stalls) > 0 {
 		return true
 	}
 	for _, j := range m.jobs {
@@ -454,7 +470,7 @@ func (m *Manager) WaitSettled(ctx context.Context) error {
 	m.init()
 	for {
 		m.mu.Lock()
-		pending := len(m.settled) > 0
+		pending := len(m.settled) > 0 || len(m.stalls) > 0
 		m.mu.Unlock()
 		if pending {
 			return nil

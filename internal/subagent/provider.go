@@ -3,7 +3,11 @@ package subagent
 import (
 	"context"
 	"errors"
+	"time"
+
+	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/sandbox"
+	"github.com/reinsdev/reins/internal/session"
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/tool"
@@ -35,6 +39,37 @@ type Request struct {
 	// Sandbox confines every process the run starts: the parent's mode
 	// and workspace, the agent file's writable paths (docs/sandbox.md).
 	Sandbox sandbox.Policy
+	// Budget is the run's budget: the tree's, inside it the agent file's
+	// (nil: none). An in-process child's loop charges it itself; a reins
+	// child is given what remains to enforce on its side.
+	Budget *budget.Budget
+	// StallTimeout stops a running out-of-process child that sent no
+	// protocol message for this long (0: never): the provider calls
+	// childproc.Lifetime.WatchStall with it and OnStall, and its Run
+	// reports Stalled.
+	StallTimeout time.Duration
+	// OnStall, when set, is told first that the child stalled (a
+	// background job's parent gets a notice before the job is stopped).
+	OnStall func()
+	// Observe, when set, receives the events of an out-of-process child
+	// (and of its descendants), mapped to reins's vocabulary (Tap), as
+	// they arrive: the live stream of `reins run --stream-json`. It must
+	// not block.
+	Observe func(session.Header, session.Event)
+}
+
+// Staller is a Run that can tell it was stopped because its child stalled
+// (subagents.stallTimeout): the manager then settles it aborted with
+// category stalled.
+type Staller interface {
+	Stalled() bool
+}
+
+// SelfCharging is a Run that charged its budget with the child's usage
+// as it arrived (a reins child reports every response): the manager does
+// not charge its settled usage again.
+type SelfCharging interface {
+	ChargesBudget() bool
 }
 
 // Policy is the sandbox policy of the run's processes: Sandbox, with the

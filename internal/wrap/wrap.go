@@ -68,6 +68,12 @@ type Options struct {
 	// OnEvent, when set, receives every normalized event as it is read,
 	// from the stdout reader goroutine; it must not block for long.
 	OnEvent func(Event)
+	// OnLine, when set, is told of every non-empty stdout line, normalized
+	// or not (a streamed delta too): the child is alive.
+	OnLine func()
+	// Unresponsive, when set and true at a cancellation, says the child
+	// stopped talking (it stalled): the teardown skips the stdin grace.
+	Unresponsive func() bool
 	// Now stamps startedAt and endedAt; time.Now when nil.
 	Now func() time.Time
 	// Sandbox confines the child; nil runs it supervised but unconfined
@@ -527,6 +533,9 @@ func (c *Child) handleLine(line []byte) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
+	if c.opts.OnLine != nil {
+		c.opts.OnLine()
+	}
 	p, err := parseLine(line)
 	c.mu.Lock()
 	if err != nil {
@@ -666,7 +675,11 @@ loop:
 	}
 	stopTimer()
 	tornDown := !c.p.Exited()
-	disposeErr := c.p.Dispose(c.opts.Ladder)
+	ladder := c.opts.Ladder
+	if cancelled && c.opts.Unresponsive != nil && c.opts.Unresponsive() {
+		ladder = ladder.Unresponsive()
+	}
+	disposeErr := c.p.Dispose(ladder)
 	c.drain()
 	c.closeArtifacts()
 	c.res = c.result(cancelled, tornDown, disposeErr)

@@ -137,6 +137,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		stdin:      &watchedWriter{w: pipes.Stdin},
 		stderrDone: make(chan struct{}),
 		kinds:      map[sdk.ToolCallId]string{},
+		tap:        subagent.NewTap(req),
 	}
 	// The agent's timeout covers the whole run, the start included.
 	r.life = childproc.Start(remaining(ag.Timeout, began), errTimeout)
@@ -147,6 +148,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		p.logf("acp child %s (%s): "+format, append([]any{req.RunID, ag.Name}, args...)...)
 	})
 	r.filter = filter
+	filter.progress = r.life.Progress
 	go filter.run()
 	// The SDK's reader starts with the connection but SetLogger comes
 	// after; the gate keeps it from reading (and logging) before that.
@@ -180,6 +182,9 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	r.mu.Lock()
 	r.sessionID = sid
 	r.mu.Unlock()
+	// Started: from here a child that sends nothing for stallTimeout is
+	// stopped as stalled.
+	r.life.WatchStall(req.StallTimeout, req.OnStall)
 	r.life.Go(r.prompt)
 	return r, nil
 }

@@ -3,6 +3,7 @@ package acpchild
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
 )
@@ -27,6 +29,7 @@ type run struct {
 	conn   *sdk.ClientSideConnection
 	filter *updateFilter // handles session/update ahead of the SDK
 	sdkLog *logWriter
+	tap    *subagent.Tap // the live stream of the child's activity, if observed
 
 	// life is the run's lifetime (childproc.Lifetime), and ctx its
 	// context: ended with errLocalCancel, errParentCancel, errTimeout or
@@ -43,6 +46,7 @@ type run struct {
 	sessionID sdk.SessionId
 	fold      subagent.Fold
 	kinds     map[sdk.ToolCallId]string // closed tool kinds seen in updates
+	tapCalls  map[sdk.ToolCallId]string // the live stream's call ids (tapCallID)
 	kindSeen  chan struct{}             // closed and replaced when kinds grows
 	denial    *subagent.PermissionLine  // the last rejected or cancelled request
 	allowance *subagent.PermissionLine  // the last allowed request
@@ -58,6 +62,10 @@ func (r *run) Wait(ctx context.Context) subagent.Result {
 }
 
 func (r *run) Cancel() { r.life.End(errLocalCancel) }
+
+// Stalled reports that the child was stopped for sending nothing for
+// subagents.stallTimeout (subagent.Staller).
+func (r *run) Stalled() bool { return r.life.Stalled() }
 
 // Dispose cancels a prompt still running, then tears the process group
 // down with the ladder. Its error is for the host log; its text is the
@@ -85,7 +93,11 @@ func (e *TeardownError) Unwrap() error { return e.Err }
 // the child's ends, and waits for both.
 func (r *run) teardown() error {
 	r.life.StopTimer()
-	err := r.proc.Dispose(r.p.opts.Ladder)
+	ladder := r.p.opts.Ladder
+	if r.life.Stalled() {
+		ladder = ladder.Unresponsive()
+	}
+	err := r.proc.Dispose(ladder)
 	r.pipes.Stdout.Close()
 	<-r.filter.done
 	<-r.conn.Done()
@@ -112,8 +124,13 @@ func (r *run) prompt() {
 	stop := context.AfterFunc(r.ctx, func() {
 		// After the grace, stop waiting; closing stdin (the ladder's
 		// first rung) also frees a write the child never reads.
+		// A stalled child is not answering: it gets no grace.
+		grace := r.p.opts.CancelGrace
+		if r.life.Stalled() {
+			grace = 0
+		}
 		graceMu.Lock()
-		graceTimer = time.AfterFunc(r.p.opts.CancelGrace, func() {
+		graceTimer = time.AfterFunc(grace, func() {
 			pcancel()
 			r.pipes.Stdin.Close()
 		})
@@ -121,6 +138,7 @@ func (r *run) prompt() {
 		_ = r.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: r.sessionID})
 	})
 	unwatch := r.watchExit(pcancel)
+	r.tap.Emit(session.TypeTurnStart, session.TurnStart{Turn: 1})
 	resp, err := r.conn.Prompt(pctx, sdk.PromptRequest{
 		SessionId: r.sessionID,
 		Prompt:    []sdk.ContentBlock{sdk.TextBlock(promptText(r.req))},
@@ -137,6 +155,11 @@ func (r *run) prompt() {
 	}
 	r.drain()
 	r.res = r.settle(resp, err)
+	end := session.TurnEnd{Turn: 1, Reason: r.res.StopReason}
+	if !r.res.Usage.IsZero() {
+		end.Usage = &r.res.Usage
+	}
+	r.tap.Emit(session.TypeTurnEnd, end)
 }
 
 // drain waits until everything a child whose leader exited wrote before
@@ -307,12 +330,47 @@ func (r *run) update(n sdk.SessionNotification) {
 	case u.AgentMessageChunk != nil:
 		if t := u.AgentMessageChunk.Content.Text; t != nil {
 			r.fold.PushText(t.Text)
+			r.tap.Emit(session.TypeAssistantChunk, session.AssistantChunk{Turn: 1, Chunk: llm.Chunk{Type: llm.ChunkTextDelta, Delta: t.Text}})
+		}
+	case u.AgentThoughtChunk != nil:
+		if t := u.AgentThoughtChunk.Content.Text; t != nil {
+			r.tap.Emit(session.TypeAssistantChunk, session.AssistantChunk{Turn: 1, Chunk: llm.Chunk{Type: llm.ChunkReasoningDelta, Delta: t.Text}})
 		}
 	case u.ToolCall != nil:
 		r.noteKind(u.ToolCall.ToolCallId, closedKind(u.ToolCall.Kind))
-	case u.ToolCallUpdate != nil && u.ToolCallUpdate.Kind != nil:
-		r.noteKind(u.ToolCallUpdate.ToolCallId, closedKind(*u.ToolCallUpdate.Kind))
+		// The tool's name is its closed kind: the title is the child's text.
+		r.tap.Emit(session.TypeToolCall, session.ToolCall{Turn: 1, CallID: r.tapCallID(u.ToolCall.ToolCallId), Name: closedKind(u.ToolCall.Kind)})
+	case u.ToolCallUpdate != nil:
+		if u.ToolCallUpdate.Kind != nil {
+			r.noteKind(u.ToolCallUpdate.ToolCallId, closedKind(*u.ToolCallUpdate.Kind))
+		}
+		if st := u.ToolCallUpdate.Status; st != nil && (*st == sdk.ToolCallStatusCompleted || *st == sdk.ToolCallStatusFailed) {
+			r.tap.Emit(session.TypeToolResult, session.ToolResult{Turn: 1, CallID: r.tapCallID(u.ToolCallUpdate.ToolCallId), IsError: *st == sdk.ToolCallStatusFailed})
+		}
 	}
+}
+
+// maxTapCalls bounds the tool call ids the live stream numbers.
+const maxTapCalls = 4096
+
+// tapCallID is the live stream's id of a tool call: acp-N in the order the
+// child announced them, never the child's own id text. r.mu is held.
+func (r *run) tapCallID(id sdk.ToolCallId) string {
+	if r.tap == nil {
+		return ""
+	}
+	if r.tapCalls == nil {
+		r.tapCalls = map[sdk.ToolCallId]string{}
+	}
+	if n, ok := r.tapCalls[id]; ok {
+		return n
+	}
+	if len(r.tapCalls) >= maxTapCalls {
+		return "acp-?"
+	}
+	n := "acp-" + strconv.Itoa(len(r.tapCalls)+1)
+	r.tapCalls[id] = n
+	return n
 }
 
 // noteKind records a tool call's kind and wakes a permission request

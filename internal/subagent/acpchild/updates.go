@@ -37,7 +37,10 @@ type updateFilter struct {
 	out    *io.PipeWriter // the SDK's input
 	handle func(sdk.SessionNotification)
 	logf   func(format string, args ...any)
-	done   chan struct{} // closed when the child's stdout ended (or was closed)
+	// progress, when set, is told of every line the child writes: any
+	// protocol message shows the child is alive (its stall watch).
+	progress func()
+	done     chan struct{} // closed when the child's stdout ended (or was closed)
 }
 
 // maxFrame is the SDK's own line limit: a longer frame is dropped (and
@@ -70,6 +73,9 @@ func (f *updateFilter) run() {
 	forward := true
 	for {
 		line, err := f.readLine()
+		if len(line) > 0 && f.progress != nil {
+			f.progress()
+		}
 		if len(line) > 0 {
 			if !f.intercept(line) && forward {
 				if _, werr := f.out.Write(append(line, '\n')); werr != nil {

@@ -13,6 +13,7 @@ package pichild
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -22,10 +23,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/internal/wrap"
@@ -105,9 +108,11 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 	}
 
 	// The run's lifetime: the agent's timeout counts from the spawn.
-	r := &run{life: childproc.Start(ag.Timeout, errTimeout)}
+	r := &run{life: childproc.Start(ag.Timeout, errTimeout), charges: req.Budget != nil}
+	tap := subagent.NewTap(req)
 	child, err := wrap.Start(r.life.Context(), meta, wrap.Options{
 		Env: p.env(ag.Env), Grace: p.o.Grace, Ladder: p.o.Ladder, Sandbox: ptr(req.Policy()),
+		OnLine: r.life.Progress, Unresponsive: r.life.Stalled, OnEvent: onEvent(tap, req.Budget),
 	})
 	if err != nil {
 		r.life.Abandon()
@@ -115,7 +120,17 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 		return nil, startFailure(err)
 	}
 	r.child = child
+	r.life.WatchStall(req.StallTimeout, req.OnStall)
+	tap.Emit(session.TypeTurnStart, session.TurnStart{Turn: 1})
 	r.life.Go(func() {
+		defer func() {
+			s := settle(r.res, r.life.Cause())
+			end := session.TurnEnd{Turn: 1, Reason: s.StopReason}
+			if !s.Usage.IsZero() {
+				end.Usage = &s.Usage
+			}
+			tap.Emit(session.TypeTurnEnd, end)
+		}()
 		res, err := child.Wait()
 		if err != nil {
 			p.logf("pi child %s: %v", req.RunID, err)
@@ -129,6 +144,41 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 		r.res = res
 	})
 	return r, nil
+}
+
+// onEvent handles the wrapper's normalized events as they arrive: each
+// assistant message's usage is charged to the run's budget (pi reports it
+// per message), and every event is mapped to reins's vocabulary for the
+// live stream (subagent.Tap). nil when there is neither.
+func onEvent(tap *subagent.Tap, b *budget.Budget) func(wrap.Event) {
+	if tap == nil && b == nil {
+		return nil
+	}
+	calls := 0
+	return func(ev wrap.Event) {
+		if ev.Type == wrap.EventAssistantText && b != nil && len(ev.Usage) > 0 {
+			var u wrap.Usage
+			if json.Unmarshal(ev.Usage, &u) == nil {
+				b.Charge(usage(&u))
+			}
+		}
+		if tap == nil {
+			return
+		}
+		switch ev.Type {
+		case wrap.EventToolCall:
+			calls++
+			tap.Emit(session.TypeToolCall, session.ToolCall{Turn: 1, CallID: "pi-" + strconv.Itoa(calls), Name: ev.ToolName, Arguments: string(ev.Args)})
+		case wrap.EventToolResult:
+			tap.Emit(session.TypeToolResult, session.ToolResult{Turn: 1, CallID: "pi-" + strconv.Itoa(calls), IsError: ev.IsError})
+		case wrap.EventAssistantText:
+			content := ev.Content
+			if content == nil {
+				content = []llm.Block{}
+			}
+			tap.Emit(session.TypeAssistantMessage, session.AssistantMessage{Turn: 1, Message: llm.Message{Role: llm.RoleAssistant, Content: content}})
+		}
+	}
 }
 
 // runDir makes a fresh directory for the run. Run ids restart in a resumed
@@ -209,9 +259,10 @@ func piTools(tools []string, perm tool.Permission) []string {
 }
 
 type run struct {
-	life  *childproc.Lifetime
-	child *wrap.Child
-	res   wrap.Result // set when the run settled
+	charges bool // the budget was charged as usage arrived (onEvent)
+	life    *childproc.Lifetime
+	child   *wrap.Child
+	res     wrap.Result // set when the run settled
 }
 
 // Session is empty: a pi child keeps no reins session (it runs with
@@ -224,6 +275,14 @@ func (r *run) Wait(ctx context.Context) subagent.Result {
 }
 
 func (r *run) Cancel() { r.life.End(errLocal) }
+
+// Stalled reports that the child was stopped for sending nothing for
+// subagents.stallTimeout (subagent.Staller).
+func (r *run) Stalled() bool { return r.life.Stalled() }
+
+// ChargesBudget says the run charged its budget with each message's usage
+// as it arrived (subagent.SelfCharging).
+func (r *run) ChargesBudget() bool { return r.charges }
 
 // Dispose tears the child down (if it still runs) and returns once its
 // process group is gone: the wrapper's Wait returns only then.
@@ -289,11 +348,18 @@ func usage(u *wrap.Usage) llm.Usage {
 	if u == nil {
 		return llm.Usage{}
 	}
-	return llm.Usage{
-		InputTokens:     int(u.Input + u.CacheRead + u.CacheWrite),
-		OutputTokens:    int(u.Output),
-		CacheReadTokens: int(u.CacheRead),
+	out := llm.Usage{
+		InputTokens:      int(u.Input + u.CacheRead + u.CacheWrite),
+		OutputTokens:     int(u.Output),
+		CacheReadTokens:  int(u.CacheRead),
+		CacheWriteTokens: int(u.CacheWrite),
 	}
+	// pi prices its own usage (its model is pi's choice, not in reins's
+	// table); without that, the cost is unknown.
+	if u.Cost != nil {
+		out.CostUSD = ptr(u.Cost.Total)
+	}
+	return out
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -121,7 +121,7 @@ echo '{"type":"tool_execution_start","toolName":"read","args":{"path":"a"}}'
 	if res.StopReason != subagent.StopCompleted || res.Diagnostic != "" || text(res.Output) != "final" {
 		t.Fatalf("result %+v", res)
 	}
-	if want := (llm.Usage{InputTokens: 36, OutputTokens: 5, CacheReadTokens: 5}); res.Usage != want {
+	if want := (llm.Usage{InputTokens: 36, OutputTokens: 5, CacheReadTokens: 5, CacheWriteTokens: 1}); res.Usage != want {
 		t.Errorf("usage %+v, want %+v", res.Usage, want)
 	}
 	dir := filepath.Join(f.sessions, "parent-1", "children", "run-1")

@@ -11,6 +11,7 @@ package reinschild
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/reinsdev/reins/internal/proc"
@@ -227,16 +228,23 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	if err != nil {
 		return nil, p.startError(ctx, req, diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError), err, false)
 	}
+	fwd := newForwarder(subagent.NewTap(req), req.Budget)
 	client, err := sdk.Start(startCtx, sdk.Options{
 		Command: command, Args: args, Env: env, Dir: req.Cwd,
 		Initialize: sdk.InitializeParams{
 			Cwd: req.Cwd, Model: model, MaxTokens: req.MaxTokens, MaxSteps: req.MaxSteps, BaseURL: base,
 			Permission: string(req.Permission), SystemPrompt: ag.SystemPrompt, Tools: req.Tools,
 			ParentSession: req.ParentSession, DelegationDepth: req.Depth,
+			Budget: remoteBudget(req),
 		},
 		RequestTimeout: reqTimeout, ShutdownTimeout: p.o.ShutdownTimeout, CancelGrace: p.o.CancelGrace,
 		TeardownGrace: p.o.TeardownGrace, TeardownTerm: p.o.TeardownTerm,
 		Logf: p.o.Logf,
+		// Any notification shows the child is alive (its stall watch).
+		OnNotification: func(method string, params json.RawMessage) {
+			life.Progress()
+			fwd.notify(method, params)
+		},
 	})
 	if err != nil {
 		if terr, ok := timedOut(subagent.StageInitialize, err, errors.Is(err, sdk.ErrNotQuiescent)); ok {
@@ -257,8 +265,23 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	}
 	r := &run{p: p, req: req, client: client, pending: pending, home: home, life: life}
 	published = true
+	life.WatchStall(req.StallTimeout, req.OnStall)
 	life.Go(func() { r.res, r.err = pending.Wait(life.Context()) })
 	return r, nil
+}
+
+// remoteBudget is what is left of the run's budget, for the child to
+// enforce on its side too (nil: no budget).
+func remoteBudget(req subagent.Request) *sdk.Budget {
+	l := req.Budget.Remaining()
+	if l.IsZero() {
+		return nil
+	}
+	b := &sdk.Budget{Tokens: l.Tokens, USD: l.USD}
+	if l.Time > 0 {
+		b.Time = l.Time.String()
+	}
+	return b
 }
 
 func providerOf(spec string) string {
@@ -287,6 +310,14 @@ func (r *run) Wait(ctx context.Context) subagent.Result {
 }
 
 func (r *run) Cancel() { r.life.End(agent.ErrAbortedByUser) }
+
+// Stalled reports that the child was stopped for sending nothing for
+// subagents.stallTimeout (subagent.Staller).
+func (r *run) Stalled() bool { return r.life.Stalled() }
+
+// ChargesBudget says the run charged its budget as the child's usage
+// arrived (subagent.SelfCharging): the manager must not charge it again.
+func (r *run) ChargesBudget() bool { return r.req.Budget != nil }
 
 // Dispose cancels the run if it is still going and tears the runtime down
 // (shutdown request, then the ladder). Its error is for the host log.
