@@ -41,6 +41,13 @@ const (
 	// DefaultStartTimeout bounds the start of an out-of-process child
 	// (spawn and handshake) when subagents.startTimeout is unset.
 	DefaultStartTimeout = 60 * time.Second
+	// DefaultIdleTimeout is how long a finished child that can be
+	// continued stays alive before it is torn down (subagents.idleTimeout);
+	// a continuation after that resumes it from its log.
+	DefaultIdleTimeout = 10 * time.Minute
+	// DefaultMaxResultBytes bounds a child's output in its parent's tool
+	// result (subagents.maxResultBytes); subagent_output pages the rest.
+	DefaultMaxResultBytes = 32 << 10
 )
 
 // Providers lists the model providers reins knows (docs/providers.md), in display order.
@@ -90,6 +97,11 @@ type Subagents struct {
 	// StartTimeout bounds the start of every out-of-process child: spawn
 	// and handshake, until the child has accepted its task.
 	StartTimeout time.Duration
+	// IdleTimeout is how long a finished child stays alive for a
+	// continuation before it is torn down.
+	IdleTimeout time.Duration
+	// MaxResultBytes bounds the child output one tool result carries.
+	MaxResultBytes int
 }
 
 // Sandbox is the confinement of the processes reins starts (docs/sandbox.md).
@@ -335,21 +347,23 @@ func Load(opts LoadOptions) (*Config, error) {
 // rawConfig is one layer as written: nil pointers are "not set", so a
 // layer overrides only what it mentions and 0 stays distinct from unset.
 type rawConfig struct {
-	file         string
-	origin       Origin
-	model        *string
-	modelLine    int
-	providers    map[string]rawProvider
-	modelAliases map[string]string
-	models       map[string]ModelInfo
-	maxDepth     *int
-	maxParallel  *int
-	maxBgJobs    *int
-	startTimeout *time.Duration
-	sandboxOn    *bool
-	sandboxNet   *bool
-	sandboxW     []string
-	instrFiles   *[]string
+	file           string
+	origin         Origin
+	model          *string
+	modelLine      int
+	providers      map[string]rawProvider
+	modelAliases   map[string]string
+	models         map[string]ModelInfo
+	maxDepth       *int
+	maxParallel    *int
+	maxBgJobs      *int
+	startTimeout   *time.Duration
+	idleTimeout    *time.Duration
+	maxResultBytes *int
+	sandboxOn      *bool
+	sandboxNet     *bool
+	sandboxW       []string
+	instrFiles     *[]string
 }
 
 type rawProvider struct {
@@ -494,7 +508,7 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 				return err
 			})
 		case "subagents":
-			err = d.fields(v, kp, []string{"maxDepth", "maxParallel", "maxBackgroundJobs", "startTimeout"}, func(k string, v ast.Node, kp string) error {
+			err = d.fields(v, kp, []string{"maxDepth", "maxParallel", "maxBackgroundJobs", "startTimeout", "idleTimeout", "maxResultBytes"}, func(k string, v ast.Node, kp string) error {
 				var err error
 				switch k {
 				case "maxDepth":
@@ -507,6 +521,16 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 					r.startTimeout, err = d.duration(v, kp)
 					if err == nil && r.startTimeout != nil && *r.startTimeout <= 0 {
 						err = d.valueErr(d.resolve(v), kp, "a duration > 0 such as 60s")
+					}
+				case "idleTimeout":
+					r.idleTimeout, err = d.duration(v, kp)
+					if err == nil && r.idleTimeout != nil && *r.idleTimeout <= 0 {
+						err = d.valueErr(d.resolve(v), kp, "a duration > 0 such as 10m")
+					}
+				case "maxResultBytes":
+					r.maxResultBytes, err = d.integer(v, kp)
+					if err == nil && r.maxResultBytes != nil && *r.maxResultBytes < 1024 {
+						err = d.valueErr(d.resolve(v), kp, "an integer >= 1024")
 					}
 				}
 				return err
@@ -598,9 +622,10 @@ func merge(raws []*rawConfig) (*Config, error) {
 		ModelAliases:     map[string]string{},
 		Models:           map[string]ModelInfo{},
 		InstructionFiles: InstructionFiles,
-		Subagents:        Subagents{DefaultMaxDepth, DefaultMaxParallel, DefaultMaxBackgroundJobs, DefaultStartTimeout},
-		Sandbox:          Sandbox{Enabled: true, Network: true},
-		providers:        map[string]rawProvider{},
+		Subagents: Subagents{MaxDepth: DefaultMaxDepth, MaxParallel: DefaultMaxParallel, MaxBackgroundJobs: DefaultMaxBackgroundJobs,
+			StartTimeout: DefaultStartTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes},
+		Sandbox:   Sandbox{Enabled: true, Network: true},
+		providers: map[string]rawProvider{},
 	}
 	var modelFrom *rawConfig
 	for _, r := range raws {
@@ -619,6 +644,10 @@ func merge(raws []*rawConfig) (*Config, error) {
 		if r.startTimeout != nil {
 			c.Subagents.StartTimeout = *r.startTimeout
 		}
+		if r.idleTimeout != nil {
+			c.Subagents.IdleTimeout = *r.idleTimeout
+		}
+		setInt(&c.Subagents.MaxResultBytes, r.maxResultBytes)
 		if r.sandboxOn != nil {
 			c.Sandbox.Enabled = *r.sandboxOn
 		}

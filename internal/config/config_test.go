@@ -651,3 +651,37 @@ func TestSubagentsStartTimeout(t *testing.T) {
 		})
 	}
 }
+
+// subagents.idleTimeout and subagents.maxResultBytes (issue 16): a kept
+// child's idle life and the child output one tool result carries.
+func TestSubagentsIdleAndMaxResult(t *testing.T) {
+	for _, tt := range []struct {
+		name, home, cwd string
+		idle            time.Duration
+		max             int
+		bad             string
+	}{
+		{"default", "", "", DefaultIdleTimeout, DefaultMaxResultBytes, ""},
+		{"set", "subagents: {idleTimeout: 30s, maxResultBytes: 4096}\n", "", 30 * time.Second, 4096, ""},
+		{"cwd overrides home", "subagents: {idleTimeout: 30s}\n", "subagents: {idleTimeout: 1h}\n", time.Hour, DefaultMaxResultBytes, ""},
+		{"zero idle", "subagents: {idleTimeout: 0s}\n", "", 0, 0, "subagents.idleTimeout"},
+		{"tiny max", "subagents: {maxResultBytes: 10}\n", "", 0, 0, "subagents.maxResultBytes"},
+		{"max not a number", "subagents: {maxResultBytes: lots}\n", "", 0, 0, "subagents.maxResultBytes"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(layers(t, tt.home, tt.cwd, ""))
+			if tt.bad != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.bad) {
+					t.Fatalf("err = %v, want an error naming %s", err, tt.bad)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Subagents.IdleTimeout != tt.idle || c.Subagents.MaxResultBytes != tt.max {
+				t.Errorf("IdleTimeout, MaxResultBytes = %v, %d, want %v, %d", c.Subagents.IdleTimeout, c.Subagents.MaxResultBytes, tt.idle, tt.max)
+			}
+		})
+	}
+}
