@@ -570,6 +570,7 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 			Model: m, System: req.Agent.SystemPrompt, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens,
 			Permission: req.Permission, Tools: req.Tools, Parent: req.ParentSession, Depth: req.Depth, Observe: observe,
 			Approve: approve, NoInstructions: req.Agent.NoInstructions, Agent: req.Agent.Name,
+			Resume: req.ChildSession, // a continuation after its idle teardown
 		})
 		if err != nil {
 			return nil, err

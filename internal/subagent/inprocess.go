@@ -72,49 +72,88 @@ type Child struct {
 }
 
 // InProcess runs children as agent loops in this process, each with its own
-// session log.
+// session log. Its children can be continued: a settled run stays alive as
+// a Keeper (the same agent takes the follow-up), and after its idle
+// teardown Continue resumes it from its log.
 type InProcess struct {
 	// NewChild builds the child session for req; observe must receive every
-	// event of the child's log.
+	// event of the child's log. A request with ChildSession set reopens
+	// that session (its history loaded) instead of creating one.
 	NewChild func(req Request, observe func(session.Header, session.Event)) (*Child, error)
 }
 
 // Start creates the child session and starts its turn.
 func (p *InProcess) Start(_ context.Context, req Request) (Run, error) {
-	r := &inprocRun{}
-	child, err := p.NewChild(req, func(_ session.Header, e session.Event) {
-		r.mu.Lock()
-		r.fold.Push(e)
-		r.mu.Unlock()
-	})
+	sink := &inprocSink{}
+	child, err := p.NewChild(req, sink.observe)
 	if err != nil {
 		return nil, &StartError{
 			Diagnostic: Diagnostic{Provider: config.ProviderInProcess, Stage: StageInitialize, Category: CategoryConfiguration, StopReason: StopError}.String(),
 			Err:        err,
 		}
 	}
-	r.child = child
+	return sink.start(child, req), nil
+}
+
+// Continue resumes the child session req.ChildSession from its log and
+// runs the follow-up.
+func (p *InProcess) Continue(ctx context.Context, req Request) (Run, error) {
+	if req.ChildSession == "" {
+		return nil, &StartError{Err: ErrNotContinuable}
+	}
+	return p.Start(ctx, req)
+}
+
+// inprocSink routes the child log's events to the fold of its current run:
+// a kept child runs again with a fresh fold, so each run's output is its
+// own.
+type inprocSink struct {
+	mu  sync.Mutex
+	run *inprocRun
+}
+
+func (s *inprocSink) observe(_ session.Header, e session.Event) {
+	s.mu.Lock()
+	if s.run != nil {
+		s.run.fold.Push(e)
+	}
+	s.mu.Unlock()
+}
+
+func (s *inprocSink) start(child *Child, req Request) *inprocRun {
+	r := &inprocRun{child: child, sink: s}
+	s.mu.Lock()
+	s.run = r
+	s.mu.Unlock()
 	r.life = childproc.Start(req.Agent.Timeout, agent.ErrAbortedByTimeout)
 	r.life.Go(func() { r.res = RunUntilIdle(r.life.Context(), child.Agent, child.Subagents, req.Prompt) })
-	return r, nil
+	return r
 }
 
 type inprocRun struct {
 	child *Child
+	sink  *inprocSink
 	life  *childproc.Lifetime // the one run lifecycle of every provider
 	res   agent.TurnResult    // set when the run settled
 
-	mu   sync.Mutex
-	fold Fold
+	fold Fold // guarded by sink.mu
+}
+
+// Again runs the follow-up on the same child agent: its history is still
+// in memory. The new run owns the child.
+func (r *inprocRun) Again(_ context.Context, req Request) (Run, error) {
+	<-r.life.Done()
+	r.life.End(nil)
+	return r.sink.start(r.child, req), nil
 }
 
 func (r *inprocRun) Session() string { return r.child.Log.Header().ID }
 
 func (r *inprocRun) Wait(ctx context.Context) Result {
 	r.life.Wait(ctx, agent.ErrAbortedByParent)
-	r.mu.Lock()
+	r.sink.mu.Lock()
 	out := r.fold.Collect()
-	r.mu.Unlock()
+	r.sink.mu.Unlock()
 	usage := r.res.Usage
 	if r.child.Subagents != nil {
 		usage = usage.Add(r.child.Subagents.ChildUsage())

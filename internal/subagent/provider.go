@@ -11,9 +11,16 @@ import (
 
 // Request is one delegation, as a provider sees it.
 type Request struct {
-	RunID  string
-	Agent  *config.Agent
-	Prompt string
+	RunID string
+	// ChildID names the child across its runs (ChildID, the child: line).
+	ChildID string
+	// Continues is the child id a continuation continues (empty for a new
+	// child) and ChildSession the child's session a cold resume loads
+	// (Continuer).
+	Continues    string
+	ChildSession string
+	Agent        *config.Agent
+	Prompt       string
 	// ParentSession and Depth place the child: Depth is the child's own
 	// delegation depth (the root is 0).
 	ParentSession string

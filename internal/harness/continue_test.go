@@ -1,0 +1,215 @@
+package harness
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/testutil"
+)
+
+// childLine is the id a tool result's last line names (child: <id>).
+func childLine(t *testing.T, content string) string {
+	t.Helper()
+	i := strings.LastIndex(content, "\nchild: ")
+	if i < 0 || strings.Contains(content[i+1:], "\n") {
+		t.Fatalf("result %q does not end with a child: line", content)
+	}
+	return content[i+len("\nchild: "):]
+}
+
+// noChild is a result without its last line, child: <id>, which every
+// subagent result, job notice and job_output ends with.
+func noChild(s string) string { return childLineRE.ReplaceAllString(s, "") }
+
+var childLineRE = regexp.MustCompile(`\nchild: child-[0-9a-f]{8}$`)
+
+// childBodies are the recorded model requests of the child whose system
+// prompt holds marker.
+func (f *fixture) childBodies(marker string) []string {
+	var out []string
+	for _, r := range f.srv.Requests() {
+		if strings.Contains(r.System, marker) {
+			out = append(out, string(r.Body))
+		}
+	}
+	return out
+}
+
+// wantHistory checks that body holds every text in order.
+func wantHistory(t *testing.T, body string, texts ...string) {
+	t.Helper()
+	at := 0
+	for _, s := range texts {
+		i := strings.Index(body[at:], s)
+		if i < 0 {
+			t.Errorf("request does not hold %q (in order) in its history:\n%s", s, body)
+			return
+		}
+		at += i + len(s)
+	}
+}
+
+const continueScript = `
+replies:
+  - match: delegate-cont
+    toolCalls: [{id: p1, name: subagent, arguments: {description: count, prompt: CHILD-ONE, agent: counter}}]
+  - {match: CHILD-ONE, text: first answer}
+  - match: first answer
+    toolCalls: [{id: p2, name: subagent, arguments: {description: count on, prompt: CHILD-TWO, continue: $CHILD}}]
+  - {match: CHILD-TWO, text: second answer}
+  - match: second answer
+    toolCalls: [{id: p3, name: subagent, arguments: {description: count more, prompt: CHILD-THREE, continue: $CHILD}}]
+  - {match: CHILD-THREE, text: third answer}
+  - {match: third answer, text: parent done}
+`
+
+// Acceptance 1 (in-process): the parent delegates, reads child: <id> and
+// continues the child twice; each time the child's request carries its
+// earlier turns, and every run writes its own subagent/start and
+// subagent/end, the continuations with continues: <id>.
+func TestContinueInProcessChild(t *testing.T) {
+	f := newFixture(t, continueScript, map[string]string{
+		".reins/agents/counter.md": inprocAgent("counter", "COUNTER-CHILD", ""),
+	})
+	s := f.session(t)
+	if res := s.Run(context.Background(), "delegate-cont"); res.Reason != session.ReasonCompleted {
+		t.Fatalf("parent turn %+v", res)
+	}
+	results := toolResults(t, s)
+	if len(results) != 3 {
+		t.Fatalf("%d tool results, want 3", len(results))
+	}
+	id := childLine(t, results[0].Content)
+	for i, want := range []string{"first answer", "second answer", "third answer"} {
+		if got := results[i].Content; got != want+"\nchild: "+id {
+			t.Errorf("result %d = %q, want %q and the child line", i, got, want)
+		}
+	}
+	bodies := f.childBodies("COUNTER-CHILD")
+	if len(bodies) != 3 {
+		t.Fatalf("%d child requests, want 3", len(bodies))
+	}
+	wantHistory(t, bodies[1], "CHILD-ONE", "first answer", "CHILD-TWO")
+	wantHistory(t, bodies[2], "CHILD-ONE", "first answer", "CHILD-TWO", "second answer", "CHILD-THREE")
+
+	s.Log.Flush()
+	events := loadEvents(t, s.Log.Path())
+	starts := testutil.Decoded[session.SubagentStart](t, events, session.TypeSubagentStart)
+	ends := testutil.Decoded[session.SubagentEnd](t, events, session.TypeSubagentEnd)
+	if len(starts) != 3 || len(ends) != 3 {
+		t.Fatalf("%d starts, %d ends, want 3 each", len(starts), len(ends))
+	}
+	for i := range 3 {
+		want := id
+		if i == 0 {
+			want = ""
+		}
+		if starts[i].Continues != want || ends[i].Continues != want {
+			t.Errorf("run %d continues %q / %q, want %q", i, starts[i].Continues, ends[i].Continues, want)
+		}
+		if starts[i].ChildSession != starts[0].ChildSession {
+			t.Errorf("run %d child session %q, want the first run's %q", i, starts[i].ChildSession, starts[0].ChildSession)
+		}
+	}
+	if id != subagent.ChildID(s.Log.Header().ID, starts[0].RunID) {
+		t.Errorf("child id %q is not ChildID of the parent session and first run", id)
+	}
+}
+
+// Acceptance 4 (in-process): a child torn down after its idle timeout, and
+// a child of a parent session that was closed and resumed, come back from
+// the child's log when continued; an id the session did not start is an
+// error.
+func TestContinueAfterIdleTeardownAndParentResume(t *testing.T) {
+	script := `
+replies:
+  - match: delegate-cont
+    toolCalls: [{id: p1, name: subagent, arguments: {description: count, prompt: CHILD-ONE, agent: counter}}]
+  - {match: CHILD-ONE, text: first answer}
+  - {match: first answer, text: parent one}
+  - match: go-on-cold
+    toolCalls: [{id: p2, name: subagent, arguments: {description: count on, prompt: CHILD-TWO, continue: $CHILD}}]
+  - {match: CHILD-TWO, text: second answer}
+  - {match: second answer, text: parent two}
+  - match: go-on-resumed
+    toolCalls: [{id: p3, name: subagent, arguments: {description: count more, prompt: CHILD-THREE, continue: $CHILD}}]
+  - {match: CHILD-THREE, text: third answer}
+  - {match: third answer, text: parent three}
+  - match: go-on-foreign
+    toolCalls: [{id: p4, name: subagent, arguments: {description: foreign, prompt: CHILD-FOUR, continue: child-00000000}}]
+  - {match: no child, text: parent four}
+`
+	f := newFixture(t, script, map[string]string{
+		".reins/agents/counter.md": inprocAgent("counter", "COUNTER-CHILD", ""),
+		".reins/config.yaml":       "subagents: {idleTimeout: 1ms}\n",
+	})
+	s := f.session(t)
+	if res := s.Run(context.Background(), "delegate-cont"); res.Reason != session.ReasonCompleted {
+		t.Fatalf("turn 1 %+v", res)
+	}
+	id := childLine(t, toolResults(t, s)[0].Content)
+	waitFor(t, "idle teardown", func() bool { return s.Subagents.Kept() == 0 })
+	if res := s.Run(context.Background(), "go-on-cold\nchild: "+id); res.Reason != session.ReasonCompleted {
+		t.Fatalf("turn 2 %+v", res)
+	}
+	if got := toolResults(t, s)[1].Content; got != "second answer\nchild: "+id {
+		t.Errorf("cold continuation = %q", got)
+	}
+	s.Close()
+
+	// A new process resumes the parent: its manager knows the child from
+	// the parent's log.
+	m, err := f.h.ResolveModel("openai/test", f.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := f.h.NewSession(SessionOptions{Model: m, System: "parent system prompt", Resume: s.Log.Header().ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if res := s2.Run(context.Background(), "go-on-resumed\nchild: "+id); res.Reason != session.ReasonCompleted {
+		t.Fatalf("turn 3 %+v", res)
+	}
+	if res := s2.Run(context.Background(), "go-on-foreign"); res.Reason != session.ReasonCompleted {
+		t.Fatalf("turn 4 %+v", res)
+	}
+	results := toolResults(t, s2)
+	if got := results[2].Content; got != "third answer\nchild: "+id {
+		t.Errorf("continuation after the parent's resume = %q", got)
+	}
+	if r := results[3]; !r.IsError || !strings.Contains(r.Content, `no child "child-00000000" in this session`) {
+		t.Errorf("a foreign child id: %+v, want an error result", r)
+	}
+	bodies := f.childBodies("COUNTER-CHILD")
+	if len(bodies) != 3 {
+		t.Fatalf("%d child requests, want 3", len(bodies))
+	}
+	wantHistory(t, bodies[2], "CHILD-ONE", "first answer", "CHILD-TWO", "second answer", "CHILD-THREE")
+	s2.Log.Flush()
+	starts := testutil.Decoded[session.SubagentStart](t, loadEvents(t, s2.Log.Path()), session.TypeSubagentStart)
+	var runs []string
+	for _, st := range starts {
+		runs = append(runs, st.RunID)
+	}
+	if strings.Join(runs, ",") != "run-1,run-2,run-3" {
+		t.Errorf("run ids %v: a resumed parent must not reuse its earlier run ids", runs)
+	}
+}
+
+// waitFor polls cond under a generous deadline.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not happen within 30s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

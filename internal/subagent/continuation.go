@@ -1,0 +1,336 @@
+package subagent
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/session"
+)
+
+// Continuer is a provider whose children can take a follow-up after their
+// run settled and was disposed (a cold resume): Continue starts a run of
+// the child whose session is req.ChildSession, with its whole earlier
+// conversation and req.Prompt as the next user message. Errors follow
+// Provider.Start.
+type Continuer interface {
+	Continue(ctx context.Context, req Request) (Run, error)
+}
+
+// Keeper is a settled run that can stay alive for a follow-up: Again
+// starts the next run on the same child (the same process or agent), and
+// the new run owns the child from then on, so the kept run is never
+// disposed after Again succeeded. A run that is not a Keeper is disposed
+// as soon as it settles; its continuation is a cold resume.
+type Keeper interface {
+	Again(ctx context.Context, req Request) (Run, error)
+}
+
+// ErrNotContinuable is a continuation for a child whose provider cannot
+// resume it.
+var ErrNotContinuable = errors.New("this child cannot be continued")
+
+// maxChildren bounds the child table; beyond it the oldest idle children
+// are forgotten (a kept one is torn down first).
+const maxChildren = 512
+
+// maxHeldOutput and maxHeldTotal bound the child output the manager holds
+// for subagent_output: per child and in all. Output beyond them is still
+// in the child's log.
+const (
+	maxHeldOutput = 8 << 20
+	maxHeldTotal  = 32 << 20
+)
+
+// childEntry is one named child: its first run and every continuation.
+type childEntry struct {
+	id       string
+	agent    string // the agent definition it runs as
+	provider string
+	session  string // the child's session (Run.Session()): what a cold resume loads
+	busy     bool   // a run of it is under way
+	kept     Run    // kept alive while idle; nil when torn down
+	timer    *time.Timer
+	output   string // the rendered output of its latest run (held part)
+	size     int    // the full size of that output in bytes
+	seq      int    // when the output was recorded, for eviction
+}
+
+// children is the manager's child table: bounded, with its own lock, so a
+// continuation never holds the manager's.
+type children struct {
+	mu     sync.Mutex
+	byID   map[string]*childEntry
+	order  []string // ids, oldest first
+	held   int      // bytes of output held in all
+	seq    int
+	loaded bool
+	closed bool
+}
+
+// ChildID is the id the model uses to name a child: short, stable for all
+// its runs, and distinct between parent sessions (it hashes the parent's
+// session id with the first run's id), so another session's child id is
+// never one of this session's. It is not a secret.
+func ChildID(parentSession, runID string) string {
+	h := sha256.Sum256([]byte(parentSession + "\x00" + runID))
+	return "child-" + hex.EncodeToString(h[:4])
+}
+
+// loadChildren rebuilds the child table from the parent's own log (a
+// resumed parent continues the children of its earlier runs) and returns
+// the highest run number used, so new run ids never repeat old ones.
+func (m *Manager) loadChildren() int {
+	k := &m.kids
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.loaded {
+		return 0
+	}
+	k.loaded = true
+	if k.byID == nil {
+		k.byID = map[string]*childEntry{}
+	}
+	if m.Log == nil || m.Log.Path() == "" {
+		return 0
+	}
+	ld, err := session.Load(m.Log.Path())
+	if err != nil {
+		return 0
+	}
+	parent, maxRun := ld.Header.ID, 0
+	for _, e := range ld.Events {
+		if e.Type != session.TypeSubagentStart {
+			continue
+		}
+		var d session.SubagentStart
+		if e.Decode(&d) != nil {
+			continue
+		}
+		if n, err := strconv.Atoi(strings.TrimPrefix(d.RunID, "run-")); err == nil && n > maxRun {
+			maxRun = n
+		}
+		id := d.Continues
+		if id == "" {
+			id = ChildID(parent, d.RunID)
+		}
+		c := k.byID[id]
+		if c == nil {
+			c = &childEntry{id: id, agent: d.Agent, provider: d.Provider}
+			k.add(c)
+		}
+		if d.ChildSession != "" {
+			c.session = d.ChildSession
+		}
+	}
+	return maxRun
+}
+
+// add records a new child, forgetting the oldest idle ones beyond
+// maxChildren. k.mu is held.
+func (k *children) add(c *childEntry) {
+	k.byID[c.id] = c
+	k.order = append(k.order, c.id)
+	for i := 0; len(k.byID) > maxChildren && i < len(k.order); {
+		old := k.byID[k.order[i]]
+		if old == nil || old.busy || old.kept != nil {
+			i++
+			continue
+		}
+		k.held -= len(old.output)
+		delete(k.byID, old.id)
+		k.order = append(k.order[:i], k.order[i+1:]...)
+	}
+}
+
+func (k *children) get(id string) *childEntry {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.byID[id]
+}
+
+// continueRequest builds the request of a continuation of child p.Continue:
+// the child's agent, provider and session, and a provider that reuses the
+// kept child or resumes it cold. The child is marked busy until its run
+// is recorded (childDone).
+func (m *Manager) continueRequest(p Params) (Request, Provider, error) {
+	if p.Fork {
+		return Request{}, nil, errors.New("continue and fork exclude each other: a fork starts a new child")
+	}
+	if strings.TrimSpace(p.Prompt) == "" {
+		return Request{}, nil, errors.New("subagent needs a prompt")
+	}
+	k := &m.kids
+	k.mu.Lock()
+	c := k.byID[p.Continue]
+	if c == nil {
+		k.mu.Unlock()
+		return Request{}, nil, fmt.Errorf("no child %q in this session: a child can be continued only by the session that started it (its id is the last line of its result, child: <id>)", p.Continue)
+	}
+	if c.busy {
+		k.mu.Unlock()
+		return Request{}, nil, fmt.Errorf("child %s is still running; wait for its result (job_output) before continuing it", c.id)
+	}
+	if c.session == "" && c.kept == nil {
+		k.mu.Unlock()
+		return Request{}, nil, fmt.Errorf("child %s never started, so there is nothing to continue; start a new subagent", c.id)
+	}
+	if p.Agent != "" && p.Agent != c.agent {
+		k.mu.Unlock()
+		return Request{}, nil, fmt.Errorf("child %s runs as agent %q; leave agent out to continue it", c.id, c.agent)
+	}
+	k.mu.Unlock()
+	req, prov, err := m.request(Params{Description: p.Description, Prompt: p.Prompt, Agent: c.agent, RunInBackground: p.RunInBackground})
+	if err != nil {
+		return Request{}, nil, err
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if c.busy || k.byID[c.id] != c { // raced with another continuation
+		return Request{}, nil, fmt.Errorf("child %s is still running; wait for its result (job_output) before continuing it", c.id)
+	}
+	c.busy = true
+	if c.timer != nil {
+		c.timer.Stop()
+		c.timer = nil
+	}
+	req.ChildID, req.Continues, req.ChildSession = c.id, c.id, c.session
+	return req, resumer{c: c, base: prov, kids: k}, nil
+}
+
+// resumer starts a continuation: on the kept child when there is one,
+// else by a cold resume of its session.
+type resumer struct {
+	c    *childEntry
+	base Provider
+	kids *children
+}
+
+func (r resumer) Start(ctx context.Context, req Request) (Run, error) {
+	r.kids.mu.Lock()
+	kept := r.c.kept
+	r.c.kept = nil
+	r.kids.mu.Unlock()
+	if kept != nil {
+		if k, ok := kept.(Keeper); ok {
+			run, err := k.Again(ctx, req)
+			if err == nil {
+				return run, nil
+			}
+		}
+		// The kept child could not take the follow-up: tear it down and
+		// resume cold, as after its idle timeout.
+		_ = kept.Dispose()
+	}
+	cont, ok := r.base.(Continuer)
+	if !ok || req.ChildSession == "" {
+		return nil, &StartError{Err: ErrNotContinuable}
+	}
+	return cont.Continue(ctx, req)
+}
+
+// childStarted records the child of a published run: a new child enters
+// the table; a continuation's child learns its (possibly new) session.
+func (m *Manager) childStarted(req Request, run Run) {
+	k := &m.kids
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.byID == nil {
+		k.byID = map[string]*childEntry{}
+	}
+	c := k.byID[req.ChildID]
+	if c == nil {
+		provider := req.Agent.Provider
+		if provider == "" {
+			provider = config.ProviderInProcess
+		}
+		c = &childEntry{id: req.ChildID, agent: req.Agent.Name, provider: provider}
+		k.add(c)
+	}
+	c.busy = true
+	if s := run.Session(); s != "" {
+		c.session = s
+	}
+}
+
+// park ends a settled run's life: a Keeper stays alive for
+// subagents.idleTimeout (a continuation reuses it), anything else is
+// disposed now. Its error is for the host log.
+func (m *Manager) park(req Request, run Run) error {
+	idle := m.Limits.IdleTimeout
+	if idle <= 0 {
+		idle = config.DefaultIdleTimeout
+	}
+	k := &m.kids
+	k.mu.Lock()
+	c := k.byID[req.ChildID]
+	if _, ok := run.(Keeper); !ok || c == nil || k.closed {
+		k.mu.Unlock()
+		return run.Dispose()
+	}
+	c.kept = run
+	c.timer = time.AfterFunc(idle, func() { m.teardown(c, run) })
+	k.mu.Unlock()
+	return nil
+}
+
+// teardown disposes a child kept past its idle timeout; a continuation
+// comes back from its log.
+func (m *Manager) teardown(c *childEntry, run Run) {
+	k := &m.kids
+	k.mu.Lock()
+	if c.kept != run {
+		k.mu.Unlock()
+		return
+	}
+	c.kept, c.timer = nil, nil
+	k.mu.Unlock()
+	if err := run.Dispose(); err != nil {
+		m.logf("subagent %s idle teardown: %v", c.id, err)
+	}
+}
+
+// closeChildren tears down every kept child (the parent is closing) and
+// keeps new ones from being kept.
+func (m *Manager) closeChildren() {
+	k := &m.kids
+	k.mu.Lock()
+	k.closed = true
+	var kept []Run
+	for _, c := range k.byID {
+		if c.kept != nil {
+			if c.timer != nil {
+				c.timer.Stop()
+			}
+			kept = append(kept, c.kept)
+			c.kept, c.timer = nil, nil
+		}
+	}
+	k.mu.Unlock()
+	for _, r := range kept {
+		if err := r.Dispose(); err != nil {
+			m.logf("subagent dispose: %v", err)
+		}
+	}
+}
+
+// Kept reports how many finished children are being kept alive.
+func (m *Manager) Kept() int {
+	k := &m.kids
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	n := 0
+	for _, c := range k.byID {
+		if c.kept != nil {
+			n++
+		}
+	}
+	return n
+}
