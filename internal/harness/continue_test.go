@@ -2,6 +2,8 @@ package harness
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -211,5 +213,62 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("%s did not happen within 30s", what)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Acceptance 3: a 200 KiB child answer reaches the parent as 32 KiB and
+// the marker, and subagent_output pages through the rest byte-exact.
+func TestLongChildOutputPages(t *testing.T) {
+	const size = 200 << 10
+	var b strings.Builder
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "line %06d of the long child answer\n", i)
+	}
+	full := b.String()[:size-len("END-OF-CHILD")] + "END-OF-CHILD"
+	var script strings.Builder
+	script.WriteString("replies:\n  - match: delegate-long\n    toolCalls: [{id: p0, name: subagent, arguments: {description: long, prompt: LONG-CHILD}}]\n")
+	fmt.Fprintf(&script, "  - {match: LONG-CHILD, text: %q}\n", full)
+	for off := 32 << 10; off < size; off += 32 << 10 {
+		fmt.Fprintf(&script, "  - match: '\"offset\":%d'\n    toolCalls: [{id: p%d, name: subagent_output, arguments: {child: $CHILD, offset: %d}}]\n", off, off, off)
+	}
+	script.WriteString("  - {match: END-OF-CHILD, text: read it all}\n")
+	f := newFixture(t, script.String(), map[string]string{})
+	s := f.session(t)
+	if res := s.Run(context.Background(), "delegate-long"); res.Reason != session.ReasonCompleted {
+		t.Fatalf("parent turn %+v", res)
+	}
+	results := toolResults(t, s)
+	if len(results) != 7 {
+		t.Fatalf("%d tool results, want the subagent's and 6 pages", len(results))
+	}
+	id := childLine(t, results[0].Content)
+	first := results[0].Content
+	wantMarker := fmt.Sprintf("\n[output truncated: bytes 0-32768 of %d shown; read the rest with subagent_output {\"child\":%q,\"offset\":32768}.", size, id)
+	if !strings.HasPrefix(first, full[:32<<10]+wantMarker) {
+		t.Errorf("first result does not hold 32 KiB and then the marker %q:\n%s", wantMarker, first[32<<10:])
+	}
+	var got strings.Builder
+	for i, r := range results {
+		c := noChild(r.Content)
+		if j := strings.LastIndex(c, "\n[output truncated: "); j >= 0 {
+			c = c[:j]
+		} else if i != len(results)-1 {
+			t.Errorf("page %d has no marker", i)
+		}
+		if len(c) > 32<<10 {
+			t.Errorf("page %d holds %d bytes, more than maxResultBytes", i, len(c))
+		}
+		got.WriteString(c)
+	}
+	if got.String() != full {
+		t.Errorf("the pages joined (%d bytes) are not the child's answer (%d bytes)", got.Len(), len(full))
+	}
+	// The full output is in the child's log.
+	s.Log.Flush()
+	starts := testutil.Decoded[session.SubagentStart](t, loadEvents(t, s.Log.Path()), session.TypeSubagentStart)
+	child := loadEvents(t, filepath.Join(f.h.SessionsDir(), starts[0].ChildSession, session.FileName))
+	msgs := testutil.Decoded[session.AssistantMessage](t, child, session.TypeAssistantMessage)
+	if len(msgs) != 1 || msgs[0].Message.Text() != full {
+		t.Errorf("the child's log does not hold its full answer")
 	}
 }

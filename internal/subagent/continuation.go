@@ -182,6 +182,10 @@ func (m *Manager) continueRequest(p Params) (Request, Provider, error) {
 		k.mu.Unlock()
 		return Request{}, nil, fmt.Errorf("child %s never started, so there is nothing to continue; start a new subagent", c.id)
 	}
+	if _, ok := m.Providers[c.provider].(Continuer); !ok && c.kept == nil {
+		k.mu.Unlock()
+		return Request{}, nil, fmt.Errorf("child %s was torn down after its idle timeout (subagents.idleTimeout) and its provider %s cannot resume it; start a new subagent", c.id, c.provider)
+	}
 	if p.Agent != "" && p.Agent != c.agent {
 		k.mu.Unlock()
 		return Request{}, nil, fmt.Errorf("child %s runs as agent %q; leave agent out to continue it", c.id, c.agent)
