@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -24,11 +23,8 @@ func childLine(t *testing.T, content string) string {
 	return content[i+len("\nchild: "):]
 }
 
-// noChild is a result without its last line, child: <id>, which every
-// subagent result, job notice and job_output ends with.
-func noChild(s string) string { return childLineRE.ReplaceAllString(s, "") }
-
-var childLineRE = regexp.MustCompile(`\nchild: child-[0-9a-f]{8}$`)
+// noChild is a result without its child: line.
+var noChild = testutil.NoChildLine
 
 // childBodies are the recorded model requests of the child whose system
 // prompt holds marker.

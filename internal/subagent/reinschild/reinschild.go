@@ -244,7 +244,9 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		}
 		return nil, p.startError(ctx, req, classify(subagent.StageInitialize, err), err, errors.Is(err, sdk.ErrNotQuiescent))
 	}
-	pending, err := client.Prompt(startCtx, "", []sdk.Block{{Type: "text", Text: req.Prompt}})
+	// A continuation after the child's idle teardown prompts its session
+	// by id: the new runtime loads it from its log (docs/sdk-protocol.md).
+	pending, err := client.Prompt(startCtx, req.ChildSession, []sdk.Block{{Type: "text", Text: req.Prompt}})
 	if err != nil {
 		cerr := client.Close()
 		if cerr != nil {
@@ -259,6 +261,37 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	published = true
 	life.Go(func() { r.res, r.err = pending.Wait(life.Context()) })
 	return r, nil
+}
+
+// Continue resumes the child session req.ChildSession in a new runtime,
+// which loads it from the child's log, and sends the follow-up.
+func (p *provider) Continue(ctx context.Context, req subagent.Request) (subagent.Run, error) {
+	if req.ChildSession == "" {
+		return nil, &subagent.StartError{Err: subagent.ErrNotContinuable}
+	}
+	return p.Start(ctx, req)
+}
+
+// Again sends the follow-up to the same session of the kept runtime; the
+// new run owns the runtime from here.
+func (r *run) Again(ctx context.Context, req subagent.Request) (subagent.Run, error) {
+	<-r.life.Done()
+	r.life.End(nil)
+	if r.err != nil || r.pending == nil || r.pending.SessionID == "" {
+		return nil, errors.New("reins subagent: the kept runtime is gone")
+	}
+	life := childproc.Start(req.Agent.Timeout, agent.ErrAbortedByTimeout)
+	startCtx, cancel := context.WithTimeout(ctx, cmp.Or(r.p.o.StartTimeout, config.DefaultStartTimeout))
+	defer cancel()
+	pending, err := r.client.Prompt(startCtx, r.pending.SessionID, []sdk.Block{{Type: "text", Text: req.Prompt}})
+	if err != nil {
+		life.Abandon()
+		r.p.logf("reins subagent %s: the kept runtime refused the follow-up: %v", req.RunID, err)
+		return nil, err
+	}
+	n := &run{p: r.p, req: req, client: r.client, pending: pending, home: r.home, life: life}
+	life.Go(func() { n.res, n.err = pending.Wait(life.Context()) })
+	return n, nil
 }
 
 func providerOf(spec string) string {
