@@ -56,6 +56,7 @@ type childEntry struct {
 	provider string
 	session  string // the child's session (Run.Session()): what a cold resume loads
 	busy     bool   // a run of it is under way
+	started  bool   // a run of it was published: there is something to continue
 	kept     Run    // kept alive while idle; nil when torn down
 	timer    *time.Timer
 	output   string // the rendered output of its latest run (held part)
@@ -126,6 +127,7 @@ func (m *Manager) loadChildren() int {
 			c = &childEntry{id: id, agent: d.Agent, provider: d.Provider}
 			k.add(c)
 		}
+		c.started = true
 		if d.ChildSession != "" {
 			c.session = d.ChildSession
 		}
@@ -178,7 +180,7 @@ func (m *Manager) continueRequest(p Params) (Request, Provider, error) {
 		k.mu.Unlock()
 		return Request{}, nil, fmt.Errorf("child %s is still running; wait for its result (job_output) before continuing it", c.id)
 	}
-	if c.session == "" && c.kept == nil {
+	if !c.started && c.kept == nil {
 		k.mu.Unlock()
 		return Request{}, nil, fmt.Errorf("child %s never started, so there is nothing to continue; start a new subagent", c.id)
 	}
@@ -234,7 +236,7 @@ func (r resumer) Start(ctx context.Context, req Request) (Run, error) {
 		_ = kept.Dispose()
 	}
 	cont, ok := r.base.(Continuer)
-	if !ok || req.ChildSession == "" {
+	if !ok {
 		return nil, &StartError{Err: ErrNotContinuable}
 	}
 	return cont.Continue(ctx, req)
@@ -258,7 +260,7 @@ func (m *Manager) childStarted(req Request, run Run) {
 		c = &childEntry{id: req.ChildID, agent: req.Agent.Name, provider: provider}
 		k.add(c)
 	}
-	c.busy = true
+	c.busy, c.started = true, true
 	if s := run.Session(); s != "" {
 		c.session = s
 	}
