@@ -268,3 +268,58 @@ func TestLongChildOutputPages(t *testing.T) {
 		t.Errorf("the child's log does not hold its full answer")
 	}
 }
+
+// Acceptance 1 (acp): the real TypeScript-SDK child, continued twice. Its
+// process is torn down after each run (an ACP child is not kept), so each
+// continuation starts the agent again and loads the session
+// (session/load); what the load replays never counts as output. An agent
+// without loadSession gives a clear error result.
+func TestContinueACPChild(t *testing.T) {
+	script := `
+replies:
+  - match: delegate-cont
+    toolCalls: [{id: p1, name: subagent, arguments: {description: count, prompt: ACP-ONE, agent: acper}}]
+  - match: "turn 1 after []"
+    toolCalls: [{id: p2, name: subagent, arguments: {description: count on, prompt: ACP-TWO, continue: $CHILD}}]
+  - match: "turn 2 after"
+    toolCalls: [{id: p3, name: subagent, arguments: {description: count more, prompt: ACP-THREE, continue: $CHILD}}]
+  - {match: "turn 3 after", text: parent done}
+  - {match: not-continuable, text: parent saw the error}
+`
+	for _, tc := range []struct {
+		name, load string
+		want       []string
+	}{
+		{"loadSession", "1", []string{"turn 1 after []", "turn 2 after [ACP-ONE]", "turn 3 after [ACP-ONE | ACP-TWO]"}},
+		{"no loadSession", "", []string{"turn 1 after []",
+			"Error: subagent run failed\nDiagnostic: Subagent failure (provider: acp; stage: load-session; category: not-continuable; stop reason: error)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nm := testutil.Peers(t)
+			sdkPath := filepath.Join(nm, "@agentclientprotocol", "sdk", "dist", "v1", "stable", "acp.js")
+			child := filepath.Join(testutil.RepoRoot(t), "internal", "subagent", "acpchild", "testdata", "child.mjs")
+			markKey, markVal, _ := strings.Cut(testutil.MarkChildren(t), "=")
+			agentFile := fmt.Sprintf("---\nname: acper\ndescription: an acp child\nprovider: acp\ncommand: node\nargs: [%q]\n"+
+				"env: {ACP_SDK_PATH: %q, ACP_SCENARIO: history, ACP_HISTORY_DIR: %q, ACP_LOAD: %q, %s: %q}\n---\n",
+				child, sdkPath, ".acp-history", tc.load, markKey, markVal) // in the workspace: the sandbox lets it write there
+			f := newFixture(t, script, map[string]string{".reins/agents/acper.md": agentFile})
+			s := f.session(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			res := s.Run(ctx, "delegate-cont")
+			results := toolResults(t, s)
+			if res.Reason != session.ReasonCompleted {
+				t.Fatalf("parent turn %+v, results %+v", res, results)
+			}
+			if len(results) != len(tc.want) {
+				t.Fatalf("results %+v", results)
+			}
+			id := childLine(t, results[0].Content)
+			for i, want := range tc.want {
+				if got := results[i].Content; got != want+"\nchild: "+id {
+					t.Errorf("result %d = %q, want %q and the child line", i, got, want)
+				}
+			}
+		})
+	}
+}

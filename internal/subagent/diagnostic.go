@@ -28,12 +28,15 @@ type Diagnostic struct {
 const (
 	StageInitialize = "initialize"
 	StageNewSession = "new-session"
-	StagePrompt     = "prompt"
-	StageProcess    = "process"
-	StageTeardown   = "teardown"
-	StageSessionRun = "session-run"
-	StageShutdown   = "shutdown"
-	StageRun        = "run"
+	// StageLoadSession is an ACP child's session/load: a continuation
+	// after its idle teardown.
+	StageLoadSession = "load-session"
+	StagePrompt      = "prompt"
+	StageProcess     = "process"
+	StageTeardown    = "teardown"
+	StageSessionRun  = "session-run"
+	StageShutdown    = "shutdown"
+	StageRun         = "run"
 
 	CategoryConfiguration   = "configuration"
 	CategoryTransport       = "transport"
@@ -50,6 +53,9 @@ const (
 	// CategoryEmptyOutput is an ACP child that ended end_turn without any
 	// output (docs/subagents.md, "Empty answers").
 	CategoryEmptyOutput = "empty-output"
+	// CategoryNotContinuable is a continuation the child cannot take: an
+	// ACP agent without loadSession whose process was torn down.
+	CategoryNotContinuable = "not-continuable"
 )
 
 // String renders the line.
