@@ -323,3 +323,97 @@ replies:
 		})
 	}
 }
+
+// Acceptance 2: seed 000's cases hold for continuations. A continuation
+// whose last step (tool calls only) is cut by max-tokens reports the text
+// before it; a max-tokens cut reports its partial text; a continuation
+// that produces nothing (an empty completion, a killed run) reports no
+// lastAssistantMessage at all — never the earlier run's answer.
+func TestContinuationSeedCases(t *testing.T) {
+	script := `
+replies:
+  - match: seed-cases
+    toolCalls: [{id: p1, name: subagent, arguments: {description: base, prompt: S-ONE, agent: counter}}]
+  - {match: S-ONE, text: base answer}
+  - match: base answer
+    toolCalls: [{id: p2, name: subagent, arguments: {description: cut, prompt: S-CUT, continue: $CHILD}}]
+  - match: S-CUT
+    text: partial cont
+    toolCalls: [{id: c1, name: read, arguments: {path: a.txt}}]
+  - match: FILE-CONTENT
+    toolCalls: [{id: c2, name: read, arguments: {path: a.txt}}]
+    finish: length
+  - match: partial cont
+    toolCalls: [{id: p3, name: subagent, arguments: {description: len, prompt: S-LEN, continue: $CHILD}}]
+  - {match: S-LEN, text: cut text, finish: length}
+  - match: cut text
+    toolCalls: [{id: p4, name: subagent, arguments: {description: empty, prompt: S-EMPTY, continue: $CHILD}}]
+  - {match: S-EMPTY, fault: empty}
+  - match: EMPTY_RESPONSE
+    toolCalls: [{id: p5, name: subagent, arguments: {description: stall, prompt: S-STALL, continue: $CHILD, run_in_background: true}}]
+  - {match: S-STALL, fault: stall}
+  - match: Started background job job-1
+    toolCalls: [{id: p6, name: job_kill, arguments: {id: job-1}}]
+  - {match: job job-1 killed, text: killed it}
+  - {match: "status: killed", text: noted}
+`
+	f := newFixture(t, script, map[string]string{
+		".reins/agents/counter.md": inprocAgent("counter", "COUNTER-CHILD", ""),
+		"a.txt":                    "FILE-CONTENT\n",
+	})
+	s := f.session(t)
+	if res := s.Run(context.Background(), "seed-cases"); res.Reason != session.ReasonCompleted {
+		t.Fatalf("parent turn %+v", res)
+	}
+	s.Close()
+	events := loadEvents(t, s.Log.Path())
+	results := testutil.Decoded[session.ToolResult](t, events, session.TypeToolResult)
+	id := childLine(t, results[0].Content)
+	wantResults := []string{
+		"base answer",
+		"Error: subagent run hit its token limit before finishing\nPartial output before the run ended:\npartial cont",
+		"Error: subagent run hit its token limit before finishing\nPartial output before the run ended:\ncut text",
+		"Error: subagent run failed\nDiagnostic: Subagent failure (provider: inprocess; stage: run; category: EMPTY_RESPONSE; stop reason: error)",
+	}
+	for i, want := range wantResults {
+		if results[i].Content != want+"\nchild: "+id {
+			t.Errorf("result %d = %q, want %q and the child line", i, results[i].Content, want)
+		}
+	}
+	var ends []session.Event
+	for _, e := range events {
+		if e.Type == session.TypeSubagentEnd {
+			ends = append(ends, e)
+		}
+	}
+	if len(ends) != 5 {
+		t.Fatalf("%d subagent/end, want 5", len(ends))
+	}
+	for i, want := range []struct{ stop, last string }{
+		{"completed", "base answer"}, {"max-tokens", "partial cont"}, {"max-tokens", "cut text"}, {"error", ""}, {"aborted", ""},
+	} {
+		var d session.SubagentEnd
+		if err := ends[i].Decode(&d); err != nil {
+			t.Fatal(err)
+		}
+		last := ""
+		if d.LastAssistantMessage != nil {
+			last = d.LastAssistantMessage.Text()
+		}
+		if d.StopReason != want.stop || last != want.last {
+			t.Errorf("run %d end: stop %q, last %q; want %q, %q", i, d.StopReason, last, want.stop, want.last)
+		}
+		if want.last == "" && strings.Contains(string(ends[i].Data), "lastAssistantMessage") {
+			t.Errorf("run %d end %s: lastAssistantMessage present for a run that produced nothing", i, ends[i].Data)
+		}
+		if wantC := map[bool]string{true: "", false: id}[i == 0]; d.Continues != wantC {
+			t.Errorf("run %d continues %q, want %q", i, d.Continues, wantC)
+		}
+	}
+	users := userMessages(t, events)
+	if n := users[len(users)-1]; !strings.Contains(n, "[status: killed]") || lastLineOf(n) != "child: "+id {
+		t.Errorf("the killed continuation's notice %q", n)
+	}
+}
+
+func lastLineOf(s string) string { return s[strings.LastIndex(s, "\n")+1:] }
