@@ -513,7 +513,13 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	s.Subagents = mgr
 	reg := tool.NewRegistry(append(tool.Builtins(), mgr.Tools()...)...)
 	if o.Tools != nil {
-		reg, _ = reg.Subset(o.Tools)
+		names := o.Tools
+		if slices.Contains(names, "subagent") && !slices.Contains(names, "subagent_output") {
+			// A cut subagent result is read on with subagent_output: who
+			// may delegate may read its children's whole answers.
+			names = append(slices.Clip(names), "subagent_output")
+		}
+		reg, _ = reg.Subset(names)
 		// The children's tools are cut from what this session really
 		// has (subagent.ChildTools); nil leaves them every tool.
 		mgr.ToolNames = reg.Names()
