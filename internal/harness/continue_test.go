@@ -417,3 +417,69 @@ replies:
 }
 
 func lastLineOf(s string) string { return s[strings.LastIndex(s, "\n")+1:] }
+
+// fork: true starts an in-process child whose conversation is a copy of
+// the parent's so far; the parent's log gets nothing of the fork's but
+// its subagent events; after its idle teardown the fork resumes from its
+// own log with the copied conversation. A fork of an out-of-process agent
+// is refused.
+func TestForkChild(t *testing.T) {
+	script := `
+replies:
+  - match: fork-it
+    toolCalls: [{id: p1, name: subagent, arguments: {description: forked look, prompt: FORK-TASK, fork: true}}]
+  - {match: FORK-TASK, text: fork answer}
+  - {match: fork answer, text: parent one}
+  - match: go-on-fork
+    toolCalls: [{id: p2, name: subagent, arguments: {description: fork again, prompt: FORK-AGAIN, continue: $CHILD}}]
+  - {match: FORK-AGAIN, text: fork again answer}
+  - {match: fork again answer, text: parent two}
+  - match: fork-remote
+    toolCalls: [{id: p3, name: subagent, arguments: {description: bad fork, prompt: X, fork: true, agent: remote}}]
+  - {match: in-process agent, text: parent three}
+`
+	f := newFixture(t, script, map[string]string{
+		".reins/config.yaml":      "subagents: {idleTimeout: 1ms}\n",
+		".reins/agents/remote.md": "---\nname: remote\ndescription: not in process\nprovider: acp\ncommand: nothing-here\n---\n",
+	})
+	s := f.session(t)
+	if res := s.Run(context.Background(), "fork-it with SECRET-CONTEXT-42"); res.Reason != session.ReasonCompleted {
+		t.Fatalf("turn 1 %+v", res)
+	}
+	id := childLine(t, toolResults(t, s)[0].Content)
+	waitFor(t, "idle teardown", func() bool { return s.Subagents.Kept() == 0 })
+	if res := s.Run(context.Background(), "go-on-fork\nchild: "+id); res.Reason != session.ReasonCompleted {
+		t.Fatalf("turn 2 %+v", res)
+	}
+	if res := s.Run(context.Background(), "fork-remote"); res.Reason != session.ReasonCompleted {
+		t.Fatalf("turn 3 %+v", res)
+	}
+	results := toolResults(t, s)
+	if results[0].Content != "fork answer\nchild: "+id || results[1].Content != "fork again answer\nchild: "+id {
+		t.Errorf("fork results %+v", results)
+	}
+	if r := results[2]; !r.IsError || !strings.Contains(r.Content, "fork needs an in-process agent") {
+		t.Errorf("fork of an acp agent: %+v", r)
+	}
+	var forkReqs []string
+	for _, r := range f.srv.Requests() {
+		if strings.Contains(r.Last, "FORK-TASK") || strings.Contains(r.Last, "FORK-AGAIN") {
+			forkReqs = append(forkReqs, string(r.Body))
+		}
+	}
+	if len(forkReqs) != 2 {
+		t.Fatalf("%d fork requests", len(forkReqs))
+	}
+	wantHistory(t, forkReqs[0], "SECRET-CONTEXT-42", "You are the forked subagent", "FORK-TASK")
+	wantHistory(t, forkReqs[1], "SECRET-CONTEXT-42", "You are the forked subagent", "FORK-TASK", "fork answer", "FORK-AGAIN")
+	s.Log.Flush()
+	events := loadEvents(t, s.Log.Path())
+	if users := userMessages(t, events); len(users) != 3 {
+		t.Errorf("the parent's log holds %d user messages, want its own 3: %q", len(users), users)
+	}
+	for _, e := range events {
+		if e.Type == session.TypeToolResult && strings.Contains(string(e.Data), "forked subagent") {
+			t.Errorf("the fork wrote into the parent's log: %s", e.Data)
+		}
+	}
+}

@@ -581,8 +581,36 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 		if err != nil {
 			return nil, err
 		}
+		if len(req.Fork) > 0 {
+			if err := startFork(cs, req.Fork); err != nil {
+				cs.Close()
+				return nil, err
+			}
+		}
 		return &subagent.Child{Agent: cs.Agent, Log: cs.Log, Subagents: cs.Subagents, Close: cs.Close}, nil
 	}
+}
+
+// startFork writes a fork child's copy of its parent's conversation into
+// the child's own log, as its turn 0, and loads it as the child's history:
+// the fork's first request carries the parent's conversation, and a
+// continuation after its idle teardown resumes it from the log alone.
+func startFork(cs *Session, events []session.Event) error {
+	written := make([]session.Event, 0, len(events))
+	if _, err := cs.Log.Append(session.TypeTurnStart, session.TurnStart{Turn: 0}); err != nil {
+		return err
+	}
+	for _, e := range events {
+		w, err := cs.Log.Append(e.Type, e.Data)
+		if err != nil {
+			return err
+		}
+		written = append(written, w)
+	}
+	if _, err := cs.Log.Append(session.TypeTurnEnd, session.TurnEnd{Turn: 0, Reason: session.ReasonCompleted}); err != nil {
+		return err
+	}
+	return cs.Agent.LoadHistory(written)
 }
 
 // DefaultSystemPrompt is the system prompt of a session that names none:

@@ -136,7 +136,14 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 	pol := m.Sandbox
 	pol.Mode, pol.Workspace = sandbox.Mode(perm), m.Cwd
 	pol.Writable = append(slices.Clip(pol.Writable), ag.Writable...)
+	var fork []session.Event
+	if p.Fork {
+		if fork, err = m.forkEvents(ag); err != nil {
+			return Request{}, nil, err
+		}
+	}
 	return Request{
+		Fork:  fork,
 		RunID: id, ChildID: ChildID(m.Log.Header().ID, id), Agent: ag, Prompt: p.Prompt, ParentSession: m.Log.Header().ID,
 		Depth: depth, Cwd: m.Cwd, Permission: perm, Sandbox: pol,
 		Tools: ChildTools(m.ToolNames, ag.Tools), MaxSteps: m.MaxSteps, MaxTokens: m.MaxTokens,

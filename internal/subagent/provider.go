@@ -6,6 +6,7 @@ import (
 	"github.com/reinsdev/reins/internal/sandbox"
 
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/tool"
 )
 
@@ -19,8 +20,12 @@ type Request struct {
 	// (Continuer).
 	Continues    string
 	ChildSession string
-	Agent        *config.Agent
-	Prompt       string
+	// Fork is the parent's conversation so far, for a fork child (the
+	// subagent tool's fork: true; in-process only): the events its own log
+	// starts with, and so its history.
+	Fork   []session.Event
+	Agent  *config.Agent
+	Prompt string
 	// ParentSession and Depth place the child: Depth is the child's own
 	// delegation depth (the root is 0).
 	ParentSession string
