@@ -769,6 +769,17 @@ func (s *Server) load(sid string) *sess {
 	if _, err := os.Stat(filepath.Join(s.h.SessionsDir(), sid, session.FileName)); err != nil {
 		return nil
 	}
+	// A child of one of this runtime's sessions may be kept alive for
+	// its parent: release it, so its log can be opened here.
+	s.mu.Lock()
+	var held []*harness.Session
+	for _, ss := range s.sessions {
+		held = append(held, ss.s)
+	}
+	s.mu.Unlock()
+	for _, hs := range held {
+		hs.Subagents.Release(sid)
+	}
 	hs, err := s.h.NewSession(harness.SessionOptions{
 		Model: s.model, MaxSteps: s.maxSteps, MaxTokens: s.maxTokens, Permission: s.perm,
 		System: s.init.SystemPrompt, Tools: s.init.Tools, Resume: sid,

@@ -340,3 +340,30 @@ func (m *Manager) Kept() int {
 	}
 	return n
 }
+
+// Release tears down the kept child whose session is childSession, so
+// that session can be opened elsewhere (an SDK client prompting the child
+// session directly). It reports whether one was kept; a continuation
+// afterwards resumes the child from its log.
+func (m *Manager) Release(childSession string) bool {
+	k := &m.kids
+	k.mu.Lock()
+	var run Run
+	for _, c := range k.byID {
+		if c.kept != nil && c.session == childSession {
+			if c.timer != nil {
+				c.timer.Stop()
+			}
+			run, c.kept, c.timer = c.kept, nil, nil
+			break
+		}
+	}
+	k.mu.Unlock()
+	if run == nil {
+		return false
+	}
+	if err := run.Dispose(); err != nil {
+		m.logf("subagent dispose: %v", err)
+	}
+	return true
+}
