@@ -58,22 +58,27 @@ type childEntry struct {
 	busy     bool   // a run of it is under way
 	started  bool   // a run of it was published: there is something to continue
 	kept     Run    // kept alive while idle; nil when torn down
+	keptAt   int    // when it was kept, for eviction
 	timer    *time.Timer
-	output   string // the rendered output of its latest run (held part)
-	size     int    // the full size of that output in bytes
-	seq      int    // when the output was recorded, for eviction
+	// disposing is closed when its teardown finished; nil when none runs.
+	disposing chan struct{}
+	output    string // the rendered output of its latest run (held part)
+	size      int    // the full size of that output in bytes
+	seq       int    // when the output was recorded, for eviction
 }
 
 // children is the manager's child table: bounded, with its own lock, so a
 // continuation never holds the manager's.
 type children struct {
-	mu     sync.Mutex
-	byID   map[string]*childEntry
-	order  []string // ids, oldest first
-	held   int      // bytes of output held in all
-	seq    int
-	loaded bool
-	closed bool
+	mu      sync.Mutex
+	byID    map[string]*childEntry
+	order   []string // ids, oldest first
+	held    int      // bytes of output held in all
+	seq     int
+	tearing int            // kept runs being disposed
+	wg      sync.WaitGroup // the disposals under way, which Close waits for
+	loaded  bool
+	closed  bool
 }
 
 // ChildID is the id the model uses to name a child: short, stable for all
@@ -203,10 +208,6 @@ func (m *Manager) continueRequest(p Params) (Request, Provider, error) {
 		return Request{}, nil, fmt.Errorf("child %s is still running; wait for its result (job_output) before continuing it", c.id)
 	}
 	c.busy = true
-	if c.timer != nil {
-		c.timer.Stop()
-		c.timer = nil
-	}
 	req.ChildID, req.Continues, req.ChildSession = c.id, c.id, c.session
 	return req, resumer{c: c, base: prov, kids: k}, nil
 }
@@ -222,7 +223,11 @@ type resumer struct {
 func (r resumer) Start(ctx context.Context, req Request) (Run, error) {
 	r.kids.mu.Lock()
 	kept := r.c.kept
-	r.c.kept = nil
+	if r.c.timer != nil {
+		r.c.timer.Stop()
+	}
+	r.c.kept, r.c.timer = nil, nil
+	wait := r.c.disposing
 	r.kids.mu.Unlock()
 	if kept != nil {
 		if k, ok := kept.(Keeper); ok {
@@ -234,6 +239,15 @@ func (r resumer) Start(ctx context.Context, req Request) (Run, error) {
 		// The kept child could not take the follow-up: tear it down and
 		// resume cold, as after its idle timeout.
 		_ = kept.Dispose()
+	}
+	if wait != nil {
+		// Its idle teardown is under way: the cold resume opens what the
+		// teardown is still closing (a session log, a session id).
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, &StartError{Err: ctx.Err()}
+		}
 	}
 	cont, ok := r.base.(Continuer)
 	if !ok {
@@ -268,7 +282,8 @@ func (m *Manager) childStarted(req Request, run Run) {
 
 // park ends a settled run's life: a Keeper stays alive for
 // subagents.idleTimeout (a continuation reuses it), anything else is
-// disposed now. Its error is for the host log.
+// disposed now. At most maxKept children are kept; parking one more tears
+// the longest-idle one down. Its error is for the host log.
 func (m *Manager) park(req Request, run Run) error {
 	idle := m.Limits.IdleTimeout
 	if idle <= 0 {
@@ -281,10 +296,70 @@ func (m *Manager) park(req Request, run Run) error {
 		k.mu.Unlock()
 		return run.Dispose()
 	}
-	c.kept = run
+	var evict *childEntry
+	n := 0
+	for _, o := range k.byID {
+		if o.kept != nil {
+			n++
+			if evict == nil || o.keptAt < evict.keptAt {
+				evict = o
+			}
+		}
+	}
+	if n < m.maxKept() {
+		evict = nil
+	}
+	k.seq++
+	c.kept, c.keptAt = run, k.seq
 	c.timer = time.AfterFunc(idle, func() { m.teardown(c, run) })
+	var old Run
+	if evict != nil {
+		old = k.unkeep(evict)
+	}
 	k.mu.Unlock()
+	if old != nil {
+		m.dispose(evict, old)
+	}
 	return nil
+}
+
+// maxKept bounds the children kept alive while idle: as many as may run
+// at once.
+func (m *Manager) maxKept() int {
+	if n := m.Limits.MaxParallel; n > 0 {
+		return n
+	}
+	return config.DefaultMaxParallel
+}
+
+// unkeep takes c's kept run for disposal: its timer stops and a
+// continuation waits for the disposal (c.disposing). k.mu is held.
+func (k *children) unkeep(c *childEntry) Run {
+	run := c.kept
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	c.kept, c.timer = nil, nil
+	if run != nil {
+		k.tearing++
+		k.wg.Add(1)
+		c.disposing = make(chan struct{})
+	}
+	return run
+}
+
+// dispose disposes a run unkeep took and lets waiting continuations on.
+func (m *Manager) dispose(c *childEntry, run Run) {
+	if err := run.Dispose(); err != nil {
+		m.logf("subagent %s teardown: %v", c.id, err)
+	}
+	k := &m.kids
+	k.mu.Lock()
+	k.tearing--
+	close(c.disposing)
+	c.disposing = nil
+	k.mu.Unlock()
+	k.wg.Done()
 }
 
 // teardown disposes a child kept past its idle timeout; a continuation
@@ -296,11 +371,9 @@ func (m *Manager) teardown(c *childEntry, run Run) {
 		k.mu.Unlock()
 		return
 	}
-	c.kept, c.timer = nil, nil
+	k.unkeep(c)
 	k.mu.Unlock()
-	if err := run.Dispose(); err != nil {
-		m.logf("subagent %s idle teardown: %v", c.id, err)
-	}
+	m.dispose(c, run)
 }
 
 // closeChildren tears down every kept child (the parent is closing) and
@@ -309,30 +382,30 @@ func (m *Manager) closeChildren() {
 	k := &m.kids
 	k.mu.Lock()
 	k.closed = true
-	var kept []Run
+	type pair struct {
+		c   *childEntry
+		run Run
+	}
+	var kept []pair
 	for _, c := range k.byID {
 		if c.kept != nil {
-			if c.timer != nil {
-				c.timer.Stop()
-			}
-			kept = append(kept, c.kept)
-			c.kept, c.timer = nil, nil
+			kept = append(kept, pair{c, k.unkeep(c)})
 		}
 	}
 	k.mu.Unlock()
-	for _, r := range kept {
-		if err := r.Dispose(); err != nil {
-			m.logf("subagent dispose: %v", err)
-		}
+	for _, p := range kept {
+		m.dispose(p.c, p.run)
 	}
+	k.wg.Wait() // idle teardowns that were under way
 }
 
-// Kept reports how many finished children are being kept alive.
+// Kept reports how many finished children are alive: kept for a
+// continuation, or still being torn down.
 func (m *Manager) Kept() int {
 	k := &m.kids
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	n := 0
+	n := k.tearing
 	for _, c := range k.byID {
 		if c.kept != nil {
 			n++
@@ -348,13 +421,13 @@ func (m *Manager) Kept() int {
 func (m *Manager) Release(childSession string) bool {
 	k := &m.kids
 	k.mu.Lock()
-	var run Run
-	for _, c := range k.byID {
-		if c.kept != nil && c.session == childSession {
-			if c.timer != nil {
-				c.timer.Stop()
-			}
-			run, c.kept, c.timer = c.kept, nil, nil
+	var (
+		c   *childEntry
+		run Run
+	)
+	for _, o := range k.byID {
+		if o.kept != nil && o.session == childSession {
+			c, run = o, k.unkeep(o)
 			break
 		}
 	}
@@ -362,8 +435,6 @@ func (m *Manager) Release(childSession string) bool {
 	if run == nil {
 		return false
 	}
-	if err := run.Dispose(); err != nil {
-		m.logf("subagent dispose: %v", err)
-	}
+	m.dispose(c, run)
 	return true
 }

@@ -25,6 +25,7 @@ type keepProvider struct {
 	disposed                  atomic.Int32
 	sessions                  []string // ChildSession of each cold resume
 	answer                    func(req Request) string
+	block                     chan struct{} // when set, Wait waits for it
 }
 
 func (p *keepProvider) run(req Request) *keepRun {
@@ -32,7 +33,9 @@ func (p *keepProvider) run(req Request) *keepRun {
 	if p.answer != nil {
 		a = p.answer(req)
 	}
-	return &keepRun{p: p, out: a}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return &keepRun{p: p, out: a, block: p.block}
 }
 
 func (p *keepProvider) Start(_ context.Context, req Request) (Run, error) {
@@ -51,12 +54,16 @@ func (p *keepProvider) Continue(_ context.Context, req Request) (Run, error) {
 }
 
 type keepRun struct {
-	p   *keepProvider
-	out string
+	p     *keepProvider
+	out   string
+	block chan struct{}
 }
 
 func (*keepRun) Session() string { return "child-session-1" }
 func (r *keepRun) Wait(context.Context) Result {
+	if r.block != nil {
+		<-r.block
+	}
 	return Result{StopReason: StopCompleted, Output: []llm.Block{{Type: llm.BlockText, Text: r.out}}}
 }
 func (*keepRun) Cancel()          {}
@@ -289,5 +296,59 @@ func TestHeldOutputBounded(t *testing.T) {
 	}
 	if r := m.SubagentOutput(ids[len(ids)-1], 100); r.IsError {
 		t.Errorf("the newest child's output: %+v", r)
+	}
+}
+
+// Two continuations of one child in one message: one runs, the other is
+// refused while it does; afterwards the child takes the next one.
+func TestContinueWhileRunning(t *testing.T) {
+	prov := &keepProvider{}
+	m := managerWith(t, prov, config.Subagents{MaxParallel: 4})
+	id := strings.TrimPrefix(lastLine(m.Delegate(t.Context(), Params{Description: "d", Prompt: "one"}).Content), "child: ")
+	prov.mu.Lock()
+	prov.block = make(chan struct{})
+	prov.mu.Unlock()
+	results := make(chan string, 2)
+	for _, prompt := range []string{"a", "b"} {
+		go func() {
+			results <- m.Delegate(context.Background(), Params{Description: "d", Prompt: prompt, Continue: id}).Content
+		}()
+	}
+	refused := <-results
+	if !strings.Contains(refused, "still running") {
+		t.Fatalf("first settled result %q, want the refusal", refused)
+	}
+	close(prov.block)
+	if got := <-results; !strings.HasPrefix(got, "answer to ") {
+		t.Errorf("the continuation that ran: %q", got)
+	}
+	prov.mu.Lock()
+	prov.block = nil
+	prov.mu.Unlock()
+	if got := m.Delegate(t.Context(), Params{Description: "d", Prompt: "c", Continue: id}); got.Content != "answer to c\nchild: "+id {
+		t.Errorf("after both: %q", got.Content)
+	}
+}
+
+// At most maxParallel children are kept alive; one more tears the
+// longest-idle one down, which then resumes cold.
+func TestKeptChildrenBounded(t *testing.T) {
+	prov := &keepProvider{}
+	m := managerWith(t, prov, config.Subagents{MaxParallel: 2, IdleTimeout: time.Hour})
+	var ids []string
+	for _, p := range []string{"one", "two", "three"} {
+		r := m.Delegate(t.Context(), Params{Description: "d", Prompt: p})
+		ids = append(ids, strings.TrimPrefix(lastLine(r.Content), "child: "))
+	}
+	if m.Kept() != 2 || prov.disposed.Load() != 1 {
+		t.Fatalf("kept %d, disposed %d; want 2 kept and the oldest torn down", m.Kept(), prov.disposed.Load())
+	}
+	m.Delegate(t.Context(), Params{Description: "d", Prompt: "again", Continue: ids[0]})
+	if prov.continued != 1 || prov.again != 0 {
+		t.Errorf("the evicted child: continued %d, again %d; want a cold resume", prov.continued, prov.again)
+	}
+	m.Delegate(t.Context(), Params{Description: "d", Prompt: "again", Continue: ids[2]})
+	if prov.again != 1 {
+		t.Errorf("a kept child: again %d, want 1", prov.again)
 	}
 }
