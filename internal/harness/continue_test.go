@@ -269,55 +269,72 @@ func TestLongChildOutputPages(t *testing.T) {
 	}
 }
 
-// Acceptance 1 (acp): the real TypeScript-SDK child, continued twice. Its
-// process is torn down after each run (an ACP child is not kept), so each
-// continuation starts the agent again and loads the session
-// (session/load); what the load replays never counts as output. An agent
-// without loadSession gives a clear error result.
+// Acceptance 1 and 4 (acp): the real TypeScript-SDK child, continued
+// twice. While idle its process is kept and the follow-up goes to the same
+// session; after its idle teardown (no process left) the agent is started
+// again and the session loaded (session/load), whose replay never counts
+// as output — or, when the agent does not offer loadSession, the result is
+// a clear error.
 func TestContinueACPChild(t *testing.T) {
 	script := `
 replies:
   - match: delegate-cont
     toolCalls: [{id: p1, name: subagent, arguments: {description: count, prompt: ACP-ONE, agent: acper}}]
-  - match: "turn 1 after []"
+  - {match: "turn 1 after", text: parent one}
+  - match: go-two
     toolCalls: [{id: p2, name: subagent, arguments: {description: count on, prompt: ACP-TWO, continue: $CHILD}}]
-  - match: "turn 2 after"
+  - {match: "turn 2 after", text: parent two}
+  - match: go-three
     toolCalls: [{id: p3, name: subagent, arguments: {description: count more, prompt: ACP-THREE, continue: $CHILD}}]
-  - {match: "turn 3 after", text: parent done}
-  - {match: not-continuable, text: parent saw the error}
+  - {match: "turn 3 after", text: parent three}
+  - {match: not-continuable, text: parent saw the error, repeat: true}
 `
+	three := []string{"turn 1 after []", "turn 2 after [ACP-ONE]", "turn 3 after [ACP-ONE | ACP-TWO]"}
+	notCont := "Error: subagent run failed\nDiagnostic: Subagent failure (provider: acp; stage: load-session; category: not-continuable; stop reason: error)"
 	for _, tc := range []struct {
-		name, load string
-		want       []string
+		name, load, idle string
+		want             []string
 	}{
-		{"loadSession", "1", []string{"turn 1 after []", "turn 2 after [ACP-ONE]", "turn 3 after [ACP-ONE | ACP-TWO]"}},
-		{"no loadSession", "", []string{"turn 1 after []",
-			"Error: subagent run failed\nDiagnostic: Subagent failure (provider: acp; stage: load-session; category: not-continuable; stop reason: error)"}},
+		{"kept while idle", "", "10m", three},
+		{"session/load after teardown", "1", "1ms", three},
+		{"no loadSession after teardown", "", "1ms", []string{three[0], notCont, notCont}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			nm := testutil.Peers(t)
 			sdkPath := filepath.Join(nm, "@agentclientprotocol", "sdk", "dist", "v1", "stable", "acp.js")
 			child := filepath.Join(testutil.RepoRoot(t), "internal", "subagent", "acpchild", "testdata", "child.mjs")
-			markKey, markVal, _ := strings.Cut(testutil.MarkChildren(t), "=")
+			mark := testutil.MarkChildren(t)
+			markKey, markVal, _ := strings.Cut(mark, "=")
 			agentFile := fmt.Sprintf("---\nname: acper\ndescription: an acp child\nprovider: acp\ncommand: node\nargs: [%q]\n"+
 				"env: {ACP_SDK_PATH: %q, ACP_SCENARIO: history, ACP_HISTORY_DIR: %q, ACP_LOAD: %q, %s: %q}\n---\n",
 				child, sdkPath, ".acp-history", tc.load, markKey, markVal) // in the workspace: the sandbox lets it write there
-			f := newFixture(t, script, map[string]string{".reins/agents/acper.md": agentFile})
+			f := newFixture(t, script, map[string]string{
+				".reins/agents/acper.md": agentFile,
+				".reins/config.yaml":     "subagents: {idleTimeout: " + tc.idle + "}\n",
+			})
 			s := f.session(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			res := s.Run(ctx, "delegate-cont")
-			results := toolResults(t, s)
-			if res.Reason != session.ReasonCompleted {
-				t.Fatalf("parent turn %+v, results %+v", res, results)
-			}
-			if len(results) != len(tc.want) {
-				t.Fatalf("results %+v", results)
-			}
-			id := childLine(t, results[0].Content)
-			for i, want := range tc.want {
-				if got := results[i].Content; got != want+"\nchild: "+id {
-					t.Errorf("result %d = %q, want %q and the child line", i, got, want)
+			id := ""
+			for i, prompt := range []string{"delegate-cont", "go-two", "go-three"} {
+				if tc.idle != "10m" && i > 0 {
+					waitFor(t, "idle teardown", func() bool {
+						return s.Subagents.Kept() == 0 && len(testutil.LeftBehind(markVal, 0)) == 0
+					})
+				}
+				res := s.Run(ctx, prompt+"\nchild: "+id)
+				results := toolResults(t, s)
+				if res.Reason != session.ReasonCompleted || len(results) != i+1 {
+					t.Fatalf("turn %d %+v, results %+v", i, res, results)
+				}
+				if i == 0 {
+					id = childLine(t, results[0].Content)
+					if tc.idle == "10m" && s.Subagents.Kept() != 1 {
+						t.Errorf("kept %d: the idle ACP child is not kept", s.Subagents.Kept())
+					}
+				}
+				if got := results[i].Content; got != tc.want[i]+"\nchild: "+id {
+					t.Errorf("result %d = %q, want %q and the child line", i, got, tc.want[i])
 				}
 			}
 		})

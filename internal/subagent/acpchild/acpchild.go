@@ -196,6 +196,8 @@ func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.Ses
 		p: p, req: req, policy: policy, proc: pr, pipes: pipes,
 		stdin:      &watchedWriter{w: pipes.Stdin},
 		stderrDone: make(chan struct{}),
+		stderrTail: &childproc.Tail{},
+		route:      &router{},
 		kinds:      map[sdk.ToolCallId]string{},
 	}
 	// The agent's timeout covers the whole run, the start included.
@@ -203,7 +205,8 @@ func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.Ses
 	r.ctx = r.life.Context()
 	go r.drainStderr()
 	r.sdkLog = &logWriter{p: p, prefix: "acp child " + req.RunID + " sdk: "}
-	filter, sdkIn := newUpdateFilter(pipes.Stdout, r.update, func(format string, args ...any) {
+	r.route.set(r)
+	filter, sdkIn := newUpdateFilter(pipes.Stdout, r.route.update, func(format string, args ...any) {
 		p.logf("acp child %s (%s): "+format, append([]any{req.RunID, ag.Name}, args...)...)
 	})
 	r.filter = filter
@@ -211,7 +214,7 @@ func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.Ses
 	// The SDK's reader starts with the connection but SetLogger comes
 	// after; the gate keeps it from reading (and logging) before that.
 	gate := &gatedReader{r: sdkIn, ready: make(chan struct{})}
-	r.conn = sdk.NewClientSideConnection(&client{r: r}, r.stdin, gate)
+	r.conn = sdk.NewClientSideConnection(&client{route: r.route}, r.stdin, gate)
 	r.conn.SetLogger(slog.New(slog.NewTextHandler(r.sdkLog, nil)))
 	close(gate.ready)
 	go func() {
