@@ -500,3 +500,38 @@ replies:
 		}
 	}
 }
+
+// A continuation's usage is its own: a kept child's grandchildren of an
+// earlier run are not counted again.
+func TestContinuationUsageIsItsOwn(t *testing.T) {
+	script := `
+replies:
+  - match: grand-test
+    toolCalls: [{id: p1, name: subagent, arguments: {description: with grandchild, prompt: C-ONE, agent: counter}}]
+  - match: C-ONE
+    toolCalls: [{id: c1, name: subagent, arguments: {description: grandchild, prompt: G-ONE}}]
+    usage: {input: 5, output: 1}
+  - {match: G-ONE, text: g done, usage: {input: 1000, output: 100}}
+  - {match: g done, text: c one done, usage: {input: 10, output: 1}}
+  - match: c one done
+    toolCalls: [{id: p2, name: subagent, arguments: {description: again, prompt: C-TWO, continue: $CHILD}}]
+  - {match: C-TWO, text: c two done, usage: {input: 20, output: 2}}
+  - {match: c two done, text: parent done}
+`
+	f := newFixture(t, script, map[string]string{".reins/agents/counter.md": inprocAgent("counter", "COUNTER-CHILD", "")})
+	s := f.session(t)
+	if res := s.Run(context.Background(), "grand-test"); res.Reason != session.ReasonCompleted {
+		t.Fatalf("parent turn %+v", res)
+	}
+	s.Log.Flush()
+	ends := testutil.Decoded[session.SubagentEnd](t, loadEvents(t, s.Log.Path()), session.TypeSubagentEnd)
+	if len(ends) != 2 || ends[0].Usage == nil || ends[1].Usage == nil {
+		t.Fatalf("ends %+v", ends)
+	}
+	if u := *ends[0].Usage; u.InputTokens != 5+1000+10 || u.OutputTokens != 1+100+1 {
+		t.Errorf("first run usage %+v, want its turns' and its grandchild's", u)
+	}
+	if u := *ends[1].Usage; u.InputTokens != 20 || u.OutputTokens != 2 {
+		t.Errorf("continuation usage %+v, want 20/2: its own only", u)
+	}
+}

@@ -113,9 +113,19 @@ type inprocSink struct {
 }
 
 func (s *inprocSink) observe(_ session.Header, e session.Event) {
+	var grand *llm.Usage
+	if e.Type == session.TypeSubagentEnd {
+		var d session.SubagentEnd
+		if e.Decode(&d) == nil {
+			grand = d.Usage
+		}
+	}
 	s.mu.Lock()
 	if s.run != nil {
 		s.run.fold.Push(e)
+		if grand != nil {
+			s.run.grand = s.run.grand.Add(*grand)
+		}
 	}
 	s.mu.Unlock()
 }
@@ -136,7 +146,8 @@ type inprocRun struct {
 	life  *childproc.Lifetime // the one run lifecycle of every provider
 	res   agent.TurnResult    // set when the run settled
 
-	fold Fold // guarded by sink.mu
+	fold  Fold      // guarded by sink.mu
+	grand llm.Usage // the usage of this run's children (their subagent/end), guarded by sink.mu
 }
 
 // Again runs the follow-up on the same child agent: its history is still
@@ -152,12 +163,11 @@ func (r *inprocRun) Session() string { return r.child.Log.Header().ID }
 func (r *inprocRun) Wait(ctx context.Context) Result {
 	r.life.Wait(ctx, agent.ErrAbortedByParent)
 	r.sink.mu.Lock()
-	out := r.fold.Collect()
+	out, grand := r.fold.Collect(), r.grand
 	r.sink.mu.Unlock()
-	usage := r.res.Usage
-	if r.child.Subagents != nil {
-		usage = usage.Add(r.child.Subagents.ChildUsage())
-	}
+	// This run's children only: a kept child's manager also counts those
+	// of its earlier runs.
+	usage := r.res.Usage.Add(grand)
 	res := Result{Output: out, StopReason: StopReasonOf(r.res.Reason), Usage: usage}
 	switch {
 	case res.StopReason == StopError:
