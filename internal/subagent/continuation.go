@@ -179,7 +179,7 @@ func (m *Manager) continueRequest(p Params) (Request, Provider, error) {
 	c := k.byID[p.Continue]
 	if c == nil {
 		k.mu.Unlock()
-		return Request{}, nil, fmt.Errorf("no child %q in this session: a child can be continued only by the session that started it (its id is the last line of its result, child: <id>)", p.Continue)
+		return Request{}, nil, fmt.Errorf("no child %q in this session: a child can be continued only by the session that started it (its id is the last line of its result, child: <id>)", clipID(p.Continue))
 	}
 	if c.busy {
 		k.mu.Unlock()
@@ -437,4 +437,13 @@ func (m *Manager) Release(childSession string) bool {
 	}
 	m.dispose(c, run)
 	return true
+}
+
+// clipID bounds an id the model sent before it is quoted back to it.
+func clipID(id string) string {
+	const max = 64
+	if len(id) <= max {
+		return id
+	}
+	return strings.ToValidUTF8(id[:max], "") + "…"
 }

@@ -144,6 +144,7 @@ func TestContinueErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown id", Params{Prompt: "x", Continue: "child-00000000"}, `no child "child-00000000" in this session`},
+		{"huge id", Params{Prompt: "x", Continue: strings.Repeat("é", 100000)}, `…" in this session`},
 		{"other session's id", Params{Prompt: "x", Continue: ChildID("another-session", "run-1")}, "in this session"},
 		{"empty prompt", Params{Prompt: " ", Continue: id}, "needs a prompt"},
 		{"other agent", Params{Prompt: "x", Continue: id, Agent: "explore"}, `runs as agent "general"`},
@@ -151,8 +152,8 @@ func TestContinueErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := m.Delegate(t.Context(), tc.p)
-			if !r.IsError || !strings.Contains(r.Content, tc.want) {
-				t.Errorf("result %+v, want an error with %q", r, tc.want)
+			if !r.IsError || !strings.Contains(r.Content, tc.want) || len(r.Content) > 1024 {
+				t.Errorf("result %.300q (%d bytes), want a short error with %q", r.Content, len(r.Content), tc.want)
 			}
 		})
 	}

@@ -117,7 +117,7 @@ func (m *Manager) SubagentOutput(id string, offset int) tool.Result {
 	c := k.byID[id]
 	if c == nil {
 		k.mu.Unlock()
-		return tool.Errorf("Error: no child %q in this session", id)
+		return tool.Errorf("Error: no child %q in this session", clipID(id))
 	}
 	if c.busy {
 		k.mu.Unlock()
