@@ -353,3 +353,25 @@ func TestKeptChildrenBounded(t *testing.T) {
 		t.Errorf("a kept child: again %d, want 1", prov.again)
 	}
 }
+
+// job_output is cut like a foreground result, and its marker pages on
+// with subagent_output.
+func TestJobOutputCut(t *testing.T) {
+	out := strings.Repeat("0123456789", 500)
+	prov := &keepProvider{answer: func(Request) string { return out }}
+	m := managerWith(t, prov, config.Subagents{MaxResultBytes: 1024})
+	start := m.Delegate(t.Context(), Params{Description: "bg", Prompt: "go", RunInBackground: true})
+	id := strings.TrimPrefix(lastLine(start.Content), "child: ")
+	if err := m.WaitSettled(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	m.Drain(func(string, any) {})
+	r := m.JobOutput("job-1")
+	want := out[:1024] + "\n[output truncated: bytes 0-1024 of 5000 shown; read the rest with subagent_output {\"child\":\"" + id + "\",\"offset\":1024}."
+	if !strings.HasPrefix(r.Content, want) || lastLine(r.Content) != "child: "+id {
+		t.Fatalf("job_output %q", r.Content)
+	}
+	if next := m.SubagentOutput(id, 1024); !strings.HasPrefix(next.Content, out[1024:2048]+"\n[output truncated: bytes 1024-2048 of 5000") {
+		t.Errorf("subagent_output %q", next.Content)
+	}
+}
