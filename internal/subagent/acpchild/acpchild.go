@@ -15,6 +15,7 @@ package acpchild
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"github.com/reinsdev/reins/internal/sandbox"
@@ -136,7 +137,8 @@ func (p *provider) stateFile(req subagent.Request) string {
 }
 
 // keepID records the child's session id for a later session/load. The id
-// is child-chosen text: it is stored, never shown.
+// is child-chosen text: it is stored hex-encoded, an opaque value no
+// reader takes for text, and never shown.
 func (p *provider) keepID(req subagent.Request, sid sdk.SessionId) {
 	f := p.stateFile(req)
 	if f == "" || len(sid) > maxSessionID {
@@ -144,7 +146,7 @@ func (p *provider) keepID(req subagent.Request, sid sdk.SessionId) {
 	}
 	err := os.MkdirAll(filepath.Dir(f), 0o700)
 	if err == nil {
-		err = os.WriteFile(f, []byte(sid), 0o600)
+		err = os.WriteFile(f, []byte(hex.EncodeToString([]byte(sid))), 0o600)
 	}
 	if err != nil {
 		p.logf("acp child %s: keeping its session id: %v", req.ChildID, err)
@@ -157,10 +159,14 @@ func (p *provider) loadID(req subagent.Request) (sdk.SessionId, error) {
 		return "", errors.New("no place to keep the child's session id")
 	}
 	b, err := os.ReadFile(f)
-	if err != nil || len(b) == 0 || len(b) > maxSessionID {
+	if err != nil || len(b) == 0 || len(b) > 2*maxSessionID {
 		return "", fmt.Errorf("the child's session id: %v", err)
 	}
-	return sdk.SessionId(b), nil
+	sid, err := hex.DecodeString(string(b))
+	if err != nil || len(sid) == 0 {
+		return "", fmt.Errorf("the child's session id: %v", err)
+	}
+	return sdk.SessionId(sid), nil
 }
 
 func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.SessionId) (subagent.Run, error) {
