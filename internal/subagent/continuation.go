@@ -447,3 +447,17 @@ func clipID(id string) string {
 	}
 	return strings.ToValidUTF8(id[:max], "") + "…"
 }
+
+// childIdle frees a continuation's child that never ran (its call was
+// refused after the request was built).
+func (m *Manager) childIdle(req Request) {
+	if req.Continues == "" {
+		return
+	}
+	k := &m.kids
+	k.mu.Lock()
+	if c := k.byID[req.ChildID]; c != nil {
+		c.busy = false
+	}
+	k.mu.Unlock()
+}

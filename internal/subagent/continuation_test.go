@@ -375,3 +375,30 @@ func TestJobOutputCut(t *testing.T) {
 		t.Errorf("subagent_output %q", next.Content)
 	}
 }
+
+// A background continuation counts against maxBackgroundJobs like any job.
+func TestContinueCountsAgainstJobLimit(t *testing.T) {
+	prov := &keepProvider{}
+	m := managerWith(t, prov, config.Subagents{MaxBackgroundJobs: 1})
+	id1 := strings.TrimPrefix(lastLine(m.Delegate(t.Context(), Params{Description: "d", Prompt: "one"}).Content), "child: ")
+	prov.mu.Lock()
+	prov.block = make(chan struct{})
+	prov.mu.Unlock()
+	if r := m.Delegate(t.Context(), Params{Description: "bg", Prompt: "two", RunInBackground: true}); r.IsError {
+		t.Fatalf("first job %+v", r)
+	}
+	r := m.Delegate(t.Context(), Params{Description: "bg", Prompt: "again", Continue: id1, RunInBackground: true})
+	if !r.IsError || !strings.Contains(r.Content, "maxBackgroundJobs 1") {
+		t.Errorf("a second background run, a continuation: %+v, want the job limit", r)
+	}
+	close(prov.block)
+	if err := m.WaitSettled(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	prov.mu.Lock()
+	prov.block = nil
+	prov.mu.Unlock()
+	if r := m.Delegate(t.Context(), Params{Description: "d", Prompt: "three", Continue: id1}); r.IsError {
+		t.Errorf("the refused continuation left its child busy: %+v", r)
+	}
+}

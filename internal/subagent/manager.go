@@ -304,6 +304,7 @@ func (m *Manager) Delegate(ctx context.Context, p Params) tool.Result {
 		}
 		a.used = true
 		if a.refused != nil {
+			m.childIdle(req) // a refused continuation leaves its child free
 			return *a.refused
 		}
 		return m.startJob(a.id, req, prov, p)
