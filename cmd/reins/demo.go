@@ -129,7 +129,7 @@ func narrate(s *streams, e session.Event) {
 	case session.TypeToolResult:
 		var d session.ToolResult
 		e.Decode(&d)
-		if d.IsError || strings.HasPrefix(d.CallID, "call_summary") || strings.HasPrefix(d.CallID, "call_job") {
+		if d.IsError || strings.HasPrefix(d.CallID, "call_summary") || strings.HasPrefix(d.CallID, "call_continue") || strings.HasPrefix(d.CallID, "call_job") {
 			say("  tool result for %s:\n", d.CallID)
 			for _, l := range strings.Split(d.Content, "\n") {
 				say("  │ %s\n", l)
@@ -141,7 +141,7 @@ func narrate(s *streams, e session.Event) {
 		var d session.UserMessage
 		e.Decode(&d)
 		if t := d.Message.Text(); strings.HasPrefix(t, "background job") {
-			say("  notice: %s\n", t)
+			say("  notice: %s\n", strings.ReplaceAll(t, "\n", "\n          "))
 		}
 	case session.TypeTurnStart:
 		var d session.TurnStart
@@ -156,10 +156,18 @@ func narrate(s *streams, e session.Event) {
 		if d.Background {
 			mode = " as background job"
 		}
+		if d.Continues != "" {
+			say("  continuing child %s (%q) with its whole earlier conversation\n", d.Continues, d.Label)
+			break
+		}
 		say("  delegating %q to subagent %s%s (child session %s)\n", d.Label, d.Agent, mode, d.ChildSession)
 	case session.TypeSubagentEnd:
 		var d session.SubagentEnd
 		e.Decode(&d)
+		if d.Continues != "" {
+			say("  continuation %s of %s finished: %s\n", d.RunID, d.Continues, d.StopReason)
+			break
+		}
 		say("  subagent %s finished: %s\n", d.RunID, d.StopReason)
 	}
 }

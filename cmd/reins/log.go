@@ -16,6 +16,7 @@ import (
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/spf13/cobra"
 )
@@ -289,6 +290,15 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 			r.line(depth, "(repaired on load: an interrupted write or turn)")
 		}
 	}
+	// A continued child is rendered once, at its first run, with every
+	// turn it ran; each continuation is a line that names it.
+	continued := map[string]int{}
+	for _, e := range ld.Events {
+		var d session.SubagentStart
+		if e.Type == session.TypeSubagentStart && e.Decode(&d) == nil && d.Continues != "" {
+			continued[d.Continues]++
+		}
+	}
 	for _, e := range ld.Events {
 		switch e.Type {
 		case session.TypeTurnStart:
@@ -344,7 +354,15 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 			if d.Background {
 				bg = " (background)"
 			}
-			r.line(depth+2, "⇢ subagent %q agent %s provider %s%s", d.Label, d.Agent, d.Provider, bg)
+			if d.Continues != "" {
+				r.line(depth+2, "⇢ continue %s: subagent %q%s (its turns are under the child's first run)", d.Continues, d.Label, bg)
+				continue
+			}
+			id := subagent.ChildID(h.ID, d.RunID)
+			if n := continued[id]; n > 0 {
+				id += fmt.Sprintf(", continued %d×", n)
+			}
+			r.line(depth+2, "⇢ subagent %q agent %s provider %s%s [%s]", d.Label, d.Agent, d.Provider, bg, id)
 			if child, err := session.Load(filepath.Join(r.root, d.ChildSession, session.FileName)); err == nil {
 				r.session(child, depth+3)
 			} else if d.ChildSession != "" {
@@ -354,6 +372,9 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 			var d session.SubagentEnd
 			e.Decode(&d)
 			s := "⇠ subagent " + d.StopReason
+			if d.Continues != "" {
+				s = "⇠ continuation of " + d.Continues + " " + d.StopReason
+			}
 			if d.DurationMs > 0 {
 				s += fmt.Sprintf(" after %s", (time.Duration(d.DurationMs) * time.Millisecond).String())
 			}

@@ -261,6 +261,8 @@ func TestDemo(t *testing.T) {
 		"Error: subagent run hit its token limit before finishing",
 		"Partial output before the run ended:",
 		"Partial summary: output selection prefers the last non-empty message",
+		"continuing child child-",
+		"Summary: the last non-empty assistant message is the output",
 		"background job job-1 (subagent: survey the workspace) finished [status: completed]",
 		"answer (completed):",
 		"session log: " + filepath.Join(home, "sessions"),

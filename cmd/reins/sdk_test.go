@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -158,7 +159,7 @@ replies:
 	}
 	// The child's answer is the parent's tool result.
 	b, _ := os.ReadFile(filepath.Join(home, "sessions", res.SessionID, "session.jsonl"))
-	if !bytes.Contains(b, []byte(`"content":"the child saw hello.txt","isError":false`)) {
+	if !regexp.MustCompile(`"content":"the child saw hello.txt\\nchild: child-[0-9a-f]{8}","isError":false`).Match(b) {
 		t.Errorf("parent log lacks the child's answer as its tool result:\n%s", b)
 	}
 	// Usage sums the parent and the child.

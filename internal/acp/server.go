@@ -319,6 +319,7 @@ func (s *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 // calls with their results, subagent runs.
 func (a *acpSession) replay(events []session.Event) {
 	tr := newTranslator(a.h.Cwd, false)
+	tr.parent = a.id
 	var us []sdk.SessionUpdate
 	for _, e := range events {
 		us = append(us, tr.updates(e)...)

@@ -121,6 +121,7 @@ func (a *acpSession) send(us ...sdk.SessionUpdate) {
 	a.queue = nil
 	a.qmu.Unlock()
 	var queued []sdk.SessionUpdate
+	a.tr.parent = a.id
 	for _, e := range events {
 		queued = append(queued, a.tr.updates(e)...)
 	}

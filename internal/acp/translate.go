@@ -16,17 +16,18 @@ import (
 // toolKinds maps reins's tool names to ACP tool kinds: the editor picks
 // icons and follow-along behaviour by kind.
 var toolKinds = map[string]sdk.ToolKind{
-	"read":       sdk.ToolKindRead,
-	"ls":         sdk.ToolKindRead,
-	"write":      sdk.ToolKindEdit,
-	"edit":       sdk.ToolKindEdit,
-	"bash":       sdk.ToolKindExecute,
-	"grep":       sdk.ToolKindSearch,
-	"glob":       sdk.ToolKindSearch,
-	"subagent":   sdk.ToolKindOther,
-	"job_output": sdk.ToolKindOther,
-	"job_list":   sdk.ToolKindOther,
-	"job_kill":   sdk.ToolKindOther,
+	"read":            sdk.ToolKindRead,
+	"ls":              sdk.ToolKindRead,
+	"write":           sdk.ToolKindEdit,
+	"edit":            sdk.ToolKindEdit,
+	"bash":            sdk.ToolKindExecute,
+	"grep":            sdk.ToolKindSearch,
+	"glob":            sdk.ToolKindSearch,
+	"subagent":        sdk.ToolKindOther,
+	"job_output":      sdk.ToolKindOther,
+	"subagent_output": sdk.ToolKindOther,
+	"job_list":        sdk.ToolKindOther,
+	"job_kill":        sdk.ToolKindOther,
 }
 
 // KindOf is the ACP tool kind of a reins tool.
@@ -49,6 +50,8 @@ type toolArgs struct {
 	Description string `json:"description"`
 	Agent       string `json:"agent"`
 	ID          string `json:"id"`
+	Child       string `json:"child"`
+	Continue    string `json:"continue"`
 	Offset      int    `json:"offset"`
 }
 
@@ -132,11 +135,16 @@ func describe(workspace, id, name, args string, live bool) *toolCall {
 		c.title = "Find " + oneLine(a.Pattern, 60)
 	case "subagent":
 		c.title = "Delegate: " + oneLine(a.Description, 60)
+		if a.Continue != "" {
+			c.title = "Continue " + oneLine(a.Continue, 40) + ": " + oneLine(a.Description, 60)
+		}
 		if a.Agent != "" {
 			c.title += " (" + a.Agent + ")"
 		}
 	case "job_output":
 		c.title = "Read output of " + a.ID
+	case "subagent_output":
+		c.title = "Read more output of " + oneLine(a.Child, 40)
 	case "job_list":
 		c.title = "List background jobs"
 	case "job_kill":
@@ -230,6 +238,9 @@ func runCallID(runID string) string { return "subagent-" + runID }
 // it streams chunks; replaying a log (session/load) it shows whole
 // messages instead, since chunks of failed attempts never were an answer.
 type translator struct {
+	// parent is the translated session's id: with a run id it names the
+	// child (subagent.ChildID) a subagent tool call shows.
+	parent    string
 	workspace string
 	live      bool
 	calls     map[string]*toolCall
@@ -316,10 +327,23 @@ func (t *translator) updates(e session.Event) []sdk.SessionUpdate {
 		if d.Background {
 			title += " (background)"
 		}
+		child := d.Continues
+		if child == "" && t.parent != "" {
+			child = subagent.ChildID(t.parent, d.RunID)
+		}
+		raw := map[string]any{"agent": d.Agent, "provider": d.Provider, "background": d.Background}
+		if child != "" {
+			// The id the model continues the child by (child: <id>).
+			title += " [" + child + "]"
+			raw["child"] = child
+		}
+		if d.Continues != "" {
+			title = "Continue " + title
+			raw["continues"] = d.Continues
+		}
 		return []sdk.SessionUpdate{{ToolCall: &sdk.SessionUpdateToolCall{
 			ToolCallId: sdk.ToolCallId(runCallID(d.RunID)), Title: title, Kind: sdk.ToolKindThink,
-			Status:   sdk.ToolCallStatusInProgress,
-			RawInput: map[string]any{"agent": d.Agent, "provider": d.Provider, "background": d.Background},
+			Status: sdk.ToolCallStatusInProgress, RawInput: raw,
 		}}}
 	case session.TypeSubagentEnd:
 		var d session.SubagentEnd

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/subagent"
 )
 
 func TestKinds(t *testing.T) {
@@ -165,5 +166,32 @@ func TestPromptText(t *testing.T) {
 	want := "look at @/ws/main.go and\n<context ref=\"/ws/a.txt\">\nA\n</context>\n"
 	if got != want {
 		t.Errorf("promptText = %q, want %q", got, want)
+	}
+}
+
+// A subagent tool call shows the id its child is continued by (issue 16),
+// and a continuation says which child it continues.
+func TestTranslateSubagentShowsChildID(t *testing.T) {
+	tr := newTranslator("/ws", true)
+	tr.parent = "20261201-000000-abcd1234"
+	id := subagent.ChildID(tr.parent, "run-1")
+	for _, tc := range []struct {
+		start session.SubagentStart
+		title string
+	}{
+		{session.SubagentStart{RunID: "run-1", Agent: "general", Label: "look"}, "Subagent general: look [" + id + "]"},
+		{session.SubagentStart{RunID: "run-2", Agent: "general", Label: "more", Continues: id}, "Continue Subagent general: more [" + id + "]"},
+	} {
+		u := tr.updates(mkEvent(t, session.TypeSubagentStart, tc.start))
+		if len(u) != 1 || u[0].ToolCall == nil || u[0].ToolCall.Title != tc.title {
+			t.Fatalf("start %+v, want title %q", u, tc.title)
+		}
+		if raw := u[0].ToolCall.RawInput.(map[string]any); raw["child"] != id {
+			t.Errorf("raw input %v, want child %s", raw, id)
+		}
+	}
+	c := describe("/ws", "c1", "subagent", `{"description":"again","prompt":"p","continue":"`+id+`"}`, true)
+	if c.title != "Continue "+id+": again" {
+		t.Errorf("subagent call title %q", c.title)
 	}
 }

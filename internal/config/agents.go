@@ -31,7 +31,7 @@ const (
 )
 
 // Tools are the model-facing tool names an agent's allowlist may name.
-var Tools = []string{"read", "write", "edit", "bash", "grep", "glob", "ls", "subagent", "job_output", "job_list", "job_kill"}
+var Tools = []string{"read", "write", "edit", "bash", "grep", "glob", "ls", "subagent", "subagent_output", "job_output", "job_list", "job_kill"}
 
 // Agent is one agent definition.
 type Agent struct {

@@ -42,6 +42,13 @@ const (
 	// DefaultStartTimeout bounds the start of an out-of-process child
 	// (spawn and handshake) when subagents.startTimeout is unset.
 	DefaultStartTimeout = 60 * time.Second
+	// DefaultIdleTimeout is how long a finished child that can be
+	// continued stays alive before it is torn down (subagents.idleTimeout);
+	// a continuation after that resumes it from its log.
+	DefaultIdleTimeout = 10 * time.Minute
+	// DefaultMaxResultBytes bounds a child's output in its parent's tool
+	// result (subagents.maxResultBytes); subagent_output pages the rest.
+	DefaultMaxResultBytes = 32 << 10
 )
 
 // Providers lists the model providers reins knows (docs/providers.md), in display order.
@@ -94,6 +101,11 @@ type Subagents struct {
 	// StallTimeout is how long a running child may send no protocol
 	// message before it is stopped as stalled (subagents.stallTimeout).
 	StallTimeout time.Duration
+	// IdleTimeout is how long a finished child stays alive for a
+	// continuation before it is torn down.
+	IdleTimeout time.Duration
+	// MaxResultBytes bounds the child output one tool result carries.
+	MaxResultBytes int
 }
 
 // Sandbox is the confinement of the processes reins starts (docs/sandbox.md).
@@ -342,23 +354,25 @@ func Load(opts LoadOptions) (*Config, error) {
 // rawConfig is one layer as written: nil pointers are "not set", so a
 // layer overrides only what it mentions and 0 stays distinct from unset.
 type rawConfig struct {
-	file         string
-	origin       Origin
-	model        *string
-	modelLine    int
-	providers    map[string]rawProvider
-	modelAliases map[string]string
-	models       map[string]ModelInfo
-	maxDepth     *int
-	maxParallel  *int
-	maxBgJobs    *int
-	startTimeout *time.Duration
-	stallTimeout *time.Duration
-	budget       *Budget
-	sandboxOn    *bool
-	sandboxNet   *bool
-	sandboxW     []string
-	instrFiles   *[]string
+	file           string
+	origin         Origin
+	model          *string
+	modelLine      int
+	providers      map[string]rawProvider
+	modelAliases   map[string]string
+	models         map[string]ModelInfo
+	maxDepth       *int
+	maxParallel    *int
+	maxBgJobs      *int
+	startTimeout   *time.Duration
+	stallTimeout   *time.Duration
+	idleTimeout    *time.Duration
+	maxResultBytes *int
+	budget         *Budget
+	sandboxOn      *bool
+	sandboxNet     *bool
+	sandboxW       []string
+	instrFiles     *[]string
 }
 
 type rawProvider struct {
@@ -506,7 +520,7 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 				return err
 			})
 		case "subagents":
-			err = d.fields(v, kp, []string{"maxDepth", "maxParallel", "maxBackgroundJobs", "startTimeout", "stallTimeout"}, func(k string, v ast.Node, kp string) error {
+			err = d.fields(v, kp, []string{"maxDepth", "maxParallel", "maxBackgroundJobs", "startTimeout", "stallTimeout", "idleTimeout", "maxResultBytes"}, func(k string, v ast.Node, kp string) error {
 				var err error
 				switch k {
 				case "maxDepth":
@@ -524,6 +538,16 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 					r.startTimeout, err = d.duration(v, kp)
 					if err == nil && r.startTimeout != nil && *r.startTimeout <= 0 {
 						err = d.valueErr(d.resolve(v), kp, "a duration > 0 such as 60s")
+					}
+				case "idleTimeout":
+					r.idleTimeout, err = d.duration(v, kp)
+					if err == nil && r.idleTimeout != nil && *r.idleTimeout <= 0 {
+						err = d.valueErr(d.resolve(v), kp, "a duration > 0 such as 10m")
+					}
+				case "maxResultBytes":
+					r.maxResultBytes, err = d.integer(v, kp)
+					if err == nil && r.maxResultBytes != nil && *r.maxResultBytes < 1024 {
+						err = d.valueErr(d.resolve(v), kp, "an integer >= 1024")
 					}
 				}
 				return err
@@ -615,9 +639,10 @@ func merge(raws []*rawConfig) (*Config, error) {
 		ModelAliases:     map[string]string{},
 		Models:           map[string]ModelInfo{},
 		InstructionFiles: InstructionFiles,
-		Subagents:        Subagents{MaxDepth: DefaultMaxDepth, MaxParallel: DefaultMaxParallel, MaxBackgroundJobs: DefaultMaxBackgroundJobs, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout},
-		Sandbox:          Sandbox{Enabled: true, Network: true},
-		providers:        map[string]rawProvider{},
+		Subagents: Subagents{MaxDepth: DefaultMaxDepth, MaxParallel: DefaultMaxParallel, MaxBackgroundJobs: DefaultMaxBackgroundJobs,
+			StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes},
+		Sandbox:   Sandbox{Enabled: true, Network: true},
+		providers: map[string]rawProvider{},
 	}
 	var modelFrom *rawConfig
 	for _, r := range raws {
@@ -644,6 +669,10 @@ func merge(raws []*rawConfig) (*Config, error) {
 			c.Budget.USD = cmp.Or(b.USD, c.Budget.USD)
 			c.Budget.Time = cmp.Or(b.Time, c.Budget.Time)
 		}
+		if r.idleTimeout != nil {
+			c.Subagents.IdleTimeout = *r.idleTimeout
+		}
+		setInt(&c.Subagents.MaxResultBytes, r.maxResultBytes)
 		if r.sandboxOn != nil {
 			c.Sandbox.Enabled = *r.sandboxOn
 		}

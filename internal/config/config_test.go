@@ -127,7 +127,7 @@ subagents:
 	if d := cmp.Diff(wantAliases, c.ModelAliases); d != "" {
 		t.Errorf("ModelAliases (-want +got):\n%s", d)
 	}
-	if want := (Subagents{MaxDepth: 1, MaxParallel: 4, MaxBackgroundJobs: 1, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout}); c.Subagents != want {
+	if want := (Subagents{MaxDepth: 1, MaxParallel: 4, MaxBackgroundJobs: 1, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes}); c.Subagents != want {
 		t.Errorf("Subagents = %+v, want %+v", c.Subagents, want)
 	}
 	// The model named an alias defined in the same layer; it resolves.
@@ -148,7 +148,7 @@ func TestDefaults(t *testing.T) {
 		if cfg.Model != "deepseek/deepseek-chat" {
 			t.Errorf("Model = %q", cfg.Model)
 		}
-		if want := (Subagents{MaxDepth: 3, MaxParallel: 10, MaxBackgroundJobs: 10, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout}); cfg.Subagents != want {
+		if want := (Subagents{MaxDepth: 3, MaxParallel: 10, MaxBackgroundJobs: 10, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes}); cfg.Subagents != want {
 			t.Errorf("Subagents = %+v, want %+v", cfg.Subagents, want)
 		}
 		want := RetryPolicy{
@@ -647,6 +647,40 @@ func TestSubagentsStartTimeout(t *testing.T) {
 			}
 			if c.Subagents.StartTimeout != tt.want {
 				t.Errorf("StartTimeout = %v, want %v", c.Subagents.StartTimeout, tt.want)
+			}
+		})
+	}
+}
+
+// subagents.idleTimeout and subagents.maxResultBytes (issue 16): a kept
+// child's idle life and the child output one tool result carries.
+func TestSubagentsIdleAndMaxResult(t *testing.T) {
+	for _, tt := range []struct {
+		name, home, cwd string
+		idle            time.Duration
+		max             int
+		bad             string
+	}{
+		{"default", "", "", DefaultIdleTimeout, DefaultMaxResultBytes, ""},
+		{"set", "subagents: {idleTimeout: 30s, maxResultBytes: 4096}\n", "", 30 * time.Second, 4096, ""},
+		{"cwd overrides home", "subagents: {idleTimeout: 30s}\n", "subagents: {idleTimeout: 1h}\n", time.Hour, DefaultMaxResultBytes, ""},
+		{"zero idle", "subagents: {idleTimeout: 0s}\n", "", 0, 0, "subagents.idleTimeout"},
+		{"tiny max", "subagents: {maxResultBytes: 10}\n", "", 0, 0, "subagents.maxResultBytes"},
+		{"max not a number", "subagents: {maxResultBytes: lots}\n", "", 0, 0, "subagents.maxResultBytes"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(layers(t, tt.home, tt.cwd, ""))
+			if tt.bad != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.bad) {
+					t.Fatalf("err = %v, want an error naming %s", err, tt.bad)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Subagents.IdleTimeout != tt.idle || c.Subagents.MaxResultBytes != tt.max {
+				t.Errorf("IdleTimeout, MaxResultBytes = %v, %d, want %v, %d", c.Subagents.IdleTimeout, c.Subagents.MaxResultBytes, tt.idle, tt.max)
 			}
 		})
 	}

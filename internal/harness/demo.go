@@ -28,6 +28,8 @@ var DemoFiles = map[string]string{
 //   - the subagent writes a partial answer, reads a file, and is cut off by
 //     max-tokens in a tool-only step: its partial answer still reaches the
 //     parent, with the real stop reason;
+//   - the parent continues that child by the id its result named
+//     (continue: child-…); the child, its conversation intact, finishes;
 //   - the background job finishes; its notice wakes the parent, which reads
 //     the job's output and answers.
 func DemoScript() *mock.Script {
@@ -39,11 +41,12 @@ func DemoScript() *mock.Script {
 			Reasoning: "I will read notes.txt myself, delegate details.txt, and survey the workspace in the background.",
 			ToolCalls: []mock.ToolCall{
 				{ID: "call_read", Name: "read", Arguments: args(map[string]any{"path": "notes.txt"})},
-				{ID: "call_summary", Name: "subagent", Arguments: args(map[string]any{
-					"description": "summarize details.txt", "prompt": "DEMO-CHILD: summarize details.txt in one sentence."})},
 				{ID: "call_survey", Name: "subagent", Arguments: args(map[string]any{
 					"description": "survey the workspace", "prompt": "DEMO-BACKGROUND: list the files of the workspace.",
 					"run_in_background": true})},
+				// Last, so its result's child: line is the one mock.ChildRef names.
+				{ID: "call_summary", Name: "subagent", Arguments: args(map[string]any{
+					"description": "summarize details.txt", "prompt": "DEMO-CHILD: summarize details.txt in one sentence."})},
 			},
 			Usage: &mock.Usage{Input: 130, Output: 60},
 		},
@@ -67,12 +70,27 @@ func DemoScript() *mock.Script {
 			Text:  "The workspace holds details.txt and notes.txt.",
 			Usage: &mock.Usage{Input: 80, Output: 12},
 		},
+		// The parent continues the cut child by the id its result named:
+		// the child answers with its whole earlier conversation.
 		{
 			Match: "token limit",
+			ToolCalls: []mock.ToolCall{{ID: "call_continue", Name: "subagent", Arguments: args(map[string]any{
+				"description": "finish the summary", "continue": mock.ChildRef,
+				"prompt": "DEMO-CONTINUE: you were cut off; finish your summary in one sentence."})}},
+			Usage: &mock.Usage{Input: 400, Output: 30, CacheRead: 256},
+		},
+		{
+			Match: "DEMO-CONTINUE",
+			Text:  "Summary: the last non-empty assistant message is the output, else the streamed text, and the stop reason is kept apart.",
+			Usage: &mock.Usage{Input: 260, Output: 26, CacheRead: 128},
+		},
+		{
+			Match: "Summary: the last non-empty",
 			Text: "notes.txt lists three promises: honest subagent answers, empty or cut responses treated as failures, " +
-				"and no orphaned processes. The summary subagent hit its token limit, but its partial answer reached me: " +
-				"output selection prefers the last non-empty message. The workspace survey is still running.",
-			Usage: &mock.Usage{Input: 400, Output: 58, CacheRead: 256},
+				"and no orphaned processes. The summary subagent hit its token limit; its partial answer reached me, and " +
+				"continued, it finished: the last non-empty assistant message is the output, and the stop reason is kept apart. " +
+				"The workspace survey is still running.",
+			Usage: &mock.Usage{Input: 460, Output: 58, CacheRead: 384},
 		},
 		{
 			Match:     "finished [status: completed]",

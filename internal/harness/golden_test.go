@@ -48,6 +48,7 @@ func normalizeLog(t *testing.T, path string, h *Harness) []byte {
 	b = bytes.ReplaceAll(b, []byte(h.Cwd), []byte("CWD"))
 	b = regexp.MustCompile(`"(time|createdAt)":"[^"]*"`).ReplaceAll(b, []byte(`"$1":"TIME"`))
 	b = regexp.MustCompile(`"id":"chatcmpl-[^"]*"`).ReplaceAll(b, []byte(`"id":"ID"`))
+	b = regexp.MustCompile(`child: child-[0-9a-f]{8}`).ReplaceAll(b, []byte(`child: CHILD-ID`))
 	// One event per line, pretty enough to review in a diff.
 	var out bytes.Buffer
 	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {

@@ -531,7 +531,13 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	s.Subagents = mgr
 	reg := tool.NewRegistry(append(tool.Builtins(), mgr.Tools()...)...)
 	if o.Tools != nil {
-		reg, _ = reg.Subset(o.Tools)
+		names := o.Tools
+		if slices.Contains(names, "subagent") && !slices.Contains(names, "subagent_output") {
+			// A cut subagent result is read on with subagent_output: who
+			// may delegate may read its children's whole answers.
+			names = append(slices.Clip(names), "subagent_output")
+		}
+		reg, _ = reg.Subset(names)
 		// The children's tools are cut from what this session really
 		// has (subagent.ChildTools); nil leaves them every tool.
 		mgr.ToolNames = reg.Names()
@@ -589,9 +595,16 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 			Permission: req.Permission, Tools: req.Tools, Parent: req.ParentSession, Depth: req.Depth, Observe: observe,
 			Approve: approve, NoInstructions: req.Agent.NoInstructions, Agent: req.Agent.Name,
 			Budget: req.Budget,
+			Resume: req.ChildSession, // a continuation after its idle teardown
 		})
 		if err != nil {
 			return nil, err
+		}
+		if len(req.Fork) > 0 {
+			if err := startFork(cs, req.Fork); err != nil {
+				cs.Close()
+				return nil, err
+			}
 		}
 		return &subagent.Child{Agent: cs.Agent, Log: cs.Log, Subagents: cs.Subagents, Close: cs.Close}, nil
 	}
@@ -605,6 +618,28 @@ func (h *Harness) Cost(m *Model) func(llm.Usage) *float64 {
 	}
 	price := models.Lookup(h.Config.Models, m.Provider+"/"+m.Name).Price
 	return func(u llm.Usage) *float64 { return models.Cost(price, u) }
+}
+
+// startFork writes a fork child's copy of its parent's conversation into
+// the child's own log, as its turn 0, and loads it as the child's history:
+// the fork's first request carries the parent's conversation, and a
+// continuation after its idle teardown resumes it from the log alone.
+func startFork(cs *Session, events []session.Event) error {
+	written := make([]session.Event, 0, len(events))
+	if _, err := cs.Log.Append(session.TypeTurnStart, session.TurnStart{Turn: 0}); err != nil {
+		return err
+	}
+	for _, e := range events {
+		w, err := cs.Log.Append(e.Type, e.Data)
+		if err != nil {
+			return err
+		}
+		written = append(written, w)
+	}
+	if _, err := cs.Log.Append(session.TypeTurnEnd, session.TurnEnd{Turn: 0, Reason: session.ReasonCompleted}); err != nil {
+		return err
+	}
+	return cs.Agent.LoadHistory(written)
 }
 
 // DefaultSystemPrompt is the system prompt of a session that names none:

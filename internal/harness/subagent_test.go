@@ -124,7 +124,7 @@ func TestGoldenMaxTokensPartial(t *testing.T) {
 		t.Fatalf("parent tool results %+v", results)
 	}
 	want := "Error: subagent run hit its token limit before finishing\nPartial output before the run ended:\npartial one"
-	if results[0].Content != want || !results[0].IsError {
+	if noChild(results[0].Content) != want || !results[0].IsError {
 		t.Errorf("parent tool result %q (isError %v), want %q", results[0].Content, results[0].IsError, want)
 	}
 	// Usage sums parent and child.
@@ -188,7 +188,7 @@ replies:
 	}
 	var got []string
 	for _, r := range toolResults(t, s) {
-		got = append(got, r.CallID+"="+r.Content)
+		got = append(got, r.CallID+"="+noChild(r.Content))
 	}
 	want := []string{"c1=answer one", "c2=answer two", "c3=answer three", "c4=answer four"}
 	if d := cmp.Diff(want, got); d != "" {
@@ -252,7 +252,7 @@ replies:
 	s.Run(context.Background(), "delegate-slow")
 	results := toolResults(t, s)
 	want := "Error: subagent run was cancelled\nDiagnostic: Subagent failure (provider: inprocess; stage: run; category: timeout; stop reason: aborted)"
-	if len(results) != 1 || results[0].Content != want {
+	if len(results) != 1 || noChild(results[0].Content) != want {
 		t.Fatalf("tool results %+v\nwant %q", results, want)
 	}
 }
@@ -332,7 +332,7 @@ replies:
 	events := loadEvents(t, s.Log.Path())
 	users := userMessages(t, events)
 	wantNotice := "background job job-1 (subagent: bg work) finished [status: completed]. Read its output with job_output."
-	if len(users) != 2 || users[1] != wantNotice {
+	if len(users) != 2 || noChild(users[1]) != wantNotice {
 		t.Fatalf("user messages %q, want the notice %q", users, wantNotice)
 	}
 	turns := testutil.Decoded[session.TurnEnd](t, events, session.TypeTurnEnd)
@@ -344,7 +344,7 @@ replies:
 		t.Errorf("job notices %+v", notices)
 	}
 	results := testutil.Decoded[session.ToolResult](t, events, session.TypeToolResult)
-	if len(results) != 2 || results[1].Content != "the child result" {
+	if len(results) != 2 || noChild(results[1].Content) != "the child result" {
 		t.Errorf("job_output result %+v", results)
 	}
 	// Every event lies inside a turn.
@@ -379,7 +379,7 @@ replies:
 	users := userMessages(t, loadEvents(t, s.Log.Path()))
 	want := "background job job-1 (subagent: doomed) finished [status: failed; error; diagnostic: " +
 		"Subagent failure (provider: inprocess; stage: run; category: EMPTY_RESPONSE; stop reason: error)]. Read its output with job_output."
-	if len(users) != 2 || users[1] != want {
+	if len(users) != 2 || noChild(users[1]) != want {
 		t.Errorf("notice %q\nwant   %q", users, want)
 	}
 }
@@ -408,7 +408,7 @@ replies:
 	}
 	users := userMessages(t, events)
 	want := "background job job-1 (subagent: forever) finished [status: killed]. Read its output with job_output."
-	if len(users) != 2 || users[1] != want {
+	if len(users) != 2 || noChild(users[1]) != want {
 		t.Errorf("notice %q, want %q", users, want)
 	}
 	ends := testutil.Decoded[session.SubagentEnd](t, events, session.TypeSubagentEnd)

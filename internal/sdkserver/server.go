@@ -16,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -375,8 +377,12 @@ func (s *Server) prompt(id json.RawMessage, params json.RawMessage) {
 		ss = s.sessions[sid]
 		s.mu.Unlock()
 		if ss == nil {
-			s.answer(id, nil, sdk.CodeInvalidParams, "session/prompt: unknown session")
-			return
+			// A session this runtime does not hold is loaded from its
+			// log: a parent continues its child after an idle teardown.
+			if ss = s.load(sid); ss == nil {
+				s.answer(id, nil, sdk.CodeInvalidParams, "session/prompt: unknown session")
+				return
+			}
 		}
 	} else {
 		hs, err := s.h.NewSession(harness.SessionOptions{
@@ -760,4 +766,50 @@ func (o *outbox) close() {
 	case <-o.done:
 	case <-o.gone:
 	}
+}
+
+// load reopens the session sid from its log in this runtime's home, with
+// the runtime's options, and registers it. Only an exact id is accepted,
+// and a runtime started for a parent (initialize's parentSession) loads
+// only that parent's children. nil: no such session, or it is in use.
+func (s *Server) load(sid string) *sess {
+	if sid == "." || sid == ".." || strings.ContainsAny(sid, `/\`) {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(s.h.SessionsDir(), sid, session.FileName)); err != nil {
+		return nil
+	}
+	// A child of one of this runtime's sessions may be kept alive for
+	// its parent: release it, so its log can be opened here.
+	s.mu.Lock()
+	var held []*harness.Session
+	for _, ss := range s.sessions {
+		held = append(held, ss.s)
+	}
+	s.mu.Unlock()
+	for _, hs := range held {
+		hs.Subagents.Release(sid)
+	}
+	hs, err := s.h.NewSession(harness.SessionOptions{
+		Model: s.model, MaxSteps: s.maxSteps, MaxTokens: s.maxTokens, Permission: s.perm,
+		System: s.init.SystemPrompt, Tools: s.init.Tools, Resume: sid,
+	})
+	if err != nil {
+		s.logf("load session %s: %v", sid, err)
+		return nil
+	}
+	if hd := hs.Log.Header(); hd.ID != sid || (s.init.ParentSession != "" && hd.ParentSession != s.init.ParentSession) {
+		s.logf("load session %s: not a child of this runtime's parent", sid)
+		hs.Close()
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if other := s.sessions[sid]; other != nil {
+		hs.Close()
+		return other
+	}
+	ss := &sess{s: hs}
+	s.sessions[sid] = ss
+	return ss
 }

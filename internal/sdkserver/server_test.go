@@ -599,3 +599,47 @@ fallback:
 	}
 	testutil.CanaryOnlyInHostLog(t, home, providerCanary)
 }
+
+// session/prompt on a child session id continues that child (issue 16):
+// the runtime releases the child its parent keeps and loads its session
+// from its log, with the child's whole conversation; an id this runtime
+// has no log for stays unknown.
+func TestPromptChildSession(t *testing.T) {
+	c, srv := newConn(t, `
+replies:
+  - match: delegate
+    toolCalls:
+      - {id: c1, name: subagent, arguments: {description: child work, prompt: CHILD-TASK}}
+  - {match: CHILD-TASK, text: child answer}
+  - {match: child answer, text: parent done}
+  - {match: CHILD-FOLLOW-UP, text: child follow-up answer}
+`)
+	c.initialize()
+	_, msg := c.prompt("", "delegate this")
+	var child string
+	for _, f := range c.until(isIdle(msg)) {
+		if f["method"] == sdk.NotifySubagentStarted {
+			child, _ = params(f)["childSessionId"].(string)
+		}
+	}
+	if child == "" {
+		t.Fatal("no subagent/started")
+	}
+	sid, msg := c.prompt(child, "CHILD-FOLLOW-UP")
+	if sid != child {
+		t.Fatalf("prompt answered session %q, want the child %q", sid, child)
+	}
+	frames := c.until(isIdle(msg))
+	if out, _ := json.Marshal(params(last(frames))["output"]); string(out) != `[{"text":"child follow-up answer","type":"text"}]` {
+		t.Errorf("output %s", out)
+	}
+	reqs := srv.Requests()
+	body := string(reqs[len(reqs)-1].Body)
+	if i, j := strings.Index(body, "CHILD-TASK"), strings.Index(body, "CHILD-FOLLOW-UP"); i < 0 || j < i || !strings.Contains(body, "child answer") {
+		t.Errorf("the child's follow-up request lacks its earlier turn: %s", body)
+	}
+	id := c.request(sdk.MethodSessionPrompt, sdk.PromptParams{SessionID: "20260101-000000-00000000", Content: []sdk.Block{{Type: "text", Text: "x"}}})
+	if code := errCode(last(c.until(isResponse(id)))); code != sdk.CodeInvalidParams {
+		t.Errorf("an unknown session: code %d", code)
+	}
+}

@@ -182,6 +182,9 @@ type SubagentStart struct {
 	Provider     string `json:"provider"`
 	Label        string `json:"label"`
 	Background   bool   `json:"background"`
+	// Continues is the child id this run continues (its earlier runs'
+	// subagent/start and subagent/end name the same child).
+	Continues string `json:"continues,omitempty"`
 }
 
 // SubagentEnd is the data of subagent/end. LastAssistantMessage is nil (and
@@ -193,6 +196,7 @@ type SubagentEnd struct {
 	Diagnostic           string       `json:"diagnostic,omitempty"`
 	Usage                *llm.Usage   `json:"usage,omitempty"`
 	DurationMs           int64        `json:"durationMs,omitempty"`
+	Continues            string       `json:"continues,omitempty"`
 }
 
 // JobNotice is the data of job/notice.

@@ -28,12 +28,15 @@ type Diagnostic struct {
 const (
 	StageInitialize = "initialize"
 	StageNewSession = "new-session"
-	StagePrompt     = "prompt"
-	StageProcess    = "process"
-	StageTeardown   = "teardown"
-	StageSessionRun = "session-run"
-	StageShutdown   = "shutdown"
-	StageRun        = "run"
+	// StageLoadSession is an ACP child's session/load: a continuation
+	// after its idle teardown.
+	StageLoadSession = "load-session"
+	StagePrompt      = "prompt"
+	StageProcess     = "process"
+	StageTeardown    = "teardown"
+	StageSessionRun  = "session-run"
+	StageShutdown    = "shutdown"
+	StageRun         = "run"
 
 	CategoryConfiguration   = "configuration"
 	CategoryTransport       = "transport"
@@ -56,6 +59,9 @@ const (
 	// CategoryStalled is a child that sent nothing for
 	// subagents.stallTimeout and was stopped.
 	CategoryStalled = "stalled"
+	// CategoryNotContinuable is a continuation the child cannot take: an
+	// ACP agent without loadSession whose process was torn down.
+	CategoryNotContinuable = "not-continuable"
 )
 
 // String renders the line.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/childproc"
@@ -77,53 +76,97 @@ type Child struct {
 }
 
 // InProcess runs children as agent loops in this process, each with its own
-// session log.
+// session log. Its children can be continued: a settled run stays alive as
+// a Keeper (the same agent takes the follow-up), and after its idle
+// teardown Continue resumes it from its log.
 type InProcess struct {
 	// NewChild builds the child session for req; observe must receive every
-	// event of the child's log.
+	// event of the child's log. A request with ChildSession set reopens
+	// that session (its history loaded) instead of creating one.
 	NewChild func(req Request, observe func(session.Header, session.Event)) (*Child, error)
 }
 
 // Start creates the child session and starts its turn.
 func (p *InProcess) Start(_ context.Context, req Request) (Run, error) {
-	r := &inprocRun{}
-	child, err := p.NewChild(req, func(h session.Header, e session.Event) {
-		r.mu.Lock()
-		r.fold.Push(e)
-		r.mu.Unlock()
-		if h.ID == r.sessionID() {
-			r.model.event(e, r.life) // the child's own session, not its children's
-		}
-	})
+	sink := &inprocSink{}
+	child, err := p.NewChild(req, sink.observe)
 	if err != nil {
 		return nil, &StartError{
 			Diagnostic: Diagnostic{Provider: config.ProviderInProcess, Stage: StageInitialize, Category: CategoryConfiguration, StopReason: StopError}.String(),
 			Err:        err,
 		}
 	}
-	r.child = child
+	return sink.start(child, req), nil
+}
+
+// Continue resumes the child session req.ChildSession from its log and
+// runs the follow-up.
+func (p *InProcess) Continue(ctx context.Context, req Request) (Run, error) {
+	if req.ChildSession == "" {
+		return nil, &StartError{Err: ErrNotContinuable}
+	}
+	return p.Start(ctx, req)
+}
+
+// inprocSink routes the child log's events to the fold of its current run:
+// a kept child runs again with a fresh fold, so each run's output is its
+// own.
+type inprocSink struct {
+	mu  sync.Mutex
+	run *inprocRun
+}
+
+func (s *inprocSink) observe(h session.Header, e session.Event) {
+	var grand *llm.Usage
+	if e.Type == session.TypeSubagentEnd {
+		var d session.SubagentEnd
+		if e.Decode(&d) == nil {
+			grand = d.Usage
+		}
+	}
+	s.mu.Lock()
+	r := s.run
+	if r != nil {
+		r.fold.Push(e)
+		if grand != nil {
+			r.grand = r.grand.Add(*grand)
+		}
+	}
+	s.mu.Unlock()
+	if r != nil && h.ID == r.child.Log.Header().ID {
+		r.model.event(e, r.life) // the child's own session, not its children's
+	}
+}
+
+func (s *inprocSink) start(child *Child, req Request) *inprocRun {
+	r := &inprocRun{child: child, sink: s}
 	r.life = childproc.Start(req.Agent.Timeout, agent.ErrAbortedByTimeout)
-	r.id.Store(child.Log.Header().ID)
 	r.life.StallOnlyWhile(r.model.waiting)
+	s.mu.Lock()
+	s.run = r // after r.life is set: observe reads it
+	s.mu.Unlock()
 	r.life.WatchStall(req.StallTimeout, req.OnStall)
 	r.life.Go(func() { r.res = RunUntilIdle(r.life.Context(), child.Agent, child.Subagents, req.Prompt) })
-	return r, nil
+	return r
 }
 
 type inprocRun struct {
 	child *Child
+	sink  *inprocSink
 	life  *childproc.Lifetime // the one run lifecycle of every provider
 	res   agent.TurnResult    // set when the run settled
 
-	mu    sync.Mutex
-	fold  Fold
-	id    atomic.Value // the child's session id, once created
-	model modelWatch   // whether a model request is under way (stall.go)
+	fold  Fold       // guarded by sink.mu
+	grand llm.Usage  // the usage of this run's children (their subagent/end), guarded by sink.mu
+	model modelWatch // whether a model request is under way (stall.go)
 }
 
-func (r *inprocRun) sessionID() string {
-	id, _ := r.id.Load().(string)
-	return id
+// Again runs the follow-up on the same child agent: its history is still
+// in memory. The new run owns the child.
+func (r *inprocRun) Again(_ context.Context, req Request) (Run, error) {
+	<-r.life.Done()
+	r.life.End(nil)
+	return r.sink.start(r.child, req), nil
 }
 
 // Stalled reports that the child's model request made no progress for
@@ -134,13 +177,12 @@ func (r *inprocRun) Session() string { return r.child.Log.Header().ID }
 
 func (r *inprocRun) Wait(ctx context.Context) Result {
 	r.life.Wait(ctx, agent.ErrAbortedByParent)
-	r.mu.Lock()
-	out := r.fold.Collect()
-	r.mu.Unlock()
-	usage := r.res.Usage
-	if r.child.Subagents != nil {
-		usage = usage.Add(r.child.Subagents.ChildUsage())
-	}
+	r.sink.mu.Lock()
+	out, grand := r.fold.Collect(), r.grand
+	r.sink.mu.Unlock()
+	// This run's children only: a kept child's manager also counts those
+	// of its earlier runs.
+	usage := r.res.Usage.Add(grand)
 	res := Result{Output: out, StopReason: StopReasonOf(r.res.Reason), Usage: usage}
 	switch {
 	case res.StopReason == StopError:

@@ -64,6 +64,7 @@ type Manager struct {
 	reserved int      // background starts admitted and under way, counted against maxBackgroundJobs
 	stalls   []string // notices of stalled background jobs, not delivered yet (stall.go)
 	jobSeq   int      // job ids handed out (admitJob), in the model's call order
+	kids     children
 }
 
 // Job statuses (docs/subagents.md).
@@ -84,6 +85,8 @@ type job struct {
 	runID       string
 	started     time.Time
 	done        chan struct{}
+	childID     string // the child: line of its results
+	continues   string // the child a continuation continues
 }
 
 func (m *Manager) init() {
@@ -95,6 +98,7 @@ func (m *Manager) init() {
 		m.sem = make(chan struct{}, n)
 		m.wake = make(chan struct{}, 1)
 		m.ctx, m.cancel = context.WithCancelCause(context.Background())
+		m.runs = max(m.runs, m.loadChildren())
 	})
 }
 
@@ -104,6 +108,11 @@ type Params struct {
 	Prompt          string `json:"prompt"`
 	Agent           string `json:"agent,omitempty"`
 	RunInBackground bool   `json:"run_in_background,omitempty"`
+	// Continue names a child (its child: line) to send Prompt to as a
+	// follow-up; Fork starts a child with a copy of the parent's
+	// conversation (continuation.go).
+	Continue string `json:"continue,omitempty"`
+	Fork     bool   `json:"fork,omitempty"`
 }
 
 // DepthError is a delegation deeper than maxDepth.
@@ -116,6 +125,9 @@ func (e *DepthError) Error() string {
 // request validates p and builds the provider request; errors here are
 // the caller's and publish nothing.
 func (m *Manager) request(p Params) (Request, Provider, error) {
+	if p.Continue != "" {
+		return m.continueRequest(p)
+	}
 	ag, prov, err := m.resolve(p)
 	if err != nil {
 		return Request{}, nil, err
@@ -132,8 +144,15 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 	pol := m.Sandbox
 	pol.Mode, pol.Workspace = sandbox.Mode(perm), m.Cwd
 	pol.Writable = append(slices.Clip(pol.Writable), ag.Writable...)
+	var fork []session.Event
+	if p.Fork {
+		if fork, err = m.forkEvents(ag); err != nil {
+			return Request{}, nil, err
+		}
+	}
 	return Request{
-		RunID: id, Agent: ag, Prompt: p.Prompt, ParentSession: m.Log.Header().ID,
+		Fork:  fork,
+		RunID: id, ChildID: ChildID(m.Log.Header().ID, id), Agent: ag, Prompt: p.Prompt, ParentSession: m.Log.Header().ID,
 		Depth: depth, Cwd: m.Cwd, Permission: perm, Sandbox: pol,
 		Tools: ChildTools(m.ToolNames, ag.Tools), MaxSteps: m.MaxSteps, MaxTokens: m.MaxTokens,
 		Budget: m.Budget.Child(budget.Limits(ag.Budget)), StallTimeout: m.Limits.StallTimeout,
@@ -230,7 +249,7 @@ func (m *Manager) begin(ctx context.Context, req Request, prov Provider, p Param
 	}
 	if _, err := m.Log.Append(session.TypeSubagentStart, session.SubagentStart{
 		RunID: req.RunID, ChildSession: run.Session(), Agent: req.Agent.Name,
-		Provider: provider, Label: p.Description, Background: background,
+		Provider: provider, Label: p.Description, Background: background, Continues: req.Continues,
 	}); err != nil {
 		// A child the parent's log does not know of must not run on: its
 		// work and its session would be nobody's. The parent's turn ends
@@ -244,6 +263,7 @@ func (m *Manager) begin(ctx context.Context, req Request, prov Provider, p Param
 		r := Settle(Result{StopReason: StopError})
 		return nil, &r
 	}
+	m.childStarted(req, run)
 	return run, nil
 }
 
@@ -259,7 +279,7 @@ func (m *Manager) finish(ctx context.Context, req Request, run Run) Result {
 	ctx, unbind := req.Budget.Bind(ctx) // a budget that runs out stops the run
 	defer unbind()
 	res := Settle(stallResult(req, run, budgetResult(req, run, run.Wait(ctx))))
-	if err := run.Dispose(); err != nil && m.Logf != nil {
+	if err := m.park(req, run); err != nil && m.Logf != nil {
 		m.Logf("subagent %s dispose: %v", req.RunID, err)
 	}
 	m.mu.Lock()
@@ -299,6 +319,7 @@ func (m *Manager) Delegate(ctx context.Context, p Params) tool.Result {
 		}
 		a.used = true
 		if a.refused != nil {
+			m.childIdle(req) // a refused continuation leaves its child free
 			return *a.refused
 		}
 		return m.startJob(a.id, req, prov, p)
@@ -306,15 +327,17 @@ func (m *Manager) Delegate(ctx context.Context, p Params) tool.Result {
 	t0 := time.Now()
 	run, fail := m.begin(ctx, req, prov, p, false)
 	if fail != nil {
-		return Render(*fail)
+		return m.present(req, Render(*fail))
 	}
 	res := m.finish(ctx, req, run)
-	if _, err := m.Log.Append(session.TypeSubagentEnd, m.endEvent(req.RunID, res, time.Since(t0))); err != nil {
+	end := m.endEvent(req.RunID, res, time.Since(t0))
+	end.Continues = req.Continues
+	if _, err := m.Log.Append(session.TypeSubagentEnd, end); err != nil {
 		// The result is still the tool's answer; the parent's turn ends
 		// LOG_WRITE at its next write, which fails with the same error.
 		m.logf("subagent %s (%s): the parent's log refused subagent/end: %v", req.RunID, req.Agent.Name, err)
 	}
-	return Render(res)
+	return m.present(req, Render(res))
 }
 
 // admission is a background call's place under maxBackgroundJobs, taken in
@@ -384,10 +407,11 @@ func (m *Manager) startJob(id string, req Request, prov Provider, p Params) tool
 	if fail != nil {
 		m.mu.Unlock()
 		cancel(nil)
-		return Render(*fail)
+		return m.present(req, Render(*fail))
 	}
 	j := &job{id: id, description: p.Description, status: JobRunning,
-		runID: req.RunID, started: t0, run: run, done: make(chan struct{})}
+		runID: req.RunID, started: t0, run: run, done: make(chan struct{}),
+		childID: req.ChildID, continues: req.Continues}
 	m.jobs = append(m.jobs, j)
 	m.wg.Add(1)
 	m.mu.Unlock()
@@ -396,6 +420,7 @@ func (m *Manager) startJob(id string, req Request, prov Provider, p Params) tool
 		defer m.wg.Done()
 		defer cancel(nil)
 		res := m.finish(ctx, req, run)
+		m.childDone(req, Render(res).Content)
 		m.mu.Lock()
 		j.result = res
 		switch {
@@ -414,7 +439,7 @@ func (m *Manager) startJob(id string, req Request, prov Provider, p Params) tool
 		default:
 		}
 	}()
-	return tool.Result{Content: fmt.Sprintf("Started background job %s (subagent: %s). Read its output with job_output; stop it with job_kill.", j.id, p.Description)}
+	return tool.Result{Content: fmt.Sprintf("Started background job %s (subagent: %s). Read its output with job_output; stop it with job_kill.", j.id, p.Description) + ChildLine(req.ChildID)}
 }
 
 // Drain is the parent loop's inbox: for each background job settled since
@@ -429,9 +454,11 @@ func (m *Manager) Drain(appendEvent func(typ string, data any)) []string {
 	out := m.takeStallNotes()
 	m.mu.Unlock()
 	for _, j := range settled {
-		appendEvent(session.TypeSubagentEnd, m.endEvent(j.runID, j.result, time.Since(j.started)))
+		end := m.endEvent(j.runID, j.result, time.Since(j.started))
+		end.Continues = j.continues
+		appendEvent(session.TypeSubagentEnd, end)
 		appendEvent(session.TypeJobNotice, session.JobNotice{JobID: j.id, Status: j.status})
-		out = append(out, Notice(j.id, j.description, j.status, j.result))
+		out = append(out, Notice(j.id, j.description, j.status, j.result)+ChildLine(j.childID))
 	}
 	return out
 }
@@ -499,6 +526,7 @@ func (m *Manager) Close() {
 	m.mu.Unlock()
 	m.cancel(agent.ErrAbortedByParent)
 	m.wg.Wait()
+	m.closeChildren()
 }
 
 // KillRunning kills every running background job (as job_kill does: a
@@ -545,14 +573,14 @@ func (m *Manager) JobOutput(id string) tool.Result {
 	status, res := j.status, j.result
 	m.mu.Unlock()
 	if status == JobRunning {
-		return tool.Result{Content: fmt.Sprintf("job %s (subagent: %s) is still running.", j.id, j.description)}
+		return tool.Result{Content: fmt.Sprintf("job %s (subagent: %s) is still running.", j.id, j.description) + ChildLine(j.childID)}
 	}
+	r := Render(res)
+	r.Content = m.page(j.childID, r.Content, 0, len(r.Content))
 	if status == JobKilled {
-		r := Render(res)
 		r.Content = fmt.Sprintf("job %s was killed.\n", j.id) + r.Content
-		return r
 	}
-	return Render(res)
+	return r
 }
 
 // JobList is the job_list tool.

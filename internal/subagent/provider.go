@@ -6,16 +6,26 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/budget"
+	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
-
-	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/tool"
 )
 
 // Request is one delegation, as a provider sees it.
 type Request struct {
-	RunID  string
+	RunID string
+	// ChildID names the child across its runs (ChildID, the child: line).
+	ChildID string
+	// Continues is the child id a continuation continues (empty for a new
+	// child) and ChildSession the child's session a cold resume loads
+	// (Continuer).
+	Continues    string
+	ChildSession string
+	// Fork is the parent's conversation so far, for a fork child (the
+	// subagent tool's fork: true; in-process only): the events its own log
+	// starts with, and so its history.
+	Fork   []session.Event
 	Agent  *config.Agent
 	Prompt string
 	// ParentSession and Depth place the child: Depth is the child's own

@@ -16,6 +16,7 @@ import (
 func (m *Manager) Tools() []tool.Tool {
 	return []tool.Tool{
 		subagentTool{m},
+		outputTool{m},
 		jobTool{m, "job_output", "Read the output of a background subagent job (its status while it runs).", true, func(id string) tool.Result { return m.JobOutput(id) }},
 		jobTool{m, "job_list", "List the background subagent jobs and their status.", false, nil},
 		jobTool{m, "job_kill", "Stop a running background subagent job.", true, func(id string) tool.Result { return m.JobKill(id) }},
@@ -43,6 +44,10 @@ func (t subagentTool) Spec() llm.ToolSpec {
 				"description": "The agent definition to run (default general). Available:\n" + strings.Join(lines, "\n")},
 			"run_in_background": map[string]any{"type": "boolean",
 				"description": "Return at once and run the subagent as a background job; you are told when it finishes. Default false."},
+			"continue": map[string]any{"type": "string",
+				"description": "A child id (the last line of a subagent result, child: <id>) to send prompt to as a follow-up: that child keeps its whole earlier conversation. Only children this conversation started."},
+			"fork": map[string]any{"type": "boolean",
+				"description": "Start the child with a copy of this conversation so far instead of a blank one (the prompt can then be short). Default false."},
 		},
 		"required":             []string{"description", "prompt"},
 		"additionalProperties": false,
@@ -52,7 +57,8 @@ func (t subagentTool) Spec() llm.ToolSpec {
 		Name: "subagent",
 		Description: "Delegate a self-contained task to a subagent that works on its own and reports back. " +
 			"Several subagent calls in one message run in parallel. The result is the subagent's final answer; " +
-			"if it did not finish, the result says why and includes its partial output.",
+			"if it did not finish, the result says why and includes its partial output. Its last line names the child (child: <id>): " +
+			"pass it as continue to send that child a follow-up. A long answer is cut; its marker says how to read the rest with subagent_output.",
 		Parameters: raw,
 	}
 }
@@ -75,7 +81,7 @@ func (t subagentTool) Admit(ctx context.Context, args json.RawMessage) (context.
 func (t subagentTool) Run(ctx context.Context, _ *tool.Env, args json.RawMessage) tool.Result {
 	var p Params
 	if err := json.Unmarshal(args, &p); err != nil {
-		return tool.Errorf("Error: invalid subagent arguments: want {description, prompt, agent?, run_in_background?}")
+		return tool.Errorf("Error: invalid subagent arguments: want {description, prompt, agent?, run_in_background?, continue?, fork?}")
 	}
 	return t.m.Delegate(ctx, p)
 }

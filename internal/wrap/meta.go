@@ -12,16 +12,20 @@ import (
 // The first block is docs/wrap.md's; the second is reins's own additions, all
 // optional, that say how to build the child's command line.
 type Meta struct {
-	RunID            string `json:"runId"`
-	Mode             string `json:"mode,omitempty"`
-	Agent            string `json:"agent,omitempty"`
-	AgentSource      string `json:"agentSource,omitempty"`
-	Task             string `json:"task"`
-	Cwd              string `json:"cwd,omitempty"`
-	RequestedModel   string `json:"requestedModel,omitempty"`
-	ResolvedModel    string `json:"resolvedModel,omitempty"`
-	StartedAt        string `json:"startedAt,omitempty"`
-	SessionPath      string `json:"sessionPath,omitempty"`
+	RunID          string `json:"runId"`
+	Mode           string `json:"mode,omitempty"`
+	Agent          string `json:"agent,omitempty"`
+	AgentSource    string `json:"agentSource,omitempty"`
+	Task           string `json:"task"`
+	Cwd            string `json:"cwd,omitempty"`
+	RequestedModel string `json:"requestedModel,omitempty"`
+	ResolvedModel  string `json:"resolvedModel,omitempty"`
+	StartedAt      string `json:"startedAt,omitempty"`
+	SessionPath    string `json:"sessionPath,omitempty"`
+	// PiSession, when set, is pi's own session file: pi runs with
+	// --session FILE instead of --no-session, so a later run with the same
+	// file continues the conversation (a continued subagent).
+	PiSession        string `json:"piSession,omitempty"`
 	EventsPath       string `json:"eventsPath"`
 	ResultPath       string `json:"resultPath"`
 	StdoutPath       string `json:"stdoutPath"`
@@ -84,7 +88,7 @@ const maxArgTask = 100 << 10
 // CommandLine is the child's arguments (after the executable) and, when the
 // task cannot travel as an argument, the text for its stdin:
 //
-//	--mode json -p --no-session [--model M] [--tools a,b | --no-tools]
+//	--mode json -p (--no-session | --session FILE) [--model M] [--tools a,b | --no-tools]
 //	[--append-system-prompt FILE] [ARGS...] TASK
 //
 // pi reads an argument starting with "-" as a flag and one starting with
@@ -95,6 +99,9 @@ const maxArgTask = 100 << 10
 // a missing file is left out).
 func (m Meta) CommandLine() (args []string, stdin string) {
 	args = []string{"--mode", "json", "-p", "--no-session"}
+	if m.PiSession != "" {
+		args = []string{"--mode", "json", "-p", "--session", m.PiSession}
+	}
 	model := m.ResolvedModel
 	if model == "" {
 		model = m.RequestedModel

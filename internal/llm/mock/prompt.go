@@ -37,6 +37,23 @@ func (p prompt) lastText() string {
 	return p.last[len(p.last)-1]
 }
 
+// ChildRef in a scripted tool call's arguments is replaced by the child id
+// that the last "child: <id>" line of the trailing user/tool messages
+// names: a scripted parent continues the child a subagent result named,
+// whose id it cannot know in advance.
+const ChildRef = "$CHILD"
+
+// child is the id of the last "child: <id>" line in the trailing messages.
+func (p prompt) child() string {
+	for i := len(p.last) - 1; i >= 0; i-- {
+		if j := strings.LastIndex(p.last[i], "\nchild: "); j >= 0 {
+			id, _, _ := strings.Cut(p.last[i][j+len("\nchild: "):], "\n")
+			return strings.TrimSpace(id)
+		}
+	}
+	return ""
+}
+
 func parsePrompt(wire string, body []byte) (prompt, error) {
 	if wire == WireAnthropic {
 		return parseAnthropic(body)

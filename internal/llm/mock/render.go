@@ -2,6 +2,7 @@ package mock
 
 import (
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -35,7 +36,7 @@ func (s *Server) newRendering(r *Reply, p prompt, seq int) *rendering {
 		rd.text += p.lastText()
 	}
 	for _, c := range r.ToolCalls {
-		rc := call{id: c.ID, name: c.Name, args: c.ArgumentsText()}
+		rc := call{id: c.ID, name: c.Name, args: strings.ReplaceAll(c.ArgumentsText(), ChildRef, p.child())}
 		if rc.id == "" {
 			rc.n = s.ids.Add(1)
 		}

@@ -15,6 +15,7 @@ package acpchild
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"github.com/reinsdev/reins/internal/sandbox"
@@ -53,6 +54,11 @@ type Options struct {
 	// StartTimeout bounds the start (spawn, initialize, session/new);
 	// zero means config.DefaultStartTimeout (subagents.startTimeout).
 	StartTimeout time.Duration
+	// SessionsDir is the sessions root: a child's ACP session id is kept
+	// in <SessionsDir>/<parent>/children/acp-<child id>/ so a continuation
+	// after its idle teardown can session/load it. Empty: children cannot
+	// be resumed cold.
+	SessionsDir string
 }
 
 // New returns the acp provider.
@@ -104,6 +110,66 @@ func diag(stage, category, stop string) subagent.Diagnostic {
 // and sends the prompt. A failed start has rolled the child back to
 // quiescence before it returns.
 func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Run, error) {
+	return p.start(ctx, req, "")
+}
+
+// Continue starts the agent again and loads the child's ACP session
+// (session/load) before it sends the follow-up. An agent that does not
+// advertise loadSession fails the start with category not-continuable.
+func (p *provider) Continue(ctx context.Context, req subagent.Request) (subagent.Run, error) {
+	sid, err := p.loadID(req)
+	if err != nil {
+		p.logf("acp child %s: %v", req.ChildID, err)
+		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageLoadSession, subagent.CategoryNotContinuable, subagent.StopError).String(), Err: err}
+	}
+	return p.start(ctx, req, sid)
+}
+
+// maxSessionID bounds the child-chosen session id reins keeps.
+const maxSessionID = 1024
+
+// stateFile is where the ACP session id of child req.ChildID is kept.
+func (p *provider) stateFile(req subagent.Request) string {
+	if p.opts.SessionsDir == "" || req.ChildID == "" || !filepath.IsLocal(req.ParentSession) || !filepath.IsLocal(req.ChildID) {
+		return ""
+	}
+	return filepath.Join(p.opts.SessionsDir, req.ParentSession, "children", "acp-"+req.ChildID, "session-id")
+}
+
+// keepID records the child's session id for a later session/load. The id
+// is child-chosen text: it is stored hex-encoded, an opaque value no
+// reader takes for text, and never shown.
+func (p *provider) keepID(req subagent.Request, sid sdk.SessionId) {
+	f := p.stateFile(req)
+	if f == "" || len(sid) > maxSessionID {
+		return
+	}
+	err := os.MkdirAll(filepath.Dir(f), 0o700)
+	if err == nil {
+		err = os.WriteFile(f, []byte(hex.EncodeToString([]byte(sid))), 0o600)
+	}
+	if err != nil {
+		p.logf("acp child %s: keeping its session id: %v", req.ChildID, err)
+	}
+}
+
+func (p *provider) loadID(req subagent.Request) (sdk.SessionId, error) {
+	f := p.stateFile(req)
+	if f == "" {
+		return "", errors.New("no place to keep the child's session id")
+	}
+	b, err := os.ReadFile(f)
+	if err != nil || len(b) == 0 || len(b) > 2*maxSessionID {
+		return "", fmt.Errorf("the child's session id: %v", err)
+	}
+	sid, err := hex.DecodeString(string(b))
+	if err != nil || len(sid) == 0 {
+		return "", fmt.Errorf("the child's session id: %v", err)
+	}
+	return sdk.SessionId(sid), nil
+}
+
+func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.SessionId) (subagent.Run, error) {
 	ag := req.Agent
 	if ag == nil {
 		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError).String(), Err: errors.New("acp child: no agent definition")}
@@ -136,6 +202,8 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		p: p, req: req, policy: policy, proc: pr, pipes: pipes,
 		stdin:      &watchedWriter{w: pipes.Stdin},
 		stderrDone: make(chan struct{}),
+		stderrTail: &childproc.Tail{},
+		route:      &router{},
 		kinds:      map[sdk.ToolCallId]string{},
 		tap:        subagent.NewTap(req),
 	}
@@ -144,16 +212,18 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	r.ctx = r.life.Context()
 	go r.drainStderr()
 	r.sdkLog = &logWriter{p: p, prefix: "acp child " + req.RunID + " sdk: "}
-	filter, sdkIn := newUpdateFilter(pipes.Stdout, r.update, func(format string, args ...any) {
+	r.route.set(r)
+	filter, sdkIn := newUpdateFilter(pipes.Stdout, r.route.update, func(format string, args ...any) {
 		p.logf("acp child %s (%s): "+format, append([]any{req.RunID, ag.Name}, args...)...)
 	})
 	r.filter = filter
-	filter.progress = r.life.Progress
+	route := r.route
+	filter.progress = func() { route.get().life.Progress() } // the run that owns the connection now (Again)
 	go filter.run()
 	// The SDK's reader starts with the connection but SetLogger comes
 	// after; the gate keeps it from reading (and logging) before that.
 	gate := &gatedReader{r: sdkIn, ready: make(chan struct{})}
-	r.conn = sdk.NewClientSideConnection(&client{r: r}, r.stdin, gate)
+	r.conn = sdk.NewClientSideConnection(&client{route: r.route}, r.stdin, gate)
 	r.conn.SetLogger(slog.New(slog.NewTextHandler(r.sdkLog, nil)))
 	close(gate.ready)
 	go func() {
@@ -167,7 +237,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	unwatch := r.watchExit(func() { hcancel(context.Canceled) })
 	startTimer := time.AfterFunc(p.opts.StartTimeout-time.Since(began), func() { hcancel(errStartTimeout) })
 	stopRun := context.AfterFunc(r.ctx, func() { hcancel(context.Cause(r.ctx)) })
-	sid, stage, err := r.handshake(hctx, cwd)
+	sid, stage, err := r.handshake(hctx, cwd, load)
 	unwatch()
 	startTimer.Stop()
 	stopRun()
@@ -181,10 +251,16 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	}
 	r.mu.Lock()
 	r.sessionID = sid
+	// What session/load replayed is the earlier conversation, not this
+	// run's output.
+	r.fold = subagent.Fold{}
 	r.mu.Unlock()
 	// Started: from here a child that sends nothing for stallTimeout is
 	// stopped as stalled.
 	r.life.WatchStall(req.StallTimeout, req.OnStall)
+	if load == "" {
+		p.keepID(req, sid)
+	}
 	r.life.Go(r.prompt)
 	return r, nil
 }
@@ -228,7 +304,7 @@ func (p *provider) environ(extra map[string]string) []string {
 
 // handshake runs initialize and session/new and returns the child's
 // session id, or the stage that failed.
-func (r *run) handshake(ctx context.Context, cwd string) (sdk.SessionId, string, error) {
+func (r *run) handshake(ctx context.Context, cwd string, load sdk.SessionId) (sdk.SessionId, string, error) {
 	init, err := r.conn.Initialize(ctx, sdk.InitializeRequest{
 		ProtocolVersion:    sdk.ProtocolVersionNumber,
 		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: false, WriteTextFile: false}, Terminal: false},
@@ -239,6 +315,15 @@ func (r *run) handshake(ctx context.Context, cwd string) (sdk.SessionId, string,
 	}
 	if init.ProtocolVersion != sdk.ProtocolVersionNumber {
 		return "", subagent.StageInitialize, &versionError{got: int(init.ProtocolVersion)}
+	}
+	if load != "" {
+		if !init.AgentCapabilities.LoadSession {
+			return "", subagent.StageLoadSession, errNoLoad
+		}
+		if _, err := r.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: load, Cwd: cwd, McpServers: []sdk.McpServer{}}); err != nil {
+			return "", subagent.StageLoadSession, err
+		}
+		return load, "", nil
 	}
 	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{}})
 	if err != nil {
@@ -259,6 +344,9 @@ func (e *versionError) Error() string {
 }
 
 var errEmptySession = errors.New("acp child: session/new returned an empty session id")
+
+// errNoLoad is a continuation of a child whose agent cannot load sessions.
+var errNoLoad = errors.New("acp child: the agent does not offer loadSession")
 
 // rollback tears a failed start down and builds its StartError. A start the
 // parent cancelled carries no diagnostic (the manager reports it aborted);
@@ -324,8 +412,12 @@ func (r *run) classify(stage string, err error) (category string, code *int, sig
 	}
 	var ve *versionError
 	switch {
+	case errors.Is(err, errNoLoad):
+		return subagent.CategoryNotContinuable, nil, ""
 	case errors.As(err, &ve):
 		return subagent.CategoryConfiguration, nil, ""
+	case stage == subagent.StageLoadSession:
+		return subagent.CategoryProtocol, nil, ""
 	case stage == subagent.StageNewSession:
 		return subagent.CategoryProtocol, nil, ""
 	case stage == subagent.StagePrompt:

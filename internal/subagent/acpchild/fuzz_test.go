@@ -67,7 +67,7 @@ func FuzzChildMessages(f *testing.F) {
 		r.life = childproc.Start(0, nil)
 		r.ctx = r.life.Context()
 		defer r.life.End(nil)
-		c := &client{r: r}
+		c := &client{route: &router{cur: r}}
 
 		for _, l := range strings.Split(plant(updates), "\n") {
 			var n sdk.SessionNotification

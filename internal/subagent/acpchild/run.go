@@ -38,7 +38,10 @@ type run struct {
 	ctx  context.Context
 
 	stderrDone chan struct{}
-	stderrTail childproc.Tail
+	stderrTail *childproc.Tail
+	// route is the run the connection's updates and requests go to: a
+	// kept child's next run takes them over (Again).
+	route *router
 
 	res subagent.Result // set when the prompt settled (life.Done)
 
@@ -187,6 +190,9 @@ func (r *run) drain() {
 // promptText is the task, after the agent file's body when it has one:
 // ACP has no system prompt, so the body's instructions lead the prompt.
 func promptText(req subagent.Request) string {
+	if req.Continues != "" {
+		return req.Prompt // the body led the child's first prompt already
+	}
 	if body := strings.TrimSpace(req.Agent.SystemPrompt); body != "" {
 		return body + "\n\n" + req.Prompt
 	}
@@ -307,13 +313,33 @@ func (r *run) drainStderr() {
 // client is reins's side of the connection: it folds the child's text,
 // notes tool kinds, and answers permission requests by policy. It offers no
 // file system or terminal (the capabilities say so).
-type client struct{ r *run }
+type client struct{ route *router }
+
+// router hands the connection's callbacks to the current run of the child.
+type router struct {
+	mu  sync.Mutex
+	cur *run
+}
+
+func (rt *router) get() *run {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.cur
+}
+
+func (rt *router) set(r *run) {
+	rt.mu.Lock()
+	rt.cur = r
+	rt.mu.Unlock()
+}
+
+func (rt *router) update(n sdk.SessionNotification) { rt.get().update(n) }
 
 // SessionUpdate is the SDK's path for updates; the update filter handles
 // every well-formed one before the SDK sees it (updates.go), so this only
 // runs if that ever changes.
 func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
-	c.r.update(n)
+	c.route.update(n)
 	return nil
 }
 
@@ -452,7 +478,7 @@ const (
 )
 
 func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
-	r := c.r
+	r := c.route.get()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	kind := r.requestKind(p.ToolCall)
@@ -523,4 +549,32 @@ func (c *client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (s
 
 func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
 	return sdk.WaitForTerminalExitResponse{}, errNoCapability
+}
+
+// errGone is a kept child that cannot take a follow-up: its process exited
+// or its connection broke while it was idle.
+var errGone = errors.New("acp child: the kept process is gone")
+
+// Again sends the follow-up to the same ACP session of the kept process;
+// the new run owns the process from here (its Dispose tears it down).
+func (r *run) Again(_ context.Context, req subagent.Request) (subagent.Run, error) {
+	<-r.life.Done()
+	if r.proc.Exited() || r.transportBroken() {
+		return nil, errGone
+	}
+	r.mu.Lock()
+	sid := r.sessionID
+	r.mu.Unlock()
+	n := &run{
+		p: r.p, req: req, policy: r.policy, proc: r.proc, pipes: r.pipes, stdin: r.stdin, conn: r.conn,
+		filter: r.filter, sdkLog: r.sdkLog, stderrDone: r.stderrDone, stderrTail: r.stderrTail, route: r.route,
+		sessionID: sid, kinds: map[sdk.ToolCallId]string{}, tap: subagent.NewTap(req),
+	}
+	n.life = childproc.Start(req.Agent.Timeout, errTimeout)
+	n.ctx = n.life.Context()
+	r.route.set(n)
+	r.life.End(nil)
+	n.life.WatchStall(req.StallTimeout, req.OnStall)
+	n.life.Go(n.prompt)
+	return n, nil
 }

@@ -56,56 +56,7 @@ replies:
 // reaches the parent, and an empty completion whose failure is reported
 // rather than passed off as success.
 func TestRealPi(t *testing.T) {
-	nm := testutil.Peers(t)
-	sc, err := mock.Parse([]byte(e2eScript))
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, srv, stop := mock.StartTest(sc)
-	defer stop()
-
-	home, cwd, piDir := t.TempDir(), t.TempDir(), t.TempDir()
-	models := map[string]any{"providers": map[string]any{"reins-mock": map[string]any{
-		"baseUrl": url + "/v1", "api": "openai-completions", "apiKey": "mock-key",
-		"compat": map[string]any{"supportsDeveloperRole": false, "supportsReasoningEffort": false},
-		"models": []any{map[string]any{"id": "mock-model"}},
-	}}}
-	data, _ := json.Marshal(models)
-	write(t, filepath.Join(piDir, "models.json"), string(data))
-	write(t, filepath.Join(cwd, "hello.txt"), "hello-contents: hi\n")
-	mark := fmt.Sprintf("REINS_REAL_PI_MARK=%d", os.Getpid())
-	markKey, markVal, _ := strings.Cut(mark, "=")
-	write(t, filepath.Join(cwd, ".reins", "agents", "piscout.md"), fmt.Sprintf(`---
-name: piscout
-description: a pi scout
-provider: pi
-model: reins-mock/mock-model
-tools: read, grep, glob
-env:
-  PI_CODING_AGENT_DIR: %q
-  PI_OFFLINE: "1"
-  HOME: %q
-  PATH: %q
-  %s: %q
----
-You are a careful scout. PI-SYSTEM-MARK
-`, piDir, piDir, filepath.Join(nm, ".bin")+":"+os.Getenv("PATH"), markKey, markVal))
-	write(t, filepath.Join(cwd, ".reins", "config.yaml"), `
-providers:
-  openai:
-    retry: {maxRetries: 0, initialDelay: 1ms, maxDelay: 1ms, jitter: 0}
-`)
-	testutil.Trust(t, home, cwd)
-	h, err := harness.New(harness.Options{Home: home, Cwd: cwd, Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	defer noLeftovers(t, mark)
-	m, err := h.ResolveModel("openai/parent", url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, m, srv, home := piFixture(t, e2eScript)
 
 	run := func(t *testing.T, prompt string) (string, []session.Event) {
 		t.Helper()
@@ -125,7 +76,7 @@ providers:
 		if res.Reason != session.ReasonCompleted {
 			t.Fatalf("parent ended %s", res.Reason)
 		}
-		return llm.BlocksText(subagent.FinalOutput(ld.Events)), ld.Events
+		return testutil.NoChildLine(llm.BlocksText(subagent.FinalOutput(ld.Events))), ld.Events
 	}
 
 	t.Run("tool-using child", func(t *testing.T) {
@@ -186,6 +137,62 @@ providers:
 			}
 		}
 	})
+}
+
+// piFixture is a harness whose agent piscout is the real pi, both against
+// one scripted server; it checks at the end that no pi process is left.
+func piFixture(t *testing.T, script string) (*harness.Harness, *harness.Model, *mock.Server, string) {
+	t.Helper()
+	nm := testutil.Peers(t)
+	sc, err := mock.Parse([]byte(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, srv, stop := mock.StartTest(sc)
+	t.Cleanup(stop)
+
+	home, cwd, piDir := t.TempDir(), t.TempDir(), t.TempDir()
+	models := map[string]any{"providers": map[string]any{"reins-mock": map[string]any{
+		"baseUrl": url + "/v1", "api": "openai-completions", "apiKey": "mock-key",
+		"compat": map[string]any{"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+		"models": []any{map[string]any{"id": "mock-model"}},
+	}}}
+	data, _ := json.Marshal(models)
+	write(t, filepath.Join(piDir, "models.json"), string(data))
+	write(t, filepath.Join(cwd, "hello.txt"), "hello-contents: hi\n")
+	mark := fmt.Sprintf("REINS_REAL_PI_MARK=%d", os.Getpid())
+	markKey, markVal, _ := strings.Cut(mark, "=")
+	write(t, filepath.Join(cwd, ".reins", "agents", "piscout.md"), fmt.Sprintf(`---
+name: piscout
+description: a pi scout
+provider: pi
+model: reins-mock/mock-model
+tools: read, grep, glob
+env:
+  PI_CODING_AGENT_DIR: %q
+  PI_OFFLINE: "1"
+  HOME: %q
+  PATH: %q
+  %s: %q
+---
+You are a careful scout. PI-SYSTEM-MARK
+`, piDir, piDir, filepath.Join(nm, ".bin")+":"+os.Getenv("PATH"), markKey, markVal))
+	write(t, filepath.Join(cwd, ".reins", "config.yaml"), `
+providers:
+  openai:
+    retry: {maxRetries: 0, initialDelay: 1ms, maxDelay: 1ms, jitter: 0}
+`)
+	testutil.Trust(t, home, cwd)
+	h, err := harness.New(harness.Options{Home: home, Cwd: cwd, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(); noLeftovers(t, mark) })
+	m, err := h.ResolveModel("openai/parent", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, m, srv, home
 }
 
 func subagentEnd(t *testing.T, events []session.Event) session.SubagentEnd {

@@ -99,6 +99,7 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 		Command:        ag.Command,
 		Tools:          piTools(req.Tools, req.Permission),
 		Args:           ag.Args,
+		PiSession:      p.piSession(req),
 	}
 	if strings.TrimSpace(ag.SystemPrompt) != "" {
 		meta.SystemPromptPath = filepath.Join(dir, "system-prompt.md")
@@ -107,11 +108,19 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 		}
 	}
 
+	pol := req.Policy()
+	if meta.PiSession != "" {
+		d := filepath.Dir(meta.PiSession)
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, startFailure(err)
+		}
+		pol.Writable = append(slices.Clip(pol.Writable), d)
+	}
 	// The run's lifetime: the agent's timeout counts from the spawn.
 	r := &run{life: childproc.Start(ag.Timeout, errTimeout), charges: req.Budget != nil}
 	tap := subagent.NewTap(req)
 	child, err := wrap.Start(r.life.Context(), meta, wrap.Options{
-		Env: p.env(ag.Env), Grace: p.o.Grace, Ladder: p.o.Ladder, Sandbox: ptr(req.Policy()),
+		Env: p.env(ag.Env), Grace: p.o.Grace, Ladder: p.o.Ladder, Sandbox: &pol,
 		OnLine: r.life.Progress, Unresponsive: r.life.Stalled, OnEvent: onEvent(tap, req.Budget),
 	})
 	if err != nil {
@@ -179,6 +188,34 @@ func onEvent(tap *subagent.Tap, b *budget.Budget) func(wrap.Event) {
 			tap.Emit(session.TypeAssistantMessage, session.AssistantMessage{Turn: 1, Message: llm.Message{Role: llm.RoleAssistant, Content: content}})
 		}
 	}
+}
+
+// piSession is the pi session file of the child req.ChildID: one per
+// child, in a directory of its own under its parent's session directory
+// (the one place besides the workspace the sandboxed pi may write), so every continuation of
+// the child runs pi on the same conversation. Empty (--no-session) for a
+// request that names no child.
+func (p *provider) piSession(req subagent.Request) string {
+	if req.ChildID == "" || p.o.SessionsDir == "" || !filepath.IsLocal(req.ParentSession) || !filepath.IsLocal(req.ChildID) {
+		return ""
+	}
+	return filepath.Join(p.o.SessionsDir, req.ParentSession, "children", "pi-"+req.ChildID, "session.jsonl")
+}
+
+// Continue runs pi again on the child's session file (--session FILE):
+// pi loads its earlier conversation and answers the follow-up.
+func (p *provider) Continue(ctx context.Context, req subagent.Request) (subagent.Run, error) {
+	f := p.piSession(req)
+	if f == "" {
+		return nil, &subagent.StartError{Err: subagent.ErrNotContinuable}
+	}
+	if _, err := os.Stat(f); err != nil {
+		return nil, &subagent.StartError{
+			Diagnostic: diag(subagent.StageProcess, subagent.CategoryConfiguration, subagent.StopError, nil, ""),
+			Err:        fmt.Errorf("pi session of child %s: %w", req.ChildID, err),
+		}
+	}
+	return p.Start(ctx, req)
 }
 
 // runDir makes a fresh directory for the run. Run ids restart in a resumed

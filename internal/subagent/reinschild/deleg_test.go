@@ -101,7 +101,7 @@ fallback:
 		marker string
 		want   []string
 	}{
-		{"MARK-WIDE", []string{"grep", "read", "subagent"}},
+		{"MARK-WIDE", []string{"grep", "read", "subagent", "subagent_output"}}, // subagent implies subagent_output
 		{"MARK-NARROW", []string{"read"}},
 	} {
 		reqs := requestsWith(t, p.srv, c.marker)

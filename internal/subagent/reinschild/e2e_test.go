@@ -130,7 +130,7 @@ replies:
 	}
 	events := p.events(t)
 	results := testutil.Decoded[session.ToolResult](t, events, session.TypeToolResult)
-	if len(results) != 1 || results[0].Content != "the child saw hello.txt" || results[0].IsError {
+	if len(results) != 1 || testutil.NoChildLine(results[0].Content) != "the child saw hello.txt" || results[0].IsError {
 		t.Fatalf("parent tool results %+v", results)
 	}
 	starts := testutil.Decoded[session.SubagentStart](t, events, session.TypeSubagentStart)
@@ -204,7 +204,7 @@ replies:
 		t.Fatalf("tool results %+v", results)
 	}
 	for i, r := range results {
-		if r.Content != want[i] || !r.IsError {
+		if testutil.NoChildLine(r.Content) != want[i] || !r.IsError {
 			t.Errorf("tool result %d:\n%s\nwant\n%s", i, r.Content, want[i])
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/reinsdev/reins/internal/agent"
@@ -228,7 +229,8 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	if err != nil {
 		return nil, p.startError(ctx, req, diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError), err, false)
 	}
-	fwd := newForwarder(subagent.NewTap(req), req.Budget)
+	route := &route{}
+	route.set(life, newForwarder(subagent.NewTap(req), req.Budget))
 	client, err := sdk.Start(startCtx, sdk.Options{
 		Command: command, Args: args, Env: env, Dir: req.Cwd,
 		Initialize: sdk.InitializeParams{
@@ -241,10 +243,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		TeardownGrace: p.o.TeardownGrace, TeardownTerm: p.o.TeardownTerm,
 		Logf: p.o.Logf,
 		// Any notification shows the child is alive (its stall watch).
-		OnNotification: func(method string, params json.RawMessage) {
-			life.Progress()
-			fwd.notify(method, params)
-		},
+		OnNotification: route.notify,
 	})
 	if err != nil {
 		if terr, ok := timedOut(subagent.StageInitialize, err, errors.Is(err, sdk.ErrNotQuiescent)); ok {
@@ -252,7 +251,9 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		}
 		return nil, p.startError(ctx, req, classify(subagent.StageInitialize, err), err, errors.Is(err, sdk.ErrNotQuiescent))
 	}
-	pending, err := client.Prompt(startCtx, "", []sdk.Block{{Type: "text", Text: req.Prompt}})
+	// A continuation after the child's idle teardown prompts its session
+	// by id: the new runtime loads it from its log (docs/sdk-protocol.md).
+	pending, err := client.Prompt(startCtx, req.ChildSession, []sdk.Block{{Type: "text", Text: req.Prompt}})
 	if err != nil {
 		cerr := client.Close()
 		if cerr != nil {
@@ -263,7 +264,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		}
 		return nil, p.startError(ctx, req, classify(subagent.StageSessionRun, err), err, cerr != nil)
 	}
-	r := &run{p: p, req: req, client: client, pending: pending, home: home, life: life}
+	r := &run{p: p, req: req, client: client, pending: pending, home: home, life: life, route: route}
 	published = true
 	life.WatchStall(req.StallTimeout, req.OnStall)
 	life.Go(func() { r.res, r.err = pending.Wait(life.Context()) })
@@ -284,6 +285,39 @@ func remoteBudget(req subagent.Request) *sdk.Budget {
 	return b
 }
 
+// Continue resumes the child session req.ChildSession in a new runtime,
+// which loads it from the child's log, and sends the follow-up.
+func (p *provider) Continue(ctx context.Context, req subagent.Request) (subagent.Run, error) {
+	if req.ChildSession == "" {
+		return nil, &subagent.StartError{Err: subagent.ErrNotContinuable}
+	}
+	return p.Start(ctx, req)
+}
+
+// Again sends the follow-up to the same session of the kept runtime; the
+// new run owns the runtime from here.
+func (r *run) Again(ctx context.Context, req subagent.Request) (subagent.Run, error) {
+	<-r.life.Done()
+	r.life.End(nil)
+	if r.err != nil || r.pending == nil || r.pending.SessionID == "" {
+		return nil, errors.New("reins subagent: the kept runtime is gone")
+	}
+	life := childproc.Start(req.Agent.Timeout, agent.ErrAbortedByTimeout)
+	startCtx, cancel := context.WithTimeout(ctx, cmp.Or(r.p.o.StartTimeout, config.DefaultStartTimeout))
+	defer cancel()
+	pending, err := r.client.Prompt(startCtx, r.pending.SessionID, []sdk.Block{{Type: "text", Text: req.Prompt}})
+	if err != nil {
+		life.Abandon()
+		r.p.logf("reins subagent %s: the kept runtime refused the follow-up: %v", req.RunID, err)
+		return nil, err
+	}
+	n := &run{p: r.p, req: req, client: r.client, pending: pending, home: r.home, life: life, route: r.route}
+	r.route.set(life, newForwarder(subagent.NewTap(req), req.Budget))
+	life.WatchStall(req.StallTimeout, req.OnStall)
+	life.Go(func() { n.res, n.err = pending.Wait(life.Context()) })
+	return n, nil
+}
+
 func providerOf(spec string) string {
 	prov, _, _ := strings.Cut(spec, "/")
 	return prov
@@ -297,9 +331,33 @@ type run struct {
 	// home is the child's REINS_HOME: where its own session log is.
 	home string
 
+	life  *childproc.Lifetime
+	route *route      // where the runtime's notifications go: the run that owns it now
+	res   *sdk.Result // res and err are set when the run settled
+	err   error
+}
+
+// route sends a kept runtime's notifications to the run that owns it now
+// (a continuation takes it over, Again): any notification shows that run
+// alive (its stall watch), and its events reach that run's tap and budget.
+type route struct {
+	mu   sync.Mutex
 	life *childproc.Lifetime
-	res  *sdk.Result // res and err are set when the run settled
-	err  error
+	fwd  *forwarder
+}
+
+func (rt *route) set(life *childproc.Lifetime, fwd *forwarder) {
+	rt.mu.Lock()
+	rt.life, rt.fwd = life, fwd
+	rt.mu.Unlock()
+}
+
+func (rt *route) notify(method string, params json.RawMessage) {
+	rt.mu.Lock()
+	life, fwd := rt.life, rt.fwd
+	rt.mu.Unlock()
+	life.Progress()
+	fwd.notify(method, params)
 }
 
 func (r *run) Session() string { return r.pending.SessionID }

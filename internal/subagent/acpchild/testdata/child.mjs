@@ -7,7 +7,8 @@
 import { pathToFileURL } from "node:url";
 import { Readable, Writable } from "node:stream";
 import { spawn } from "node:child_process";
-import { closeSync } from "node:fs";
+import { closeSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 
 const acp = await import(pathToFileURL(process.env.ACP_SDK_PATH).href);
 const scenario = process.env.ACP_SCENARIO || "success";
@@ -86,10 +87,38 @@ async function askPermission(client, sessionId) {
   return o.outcome === "selected" ? `selected:${o.optionId.split("-")[0]}` : "cancelled";
 }
 
+// The history scenario keeps each session's prompts in a file under
+// ACP_HISTORY_DIR, as a real agent keeps its conversation: every answer
+// lists the prompts the session saw before, and session/load (offered
+// with ACP_LOAD=1) replays them as updates, which must not count as the
+// next run's output.
+const historyFile = (sid) => join(env("ACP_HISTORY_DIR", "/nonexistent"), sid.replace(/[^A-Za-z0-9-]/g, "_") + ".json");
+const readHistory = (sid) => { try { return JSON.parse(readFileSync(historyFile(sid), "utf8")); } catch { return []; } };
+
+async function loadSession({ params, client }) {
+  for (const h of readHistory(params.sessionId)) {
+    await client.notify(acp.methods.client.session.update, {
+      sessionId: params.sessionId,
+      update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: h.prompt } },
+    });
+    await say(client, params.sessionId, `REPLAYED ${h.answer}`);
+  }
+  return {};
+}
+
 async function prompt({ params, client }) {
   const sid = params.sessionId;
   const text = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join("");
   switch (scenario) {
+    case "history": {
+      const h = readHistory(sid);
+      const answer = `turn ${h.length + 1} after [${h.map((x) => x.prompt).join(" | ")}]`;
+      h.push({ prompt: text, answer });
+      mkdirSync(env("ACP_HISTORY_DIR", "/nonexistent"), { recursive: true });
+      writeFileSync(historyFile(sid), JSON.stringify(h));
+      await say(client, sid, answer);
+      return { stopReason: "end_turn" };
+    }
     case "success":
       await say(client, sid, "Hello, ");
       await say(client, sid, "world");
@@ -208,7 +237,7 @@ const app = acp
   .agent({ name: "scripted-child" })
   .onRequest(acp.methods.agent.initialize, () => scenario === "hang_init" ? new Promise(() => {}) : ({
     protocolVersion: Number(env("ACP_PROTOCOL_VERSION", "1")),
-    agentCapabilities: {},
+    agentCapabilities: env("ACP_LOAD", "") ? { loadSession: true } : {},
     authMethods: [],
     agentInfo: { name: `child-${canary}`, version: "0.0.0" },
   }))
@@ -217,8 +246,10 @@ const app = acp
       throw new acp.RequestError(-32603, `cannot open ${canary}`, { secret: canary });
     }
     if (scenario === "empty_session") return { sessionId: "" };
+    if (scenario === "history") return { sessionId: `sess-${canary}-${process.pid}` };
     return { sessionId: `sess-${canary}` };
   })
+  .onRequest(acp.methods.agent.session.load, loadSession)
   .onRequest(acp.methods.agent.session.prompt, prompt)
   .onNotification(acp.methods.agent.session.cancel, () => cancelled());
 

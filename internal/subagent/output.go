@@ -1,0 +1,163 @@
+package subagent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/tool"
+)
+
+// childDone records the rendered result of a child's run, which
+// subagent_output pages through, and frees the child for a continuation.
+// The manager holds at most maxHeldOutput of it per child and maxHeldTotal
+// in all (oldest first out); the full output is in the child's log.
+func (m *Manager) childDone(req Request, content string) {
+	if req.ChildID == "" {
+		return
+	}
+	k := &m.kids
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.byID == nil {
+		k.byID = map[string]*childEntry{}
+	}
+	c := k.byID[req.ChildID]
+	if c == nil {
+		provider := req.Agent.Provider
+		if provider == "" {
+			provider = config.ProviderInProcess
+		}
+		c = &childEntry{id: req.ChildID, agent: req.Agent.Name, provider: provider}
+		k.add(c)
+	}
+	c.busy = false
+	held := content[:cut(content, 0, maxHeldOutput)]
+	k.held += len(held) - len(c.output)
+	k.seq++
+	c.output, c.size, c.seq = held, len(content), k.seq
+	for k.held > maxHeldTotal {
+		var oldest *childEntry
+		for _, o := range k.byID {
+			if o != c && o.output != "" && (oldest == nil || o.seq < oldest.seq) {
+				oldest = o
+			}
+		}
+		if oldest == nil {
+			break
+		}
+		k.held -= len(oldest.output)
+		oldest.output = ""
+	}
+}
+
+// cut returns the end of the piece of s that starts at off and holds at
+// most max bytes, moved back to a UTF-8 boundary so every piece is valid
+// text and the pieces join byte-exact.
+func cut(s string, off, max int) int {
+	end := off + max
+	if end >= len(s) {
+		return len(s)
+	}
+	for end > off && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	if end == off { // no boundary within max bytes: never return nothing
+		end = off + max
+	}
+	return end
+}
+
+func (m *Manager) maxResult() int {
+	if n := m.Limits.MaxResultBytes; n > 0 {
+		return n
+	}
+	return config.DefaultMaxResultBytes
+}
+
+// present is a child's tool result as the parent's model sees it: the
+// rendered output up to subagents.maxResultBytes, then — when cut — a
+// marker with the full size and the subagent_output call that reads on,
+// and last the line naming the child.
+func (m *Manager) present(req Request, r tool.Result) tool.Result {
+	m.childDone(req, r.Content)
+	r.Content = m.page(req.ChildID, r.Content, 0, len(r.Content))
+	return r
+}
+
+// page renders the piece of content (full size size) from off, with the
+// marker when more follows and the child line.
+func (m *Manager) page(id, content string, off, size int) string {
+	end := cut(content, off, m.maxResult())
+	out := content[off:end]
+	if end < size {
+		call, _ := json.Marshal(map[string]any{"child": id, "offset": end})
+		out += fmt.Sprintf("\n[output truncated: bytes %d-%d of %d shown; read the rest with subagent_output %s. The full output is in the child's session log.]", off, end, size, call)
+	}
+	return out + ChildLine(id)
+}
+
+// ChildLine is the last line of every result about a child.
+func ChildLine(id string) string {
+	if id == "" {
+		return ""
+	}
+	return "\nchild: " + id
+}
+
+// SubagentOutput is the subagent_output tool: the piece of a child's
+// latest output from offset.
+func (m *Manager) SubagentOutput(id string, offset int) tool.Result {
+	m.init()
+	k := &m.kids
+	k.mu.Lock()
+	c := k.byID[id]
+	if c == nil {
+		k.mu.Unlock()
+		return tool.Errorf("Error: no child %q in this session", clipID(id))
+	}
+	if c.busy {
+		k.mu.Unlock()
+		return tool.Errorf("Error: child %s is still running; its output is read when it finished", id)
+	}
+	out, size := c.output, c.size
+	k.mu.Unlock()
+	switch {
+	case offset < 0 || offset > size:
+		return tool.Errorf("Error: offset %d is outside the output of child %s (%d bytes)", offset, id, size)
+	case offset == size:
+		return tool.Result{Content: fmt.Sprintf("(end of output: %d bytes)", size) + ChildLine(id)}
+	case offset >= len(out):
+		return tool.Errorf("Error: the output of child %s from byte %d is no longer held in memory; it is in the child's session log", id, offset)
+	}
+	return tool.Result{Content: m.page(id, out, offset, size)}
+}
+
+type outputTool struct{ m *Manager }
+
+func (outputTool) Spec() llm.ToolSpec {
+	return llm.ToolSpec{
+		Name:        "subagent_output",
+		Description: "Read more of a subagent's output when its result was cut: the piece that starts at offset (the result's marker says which).",
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"child":{"type":"string","description":"The child id, from the child: line of its result."},` +
+			`"offset":{"type":"integer","minimum":0,"description":"The byte offset to read from."}},` +
+			`"required":["child","offset"],"additionalProperties":false}`),
+	}
+}
+
+func (outputTool) Needs() tool.Permission { return tool.ReadOnly }
+
+func (t outputTool) Run(_ context.Context, _ *tool.Env, args json.RawMessage) tool.Result {
+	var p struct {
+		Child  string `json:"child"`
+		Offset *int   `json:"offset"`
+	}
+	if err := json.Unmarshal(args, &p); err != nil || p.Child == "" || p.Offset == nil {
+		return tool.Errorf("Error: subagent_output needs {\"child\": \"child-…\", \"offset\": N}")
+	}
+	return t.m.SubagentOutput(p.Child, *p.Offset)
+}
