@@ -16,18 +16,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 )
 
-// Defaults of config `context:` (docs/config.md).
-const (
-	DefaultCompactAt = 0.85
-	// DefaultMaxToolResultBytes bounds a tool result in the history: above
-	// it the result enters the history cut, with a marker; the log keeps
-	// it whole. The built-in tools cap their output at 50 KiB, so the
-	// default cuts only tools without a cap of their own.
-	DefaultMaxToolResultBytes = 64 << 10
-)
 
 // Settings are config `context:` with defaults applied.
 type Settings struct {
@@ -39,9 +31,7 @@ type Settings struct {
 }
 
 // Defaults returns the settings of a config that sets none.
-func Defaults() Settings {
-	return Settings{CompactAt: DefaultCompactAt, MaxToolResultBytes: DefaultMaxToolResultBytes}
-}
+func Defaults() Settings { return Settings(config.Default().Context) }
 
 // bytesPerToken is the uncalibrated estimate: about four bytes of English
 // or code per token, the rule of thumb every tokenizer roughly follows.

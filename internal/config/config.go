@@ -117,11 +117,32 @@ type Config struct {
 	InstructionFiles []string
 	Subagents        Subagents
 	Sandbox          Sandbox
+	// Context is config `context:`, how the loop keeps a conversation
+	// inside its model's window (docs/config.md).
+	Context Context
 	// Files are the layers that were read, lowest precedence first.
 	Files []string
 
 	providers map[string]rawProvider
 }
+
+// Context is config `context:`.
+type Context struct {
+	// CompactAt is the fraction of the model's window a request may fill
+	// before the older history is summarized (0 < CompactAt <= 1).
+	CompactAt float64
+	// MaxToolResultBytes bounds a tool result in the model's history; the
+	// session log keeps it whole.
+	MaxToolResultBytes int
+}
+
+// Context defaults (docs/config.md). The built-in tools cap their output
+// at 50 KiB, so the default bound of a tool result cuts only tools without
+// a cap of their own.
+const (
+	DefaultCompactAt          = 0.85
+	DefaultMaxToolResultBytes = 64 << 10
+)
 
 // ModelInfo is one entry of config `models:`; a zero field is unknown.
 type ModelInfo struct {
@@ -350,6 +371,8 @@ type rawConfig struct {
 	sandboxNet   *bool
 	sandboxW     []string
 	instrFiles   *[]string
+	compactAt    *float64
+	maxToolRes   *int
 }
 
 type rawProvider struct {
@@ -385,9 +408,23 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 		return nil, err
 	}
 	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}, models: map[string]ModelInfo{}}
-	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions"}, func(k string, v ast.Node, kp string) error {
+	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions", "context"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
+		case "context":
+			err = d.fields(v, kp, []string{"compactAt", "maxToolResultBytes"}, func(k string, v ast.Node, kp string) error {
+				var err error
+				switch k {
+				case "compactAt":
+					r.compactAt, err = d.fraction(v, kp)
+					if err == nil && r.compactAt != nil && *r.compactAt <= 0 {
+						err = d.valueErr(d.resolve(v), kp, "a number above 0 and at most 1, such as 0.85")
+					}
+				case "maxToolResultBytes":
+					r.maxToolRes, err = positive(d, v, kp)
+				}
+				return err
+			})
 		case "instructions":
 			err = d.fields(v, kp, []string{"files"}, func(_ string, v ast.Node, kp string) error {
 				l, err := d.strList(v, kp)
@@ -600,6 +637,7 @@ func merge(raws []*rawConfig) (*Config, error) {
 		InstructionFiles: InstructionFiles,
 		Subagents:        Subagents{DefaultMaxDepth, DefaultMaxParallel, DefaultMaxBackgroundJobs, DefaultStartTimeout},
 		Sandbox:          Sandbox{Enabled: true, Network: true},
+		Context:          Context{CompactAt: DefaultCompactAt, MaxToolResultBytes: DefaultMaxToolResultBytes},
 		providers:        map[string]rawProvider{},
 	}
 	var modelFrom *rawConfig
@@ -613,6 +651,10 @@ func merge(raws []*rawConfig) (*Config, error) {
 		if r.instrFiles != nil {
 			c.InstructionFiles = *r.instrFiles
 		}
+		if r.compactAt != nil {
+			c.Context.CompactAt = *r.compactAt
+		}
+		setInt(&c.Context.MaxToolResultBytes, r.maxToolRes)
 		setInt(&c.Subagents.MaxDepth, r.maxDepth)
 		setInt(&c.Subagents.MaxParallel, r.maxParallel)
 		setInt(&c.Subagents.MaxBackgroundJobs, r.maxBgJobs)
