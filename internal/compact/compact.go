@@ -20,7 +20,6 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 )
 
-
 // Settings are config `context:` with defaults applied.
 type Settings struct {
 	// CompactAt is the fraction of the window a request may fill before
