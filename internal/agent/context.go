@@ -124,6 +124,13 @@ const keepFraction = 0.3
 // of the history with the summary. It reports whether the history was
 // compacted. A forced compaction keeps only the latest step whole.
 func (t *turn) compact(ctx context.Context, reason session.CompactReason) bool {
+	ok, _ := t.compactWhy(ctx, reason)
+	return ok
+}
+
+// compactWhy is compact; when nothing was compacted, f says why: nil when
+// there was nothing to summarize, else the summary request's failure.
+func (t *turn) compactWhy(ctx context.Context, reason session.CompactReason) (ok bool, f *session.Failure) {
 	a := t.a
 	w := a.window()
 	a.mu.Lock()
@@ -139,14 +146,14 @@ func (t *turn) compact(ctx context.Context, reason session.CompactReason) bool {
 	}
 	r, ok := compact.Choose(hist, raw, &est, keep)
 	if !ok {
-		return false
+		return false, nil
 	}
 	budget := compact.BudgetFor(w, a.MaxOutput)
 	req := compact.Request(a.ModelName, hist[r.From:r.To], &est, budget)
 	// Write-ahead, as for every request: what the summary is built from is
 	// on disk first.
 	if !t.flush() {
-		return false
+		return false, &logWriteFailure
 	}
 	var asm *llm.Assembler
 	finish := t.executor().Run(ctx, func(ctx context.Context) llm.Finish {
@@ -157,12 +164,15 @@ func (t *turn) compact(ctx context.Context, reason session.CompactReason) bool {
 		t.usage = t.usage.Add(asm.Usage())
 		return asm.Finish()
 	}, retry.Hooks{Before: func(retry.Attempt) { asm = nil }})
-	if asm == nil || (finish.Kind != llm.FinishStop && finish.Kind != llm.FinishMaxTokens) {
-		return false
+	if finish.Kind == llm.FinishError {
+		return false, &session.Failure{Code: finish.Code, Message: finish.Message}
 	}
-	summary := llm.BlocksText(asm.Blocks())
+	var summary string
+	if asm != nil && (finish.Kind == llm.FinishStop || finish.Kind == llm.FinishMaxTokens) {
+		summary = llm.BlocksText(asm.Blocks())
+	}
 	if summary == "" {
-		return false
+		return false, &session.Failure{Code: CodeNoSummary, Message: "the model gave no summary"}
 	}
 	// A summary never takes more room than its budget, whatever the model
 	// or a proxy did with max_tokens.
@@ -176,13 +186,17 @@ func (t *turn) compact(ctx context.Context, reason session.CompactReason) bool {
 	}
 	t.append(session.TypeContextCompacted, d)
 	if t.err != nil {
-		return false
+		return false, &logWriteFailure
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.replace(r, summary)
-	return true
+	return true, nil
 }
+
+// CodeNoSummary is the failure code of a forced compaction whose summary
+// request ended without text (a refusal, a cut, an empty answer).
+const CodeNoSummary = "NO_SUMMARY"
 
 // replace puts the summary in place of the history range r, as
 // session.ApplyCompaction does to the log's history. a.mu is held.
@@ -210,20 +224,24 @@ func (t *turn) executor() *retry.Executor {
 	return &retry.Executor{Policy: retry.Policy{}}
 }
 
-// Compact runs a turn that asks no model for an answer and only compacts
+// Compact runs a turn that asks the model for no answer and only compacts
 // the history (`reins compact`, /compact): it keeps the first user message
 // and the latest step whole and summarizes the rest. compacted is false
-// when there was nothing to summarize or the model gave no summary; the
-// turn then ends completed all the same, having changed nothing.
+// when there was nothing to summarize (the turn completes, having changed
+// nothing) or the summary request failed (the turn ends error with its
+// code, CodeNoSummary for an answer without text).
 func (a *Agent) Compact(ctx context.Context) (res TurnResult, compacted bool) {
 	t := &turn{a: a, n: a.Log.NextTurn()}
 	t.append(session.TypeTurnStart, session.TurnStart{Turn: t.n})
-	compacted = t.compact(ctx, session.CompactForced)
+	compacted, f := t.compactWhy(ctx, session.CompactForced)
 	res = t.result(session.ReasonCompleted, nil)
-	if ctx.Err() != nil {
+	switch {
+	case ctx.Err() != nil:
 		res = t.aborted(ctx)
+	case f != nil:
+		res = t.result(session.ReasonError, f)
 	}
-	end := session.TurnEnd{Turn: t.n, Reason: res.Reason, By: res.By}
+	end := session.TurnEnd{Turn: t.n, Reason: res.Reason, By: res.By, Failure: res.Failure}
 	if !res.Usage.IsZero() {
 		u := res.Usage
 		end.Usage = &u
