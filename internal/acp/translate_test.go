@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -165,5 +166,19 @@ func TestPromptText(t *testing.T) {
 	want := "look at @/ws/main.go and\n<context ref=\"/ws/a.txt\">\nA\n</context>\n"
 	if got != want {
 		t.Errorf("promptText = %q, want %q", got, want)
+	}
+}
+
+func TestTranslateCompacted(t *testing.T) {
+	for _, live := range []bool{true, false} {
+		tr := newTranslator("/ws", live)
+		got := tr.updates(mkEvent(t, session.TypeContextCompacted, session.ContextCompacted{Turn: 2, Summary: "MODEL-TEXT", Replaces: session.SeqRange{FromSeq: 3, ToSeq: 9}}))
+		if len(got) != 1 || got[0].AgentThoughtChunk == nil {
+			t.Fatalf("live %v: updates %+v", live, got)
+		}
+		b, _ := json.Marshal(got)
+		if !strings.Contains(string(b), "Context compacted") || strings.Contains(string(b), "MODEL-TEXT") {
+			t.Fatalf("live %v: %s", live, b)
+		}
 	}
 }
