@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/enccache"
 	"github.com/reinsdev/reins/internal/llm/sse"
 )
 
@@ -59,6 +60,9 @@ type Client struct {
 	// a failed request (llm.ProviderMessage): for the user's terminal,
 	// never for the model, a diagnostic or an event.
 	ProviderError func(status int, message string)
+
+	// encoded holds each history message's encoding for the next request.
+	encoded enccache.Cache[encodedMessage]
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -78,7 +82,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chun
 // returns; ok is false when the consumer stopped early and must not be
 // yielded to again.
 func (c *Client) stream(ctx context.Context, req *llm.Request, yield func(llm.Chunk) bool) (fin llm.Chunk, ok bool) {
-	body, err := encodeRequest(req)
+	body, err := encodeRequest(req, &c.encoded)
 	if err != nil {
 		c.logf("anthropic: encoding request: %v", err)
 		return llm.ErrorFinish(llm.CodeInvalidRequest, "request could not be encoded"), true
