@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 

@@ -25,8 +25,8 @@ type wireEvent struct {
 // wireUsage fields are pointers: an absent count keeps the earlier value,
 // a present zero replaces it.
 type wireUsage struct {
-	InputTokens          *int `json:"input_tokens"`
-	OutputTokens         *int `json:"output_tokens"`
+	InputTokens              *int `json:"input_tokens"`
+	OutputTokens             *int `json:"output_tokens"`
 	CacheReadInputTokens     *int `json:"cache_read_input_tokens"`
 	CacheCreationInputTokens *int `json:"cache_creation_input_tokens"`
 }
