@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/enccache"
 )
 
 // maxErrorBody bounds how much of a non-200 body is read: enough for the
@@ -54,6 +55,11 @@ type Client struct {
 	// a failed request (llm.ProviderMessage): for the user's terminal,
 	// never for the model, a diagnostic or an event.
 	ProviderError func(status int, message string)
+
+	// encoded holds each history message's encoding for the next request
+	// (Provider must not change once the client is used: it is part of
+	// the encoding).
+	encoded enccache.Cache[[]byte]
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -75,7 +81,7 @@ func (c *Client) httpClient() *http.Client {
 // HTTP attempt. Breaking out of the loop early closes the response body.
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chunk] {
 	return func(yield func(llm.Chunk) bool) {
-		body, err := encodeRequest(req, c.Provider == "deepseek")
+		body, err := encodeRequest(req, c.Provider == "deepseek", &c.encoded)
 		if err != nil {
 			yield(llm.ErrorFinish(llm.CodeInvalidRequest, "request could not be encoded"))
 			return

@@ -2,25 +2,14 @@ package openai
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/enccache"
 )
 
 // Request wire structs: only the fields reins sends.
-
-type chatRequest struct {
-	Model         string         `json:"model"`
-	Messages      []chatMessage  `json:"messages"`
-	Stream        bool           `json:"stream"`
-	StreamOptions *streamOptions `json:"stream_options,omitempty"`
-	MaxTokens     int            `json:"max_tokens,omitempty"`
-	Tools         []chatTool     `json:"tools,omitempty"`
-}
-
-type streamOptions struct {
-	IncludeUsage bool `json:"include_usage"`
-}
 
 type chatMessage struct {
 	Role string `json:"role"`
@@ -61,31 +50,93 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // encodeRequest renders req as a streaming chat-completions body. With
 // deepseek set, assistant reasoning is sent back as reasoning_content, which
 // DeepSeek requires on assistant messages of tool-call turns.
-func encodeRequest(req *llm.Request, deepseek bool) ([]byte, error) {
-	out := chatRequest{
-		Model:         req.Model,
-		Stream:        true,
-		StreamOptions: &streamOptions{IncludeUsage: true},
-		MaxTokens:     max(req.MaxTokens, 0),
-		Messages:      make([]chatMessage, 0, len(req.Messages)+1),
+//
+// The body is written so that a request extending the previous one starts
+// with the previous one's bytes: the providers' automatic prompt caches
+// (OpenAI, DeepSeek) match on an exact prefix. Each history message is
+// encoded once (cache, when set) and its bytes reused.
+func encodeRequest(req *llm.Request, deepseek bool, cache *enccache.Cache[[]byte]) ([]byte, error) {
+	if cache == nil {
+		cache = &enccache.Cache[[]byte]{}
 	}
-	if req.System != "" {
-		out.Messages = append(out.Messages, chatMessage{Role: "system", Content: ptr(req.System)})
-	}
-	for _, m := range req.Messages {
-		out.Messages = appendMessage(out.Messages, m, deepseek)
-	}
-	for _, t := range req.Tools {
-		params := t.Parameters
-		if len(params) == 0 || string(params) == "null" {
-			params = emptySchema
+	encode := func(m llm.Message) []byte {
+		var buf []byte
+		for i, cm := range appendMessage(nil, m, deepseek) {
+			b, err := json.Marshal(cm)
+			if err != nil { // chatMessage holds only strings
+				continue
+			}
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, b...)
 		}
-		out.Tools = append(out.Tools, chatTool{
-			Type:     "function",
-			Function: chatToolSpec{Name: t.Name, Description: t.Description, Parameters: params},
-		})
+		return buf
 	}
-	return json.Marshal(out)
+	r := cache.Begin()
+	msgs := make([][]byte, 0, len(req.Messages))
+	size := 256 + len(req.Model) + len(req.System)
+	for _, m := range req.Messages {
+		b := r.Get(m, encode)
+		msgs = append(msgs, b)
+		size += len(b) + 1
+	}
+	r.Done()
+	var tools []byte
+	if len(req.Tools) > 0 {
+		ts := make([]chatTool, 0, len(req.Tools))
+		for _, t := range req.Tools {
+			params := t.Parameters
+			if len(params) == 0 || string(params) == "null" {
+				params = emptySchema
+			}
+			ts = append(ts, chatTool{
+				Type:     "function",
+				Function: chatToolSpec{Name: t.Name, Description: t.Description, Parameters: params},
+			})
+		}
+		var err error
+		if tools, err = json.Marshal(ts); err != nil {
+			return nil, err
+		}
+		size += len(tools)
+	}
+
+	buf := make([]byte, 0, size)
+	buf = append(buf, `{"model":`...)
+	buf = appendJSON(buf, req.Model)
+	buf = append(buf, `,"messages":[`...)
+	first := true
+	if req.System != "" {
+		buf = appendJSON(buf, chatMessage{Role: "system", Content: ptr(req.System)})
+		first = false
+	}
+	for _, b := range msgs {
+		if len(b) == 0 {
+			continue
+		}
+		if !first {
+			buf = append(buf, ',')
+		}
+		first = false
+		buf = append(buf, b...)
+	}
+	buf = append(buf, `],"stream":true,"stream_options":{"include_usage":true}`...)
+	if req.MaxTokens > 0 {
+		buf = append(buf, `,"max_tokens":`...)
+		buf = strconv.AppendInt(buf, int64(req.MaxTokens), 10)
+	}
+	if tools != nil {
+		buf = append(buf, `,"tools":`...)
+		buf = append(buf, tools...)
+	}
+	return append(buf, '}'), nil
+}
+
+// appendJSON appends v encoded as encoding/json does.
+func appendJSON(buf []byte, v any) []byte {
+	b, _ := json.Marshal(v)
+	return append(buf, b...)
 }
 
 // appendMessage appends the wire messages for m. Tool results become one

@@ -1,8 +1,10 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/enccache"
 )
 
 // captured is what the server received.
@@ -184,5 +187,46 @@ func TestRequestNotEncodable(t *testing.T) {
 	})
 	if r.fin.Code != llm.CodeInvalidRequest || strings.Contains(r.fin.Message, "not json") {
 		t.Fatalf("finish = %+v, want INVALID_REQUEST with a fixed message", r.fin)
+	}
+}
+
+// TestEncodingReusedAndStable: a request that extends the previous one
+// starts with the previous one's bytes (the automatic prompt caches of
+// OpenAI and DeepSeek match an exact prefix), its messages come from the
+// cache, and the cached encoding is the fresh one.
+func TestEncodingReusedAndStable(t *testing.T) {
+	for _, deepseek := range []bool{false, true} {
+		var cache enccache.Cache[[]byte]
+		h := []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "go <&>"}}}}
+		tools := []llm.ToolSpec{{Name: "read", Parameters: json.RawMessage(`{"type":"object"}`)}}
+		var prev []byte
+		for i := range 30 {
+			id := fmt.Sprintf("c%d", i)
+			h = append(h,
+				llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockReasoning, Text: "think"}, {Type: llm.BlockToolCall, ID: id, Name: "read", Arguments: `{"path":"a"}`}}},
+				llm.Message{Role: llm.RoleTool, Content: []llm.Block{{Type: llm.BlockToolResult, CallID: id, Content: strings.Repeat("é", i)}}})
+			req := &llm.Request{Model: "m", System: "sys", Messages: h, Tools: tools, MaxTokens: 100}
+			body, err := encodeRequest(req, deepseek, &cache)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, _ := encodeRequest(req, deepseek, nil)
+			if !bytes.Equal(body, fresh) {
+				t.Fatalf("step %d: the cached encoding differs from a fresh one", i)
+			}
+			if !json.Valid(body) {
+				t.Fatalf("step %d: not JSON: %s", i, body)
+			}
+			if prev != nil {
+				end := bytes.Index(prev, []byte(`],"stream":true`))
+				if !bytes.HasPrefix(body, prev[:end]) {
+					t.Fatalf("step %d: the previous request's messages are not a prefix", i)
+				}
+			}
+			prev = body
+		}
+		if n := cache.Len(); n != len(h) {
+			t.Fatalf("the cache holds %d entries for %d messages", n, len(h))
+		}
 	}
 }
