@@ -52,12 +52,12 @@ type Server struct {
 	used []bool
 	// reqs are the most recent requests (at most KeepRequests, and
 	// KeepBytes of bodies); total counts them all.
-	reqs      []Recorded
-	reqBytes  int
-	total     int
-	cache     promptCache
-	held    int // requests holding a Barrier reply
-	waiters []*barrierWaiter
+	reqs     []Recorded
+	reqBytes int
+	total    int
+	cache    promptCache
+	held     int // requests holding a Barrier reply
+	waiters  []*barrierWaiter
 
 	inFlight atomic.Int64
 	ids      atomic.Int64
