@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/models"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/testutil"
 )
@@ -68,4 +70,63 @@ replies:
 		}
 	}
 	t.Logf("child compacted %d times", len(cs))
+}
+
+// TestAnthropicCacheBreakpoints is acceptance 4 of issue 18: on the
+// Anthropic wire every request of a 20-step session carries one to four
+// cache breakpoints, and the input billed with the (simulated) cache —
+// reads at the cache-read price, writes at the cache-write price — is
+// printed next to what the same tokens cost uncached.
+func TestAnthropicCacheBreakpoints(t *testing.T) {
+	const steps = 20
+	var sb strings.Builder
+	sb.WriteString("replies:\n  - match: CHAIN-START\n    toolCalls: [{name: read, arguments: {path: f1.txt}}]\n")
+	ws := map[string]string{}
+	for i := 1; i <= steps; i++ {
+		next := fmt.Sprintf("    toolCalls: [{name: read, arguments: {path: f%d.txt}}]\n", i+1)
+		if i == steps {
+			next = "    text: chain done\n"
+		}
+		fmt.Fprintf(&sb, "  - match: LINK-%d-\n%s", i, next)
+		ws[fmt.Sprintf("f%d.txt", i)] = fmt.Sprintf("LINK-%d-", i) + strings.Repeat("y", 600) + "\n"
+	}
+	f := newFixture(t, sb.String(), ws)
+	m, err := f.h.ResolveModel("anthropic/claude-sonnet-4-5", f.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := f.h.NewSession(SessionOptions{Model: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if res := s.Run(context.Background(), "CHAIN-START follow the files"); res.Reason != session.ReasonCompleted {
+		t.Fatalf("turn %+v", res)
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != steps+1 {
+		t.Fatalf("%d requests, want %d", len(reqs), steps+1)
+	}
+	for i, r := range reqs {
+		if n := strings.Count(string(r.Body), `"cache_control":{"type":"ephemeral"}`); n < 1 || n > 4 {
+			t.Fatalf("request %d carries %d breakpoints", i, n)
+		}
+	}
+	s.Log.Flush()
+	var u llm.Usage
+	for _, d := range testutil.Decoded[session.AssistantMessage](t, loadEvents(t, s.Log.Path()), session.TypeAssistantMessage) {
+		if d.Usage != nil {
+			u = u.Add(*d.Usage)
+		}
+	}
+	price := models.Lookup(nil, "anthropic/claude-sonnet-4-5").Price
+	in := u
+	in.OutputTokens = 0
+	billed := *models.Cost(price, in)
+	uncached := float64(u.InputTokens) * *price.Input / 1e6
+	t.Logf("%d requests: input %d tokens (cache reads %d, writes %d); billed input $%.4f with the cache, $%.4f uncached (%.0f%%)",
+		len(reqs), u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, billed, uncached, 100*billed/uncached)
+	if u.CacheReadTokens == 0 || billed >= uncached {
+		t.Fatalf("the cache saved nothing: %+v", u)
+	}
 }
