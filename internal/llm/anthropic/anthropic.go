@@ -7,7 +7,6 @@ package anthropic
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -94,11 +93,12 @@ func (c *Client) stream(ctx context.Context, req *llm.Request, yield func(llm.Ch
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	hreq, err := http.NewRequestWithContext(call.Context(), http.MethodPost, base+"/v1/messages", bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(call.Context(), http.MethodPost, base+"/v1/messages", nil)
 	if err != nil {
 		c.logf("anthropic: building request: %v", err)
 		return llm.ErrorFinish(llm.CodeInvalidRequest, "invalid base URL"), true
 	}
+	defer llm.SetBody(hreq, body).Recycle()
 	if c.APIKey != "" {
 		hreq.Header.Set("X-Api-Key", c.APIKey)
 	}

@@ -136,7 +136,7 @@ func encodeRequest(req *llm.Request, cache *enccache.Cache[encodedMessage]) ([]b
 		}
 	}
 	size += 2 * MaxBreakpoints * len(cacheControl)
-	buf := make([]byte, 0, size)
+	buf := llm.BodyBuffer(size)
 	buf = append(buf, `{"model":`...)
 	buf = appendString(buf, req.Model)
 	buf = append(buf, `,"max_tokens":`...)

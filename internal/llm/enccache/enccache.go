@@ -24,73 +24,85 @@ import (
 const slack = 256
 
 // Cache maps history messages to their encoding, T. Its zero value is
-// ready; it is safe for concurrent use (children may share an adapter).
+// ready; it is safe for concurrent use (children may share an adapter),
+// one request encoding at a time.
 type Cache[T any] struct {
 	mu      sync.Mutex
-	entries map[*llm.Block]entry[T]
+	entries map[*llm.Block]*entry[T]
 	gen     uint64
+	// last is the previous request's entries in order: a request that
+	// extends it (every step of a turn) finds its messages by position,
+	// without a map lookup.
+	last []*entry[T]
 }
 
 type entry[T any] struct {
+	key  *llm.Block
 	n    int
 	role llm.Role
 	v    T
 	used uint64
 }
 
-// Request is the encoding of one request's messages: Get for each, then
-// Done. It is held by one goroutine.
-type Request[T any] struct {
-	c *Cache[T]
-	n int
+func (e *entry[T]) is(m llm.Message) bool {
+	return e.key == &m.Content[0] && e.n == len(m.Content) && e.role == m.Role
 }
 
-// Begin starts encoding a request.
+// Request is the encoding of one request's messages: Get for each, then
+// Done. It holds the cache until Done.
+type Request[T any] struct {
+	c    *Cache[T]
+	seen []*entry[T]
+}
+
+// Begin starts encoding a request; Done must follow.
 func (c *Cache[T]) Begin() *Request[T] {
 	c.mu.Lock()
 	c.gen++
-	c.mu.Unlock()
-	return &Request[T]{c: c}
+	return &Request[T]{c: c, seen: make([]*entry[T], 0, len(c.last)+2)}
 }
 
 // Get returns m's encoding, computing it with enc the first time m is
 // seen. A message without content is not cached (it costs nothing).
 func (r *Request[T]) Get(m llm.Message, enc func(llm.Message) T) T {
-	r.n++
 	if len(m.Content) == 0 {
 		return enc(m)
 	}
-	key := &m.Content[0]
 	c := r.c
-	c.mu.Lock()
+	i := len(r.seen)
+	if i < len(c.last) && c.last[i].is(m) {
+		r.seen = append(r.seen, c.last[i])
+		return c.last[i].v
+	}
+	key := &m.Content[0]
 	e, ok := c.entries[key]
-	if ok && e.n == len(m.Content) && e.role == m.Role {
+	if ok && e.is(m) {
 		e.used = c.gen
-		c.entries[key] = e
-		c.mu.Unlock()
+		r.seen = append(r.seen, e)
 		return e.v
 	}
-	c.mu.Unlock()
-	v := enc(m)
-	c.mu.Lock()
 	if c.entries == nil {
-		c.entries = map[*llm.Block]entry[T]{}
+		c.entries = map[*llm.Block]*entry[T]{}
 	}
-	c.entries[key] = entry[T]{n: len(m.Content), role: m.Role, v: v, used: c.gen}
-	c.mu.Unlock()
-	return v
+	e = &entry[T]{key: key, n: len(m.Content), role: m.Role, v: enc(m), used: c.gen}
+	c.entries[key] = e
+	r.seen = append(r.seen, e)
+	return e.v
 }
 
-// Done ends the request. When the cache holds more than twice the
-// messages of this request (plus slack), entries that no request used
-// in the last few generations are dropped: a compacted history's old
-// messages, another session's messages that ended.
+// Done ends the request and releases the cache. When the cache holds more
+// than twice the messages of this request (plus slack), entries that no
+// request used in the last few generations are dropped: a compacted
+// history's old messages, another session's messages that ended.
 func (r *Request[T]) Done() {
 	c := r.c
-	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.entries) <= 2*r.n+slack {
+	c.last = r.seen
+	if len(c.entries) <= 2*len(r.seen)+slack {
 		return
+	}
+	for _, e := range r.seen {
+		e.used = c.gen
 	}
 	for k, e := range c.entries {
 		if e.used+4 < c.gen {
@@ -99,7 +111,7 @@ func (r *Request[T]) Done() {
 	}
 	// Still too many (many sessions share the adapter): keep only this
 	// request's.
-	if len(c.entries) > 4*r.n+4*slack {
+	if len(c.entries) > 4*len(r.seen)+4*slack {
 		for k, e := range c.entries {
 			if e.used != c.gen {
 				delete(c.entries, k)

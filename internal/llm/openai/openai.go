@@ -10,7 +10,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"iter"
@@ -91,11 +90,12 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chun
 		defer call.Close()
 
 		url := strings.TrimRight(c.BaseURL, "/") + "/chat/completions"
-		hreq, err := http.NewRequestWithContext(call.Context(), http.MethodPost, url, bytes.NewReader(body))
+		hreq, err := http.NewRequestWithContext(call.Context(), http.MethodPost, url, nil)
 		if err != nil {
 			yield(llm.ErrorFinish(llm.CodeInvalidRequest, "base URL is not valid"))
 			return
 		}
+		defer llm.SetBody(hreq, body).Recycle()
 		hreq.Header.Set("Content-Type", "application/json")
 		hreq.Header.Set("Accept", "text/event-stream")
 		if c.APIKey != "" {

@@ -102,7 +102,7 @@ func encodeRequest(req *llm.Request, deepseek bool, cache *enccache.Cache[[]byte
 		size += len(tools)
 	}
 
-	buf := make([]byte, 0, size)
+	buf := llm.BodyBuffer(size)
 	buf = append(buf, `{"model":`...)
 	buf = appendJSON(buf, req.Model)
 	buf = append(buf, `,"messages":[`...)
