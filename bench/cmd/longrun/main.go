@@ -311,4 +311,3 @@ func measured(bin, ws, work string, env, args []string) float64 {
 	checkRun([]byte(out.String()))
 	return float64(res.PeakKiB()) / 1024
 }
-
