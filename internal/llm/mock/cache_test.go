@@ -54,7 +54,7 @@ func TestRequestsRing(t *testing.T) {
 
 func TestRequestsRingBytes(t *testing.T) {
 	srv := NewServer(&Script{Fallback: &Reply{Text: "x"}})
-	big := strings.Repeat("b", 3<<20)
+	big := strings.Repeat("b", 1<<20)
 	for range 12 {
 		serve(t, srv, WireOpenAI, openAIBody(big, false))
 	}

@@ -85,7 +85,7 @@ func NewServer(s *Script) *Server {
 // history) does not hold every body it was sent.
 const (
 	KeepRequests = 256
-	KeepBytes    = 32 << 20
+	KeepBytes    = 8 << 20
 )
 
 // Requests returns a copy of the requests received so far that the server
