@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/enccache"
 	"github.com/reinsdev/reins/internal/llm/sse"
 )
 
@@ -132,4 +133,44 @@ func BenchmarkTranslate(b *testing.B) {
 	}
 	runtime.ReadMemStats(&ms1)
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(chunks), "allocs/chunk")
+}
+
+// BenchmarkEncodeLongHistory is the request of step 1,000 of a tool loop
+// (2,001 messages, about 0.8 MB): encoded fresh, as every step did before
+// issue 18, and with the previous step's encodings cached, as a step does
+// now (only the two new messages are encoded).
+func BenchmarkEncodeLongHistory(b *testing.B) {
+	h := []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "go"}}}}
+	for i := range 1000 {
+		id := fmt.Sprintf("call_%d", i)
+		h = append(h,
+			llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockToolCall, ID: id, Name: "read", Arguments: `{"path":"loop.txt"}`}}},
+			llm.Message{Role: llm.RoleTool, Content: []llm.Block{{Type: llm.BlockToolResult, CallID: id, Content: strings.Repeat("lorem ipsum ", 64)}}})
+	}
+	req := &llm.Request{Model: "m", System: strings.Repeat("s", 2000), Messages: h}
+	for _, bc := range []struct {
+		name   string
+		cached bool
+	}{{"fresh", false}, {"cached", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var cache enccache.Cache[[]byte]
+			b.ReportAllocs()
+			for b.Loop() {
+				c := &cache
+				if !bc.cached {
+					c = nil
+				}
+				body, err := encodeRequest(req, false, c)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(len(body)))
+				// Sent and recycled, as Stream does.
+				hr, _ := http.NewRequest(http.MethodPost, "http://x.invalid", nil)
+				sent := llm.SetBody(hr, body)
+				io.Copy(io.Discard, hr.Body)
+				sent.Recycle()
+			}
+		})
+	}
 }
