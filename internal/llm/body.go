@@ -65,6 +65,10 @@ func (b *Body) WriteTo(w io.Writer) (int64, error) {
 	return n, err
 }
 
+// Sent reports whether the transport read the whole body: after it, the
+// transport touches none of its bytes.
+func (b *Body) Sent() bool { return b.eof.Load() }
+
 // Recycle hands the buffer back for reuse if the transport read it all.
 func (b *Body) Recycle() {
 	if b == nil || !b.eof.Load() || cap(b.buf) > maxPooledBody {

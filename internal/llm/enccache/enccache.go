@@ -32,8 +32,9 @@ type Cache[T any] struct {
 	gen     uint64
 	// last is the previous request's entries in order: a request that
 	// extends it (every step of a turn) finds its messages by position,
-	// without a map lookup.
-	last []*entry[T]
+	// without a map lookup. lastGen is that request's generation.
+	last    []*entry[T]
+	lastGen uint64
 }
 
 type entry[T any] struct {
@@ -53,24 +54,50 @@ func (e *entry[T]) is(m llm.Message) bool {
 type Request[T any] struct {
 	c    *Cache[T]
 	seen []*entry[T]
+	// prefix counts the leading messages found by position in the
+	// previous request; prevGen and prevN are that request's generation
+	// and length.
+	prefix       int
+	prevGen, gen uint64
+	prevN        int
+	// untracked: a message without content was encoded, outside the
+	// cache's view of positions.
+	untracked bool
 }
 
 // Begin starts encoding a request; Done must follow.
 func (c *Cache[T]) Begin() *Request[T] {
 	c.mu.Lock()
 	c.gen++
-	return &Request[T]{c: c, seen: make([]*entry[T], 0, len(c.last)+2)}
+	return &Request[T]{c: c, seen: make([]*entry[T], 0, len(c.last)+2), prevGen: c.lastGen, gen: c.gen, prevN: len(c.last)}
+}
+
+// Gen identifies this request among the cache's.
+func (r *Request[T]) Gen() uint64 { return r.gen }
+
+// PrevLen is the number of messages of the previous request.
+func (r *Request[T]) PrevLen() int { return r.prevN }
+
+// Extends reports whether the messages so far began with every message
+// of the previous request, the one of generation gen, in order: an
+// encoder that kept that request's bytes may append to them.
+func (r *Request[T]) Extends(gen uint64) bool {
+	return gen != 0 && gen == r.prevGen && r.prefix == r.prevN && !r.untracked
 }
 
 // Get returns m's encoding, computing it with enc the first time m is
 // seen. A message without content is not cached (it costs nothing).
 func (r *Request[T]) Get(m llm.Message, enc func(llm.Message) T) T {
 	if len(m.Content) == 0 {
+		r.untracked = true
 		return enc(m)
 	}
 	c := r.c
 	i := len(r.seen)
 	if i < len(c.last) && c.last[i].is(m) {
+		if r.prefix == i {
+			r.prefix++
+		}
 		r.seen = append(r.seen, c.last[i])
 		return c.last[i].v
 	}
@@ -97,7 +124,7 @@ func (r *Request[T]) Get(m llm.Message, enc func(llm.Message) T) T {
 func (r *Request[T]) Done() {
 	c := r.c
 	defer c.mu.Unlock()
-	c.last = r.seen
+	c.last, c.lastGen = r.seen, r.gen
 	if len(c.entries) <= 2*len(r.seen)+slack {
 		return
 	}

@@ -135,41 +135,46 @@ func BenchmarkTranslate(b *testing.B) {
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(chunks), "allocs/chunk")
 }
 
-// BenchmarkEncodeLongHistory is the request of step 1,000 of a tool loop
-// (2,001 messages, about 0.8 MB): encoded fresh, as every step did before
-// issue 18, and with the previous step's encodings cached, as a step does
-// now (only the two new messages are encoded).
+// BenchmarkEncodeLongHistory is a step's request late in a tool loop:
+// from 1,000 steps on (2,001 messages, about 0.8 MB), each op adds a call
+// and its result and encodes the request. fresh encodes every message, as
+// every step did before issue 18; cached is a step now: each message
+// encoded once, and the previous body, sent whole, extended in place.
 func BenchmarkEncodeLongHistory(b *testing.B) {
-	h := []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "go"}}}}
-	for i := range 1000 {
+	turn := func(h []llm.Message, i int) []llm.Message {
 		id := fmt.Sprintf("call_%d", i)
-		h = append(h,
+		return append(h,
 			llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockToolCall, ID: id, Name: "read", Arguments: `{"path":"loop.txt"}`}}},
 			llm.Message{Role: llm.RoleTool, Content: []llm.Block{{Type: llm.BlockToolResult, CallID: id, Content: strings.Repeat("lorem ipsum ", 64)}}})
 	}
-	req := &llm.Request{Model: "m", System: strings.Repeat("s", 2000), Messages: h}
 	for _, bc := range []struct {
 		name   string
 		cached bool
 	}{{"fresh", false}, {"cached", true}} {
 		b.Run(bc.name, func(b *testing.B) {
+			h := []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "go"}}}}
+			for i := range 1000 {
+				h = turn(h, i)
+			}
 			var cache enccache.Cache[[]byte]
+			var keep kept
+			c, k := &cache, &keep
+			if !bc.cached {
+				c, k = nil, nil
+			}
 			b.ReportAllocs()
+			i := 1000
 			for b.Loop() {
-				c := &cache
-				if !bc.cached {
-					c = nil
-				}
-				body, err := encodeRequest(req, false, c)
+				h = turn(h, i)
+				i++
+				enc, err := encodeRequest(&llm.Request{Model: "m", System: strings.Repeat("s", 2000), Messages: h}, false, c, k)
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.SetBytes(int64(len(body)))
-				// Sent and recycled, as Stream does.
-				hr, _ := http.NewRequest(http.MethodPost, "http://x.invalid", nil)
-				sent := llm.SetBody(hr, body)
-				io.Copy(io.Discard, hr.Body)
-				sent.Recycle()
+				b.SetBytes(int64(len(enc.body)))
+				if k != nil {
+					k.put(enc) // sent whole
+				}
 			}
 		})
 	}

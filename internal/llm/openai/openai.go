@@ -59,6 +59,7 @@ type Client struct {
 	// (Provider must not change once the client is used: it is part of
 	// the encoding).
 	encoded enccache.Cache[[]byte]
+	kept    kept
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -80,7 +81,7 @@ func (c *Client) httpClient() *http.Client {
 // HTTP attempt. Breaking out of the loop early closes the response body.
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chunk] {
 	return func(yield func(llm.Chunk) bool) {
-		body, err := encodeRequest(req, c.Provider == "deepseek", &c.encoded)
+		enc, err := encodeRequest(req, c.Provider == "deepseek", &c.encoded, &c.kept)
 		if err != nil {
 			yield(llm.ErrorFinish(llm.CodeInvalidRequest, "request could not be encoded"))
 			return
@@ -95,7 +96,14 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chun
 			yield(llm.ErrorFinish(llm.CodeInvalidRequest, "base URL is not valid"))
 			return
 		}
-		defer llm.SetBody(hreq, body).Recycle()
+		body := llm.SetBody(hreq, enc.body)
+		defer func() {
+			// The next request appends to this one's bytes, once the
+			// transport is done with them.
+			if body.Sent() {
+				c.kept.put(enc)
+			}
+		}()
 		hreq.Header.Set("Content-Type", "application/json")
 		hreq.Header.Set("Accept", "text/event-stream")
 		if c.APIKey != "" {

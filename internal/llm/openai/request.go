@@ -1,9 +1,11 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/enccache"
@@ -47,6 +49,37 @@ type chatToolSpec struct {
 // null schema.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
+// encoded is a request body and what the next request needs to extend
+// it in place.
+type encoded struct {
+	body   []byte
+	msgEnd int    // len(body) up to the end of the last message
+	gen    uint64 // the enccache request its messages came from
+}
+
+// kept is the body of the latest request the transport sent whole: the
+// next request of the session, which repeats every message of it and adds
+// one or two, appends to its bytes in place instead of copying them.
+type kept struct {
+	mu sync.Mutex
+	e  *encoded
+}
+
+// take hands the kept body to one request (nil when there is none).
+func (k *kept) take() *encoded {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	e := k.e
+	k.e = nil
+	return e
+}
+
+func (k *kept) put(e *encoded) {
+	k.mu.Lock()
+	k.e = e
+	k.mu.Unlock()
+}
+
 // encodeRequest renders req as a streaming chat-completions body. With
 // deepseek set, assistant reasoning is sent back as reasoning_content, which
 // DeepSeek requires on assistant messages of tool-call turns.
@@ -54,10 +87,16 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // The body is written so that a request extending the previous one starts
 // with the previous one's bytes: the providers' automatic prompt caches
 // (OpenAI, DeepSeek) match on an exact prefix. Each history message is
-// encoded once (cache, when set) and its bytes reused.
-func encodeRequest(req *llm.Request, deepseek bool, cache *enccache.Cache[[]byte]) ([]byte, error) {
+// encoded once (cache, when set) and its bytes reused; when the previous
+// request's body is kept (keep, when set) and this request repeats its
+// model, system prompt and every message, the new messages are appended to
+// those bytes in place.
+func encodeRequest(req *llm.Request, deepseek bool, cache *enccache.Cache[[]byte], keep *kept) (*encoded, error) {
 	if cache == nil {
 		cache = &enccache.Cache[[]byte]{}
+	}
+	if keep == nil {
+		keep = &kept{}
 	}
 	encode := func(m llm.Message) []byte {
 		var buf []byte
@@ -75,11 +114,8 @@ func encodeRequest(req *llm.Request, deepseek bool, cache *enccache.Cache[[]byte
 	}
 	r := cache.Begin()
 	msgs := make([][]byte, 0, len(req.Messages))
-	size := 256 + len(req.Model) + len(req.System)
 	for _, m := range req.Messages {
-		b := r.Get(m, encode)
-		msgs = append(msgs, b)
-		size += len(b) + 1
+		msgs = append(msgs, r.Get(m, encode))
 	}
 	r.Done()
 	var tools []byte
@@ -99,28 +135,41 @@ func encodeRequest(req *llm.Request, deepseek bool, cache *enccache.Cache[[]byte
 		if tools, err = json.Marshal(ts); err != nil {
 			return nil, err
 		}
-		size += len(tools)
+	}
+	head := append([]byte(`{"model":`), appendJSON(nil, req.Model)...)
+	head = append(head, `,"messages":[`...)
+	if req.System != "" {
+		head = appendJSON(head, chatMessage{Role: "system", Content: ptr(req.System)})
 	}
 
-	buf := llm.BodyBuffer(size)
-	buf = append(buf, `{"model":`...)
-	buf = appendJSON(buf, req.Model)
-	buf = append(buf, `,"messages":[`...)
-	first := true
-	if req.System != "" {
-		buf = appendJSON(buf, chatMessage{Role: "system", Content: ptr(req.System)})
-		first = false
+	var buf []byte
+	from := 0
+	prev := keep.take()
+	switch {
+	case prev != nil && r.Extends(prev.gen) && bytes.HasPrefix(prev.body[:prev.msgEnd], head):
+		buf, from = prev.body[:prev.msgEnd], r.PrevLen()
+	default:
+		size := len(head) + len(tools) + 128
+		for _, b := range msgs {
+			size += len(b) + 1
+		}
+		if prev != nil && cap(prev.body) >= size {
+			buf = prev.body[:0]
+		} else {
+			buf = llm.BodyBuffer(size)
+		}
+		buf = append(buf, head...)
 	}
-	for _, b := range msgs {
+	for _, b := range msgs[from:] {
 		if len(b) == 0 {
 			continue
 		}
-		if !first {
+		if buf[len(buf)-1] != '[' {
 			buf = append(buf, ',')
 		}
-		first = false
 		buf = append(buf, b...)
 	}
+	msgEnd := len(buf)
 	buf = append(buf, `],"stream":true,"stream_options":{"include_usage":true}`...)
 	if req.MaxTokens > 0 {
 		buf = append(buf, `,"max_tokens":`...)
@@ -130,7 +179,8 @@ func encodeRequest(req *llm.Request, deepseek bool, cache *enccache.Cache[[]byte
 		buf = append(buf, `,"tools":`...)
 		buf = append(buf, tools...)
 	}
-	return append(buf, '}'), nil
+	buf = append(buf, '}')
+	return &encoded{body: buf, msgEnd: msgEnd, gen: r.Gen()}, nil
 }
 
 // appendJSON appends v encoded as encoding/json does.
