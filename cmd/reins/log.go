@@ -389,6 +389,15 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 			var d session.JobNotice
 			e.Decode(&d)
 			r.line(depth+2, "job %s %s", d.JobID, d.Status)
+		case session.TypeContextCompacted:
+			var d session.ContextCompacted
+			e.Decode(&d)
+			s := fmt.Sprintf("⇲ context compacted (%s): events %d–%d replaced by a summary", d.Reason, d.Replaces.FromSeq, d.Replaces.ToSeq)
+			if d.Usage != nil {
+				s += "  " + usageText(*d.Usage)
+			}
+			r.line(depth+1, "%s", s)
+			r.line(depth+2, "summary: %s", clip(d.Summary, 400))
 		}
 	}
 	if u, children := treeUsage(ld); depth == 0 && children {

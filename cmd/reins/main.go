@@ -116,6 +116,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(
 		newRunCmd(s),
 		newLogCmd(s),
+		newCompactCmd(s),
 		newDemoCmd(s),
 		newMockLLMCmd(s),
 		newAgentsCmd(s),

@@ -77,11 +77,11 @@ func cmdMockRequests(ts *testscript.TestScript, neg bool, args []string) {
 func cmdMockBody(ts *testscript.TestScript, neg bool, args []string) {
 	n, err := strconv.Atoi(args[0])
 	ts.Check(err)
-	reqs := server(ts).Requests()
-	if n >= len(reqs) {
-		ts.Fatalf("request %d of %d", n, len(reqs))
+	rec, ok := server(ts).Request(n)
+	if !ok {
+		ts.Fatalf("request %d of %d", n, server(ts).Count())
 	}
-	ts.Check(os.WriteFile(ts.MkAbs(args[1]), reqs[n].Body, 0o644))
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), rec.Body, 0o644))
 }
 
 // cmdLastSession sets $SESSION to the newest root session in $REINS_HOME.

@@ -97,6 +97,10 @@ func (p *progress) event(e session.Event) {
 		e.Decode(&d)
 		p.printf("  ⇠ subagent %s", d.StopReason)
 		delete(p.bg, d.RunID)
+	case session.TypeContextCompacted:
+		var d session.ContextCompacted
+		e.Decode(&d)
+		p.printf("  ⇲ context compacted (%s): the older history is now a summary", d.Reason)
 	case session.TypeTurnEnd:
 		// reins run keeps the session alive until its background jobs
 		// end (subagent.RunUntilIdle): say so rather than look hung.

@@ -45,3 +45,13 @@ func TestProgressWaitingLine(t *testing.T) {
 		t.Fatalf("progress on a non-terminal: %q", off.String())
 	}
 }
+
+// A compaction shows on the terminal, without the model's summary.
+func TestProgressCompacted(t *testing.T) {
+	var buf bytes.Buffer
+	p := &progress{w: &buf, on: true}
+	p.event(ev(t, session.TypeContextCompacted, session.ContextCompacted{Summary: "MODEL-TEXT\x1b[31m", Reason: session.CompactOverflow}))
+	if got := buf.String(); !strings.Contains(got, "context compacted (overflow)") || strings.Contains(got, "MODEL-TEXT") {
+		t.Fatalf("progress %q", got)
+	}
+}

@@ -250,6 +250,9 @@ func newTranslator(workspace string, live bool) *translator {
 	return &translator{workspace: workspace, live: live, calls: map[string]*toolCall{}}
 }
 
+// compactedNotice is shown where the log compacted the context.
+const compactedNotice = "[Context compacted: the model now sees a summary of the earlier conversation; every message stays in the session log.]"
+
 // updates translates one event.
 func (t *translator) updates(e session.Event) []sdk.SessionUpdate {
 	switch e.Type {
@@ -315,6 +318,11 @@ func (t *translator) updates(e session.Event) []sdk.SessionUpdate {
 		}
 		delete(t.calls, d.CallID)
 		return []sdk.SessionUpdate{finish(c, d.Content, d.IsError)}
+	case session.TypeContextCompacted:
+		// The editor shows the whole conversation, replayed or live; the
+		// notice says that the model sees a summary of its older part
+		// from here on.
+		return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(compactedNotice)}
 	case session.TypeSubagentStart:
 		var d session.SubagentStart
 		if e.Decode(&d) != nil {

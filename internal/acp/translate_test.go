@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -193,5 +194,18 @@ func TestTranslateSubagentShowsChildID(t *testing.T) {
 	c := describe("/ws", "c1", "subagent", `{"description":"again","prompt":"p","continue":"`+id+`"}`, true)
 	if c.title != "Continue "+id+": again" {
 		t.Errorf("subagent call title %q", c.title)
+	}
+}
+func TestTranslateCompacted(t *testing.T) {
+	for _, live := range []bool{true, false} {
+		tr := newTranslator("/ws", live)
+		got := tr.updates(mkEvent(t, session.TypeContextCompacted, session.ContextCompacted{Turn: 2, Summary: "MODEL-TEXT", Replaces: session.SeqRange{FromSeq: 3, ToSeq: 9}}))
+		if len(got) != 1 || got[0].AgentThoughtChunk == nil {
+			t.Fatalf("live %v: updates %+v", live, got)
+		}
+		b, _ := json.Marshal(got)
+		if !strings.Contains(string(b), "Context compacted") || strings.Contains(string(b), "MODEL-TEXT") {
+			t.Fatalf("live %v: %s", live, b)
+		}
 	}
 }

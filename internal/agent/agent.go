@@ -15,6 +15,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/childproc"
+	"github.com/reinsdev/reins/internal/compact"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/retry"
 	"github.com/reinsdev/reins/internal/session"
@@ -71,10 +72,18 @@ type Agent struct {
 	// Cost prices one response's usage at the model's price (nil result:
 	// unknown); nil leaves every cost unknown.
 	Cost func(llm.Usage) *float64
+	// Window and MaxOutput are the model's context window and output
+	// limit in tokens (internal/models; 0: unknown, and the loop compacts
+	// only when the provider says the window was exceeded). Context is
+	// config `context:` (zero: compact.Defaults).
+	Window    int
+	MaxOutput int
+	Context   compact.Settings
 
 	mu      sync.Mutex
 	history []llm.Message
 	loaded  bool
+	ctx     contextState
 }
 
 // Inbox delivers what arrived while the loop was busy or idle (background
@@ -96,13 +105,17 @@ type TurnResult struct {
 
 // LoadHistory seeds the history from events of an earlier run (resume).
 func (a *Agent) LoadHistory(events []session.Event) error {
-	h, err := session.History(events)
+	es, err := session.HistoryEntries(events)
 	if err != nil {
 		return err
 	}
 	a.mu.Lock()
-	a.history, a.loaded = h, true
-	a.mu.Unlock()
+	defer a.mu.Unlock()
+	a.history, a.ctx = nil, contextState{}
+	for _, e := range es {
+		a.record(e.Seq, e.Message)
+	}
+	a.loaded = true
 	return nil
 }
 
@@ -141,7 +154,7 @@ func (a *Agent) CloseTurn(reason, by string, f *session.Failure) TurnResult {
 	t := &turn{a: a, n: a.Log.NextTurn()}
 	t.append(session.TypeTurnStart, session.TurnStart{Turn: t.n})
 	if a.Inbox != nil {
-		for _, s := range a.Inbox.Drain(t.append) {
+		for _, s := range a.Inbox.Drain(t.appendEvent) {
 			t.user(s)
 		}
 	}
@@ -199,10 +212,16 @@ type turn struct {
 	err   error // first log failure; ends the turn
 }
 
-func (t *turn) append(typ string, data any) {
-	if _, err := t.a.Log.Append(typ, data); err != nil && t.err == nil {
+// appendEvent is append for the inbox, which needs no seq.
+func (t *turn) appendEvent(typ string, data any) { t.append(typ, data) }
+
+// append appends an event to the log and returns its seq.
+func (t *turn) append(typ string, data any) int64 {
+	e, err := t.a.Log.Append(typ, data)
+	if err != nil && t.err == nil {
 		t.err = err
 	}
+	return e.Seq
 }
 
 // flush writes what the turn appended to the file (write-ahead of a model
@@ -223,9 +242,10 @@ func (t *turn) logWriteResult() TurnResult {
 	return TurnResult{Turn: t.n, Reason: session.ReasonError, Failure: &f, Usage: t.usage}
 }
 
-func (t *turn) addHistory(m llm.Message) {
+// addHistory adds m, recorded by the event seq, to the history.
+func (t *turn) addHistory(seq int64, m llm.Message) {
 	t.a.mu.Lock()
-	t.a.history = append(t.a.history, m)
+	t.a.record(seq, m)
 	t.a.mu.Unlock()
 }
 
@@ -237,8 +257,7 @@ func (t *turn) snapshot() []llm.Message {
 
 func (t *turn) user(text string) {
 	m := llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: text}}}
-	t.append(session.TypeUserMessage, session.UserMessage{Message: m})
-	t.addHistory(m)
+	t.addHistory(t.append(session.TypeUserMessage, session.UserMessage{Message: m}), m)
 }
 
 func (t *turn) run(ctx context.Context, prompt string) TurnResult {
@@ -263,9 +282,12 @@ func (t *turn) run(ctx context.Context, prompt string) TurnResult {
 			return t.result(session.ReasonError, &session.Failure{Code: CodeMaxSteps, Message: fmt.Sprintf("turn reached its limit of %d steps", maxSteps)})
 		}
 		if t.a.Inbox != nil {
-			for _, s := range t.a.Inbox.Drain(t.append) {
+			for _, s := range t.a.Inbox.Drain(t.appendEvent) {
 				t.user(s)
 			}
+		}
+		if !t.fitContext(ctx) {
+			return t.logWriteResult()
 		}
 		t.append(session.TypeStepStart, session.StepStart{Turn: t.n, Step: step})
 		done, res := t.step(ctx, step)
@@ -310,6 +332,7 @@ func (t *turn) step(ctx context.Context, step int) (done bool, res TurnResult) {
 	)
 	// pause_turn continues the same step: the partial message is appended
 	// and the model asked again.
+	overflowed := false
 	for {
 		var asm *llm.Assembler
 		exec := t.a.Retry
@@ -331,11 +354,13 @@ func (t *turn) step(ctx context.Context, step int) (done bool, res TurnResult) {
 				Model: t.a.ModelName, System: t.a.System, Messages: t.snapshot(),
 				Tools: t.a.Tools.Specs(), MaxTokens: t.a.MaxTokens,
 			}
+			raw := t.a.requestRaw(req)
 			for c := range t.a.Model.Stream(ctx, req) {
 				t.append(session.TypeAssistantChunk, session.AssistantChunk{Turn: t.n, Step: step, Chunk: c})
 				asm.Push(c)
 			}
 			u := t.price(asm.Usage())
+			t.a.calibrate(raw, u)
 			t.usage = t.usage.Add(u)
 			t.a.Budget.Charge(u)
 			return asm.Finish()
@@ -362,6 +387,16 @@ func (t *turn) step(ctx context.Context, step int) (done bool, res TurnResult) {
 			asm = &llm.Assembler{}
 		}
 		usage := t.price(asm.Usage())
+		if finish.Kind == llm.FinishError && finish.Code == llm.CodeContextWindowExceeded && !overflowed && ctx.Err() == nil {
+			// One compaction and one more try of the step.
+			overflowed = true
+			if t.compact(ctx, session.CompactOverflow) {
+				continue
+			}
+			if t.err != nil {
+				return true, t.logWriteResult()
+			}
+		}
 		switch finish.Kind {
 		case llm.FinishError:
 			return true, t.result(session.ReasonError, &session.Failure{Code: finish.Code, Message: finish.Message})
@@ -423,9 +458,9 @@ func (t *turn) assistant(step int, content []llm.Block, usage llm.Usage, interru
 	if !usage.IsZero() {
 		d.Usage = &usage
 	}
-	t.append(session.TypeAssistantMessage, d)
+	seq := t.append(session.TypeAssistantMessage, d)
 	if len(content) > 0 {
-		t.addHistory(m)
+		t.addHistory(seq, m)
 	}
 }
 
@@ -493,8 +528,8 @@ func callArgs(c llm.Block) json.RawMessage {
 }
 
 func (t *turn) toolResult(step int, callID string, r tool.Result) {
-	t.append(session.TypeToolResult, session.ToolResult{Turn: t.n, Step: step, CallID: callID, Content: r.Content, IsError: r.IsError})
-	t.addHistory(llm.Message{Role: llm.RoleTool, Content: []llm.Block{{
+	seq := t.append(session.TypeToolResult, session.ToolResult{Turn: t.n, Step: step, CallID: callID, Content: r.Content, IsError: r.IsError})
+	t.addHistory(seq, llm.Message{Role: llm.RoleTool, Content: []llm.Block{{
 		Type: llm.BlockToolResult, CallID: callID, Content: r.Content, IsError: r.IsError,
 	}}})
 }

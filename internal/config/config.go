@@ -136,11 +136,32 @@ type Config struct {
 	// Budget is the default budget of a run's whole delegation tree
 	// (`budget:`); the --budget-* and --timeout flags override it.
 	Budget Budget
+	// Context is config `context:`, how the loop keeps a conversation
+	// inside its model's window (docs/config.md).
+	Context Context
 	// Files are the layers that were read, lowest precedence first.
 	Files []string
 
 	providers map[string]rawProvider
 }
+
+// Context is config `context:`.
+type Context struct {
+	// CompactAt is the fraction of the model's window a request may fill
+	// before the older history is summarized (0 < CompactAt <= 1).
+	CompactAt float64
+	// MaxToolResultBytes bounds a tool result in the model's history; the
+	// session log keeps it whole.
+	MaxToolResultBytes int
+}
+
+// Context defaults (docs/config.md). The built-in tools cap their output
+// at 50 KiB, so the default bound of a tool result cuts only tools without
+// a cap of their own.
+const (
+	DefaultCompactAt          = 0.85
+	DefaultMaxToolResultBytes = 64 << 10
+)
 
 // ModelInfo is one entry of config `models:`; a zero field is unknown.
 type ModelInfo struct {
@@ -373,6 +394,8 @@ type rawConfig struct {
 	sandboxNet     *bool
 	sandboxW       []string
 	instrFiles     *[]string
+	compactAt      *float64
+	maxToolRes     *int
 }
 
 type rawProvider struct {
@@ -408,12 +431,26 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 		return nil, err
 	}
 	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}, models: map[string]ModelInfo{}}
-	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions", "budget"}, func(k string, v ast.Node, kp string) error {
+	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions", "budget", "context"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
 		case "budget":
 			r.budget = &Budget{}
 			err = d.budget(v, kp, r.budget)
+		case "context":
+			err = d.fields(v, kp, []string{"compactAt", "maxToolResultBytes"}, func(k string, v ast.Node, kp string) error {
+				var err error
+				switch k {
+				case "compactAt":
+					r.compactAt, err = d.fraction(v, kp)
+					if err == nil && r.compactAt != nil && *r.compactAt <= 0 {
+						err = d.valueErr(d.resolve(v), kp, "a number above 0 and at most 1, such as 0.85")
+					}
+				case "maxToolResultBytes":
+					r.maxToolRes, err = positive(d, v, kp)
+				}
+				return err
+			})
 		case "instructions":
 			err = d.fields(v, kp, []string{"files"}, func(_ string, v ast.Node, kp string) error {
 				l, err := d.strList(v, kp)
@@ -642,6 +679,7 @@ func merge(raws []*rawConfig) (*Config, error) {
 		Subagents: Subagents{MaxDepth: DefaultMaxDepth, MaxParallel: DefaultMaxParallel, MaxBackgroundJobs: DefaultMaxBackgroundJobs,
 			StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes},
 		Sandbox:   Sandbox{Enabled: true, Network: true},
+		Context:   Context{CompactAt: DefaultCompactAt, MaxToolResultBytes: DefaultMaxToolResultBytes},
 		providers: map[string]rawProvider{},
 	}
 	var modelFrom *rawConfig
@@ -655,6 +693,10 @@ func merge(raws []*rawConfig) (*Config, error) {
 		if r.instrFiles != nil {
 			c.InstructionFiles = *r.instrFiles
 		}
+		if r.compactAt != nil {
+			c.Context.CompactAt = *r.compactAt
+		}
+		setInt(&c.Context.MaxToolResultBytes, r.maxToolRes)
 		setInt(&c.Subagents.MaxDepth, r.maxDepth)
 		setInt(&c.Subagents.MaxParallel, r.maxParallel)
 		setInt(&c.Subagents.MaxBackgroundJobs, r.maxBgJobs)

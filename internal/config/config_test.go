@@ -685,3 +685,36 @@ func TestSubagentsIdleAndMaxResult(t *testing.T) {
 		})
 	}
 }
+func TestContext(t *testing.T) {
+	def := Context{CompactAt: DefaultCompactAt, MaxToolResultBytes: DefaultMaxToolResultBytes}
+	for _, tt := range []struct {
+		name, home, cwd string
+		want            Context
+		badKey          string
+	}{
+		{"default", "", "", def, ""},
+		{"set", "context: {compactAt: 0.5, maxToolResultBytes: 4096}\n", "", Context{0.5, 4096}, ""},
+		{"per key over layers", "context: {compactAt: 0.5, maxToolResultBytes: 4096}\n", "context: {compactAt: 0.7}\n", Context{0.7, 4096}, ""},
+		{"one", "context: {compactAt: 1}\n", "", Context{1, DefaultMaxToolResultBytes}, ""},
+		{"zero compactAt", "context: {compactAt: 0}\n", "", def, "context.compactAt"},
+		{"above one", "context: {compactAt: 1.5}\n", "", def, "context.compactAt"},
+		{"zero bytes", "context: {maxToolResultBytes: 0}\n", "", def, "context.maxToolResultBytes"},
+		{"unknown key", "context: {compactat: 0.5}\n", "", def, "context.compactat"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(layers(t, tt.home, tt.cwd, ""))
+			if tt.badKey != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.badKey) {
+					t.Fatalf("err = %v, want an error naming %s", err, tt.badKey)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Context != tt.want {
+				t.Errorf("Context = %+v, want %+v", c.Context, tt.want)
+			}
+		})
+	}
+}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/budget"
+	"github.com/reinsdev/reins/internal/compact"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/anthropic"
@@ -556,6 +557,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens, Retry: &retry.Executor{Policy: o.Model.Retry},
 		Inbox: mgr, Budget: o.Budget, Cost: h.Cost(o.Model),
 	}
+	s.Agent.Window, s.Agent.MaxOutput, s.Agent.Context = h.contextOf(o.Model)
 	if s.Resumed != nil {
 		if err := s.Agent.LoadHistory(s.Resumed.Events); err != nil {
 			s.Log.Close()
@@ -563,6 +565,19 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		}
 	}
 	return s, nil
+}
+
+// contextOf is what a session on m compacts against: its own model's
+// window and output limit (internal/models, config `models:` over the
+// built-in table), so a child never compacts against its parent's, and
+// config `context:`.
+func (h *Harness) contextOf(m *Model) (window, maxOutput int, c compact.Settings) {
+	cfg := h.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	info := models.Lookup(cfg.Models, m.Provider+"/"+m.Name)
+	return info.ContextWindow, info.MaxOutput, compact.Settings(cfg.Context)
 }
 
 // childFactory builds the in-process children of a session made with

@@ -27,6 +27,7 @@ const (
 	TypeSubagentStart     = "subagent/start"
 	TypeSubagentEnd       = "subagent/end"
 	TypeJobNotice         = "job/notice"
+	TypeContextCompacted  = "context/compacted"
 	headerType            = "session"
 	FormatVersion         = 1
 	OriginSubagent        = "subagent"
@@ -204,3 +205,35 @@ type JobNotice struct {
 	JobID  string `json:"jobId"`
 	Status string `json:"status"`
 }
+
+// ContextCompacted is the data of context/compacted: from here on, the
+// history messages of the events FromSeq..ToSeq (inclusive; an earlier
+// summary among them included) are replaced by one user message holding
+// Summary, in their place. Usage is what the summary request cost.
+type ContextCompacted struct {
+	Turn     int        `json:"turn"`
+	Summary  string     `json:"summary"`
+	Replaces SeqRange   `json:"replaces"`
+	Usage    *llm.Usage `json:"usage,omitempty"`
+	// Reason says what triggered the compaction.
+	Reason CompactReason `json:"reason,omitempty"`
+}
+
+// SeqRange is an inclusive range of event sequence numbers.
+type SeqRange struct {
+	FromSeq int64 `json:"fromSeq"`
+	ToSeq   int64 `json:"toSeq"`
+}
+
+// CompactReason says why the context was compacted.
+type CompactReason string
+
+const (
+	// CompactThreshold: the next request would have passed
+	// context.compactAt of the model's window.
+	CompactThreshold CompactReason = "threshold"
+	// CompactOverflow: the provider answered CONTEXT_WINDOW_EXCEEDED.
+	CompactOverflow CompactReason = "overflow"
+	// CompactForced: the user asked (`reins compact`, /compact).
+	CompactForced CompactReason = "forced"
+)

@@ -3,16 +3,42 @@ package session
 import (
 	"fmt"
 
+	"github.com/reinsdev/reins/internal/compact"
 	"github.com/reinsdev/reins/internal/llm"
 )
 
 // History derives the model history from events: user messages, assistant
-// messages with content, and tool results, in log order. Chunks are replay
-// material and never history; an assistant message with empty content (a
-// usage-only record of a step cut by max-tokens) is skipped because it
-// carries nothing the model could be shown.
+// messages with content, and tool results, in log order, with every
+// context/compacted event applied. Chunks are replay material and never
+// history; an assistant message with empty content (a usage-only record of
+// a step cut by max-tokens) is skipped because it carries nothing the
+// model could be shown.
 func History(events []Event) ([]llm.Message, error) {
-	var out []llm.Message
+	es, err := HistoryEntries(events)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]llm.Message, len(es))
+	for i, e := range es {
+		out[i] = e.Message
+	}
+	return out, nil
+}
+
+// Entry is one history message and the position it holds in the log: the
+// seq of the event that recorded it, or for a compaction's summary the
+// first seq it replaces (a later compaction that replaces the summary
+// names that seq).
+type Entry struct {
+	Seq     int64
+	Message llm.Message
+}
+
+// HistoryEntries is History with each message's position. A
+// context/compacted event replaces the entries whose position lies in its
+// range, an earlier summary included, by its summary, in their place.
+func HistoryEntries(events []Event) ([]Entry, error) {
+	var out []Entry
 	for _, e := range events {
 		switch e.Type {
 		case TypeUserMessage:
@@ -20,26 +46,58 @@ func History(events []Event) ([]llm.Message, error) {
 			if err := e.Decode(&d); err != nil {
 				return nil, fmt.Errorf("session: event %d: %w", e.Seq, err)
 			}
-			out = append(out, d.Message)
+			out = append(out, Entry{e.Seq, d.Message})
 		case TypeAssistantMessage:
 			var d AssistantMessage
 			if err := e.Decode(&d); err != nil {
 				return nil, fmt.Errorf("session: event %d: %w", e.Seq, err)
 			}
 			if len(d.Message.Content) > 0 {
-				out = append(out, d.Message)
+				out = append(out, Entry{e.Seq, d.Message})
 			}
 		case TypeToolResult:
 			var d ToolResult
 			if err := e.Decode(&d); err != nil {
 				return nil, fmt.Errorf("session: event %d: %w", e.Seq, err)
 			}
-			out = append(out, llm.Message{Role: llm.RoleTool, Content: []llm.Block{{
+			out = append(out, Entry{e.Seq, llm.Message{Role: llm.RoleTool, Content: []llm.Block{{
 				Type: llm.BlockToolResult, CallID: d.CallID, Content: d.Content, IsError: d.IsError,
-			}}})
+			}}}})
+		case TypeContextCompacted:
+			var d ContextCompacted
+			if err := e.Decode(&d); err != nil {
+				return nil, fmt.Errorf("session: event %d: %w", e.Seq, err)
+			}
+			r := d.Replaces
+			if r.FromSeq > r.ToSeq || r.ToSeq >= e.Seq {
+				return nil, fmt.Errorf("session: event %d: context/compacted replaces %d..%d, not an earlier range", e.Seq, r.FromSeq, r.ToSeq)
+			}
+			out = ApplyCompaction(out, r, d.Summary)
 		}
 	}
 	return out, nil
+}
+
+// ApplyCompaction replaces the entries of es whose position lies in r by
+// one summary entry at r.FromSeq, in place of the first of them; es is
+// ordered by position and stays so. It returns es unchanged when no entry
+// lies in r (a range that replaces nothing has no place to put a summary).
+func ApplyCompaction(es []Entry, r SeqRange, summary string) []Entry {
+	i := 0
+	for i < len(es) && es[i].Seq < r.FromSeq {
+		i++
+	}
+	j := i
+	for j < len(es) && es[j].Seq <= r.ToSeq {
+		j++
+	}
+	if i == j {
+		return es
+	}
+	out := make([]Entry, 0, len(es)-(j-i)+1)
+	out = append(out, es[:i]...)
+	out = append(out, Entry{r.FromSeq, compact.SummaryMessage(summary)})
+	return append(out, es[j:]...)
 }
 
 // DanglingCalls returns the ids of tool calls in history that have no result,

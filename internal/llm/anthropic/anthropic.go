@@ -7,7 +7,6 @@ package anthropic
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/enccache"
 	"github.com/reinsdev/reins/internal/llm/sse"
 )
 
@@ -59,6 +59,9 @@ type Client struct {
 	// a failed request (llm.ProviderMessage): for the user's terminal,
 	// never for the model, a diagnostic or an event.
 	ProviderError func(status int, message string)
+
+	// encoded holds each history message's encoding for the next request.
+	encoded enccache.Cache[encodedMessage]
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -78,7 +81,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chun
 // returns; ok is false when the consumer stopped early and must not be
 // yielded to again.
 func (c *Client) stream(ctx context.Context, req *llm.Request, yield func(llm.Chunk) bool) (fin llm.Chunk, ok bool) {
-	body, err := encodeRequest(req)
+	body, err := encodeRequest(req, &c.encoded)
 	if err != nil {
 		c.logf("anthropic: encoding request: %v", err)
 		return llm.ErrorFinish(llm.CodeInvalidRequest, "request could not be encoded"), true
@@ -90,11 +93,12 @@ func (c *Client) stream(ctx context.Context, req *llm.Request, yield func(llm.Ch
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	hreq, err := http.NewRequestWithContext(call.Context(), http.MethodPost, base+"/v1/messages", bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(call.Context(), http.MethodPost, base+"/v1/messages", nil)
 	if err != nil {
 		c.logf("anthropic: building request: %v", err)
 		return llm.ErrorFinish(llm.CodeInvalidRequest, "invalid base URL"), true
 	}
+	defer llm.SetBody(hreq, body).Recycle()
 	if c.APIKey != "" {
 		hreq.Header.Set("X-Api-Key", c.APIKey)
 	}

@@ -203,8 +203,10 @@ func fastUsage(r *wirejson.Reader, u *wireUsage) {
 			count(1, &u.OutputTokens)
 		case "cache_read_input_tokens":
 			count(2, &u.CacheReadInputTokens)
+		case "cache_creation_input_tokens":
+			count(3, &u.CacheCreationInputTokens)
 		default:
-			r.Other(key, "input_tokens", "output_tokens", "cache_read_input_tokens")
+			r.Other(key, "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 		}
 	})
 }

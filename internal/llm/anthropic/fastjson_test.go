@@ -15,6 +15,7 @@ import (
 
 var fastEventSeeds = []string{
 	`{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"c","usage":{"input_tokens":10,"cache_read_input_tokens":4,"output_tokens":1}}}`,
+	`{"type":"message_start","message":{"usage":{"input_tokens":10,"cache_creation_input_tokens":7,"cache_read_input_tokens":4,"output_tokens":1}}}`,
 	`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"read","input":{"a":[1,{"b":null}]}}}`,
 	`{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"xyz"}}`,
 	`{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Some \"quoted\" ünïcode \u00e9 \ud83d\ude00"}}`,

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/enccache"
 )
 
 // DefaultMaxTokens is sent when a request sets no limit: Anthropic rejects a
@@ -23,15 +25,6 @@ const redactedPrefix = "redacted_thinking:"
 // object: Anthropic requires an object, and the model sees the tool's own
 // complaint about missing arguments instead of a rejected request.
 var emptyObject = json.RawMessage(`{}`)
-
-type wireRequest struct {
-	Model     string        `json:"model"`
-	MaxTokens int           `json:"max_tokens"`
-	Stream    bool          `json:"stream"`
-	System    string        `json:"system,omitempty"`
-	Tools     []wireTool    `json:"tools,omitempty"`
-	Messages  []wireMessage `json:"messages"`
-}
 
 type wireTool struct {
 	Name        string          `json:"name"`
@@ -78,18 +71,32 @@ type toolResultBlock struct {
 
 var errToolSchema = errors.New("anthropic: tool parameters are not valid JSON")
 
-// encodeRequest renders req as an Anthropic Messages request body.
-func encodeRequest(req *llm.Request) ([]byte, error) {
-	w := wireRequest{
-		Model:     req.Model,
-		MaxTokens: req.MaxTokens,
-		Stream:    true,
-		System:    req.System,
-		Messages:  wireMessages(req.Messages),
-	}
-	if w.MaxTokens <= 0 {
-		w.MaxTokens = DefaultMaxTokens
-	}
+// MaxBreakpoints is the most cache_control marks a request may carry.
+const MaxBreakpoints = 4
+
+// cacheControl is the mark of a prompt-cache breakpoint.
+const cacheControl = `"cache_control":{"type":"ephemeral"}`
+
+// encodedMessage is one history message as wire content blocks, each
+// encoded once (enccache) and reused by every later request.
+type encodedMessage struct {
+	role   string
+	blocks []encodedBlock
+}
+
+type encodedBlock struct {
+	json   []byte
+	result bool // a tool_result, which goes first in its user message
+}
+
+// encodeRequest renders req as an Anthropic Messages request body, with
+// prompt-cache breakpoints (at most MaxBreakpoints): the last tool, the
+// system prompt, and the ends of the last two user messages — the end of
+// this request's conversation, where the next request's cache read will
+// start, and the end of the previous request's, where this one's starts.
+// Messages come from cache when it is set.
+func encodeRequest(req *llm.Request, cache *enccache.Cache[encodedMessage]) ([]byte, error) {
+	tools := make([][]byte, 0, len(req.Tools))
 	for _, t := range req.Tools {
 		schema := t.Parameters
 		if len(bytes.TrimSpace(schema)) == 0 {
@@ -97,34 +104,147 @@ func encodeRequest(req *llm.Request) ([]byte, error) {
 		} else if !json.Valid(schema) {
 			return nil, errToolSchema
 		}
-		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		b, err := json.Marshal(wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, b)
 	}
-	return json.Marshal(w)
+	if cache == nil {
+		cache = &enccache.Cache[encodedMessage]{}
+	}
+	r := cache.Begin()
+	msgs := make([]encodedMessage, 0, len(req.Messages))
+	for _, m := range req.Messages {
+		msgs = append(msgs, r.Get(m, encodeMessage))
+	}
+	r.Done()
+	wire := mergeRoles(msgs)
+
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	size := 128 + len(req.Model) + len(req.System)
+	for _, t := range tools {
+		size += len(t) + 1
+	}
+	for _, m := range wire {
+		size += 32
+		for _, b := range m.blocks {
+			size += len(b.json) + 1
+		}
+	}
+	size += 2 * MaxBreakpoints * len(cacheControl)
+	buf := llm.BodyBuffer(size)
+	buf = append(buf, `{"model":`...)
+	buf = appendString(buf, req.Model)
+	buf = append(buf, `,"max_tokens":`...)
+	buf = strconv.AppendInt(buf, int64(maxTokens), 10)
+	buf = append(buf, `,"stream":true`...)
+	if req.System != "" {
+		buf = append(buf, `,"system":[{"type":"text","text":`...)
+		buf = appendString(buf, req.System)
+		buf = append(buf, ","+cacheControl+"}]"...)
+	}
+	if len(tools) > 0 {
+		buf = append(buf, `,"tools":[`...)
+		for i, t := range tools {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			if i == len(tools)-1 {
+				t = withCacheControl(t)
+			}
+			buf = append(buf, t...)
+		}
+		buf = append(buf, ']')
+	}
+	// The conversation's breakpoints: the ends of the last two user
+	// messages (a user message never ends in a thinking block, which may
+	// not carry one).
+	marks := map[int]bool{}
+	for i := len(wire) - 1; i >= 0 && len(marks) < 2; i-- {
+		if wire[i].role == "user" {
+			marks[i] = true
+		}
+	}
+	buf = append(buf, `,"messages":[`...)
+	for i, m := range wire {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"role":"`...)
+		buf = append(buf, m.role...)
+		buf = append(buf, `","content":[`...)
+		for j, b := range m.blocks {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			if marks[i] && j == len(m.blocks)-1 {
+				buf = append(buf, withCacheControl(b.json)...)
+				continue
+			}
+			buf = append(buf, b.json...)
+		}
+		buf = append(buf, "]}"...)
+	}
+	buf = append(buf, "]}"...)
+	return buf, nil
 }
 
-// wireMessages converts the history. Tool results travel in user messages,
-// and Anthropic requires strictly alternating roles with every result of an
-// assistant turn in the one user message that follows it, so consecutive
-// messages of the same wire role are merged and, within a user message,
-// tool results are moved before any text.
-func wireMessages(msgs []llm.Message) []wireMessage {
-	out := make([]wireMessage, 0, len(msgs))
+// withCacheControl returns the JSON object b with the breakpoint mark
+// added as its last member.
+func withCacheControl(b []byte) []byte {
+	out := make([]byte, 0, len(b)+len(cacheControl)+1)
+	out = append(out, b[:len(b)-1]...)
+	return append(append(append(out, ','), cacheControl...), '}')
+}
+
+// appendString appends s as a JSON string, escaped as encoding/json does.
+func appendString(buf []byte, s string) []byte {
+	b, _ := json.Marshal(s)
+	return append(buf, b...)
+}
+
+// encodeMessage encodes one history message's content blocks.
+func encodeMessage(m llm.Message) encodedMessage {
+	role, content := wireContent(m)
+	out := encodedMessage{role: role, blocks: make([]encodedBlock, 0, len(content))}
+	for _, c := range content {
+		b, err := json.Marshal(c)
+		if err != nil { // the block types hold only strings, bools and valid JSON
+			continue
+		}
+		_, isResult := c.(toolResultBlock)
+		out.blocks = append(out.blocks, encodedBlock{json: b, result: isResult})
+	}
+	return out
+}
+
+// mergeRoles joins the history into wire messages. Tool results travel
+// in user messages, and Anthropic requires strictly alternating roles with
+// every result of an assistant turn in the one user message that follows
+// it, so consecutive messages of the same wire role are merged and, within
+// a user message, tool results are moved before any text.
+func mergeRoles(msgs []encodedMessage) []encodedMessage {
+	out := make([]encodedMessage, 0, len(msgs))
 	for _, m := range msgs {
-		role, content := wireContent(m)
-		if len(content) == 0 {
+		if len(m.blocks) == 0 {
 			// Anthropic rejects empty content; an assistant message holding
 			// only unsigned reasoning has nothing it can send back.
 			continue
 		}
-		if n := len(out); n > 0 && out[n-1].Role == role {
-			out[n-1].Content = append(out[n-1].Content, content...)
+		if n := len(out); n > 0 && out[n-1].role == m.role {
+			merged := append(append([]encodedBlock(nil), out[n-1].blocks...), m.blocks...)
+			out[n-1].blocks = merged
 			continue
 		}
-		out = append(out, wireMessage{Role: role, Content: content})
+		out = append(out, m)
 	}
 	for i := range out {
-		if out[i].Role == "user" {
-			out[i].Content = resultsFirst(out[i].Content)
+		if out[i].role == "user" {
+			out[i].blocks = resultsFirst(out[i].blocks)
 		}
 	}
 	return out
@@ -176,17 +296,30 @@ func toolInput(args string) json.RawMessage {
 	return json.RawMessage(args)
 }
 
-// resultsFirst moves tool_result blocks to the front, keeping order otherwise.
-func resultsFirst(content []any) []any {
-	out := make([]any, 0, len(content))
-	for _, c := range content {
-		if _, ok := c.(toolResultBlock); ok {
-			out = append(out, c)
+// resultsFirst moves tool_result blocks to the front, keeping order
+// otherwise; it returns bs itself when they are there already.
+func resultsFirst(bs []encodedBlock) []encodedBlock {
+	sorted, seenOther := true, false
+	for _, b := range bs {
+		if !b.result {
+			seenOther = true
+		} else if seenOther {
+			sorted = false
+			break
 		}
 	}
-	for _, c := range content {
-		if _, ok := c.(toolResultBlock); !ok {
-			out = append(out, c)
+	if sorted {
+		return bs
+	}
+	out := make([]encodedBlock, 0, len(bs))
+	for _, b := range bs {
+		if b.result {
+			out = append(out, b)
+		}
+	}
+	for _, b := range bs {
+		if !b.result {
+			out = append(out, b)
 		}
 	}
 	return out

@@ -1,15 +1,19 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/enccache"
 )
 
 // captured is what the server received.
@@ -190,7 +194,8 @@ func TestRequestBody(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, _ := sent(t, &tt.req)
-			if diff := cmp.Diff(decode(t, tt.want), got); diff != "" {
+			// The breakpoints have their own test (TestCacheBreakpoints).
+			if diff := cmp.Diff(decode(t, tt.want), withoutCache(got)); diff != "" {
 				t.Errorf("request body (-want +got):\n%s", diff)
 			}
 		})
@@ -269,7 +274,138 @@ func TestReasoningRoundTrip(t *testing.T) {
 			{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix/LafPsn4a"},
 			{"type":"tool_use","id":"toolu_7","name":"ls","input":{"dir":"."}}]},
 		{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_7","content":"a.go","is_error":false}]}]}`)
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, withoutCache(got)); diff != "" {
 		t.Errorf("round-trip request (-want +got):\n%s", diff)
+	}
+}
+
+// withoutCache returns a decoded body without its cache breakpoints: no
+// cache_control members, and a system prompt of one text block as the
+// plain string it stands for.
+func withoutCache(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			if k != "cache_control" {
+				out[k] = withoutCache(e)
+			}
+		}
+		if sys, ok := out["system"].([]any); ok && len(sys) == 1 {
+			out["system"] = sys[0].(map[string]any)["text"]
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = withoutCache(e)
+		}
+		return out
+	}
+	return v
+}
+
+// breakpoints lists where a body's cache_control marks are: "system",
+// "tool N", "message N block M".
+func breakpoints(t *testing.T, body []byte) []string {
+	t.Helper()
+	var w struct {
+		System   []map[string]any `json:"system"`
+		Tools    []map[string]any `json:"tools"`
+		Messages []struct {
+			Content []map[string]any `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &w); err != nil {
+		t.Fatalf("body: %v", err)
+	}
+	var out []string
+	for _, b := range w.System {
+		if b["cache_control"] != nil {
+			out = append(out, "system")
+		}
+	}
+	for i, b := range w.Tools {
+		if b["cache_control"] != nil {
+			out = append(out, fmt.Sprintf("tool %d", i))
+		}
+	}
+	for i, m := range w.Messages {
+		for j, b := range m.Content {
+			if b["cache_control"] != nil {
+				if b["type"] == "thinking" || b["type"] == "redacted_thinking" {
+					t.Errorf("a breakpoint on a %s block", b["type"])
+				}
+				out = append(out, fmt.Sprintf("message %d block %d", i, j))
+			}
+		}
+	}
+	return out
+}
+
+func TestCacheBreakpoints(t *testing.T) {
+	tools := []llm.ToolSpec{{Name: "a"}, {Name: "b"}}
+	loop := []llm.Message{user("go"), assistant(call("t1", "a", `{}`)), result("t1", "r1", false),
+		assistant(llm.Block{Type: llm.BlockReasoning, Text: "x", Signature: "S"}, call("t2", "b", `{}`)), result("t2", "r2", false)}
+	tests := []struct {
+		name string
+		req  llm.Request
+		want []string
+	}{
+		{"nothing but one message", llm.Request{Messages: []llm.Message{user("hi")}}, []string{"message 0 block 0"}},
+		{"system, tools, one message", llm.Request{System: "s", Tools: tools, Messages: []llm.Message{user("hi")}},
+			[]string{"system", "tool 1", "message 0 block 0"}},
+		{"a tool loop: the last two user messages", llm.Request{System: "s", Tools: tools, Messages: loop},
+			[]string{"system", "tool 1", "message 2 block 0", "message 4 block 0"}},
+		{"ending in an assistant message (pause_turn): the user messages before it", llm.Request{Messages: append(loop, assistant(llm.Block{Type: llm.BlockReasoning, Text: "y", Signature: "S2"}))},
+			[]string{"message 2 block 0", "message 4 block 0"}},
+		{"merged results: the last block", llm.Request{Messages: []llm.Message{user("go"), assistant(call("t1", "a", `{}`), call("t2", "a", `{}`)), result("t1", "r", false), result("t2", "r", false), user("note")}},
+			[]string{"message 0 block 0", "message 2 block 2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, capt := sent(t, &tt.req)
+			got := breakpoints(t, capt.body)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("breakpoints (-want +got):\n%s", diff)
+			}
+			if len(got) < 1 || len(got) > MaxBreakpoints {
+				t.Errorf("%d breakpoints", len(got))
+			}
+		})
+	}
+}
+
+// TestEncodingReusedAndStable: a request that extends the previous one
+// encodes only the new messages, and every message is the same bytes as
+// before, so the provider's cache sees the same prefix.
+func TestEncodingReusedAndStable(t *testing.T) {
+	var cache enccache.Cache[encodedMessage]
+	h := []llm.Message{user("go")}
+	var prev []byte
+	for i := range 30 {
+		id := fmt.Sprintf("t%d", i)
+		h = append(h, assistant(call(id, "a", `{"n":1}`)), result(id, strings.Repeat("<r>", i), false))
+		body, err := encodeRequest(&llm.Request{Model: "m", System: "s", Messages: h}, &cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, _ := encodeRequest(&llm.Request{Model: "m", System: "s", Messages: h}, nil)
+		if !bytes.Equal(body, fresh) {
+			t.Fatalf("step %d: the cached encoding differs from a fresh one", i)
+		}
+		// Up to the previous request's second-last breakpoint, the bytes
+		// are the previous request's.
+		if prev != nil {
+			cut := bytes.LastIndex(prev, []byte(cacheControl))
+			cut = bytes.LastIndex(prev[:cut], []byte(cacheControl)) - 1 // its comma
+			if !bytes.Equal(body[:cut], prev[:cut]) {
+				t.Fatalf("step %d: the prefix changed", i)
+			}
+		}
+		prev = body
+	}
+	if n := cache.Len(); n != len(h) {
+		t.Fatalf("the cache holds %d entries for %d messages", n, len(h))
 	}
 }

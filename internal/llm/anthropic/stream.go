@@ -25,9 +25,10 @@ type wireEvent struct {
 // wireUsage fields are pointers: an absent count keeps the earlier value,
 // a present zero replaces it.
 type wireUsage struct {
-	InputTokens          *int `json:"input_tokens"`
-	OutputTokens         *int `json:"output_tokens"`
-	CacheReadInputTokens *int `json:"cache_read_input_tokens"`
+	InputTokens              *int `json:"input_tokens"`
+	OutputTokens             *int `json:"output_tokens"`
+	CacheReadInputTokens     *int `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens *int `json:"cache_creation_input_tokens"`
 }
 
 type wireBlock struct {
@@ -264,7 +265,8 @@ func (t *translator) stop(wi int, name string, data []byte) *llm.Chunk {
 
 // mergeUsage keeps the latest reported counts: message_start reports input,
 // message_delta the cumulative output (and, in newer API versions, input).
-// Anthropic's input_tokens excludes cache reads, which are reported apart.
+// Anthropic's input_tokens excludes cache reads and writes, which are
+// reported apart.
 func (t *translator) mergeUsage(u *wireUsage) {
 	if u.InputTokens != nil {
 		t.usage.InputTokens = *u.InputTokens
@@ -275,6 +277,9 @@ func (t *translator) mergeUsage(u *wireUsage) {
 	if u.CacheReadInputTokens != nil {
 		t.usage.CacheReadTokens = *u.CacheReadInputTokens
 	}
+	if u.CacheCreationInputTokens != nil {
+		t.usage.CacheWriteTokens = *u.CacheCreationInputTokens
+	}
 }
 
 func (t *translator) emitUsage() {
@@ -282,9 +287,9 @@ func (t *translator) emitUsage() {
 		return
 	}
 	u := t.usage
-	// llm.Usage counts input like the OpenAI wire: cache reads included
-	// in InputTokens and also shown apart in CacheReadTokens.
-	u.InputTokens += u.CacheReadTokens
+	// llm.Usage counts input like the OpenAI wire: cache reads and writes
+	// included in InputTokens and also shown apart.
+	u.InputTokens += u.CacheReadTokens + u.CacheWriteTokens
 	t.out = append(t.out, llm.Chunk{Type: llm.ChunkUsage, Usage: &u})
 }
 

@@ -154,6 +154,14 @@ func TestStream(t *testing.T) {
 			usage:   &llm.Usage{InputTokens: 3012, OutputTokens: 2, CacheReadTokens: 3000},
 		},
 		{
+			name: "usage with cache read and write",
+			handler: sseBody(ev("message_start", `{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"model":"c","usage":{"input_tokens":12,"cache_creation_input_tokens":500,"cache_read_input_tokens":3000,"output_tokens":1}}}`) +
+				startText(0) + textDelta(0, "ok") + blockStop(0) + msgDelta("end_turn", 2) + msgStop()),
+			want:   finish(llm.FinishStop),
+			blocks: []llm.Block{text("ok")},
+			usage:  &llm.Usage{InputTokens: 3512, OutputTokens: 2, CacheReadTokens: 3000, CacheWriteTokens: 500},
+		},
+		{
 			name: "message_delta usage with input counts (newer API versions)",
 			handler: sseBody(msgStart(12, 0) + startText(0) + textDelta(0, "ok") + blockStop(0) +
 				ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"input_tokens":15,"cache_read_input_tokens":7,"output_tokens":9}}`) + msgStop()),

@@ -13,6 +13,9 @@ type prompt struct {
 	last         []string // the trailing user/tool messages' texts, oldest first
 	includeUsage bool
 	size         int // request body bytes, for the default usage estimate
+	// breakpoints are the prefixes of an Anthropic request's cache_control
+	// marks, for the simulated prompt cache (cache.go).
+	breakpoints []prefix
 }
 
 // matches reports whether m occurs in the system prompt or one of the last
@@ -116,7 +119,7 @@ func parseAnthropic(body []byte) (prompt, error) {
 		return prompt{}, err
 	}
 	// The Messages API always reports usage; include_usage is OpenAI's.
-	p := prompt{model: req.Model, size: len(body), system: contentText(req.System)}
+	p := prompt{model: req.Model, size: len(body), system: contentText(req.System), breakpoints: breakpoints(body)}
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		if req.Messages[i].Role == "user" {
 			p.last = []string{contentText(req.Messages[i].Content)}

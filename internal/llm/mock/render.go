@@ -49,6 +49,11 @@ func (s *Server) newRendering(r *Reply, p prompt, seq int) *rendering {
 		rd.usage = *r.Usage
 	} else {
 		rd.usage = rd.estimate(p.size)
+		if len(p.breakpoints) > 0 {
+			s.mu.Lock()
+			rd.usage.Input, rd.usage.CacheRead, rd.usage.CacheWrite = s.cache.usage(p.breakpoints, rd.usage.Input)
+			s.mu.Unlock()
+		}
 	}
 	return rd
 }
@@ -264,7 +269,7 @@ func (rd *rendering) anthropic(e *emitter) {
 			"model": rd.model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil,
 			"usage": map[string]any{
 				"input_tokens":                rd.usage.Input,
-				"cache_creation_input_tokens": 0,
+				"cache_creation_input_tokens": rd.usage.CacheWrite,
 				"cache_read_input_tokens":     rd.usage.CacheRead,
 				"output_tokens":               min(1, rd.usage.Output),
 			},

@@ -104,14 +104,17 @@ type ToolCall struct {
 // Usage is scripted token usage. Each field is sent as the wire's own field,
 // unconverted: Input as prompt_tokens / input_tokens, Output as
 // completion_tokens / output_tokens, CacheRead as cached_tokens and
-// prompt_cache_hit_tokens / cache_read_input_tokens, Reasoning as
+// prompt_cache_hit_tokens / cache_read_input_tokens, CacheWrite as
+// cache_creation_input_tokens (Anthropic wire only), Reasoning as
 // reasoning_tokens (OpenAI wire only). A reply without Usage gets a small
-// estimate from the request and reply sizes.
+// estimate from the request and reply sizes, on the Anthropic wire split
+// by a simulated prompt cache (cache.go).
 type Usage struct {
-	Input     int `json:"input" yaml:"input"`
-	Output    int `json:"output" yaml:"output"`
-	CacheRead int `json:"cacheRead,omitempty" yaml:"cacheRead,omitempty"`
-	Reasoning int `json:"reasoning,omitempty" yaml:"reasoning,omitempty"`
+	Input      int `json:"input" yaml:"input"`
+	Output     int `json:"output" yaml:"output"`
+	CacheRead  int `json:"cacheRead,omitempty" yaml:"cacheRead,omitempty"`
+	CacheWrite int `json:"cacheWrite,omitempty" yaml:"cacheWrite,omitempty"`
+	Reasoning  int `json:"reasoning,omitempty" yaml:"reasoning,omitempty"`
 }
 
 // Duration is a time.Duration written as "150ms" in scripts; a plain

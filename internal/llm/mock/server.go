@@ -48,11 +48,16 @@ type Recorded struct {
 type Server struct {
 	script *Script
 
-	mu      sync.Mutex
-	used    []bool
-	reqs    []Recorded
-	held    int // requests holding a Barrier reply
-	waiters []*barrierWaiter
+	mu   sync.Mutex
+	used []bool
+	// reqs are the most recent requests (at most KeepRequests, and
+	// KeepBytes of bodies); total counts them all.
+	reqs     []Recorded
+	reqBytes int
+	total    int
+	cache    promptCache
+	held     int // requests holding a Barrier reply
+	waiters  []*barrierWaiter
 
 	inFlight atomic.Int64
 	ids      atomic.Int64
@@ -75,8 +80,17 @@ func NewServer(s *Script) *Server {
 	return &Server{script: s, used: make([]bool, len(s.Replies))}
 }
 
-// Requests returns a copy of every request received so far, in arrival
-// order.
+// The server remembers the most recent requests only, so that a long
+// session (a benchmark of 1,000 steps, each request carrying the whole
+// history) does not hold every body it was sent.
+const (
+	KeepRequests = 256
+	KeepBytes    = 8 << 20
+)
+
+// Requests returns a copy of the requests received so far that the server
+// still holds (the most recent: KeepRequests, KeepBytes), in arrival
+// order. Every test that sends fewer sees them all.
 func (s *Server) Requests() []Recorded {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -85,11 +99,41 @@ func (s *Server) Requests() []Recorded {
 	return out
 }
 
+// Request returns request n (0-based, in arrival order), if the server
+// still holds it.
+func (s *Server) Request(n int) (Recorded, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := n - (s.total - len(s.reqs))
+	if i < 0 || i >= len(s.reqs) {
+		return Recorded{}, false
+	}
+	return s.reqs[i], true
+}
+
 // Count is the number of requests received so far.
 func (s *Server) Count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.reqs)
+	return s.total
+}
+
+// record keeps rec among the most recent requests; s.mu is held.
+func (s *Server) record(rec Recorded) {
+	s.total++
+	s.reqs = append(s.reqs, rec)
+	s.reqBytes += len(rec.Body)
+	drop := 0
+	for len(s.reqs)-drop > KeepRequests || s.reqBytes > KeepBytes && len(s.reqs)-drop > 1 {
+		s.reqBytes -= len(s.reqs[drop].Body)
+		drop++
+	}
+	if drop > 0 {
+		// Copy down so the dropped bodies can be collected.
+		n := copy(s.reqs, s.reqs[drop:])
+		clear(s.reqs[n:])
+		s.reqs = s.reqs[:n]
+	}
 }
 
 // InFlight is the number of requests being answered right now.
@@ -131,12 +175,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := Recorded{Wire: wire, Path: r.URL.Path, Header: r.Header.Clone(), Body: body,
 		Index: IndexNone, Model: p.model, System: p.system, Last: p.lastText()}
 	s.mu.Lock()
-	seq := len(s.reqs) + 1
+	seq := s.total + 1
 	var reply *Reply
 	if perr == nil {
 		reply, rec.Index = s.pick(p)
 	}
-	s.reqs = append(s.reqs, rec)
+	s.record(rec)
 	s.mu.Unlock()
 
 	switch {

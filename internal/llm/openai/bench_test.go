@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/enccache"
 	"github.com/reinsdev/reins/internal/llm/sse"
 )
 
@@ -132,4 +133,49 @@ func BenchmarkTranslate(b *testing.B) {
 	}
 	runtime.ReadMemStats(&ms1)
 	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(chunks), "allocs/chunk")
+}
+
+// BenchmarkEncodeLongHistory is a step's request late in a tool loop:
+// from 1,000 steps on (2,001 messages, about 0.8 MB), each op adds a call
+// and its result and encodes the request. fresh encodes every message, as
+// every step did before issue 18; cached is a step now: each message
+// encoded once, and the previous body, sent whole, extended in place.
+func BenchmarkEncodeLongHistory(b *testing.B) {
+	turn := func(h []llm.Message, i int) []llm.Message {
+		id := fmt.Sprintf("call_%d", i)
+		return append(h,
+			llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockToolCall, ID: id, Name: "read", Arguments: `{"path":"loop.txt"}`}}},
+			llm.Message{Role: llm.RoleTool, Content: []llm.Block{{Type: llm.BlockToolResult, CallID: id, Content: strings.Repeat("lorem ipsum ", 64)}}})
+	}
+	for _, bc := range []struct {
+		name   string
+		cached bool
+	}{{"fresh", false}, {"cached", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			h := []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "go"}}}}
+			for i := range 1000 {
+				h = turn(h, i)
+			}
+			var cache enccache.Cache[[]byte]
+			var keep kept
+			c, k := &cache, &keep
+			if !bc.cached {
+				c, k = nil, nil
+			}
+			b.ReportAllocs()
+			i := 1000
+			for b.Loop() {
+				h = turn(h, i)
+				i++
+				enc, err := encodeRequest(&llm.Request{Model: "m", System: strings.Repeat("s", 2000), Messages: h}, false, c, k)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(len(enc.body)))
+				if k != nil {
+					k.put(enc) // sent whole
+				}
+			}
+		})
+	}
 }

@@ -10,7 +10,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"iter"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/enccache"
 )
 
 // maxErrorBody bounds how much of a non-200 body is read: enough for the
@@ -54,6 +54,12 @@ type Client struct {
 	// a failed request (llm.ProviderMessage): for the user's terminal,
 	// never for the model, a diagnostic or an event.
 	ProviderError func(status int, message string)
+
+	// encoded holds each history message's encoding for the next request
+	// (Provider must not change once the client is used: it is part of
+	// the encoding).
+	encoded enccache.Cache[[]byte]
+	kept    kept
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -75,7 +81,7 @@ func (c *Client) httpClient() *http.Client {
 // HTTP attempt. Breaking out of the loop early closes the response body.
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chunk] {
 	return func(yield func(llm.Chunk) bool) {
-		body, err := encodeRequest(req, c.Provider == "deepseek")
+		enc, err := encodeRequest(req, c.Provider == "deepseek", &c.encoded, &c.kept)
 		if err != nil {
 			yield(llm.ErrorFinish(llm.CodeInvalidRequest, "request could not be encoded"))
 			return
@@ -85,11 +91,19 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chun
 		defer call.Close()
 
 		url := strings.TrimRight(c.BaseURL, "/") + "/chat/completions"
-		hreq, err := http.NewRequestWithContext(call.Context(), http.MethodPost, url, bytes.NewReader(body))
+		hreq, err := http.NewRequestWithContext(call.Context(), http.MethodPost, url, nil)
 		if err != nil {
 			yield(llm.ErrorFinish(llm.CodeInvalidRequest, "base URL is not valid"))
 			return
 		}
+		body := llm.SetBody(hreq, enc.body)
+		defer func() {
+			// The next request appends to this one's bytes, once the
+			// transport is done with them.
+			if body.Sent() {
+				c.kept.put(enc)
+			}
+		}()
 		hreq.Header.Set("Content-Type", "application/json")
 		hreq.Header.Set("Accept", "text/event-stream")
 		if c.APIKey != "" {

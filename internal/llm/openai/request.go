@@ -1,26 +1,17 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/enccache"
 )
 
 // Request wire structs: only the fields reins sends.
-
-type chatRequest struct {
-	Model         string         `json:"model"`
-	Messages      []chatMessage  `json:"messages"`
-	Stream        bool           `json:"stream"`
-	StreamOptions *streamOptions `json:"stream_options,omitempty"`
-	MaxTokens     int            `json:"max_tokens,omitempty"`
-	Tools         []chatTool     `json:"tools,omitempty"`
-}
-
-type streamOptions struct {
-	IncludeUsage bool `json:"include_usage"`
-}
 
 type chatMessage struct {
 	Role string `json:"role"`
@@ -58,34 +49,144 @@ type chatToolSpec struct {
 // null schema.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
+// encoded is a request body and what the next request needs to extend
+// it in place.
+type encoded struct {
+	body   []byte
+	msgEnd int    // len(body) up to the end of the last message
+	gen    uint64 // the enccache request its messages came from
+}
+
+// kept is the body of the latest request the transport sent whole: the
+// next request of the session, which repeats every message of it and adds
+// one or two, appends to its bytes in place instead of copying them.
+type kept struct {
+	mu sync.Mutex
+	e  *encoded
+}
+
+// take hands the kept body to one request (nil when there is none).
+func (k *kept) take() *encoded {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	e := k.e
+	k.e = nil
+	return e
+}
+
+func (k *kept) put(e *encoded) {
+	k.mu.Lock()
+	k.e = e
+	k.mu.Unlock()
+}
+
 // encodeRequest renders req as a streaming chat-completions body. With
 // deepseek set, assistant reasoning is sent back as reasoning_content, which
 // DeepSeek requires on assistant messages of tool-call turns.
-func encodeRequest(req *llm.Request, deepseek bool) ([]byte, error) {
-	out := chatRequest{
-		Model:         req.Model,
-		Stream:        true,
-		StreamOptions: &streamOptions{IncludeUsage: true},
-		MaxTokens:     max(req.MaxTokens, 0),
-		Messages:      make([]chatMessage, 0, len(req.Messages)+1),
+//
+// The body is written so that a request extending the previous one starts
+// with the previous one's bytes: the providers' automatic prompt caches
+// (OpenAI, DeepSeek) match on an exact prefix. Each history message is
+// encoded once (cache, when set) and its bytes reused; when the previous
+// request's body is kept (keep, when set) and this request repeats its
+// model, system prompt and every message, the new messages are appended to
+// those bytes in place.
+func encodeRequest(req *llm.Request, deepseek bool, cache *enccache.Cache[[]byte], keep *kept) (*encoded, error) {
+	if cache == nil {
+		cache = &enccache.Cache[[]byte]{}
 	}
-	if req.System != "" {
-		out.Messages = append(out.Messages, chatMessage{Role: "system", Content: ptr(req.System)})
+	if keep == nil {
+		keep = &kept{}
 	}
-	for _, m := range req.Messages {
-		out.Messages = appendMessage(out.Messages, m, deepseek)
-	}
-	for _, t := range req.Tools {
-		params := t.Parameters
-		if len(params) == 0 || string(params) == "null" {
-			params = emptySchema
+	encode := func(m llm.Message) []byte {
+		var buf []byte
+		for i, cm := range appendMessage(nil, m, deepseek) {
+			b, err := json.Marshal(cm)
+			if err != nil { // chatMessage holds only strings
+				continue
+			}
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, b...)
 		}
-		out.Tools = append(out.Tools, chatTool{
-			Type:     "function",
-			Function: chatToolSpec{Name: t.Name, Description: t.Description, Parameters: params},
-		})
+		return buf
 	}
-	return json.Marshal(out)
+	r := cache.Begin()
+	msgs := make([][]byte, 0, len(req.Messages))
+	for _, m := range req.Messages {
+		msgs = append(msgs, r.Get(m, encode))
+	}
+	r.Done()
+	var tools []byte
+	if len(req.Tools) > 0 {
+		ts := make([]chatTool, 0, len(req.Tools))
+		for _, t := range req.Tools {
+			params := t.Parameters
+			if len(params) == 0 || string(params) == "null" {
+				params = emptySchema
+			}
+			ts = append(ts, chatTool{
+				Type:     "function",
+				Function: chatToolSpec{Name: t.Name, Description: t.Description, Parameters: params},
+			})
+		}
+		var err error
+		if tools, err = json.Marshal(ts); err != nil {
+			return nil, err
+		}
+	}
+	head := append([]byte(`{"model":`), appendJSON(nil, req.Model)...)
+	head = append(head, `,"messages":[`...)
+	if req.System != "" {
+		head = appendJSON(head, chatMessage{Role: "system", Content: ptr(req.System)})
+	}
+
+	var buf []byte
+	from := 0
+	prev := keep.take()
+	switch {
+	case prev != nil && r.Extends(prev.gen) && bytes.HasPrefix(prev.body[:prev.msgEnd], head):
+		buf, from = prev.body[:prev.msgEnd], r.PrevLen()
+	default:
+		size := len(head) + len(tools) + 128
+		for _, b := range msgs {
+			size += len(b) + 1
+		}
+		if prev != nil && cap(prev.body) >= size {
+			buf = prev.body[:0]
+		} else {
+			buf = llm.BodyBuffer(size)
+		}
+		buf = append(buf, head...)
+	}
+	for _, b := range msgs[from:] {
+		if len(b) == 0 {
+			continue
+		}
+		if buf[len(buf)-1] != '[' {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, b...)
+	}
+	msgEnd := len(buf)
+	buf = append(buf, `],"stream":true,"stream_options":{"include_usage":true}`...)
+	if req.MaxTokens > 0 {
+		buf = append(buf, `,"max_tokens":`...)
+		buf = strconv.AppendInt(buf, int64(req.MaxTokens), 10)
+	}
+	if tools != nil {
+		buf = append(buf, `,"tools":`...)
+		buf = append(buf, tools...)
+	}
+	buf = append(buf, '}')
+	return &encoded{body: buf, msgEnd: msgEnd, gen: r.Gen()}, nil
+}
+
+// appendJSON appends v encoded as encoding/json does.
+func appendJSON(buf []byte, v any) []byte {
+	b, _ := json.Marshal(v)
+	return append(buf, b...)
 }
 
 // appendMessage appends the wire messages for m. Tool results become one

@@ -1,16 +1,20 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/enccache"
 )
 
 // captured is what the server received.
@@ -184,5 +188,117 @@ func TestRequestNotEncodable(t *testing.T) {
 	})
 	if r.fin.Code != llm.CodeInvalidRequest || strings.Contains(r.fin.Message, "not json") {
 		t.Fatalf("finish = %+v, want INVALID_REQUEST with a fixed message", r.fin)
+	}
+}
+
+// TestEncodingReusedAndStable: a request that extends the previous one
+// starts with the previous one's bytes (the automatic prompt caches of
+// OpenAI and DeepSeek match an exact prefix), its messages come from the
+// cache, and the cached encoding is the fresh one.
+func TestEncodingReusedAndStable(t *testing.T) {
+	for _, deepseek := range []bool{false, true} {
+		var cache enccache.Cache[[]byte]
+		var keep kept
+		var prevKept bool
+		var prevFirst *byte
+		var prevCap int
+		system := "sys"
+		h := []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "go <&>"}}}}
+		tools := []llm.ToolSpec{{Name: "read", Parameters: json.RawMessage(`{"type":"object"}`)}}
+		var prev []byte
+		for i := range 30 {
+			id := fmt.Sprintf("c%d", i)
+			h = append(h,
+				llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockReasoning, Text: "think"}, {Type: llm.BlockToolCall, ID: id, Name: "read", Arguments: `{"path":"a"}`}}},
+				llm.Message{Role: llm.RoleTool, Content: []llm.Block{{Type: llm.BlockToolResult, CallID: id, Content: strings.Repeat("é", i)}}})
+			req := &llm.Request{Model: "m", System: system, Messages: h, Tools: tools, MaxTokens: 100}
+			enc, err := encodeRequest(req, deepseek, &cache, &keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := enc.body
+			freshEnc, _ := encodeRequest(req, deepseek, nil, nil)
+			fresh := freshEnc.body
+			if !bytes.Equal(body, fresh) {
+				t.Fatalf("step %d: the cached encoding differs from a fresh one:\n%s\n%s", i, body, fresh)
+			}
+			if string(body[enc.msgEnd:enc.msgEnd+2]) != "]," {
+				t.Fatalf("step %d: msgEnd %d is not the end of the messages", i, enc.msgEnd)
+			}
+			if !json.Valid(body) {
+				t.Fatalf("step %d: not JSON: %s", i, body)
+			}
+			if prev != nil && i%7 != 0 {
+				end := bytes.Index(prev, []byte(`],"stream":true`))
+				if !bytes.HasPrefix(body, prev[:end]) {
+					t.Fatalf("step %d: the previous request's messages are not a prefix", i)
+				}
+			}
+			// The previous body is kept only when it was sent whole (every
+			// third step here it is not), and then appended to in place.
+			wasKept := i%3 != 2
+			if wasKept {
+				keep.put(enc)
+			}
+			prev = append([]byte(nil), body...)
+			if i > 0 && prevKept && len(enc.body) <= prevCap && &enc.body[0] != prevFirst {
+				t.Fatalf("step %d: the kept body was copied, not extended", i)
+			}
+			prevKept, prevFirst, prevCap = wasKept, &enc.body[0], cap(enc.body)
+			if i%7 == 6 {
+				// Another system prompt: nothing of the kept body is reused.
+				system += "!"
+			}
+		}
+		if n := cache.Len(); n != len(h) {
+			t.Fatalf("the cache holds %d entries for %d messages", n, len(h))
+		}
+	}
+}
+
+// TestKeptBodyOverHTTP: a session's requests over real HTTP, each built on
+// the previous one's kept bytes, arrive exactly as a fresh encoding; a
+// request that fails before its body is read (the server answers at once)
+// leaves nothing kept, and the next request is still right.
+func TestKeptBodyOverHTTP(t *testing.T) {
+	var mu sync.Mutex
+	var bodies [][]byte
+	n := 0
+	c, _ := newClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		k := n
+		mu.Unlock()
+		if k%5 == 0 { // refuse without reading the body
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		raw, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, raw)
+		mu.Unlock()
+		streamOK(events(text("ok"), finishWith("stop"), done))(w, r)
+	}))
+	h := []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "go"}}}}
+	for i := range 25 {
+		id := fmt.Sprintf("c%d", i)
+		h = append(h,
+			llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockToolCall, ID: id, Name: "read", Arguments: `{}`}}},
+			llm.Message{Role: llm.RoleTool, Content: []llm.Block{{Type: llm.BlockToolResult, CallID: id, Content: strings.Repeat("x", 100*i)}}})
+		req := &llm.Request{Model: "m", System: "s", Messages: h}
+		mu.Lock()
+		before := len(bodies)
+		mu.Unlock()
+		collect(t, context.Background(), c, req)
+		mu.Lock()
+		got := bodies[before:]
+		mu.Unlock()
+		if len(got) == 0 {
+			continue // refused
+		}
+		want, _ := encodeRequest(req, false, nil, nil)
+		if !bytes.Equal(got[0], want.body) {
+			t.Fatalf("request %d differs from a fresh encoding:\n%s\n%s", i, got[0], want.body)
+		}
 	}
 }
