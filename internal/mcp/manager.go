@@ -150,6 +150,9 @@ const (
 	maxDescription = 4 << 10
 	// maxSchema bounds a tool's input schema, in bytes of JSON.
 	maxSchema = 64 << 10
+	// exitWait bounds the wait for a server's exit status once its
+	// connection closed.
+	exitWait = 2 * time.Second
 	// maxStderrLine bounds one logged stderr line.
 	maxStderrLine = 1 << 10
 )
@@ -502,13 +505,17 @@ func (c *conn) watch() {
 	}
 	c.mu.Unlock()
 	if was == StateRunning && pr != nil {
+		// The connection usually ends a moment before the process: wait
+		// a bounded while, so the host log has the exit status.
+		t := time.NewTimer(exitWait)
 		select {
 		case <-pr.Done():
 			code, sig, _ := pr.ExitStatus()
 			c.m.logf("mcp server %s: exited (code %d%s)", c.srv.Name, code, sigText(sig))
-		default:
+		case <-t.C:
 			c.m.logf("mcp server %s: connection closed", c.srv.Name)
 		}
+		t.Stop()
 	}
 	// The session is over either way; close our end so the process sees
 	// EOF and the SDK's goroutines end.

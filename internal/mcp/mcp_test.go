@@ -221,7 +221,7 @@ func TestInMemory(t *testing.T) {
 		{"mcp__mem__echo", ``, "Echo: ", false},
 		{"mcp__mem__echo", `[1]`, "invalid arguments", true},
 		{"mcp__mem__fails", `{}`, "no such thing", true},
-		{"mcp__mem__mixed", `{}`, "a picture:\n[image: image/png, 5 bytes]\n[resource link: file:///x]\n{\"sum\":3}", false},
+		{"mcp__mem__mixed", `{}`, "a picture:\n[image: image/png, 5 bytes]\n[resource link: file:///x]", false},
 	} {
 		res := tools[tc.tool].Run(ctx, env, json.RawMessage(tc.args))
 		if !strings.Contains(res.Content, tc.want) || res.IsError != tc.isErr {
@@ -293,8 +293,9 @@ func TestRender(t *testing.T) {
 		{&sdk.CallToolResult{}, "(no content)"},
 		{&sdk.CallToolResult{IsError: true}, "the tool failed and said nothing"},
 		{&sdk.CallToolResult{StructuredContent: map[string]any{"a": 1}}, `{"a":1}`},
-		// A text part already carrying the structured value is not repeated.
-		{&sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "{\n  \"a\": 1\n}"}}, StructuredContent: map[string]any{"a": 1}}, "{\n  \"a\": 1\n}"},
+		// A text part stands for the structured value: it is not repeated.
+		{&sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "three"}}, StructuredContent: map[string]any{"a": 1}}, "three"},
+		{&sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{MIMEType: "image/png"}}, StructuredContent: map[string]any{"a": 1}}, "[image: image/png, 0 bytes]\n{\"a\":1}"},
 		{&sdk.CallToolResult{Content: []sdk.Content{&sdk.AudioContent{MIMEType: "audio/wav", Data: []byte("abc")}}}, "[audio: audio/wav, 3 bytes]"},
 		{&sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{MIMEType: strings.Repeat("x", 100), Data: []byte("a")}}}, "[image: unknown type, 1 bytes]"},
 		{&sdk.CallToolResult{Content: []sdk.Content{&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "r://1", Text: "body"}}}}, "[resource r://1]\nbody"},

@@ -75,10 +75,15 @@ func (t *Tool) Server() string { return t.c.srv.Name }
 // Run calls the tool. The result's content is the server's; every failure
 // of the server or the transport is a fixed text.
 func (t *Tool) Run(ctx context.Context, _ *tool.Env, args json.RawMessage) tool.Result {
-	var arguments map[string]any
+	// No arguments (or JSON null) is an empty object: servers validate
+	// arguments as a record and refuse null.
+	arguments := map[string]any{}
 	if s := bytes.TrimSpace(args); len(s) > 0 {
 		if err := json.Unmarshal(s, &arguments); err != nil {
 			return tool.Errorf("invalid arguments: want a JSON object (%v)", err)
+		}
+		if arguments == nil {
+			arguments = map[string]any{}
 		}
 	}
 	t.c.mu.Lock()
@@ -114,13 +119,17 @@ func failed(e *Error) tool.Result { return tool.Result{Content: e.Error(), IsErr
 // Render turns a call result into the text the model reads: text content
 // as it is, images, audio and binary resources as markers naming their
 // type and size, resource links by URI, and structured content as JSON
-// when no text part already carries it.
+// when there is no text part: servers repeat their structured result as
+// text (the spec asks them to) or summarise it there, and the model needs
+// it once.
 func Render(res *sdk.CallToolResult) string {
 	var parts []string
+	hasText := false
 	for _, c := range res.Content {
 		switch v := c.(type) {
 		case *sdk.TextContent:
 			parts = append(parts, v.Text)
+			hasText = true
 		case *sdk.ImageContent:
 			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes]", mimeText(v.MIMEType), len(v.Data)))
 		case *sdk.AudioContent:
@@ -140,8 +149,8 @@ func Render(res *sdk.CallToolResult) string {
 			parts = append(parts, "[content of an unsupported type]")
 		}
 	}
-	if res.StructuredContent != nil {
-		if js, err := json.Marshal(res.StructuredContent); err == nil && !carries(parts, js) {
+	if res.StructuredContent != nil && !hasText {
+		if js, err := json.Marshal(res.StructuredContent); err == nil {
 			parts = append(parts, string(js))
 		}
 	}
@@ -152,23 +161,6 @@ func Render(res *sdk.CallToolResult) string {
 		return "(no content)"
 	}
 	return strings.Join(parts, "\n")
-}
-
-// carries reports whether a text part holds the JSON value js.
-func carries(parts []string, js []byte) bool {
-	for _, p := range parts {
-		var buf bytes.Buffer
-		if json.Compact(&buf, []byte(p)) == nil && bytes.Equal(buf.Bytes(), js) {
-			return true
-		}
-		var v any
-		if json.Unmarshal([]byte(p), &v) == nil {
-			if again, err := json.Marshal(v); err == nil && bytes.Equal(again, js) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // mimeText bounds a MIME type for a marker.
