@@ -26,6 +26,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/retry"
+	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/smallfile"
 	"github.com/reinsdev/reins/internal/trust"
 )
@@ -117,6 +118,12 @@ type Config struct {
 	InstructionFiles []string
 	Subagents        Subagents
 	Sandbox          Sandbox
+	// MCPServers are the MCP servers (`mcpServers`, and a trusted
+	// folder's .mcp.json), in the order the layers named them; a later
+	// layer's server replaces an earlier one of the same name.
+	MCPServers []mcp.Server
+	// MCPWarnings are the .mcp.json entries skipped as unusable.
+	MCPWarnings []string
 	// Files are the layers that were read, lowest precedence first.
 	Files []string
 
@@ -236,6 +243,9 @@ func ProjectFiles(opts LoadOptions) []string {
 	if fi, err := os.Stat(cfg); err == nil && !fi.IsDir() && !sameFile(cfg, homeConfig(opts.Home)) && !sameFile(cfg, opts.Extra) {
 		out = append(out, projectConfig)
 	}
+	if fi, err := os.Stat(mcpJSONPath(opts.Cwd)); err == nil && fi.Mode().IsRegular() {
+		out = append(out, MCPJSON)
+	}
 	names := InstructionFiles
 	if opts.InstructionFiles != nil {
 		names = *opts.InstructionFiles
@@ -329,6 +339,19 @@ func Load(opts LoadOptions) (*Config, error) {
 		}
 		raws = append(raws, r)
 	}
+	// Claude Code's .mcp.json is a project layer above the user's config
+	// and below the project's own: the nearer, reins-specific file wins
+	// on a name clash.
+	if p := mcpJSONPath(opts.Cwd); opts.Cwd != "" && opts.Trusted {
+		servers, warnings, _ := readMCPJSON(p)
+		if len(servers) > 0 || len(warnings) > 0 {
+			at := 0
+			for at < len(raws) && raws[at].origin == OriginUser {
+				at++
+			}
+			raws = slices.Insert(raws, at, &rawConfig{file: p, origin: OriginTrustedProject, mcpServers: servers, mcpWarnings: warnings})
+		}
+	}
 	return merge(raws)
 }
 
@@ -350,6 +373,8 @@ type rawConfig struct {
 	sandboxNet   *bool
 	sandboxW     []string
 	instrFiles   *[]string
+	mcpServers   []mcp.Server
+	mcpWarnings  []string
 }
 
 type rawProvider struct {
@@ -385,9 +410,11 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 		return nil, err
 	}
 	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}, models: map[string]ModelInfo{}}
-	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions"}, func(k string, v ast.Node, kp string) error {
+	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions", "mcpServers"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
+		case "mcpServers":
+			r.mcpServers, err = parseMCPServers(d, v, kp)
 		case "instructions":
 			err = d.fields(v, kp, []string{"files"}, func(_ string, v ast.Node, kp string) error {
 				l, err := d.strList(v, kp)
@@ -626,6 +653,8 @@ func merge(raws []*rawConfig) (*Config, error) {
 			c.Sandbox.Network = *r.sandboxNet
 		}
 		c.Sandbox.Writable = append(c.Sandbox.Writable, r.sandboxW...)
+		c.MCPServers = mergeMCP(c.MCPServers, r.mcpServers)
+		c.MCPWarnings = append(c.MCPWarnings, r.mcpWarnings...)
 		for name, p := range r.providers {
 			c.providers[name] = p.over(c.providers[name])
 		}
