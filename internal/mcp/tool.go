@@ -173,3 +173,25 @@ func mimeText(s string) string {
 	}
 	return s
 }
+
+// unavailable stands in for a tool a session was given by name whose
+// server failed: the model, told the tool exists, gets the server's fixed
+// failure text when it calls it.
+type unavailable struct {
+	name string
+	err  *Error
+}
+
+// Unavailable is a stand-in for the MCP tool name (mcp__<server>__<tool>)
+// whose server failed with err: every call is err's fixed text.
+func Unavailable(name string, err *Error) tool.Tool { return &unavailable{name: name, err: err} }
+
+func (u *unavailable) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: u.name, Description: "Unavailable: " + u.err.Error(), Parameters: json.RawMessage(`{"type":"object"}`)}
+}
+
+func (u *unavailable) Needs() tool.Permission { return tool.ReadOnly }
+
+func (u *unavailable) Run(context.Context, *tool.Env, json.RawMessage) tool.Result {
+	return failed(u.err)
+}
