@@ -434,11 +434,6 @@ type SessionOptions struct {
 	// MCPServers name MCP servers whose every tool the session gets (an
 	// agent file's `mcpServers`); see mcpRule for the whole rule.
 	MCPServers []string
-	// MCP holds servers of this session besides the configured ones (the
-	// editor's, in reins acp), looked up first; its owner closes it.
-	// Children of the session may name them too.
-	MCP *mcp.Manager
-
 	// mcpWithin is the parent's MCP rule: a child never has an MCP tool
 	// its parent may not have.
 	mcpWithin func(string) bool
@@ -600,7 +595,7 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 			Model: m, System: req.Agent.SystemPrompt, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens,
 			Permission: req.Permission, Tools: childTools(req.Tools, req.Agent), Parent: req.ParentSession, Depth: req.Depth, Observe: observe,
 			Approve: approve, NoInstructions: req.Agent.NoInstructions, Agent: req.Agent.Name,
-			MCPServers: req.Agent.MCPServers, MCP: parent.MCP, mcpWithin: parent.mcpWithin,
+			MCPServers: req.Agent.MCPServers, mcpWithin: parent.mcpWithin,
 		})
 		if err != nil {
 			return nil, err

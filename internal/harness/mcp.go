@@ -20,12 +20,34 @@ func (h *Harness) newMCP(servers []mcp.Server) *mcp.Manager {
 	for _, s := range servers {
 		expanded = append(expanded, mcp.ExpandServer(s, h.Getenv))
 	}
-	return mcp.NewManager(expanded, h.MCPOptions())
+	return mcp.NewManager(expanded, h.mcpOptions())
 }
 
-// MCPOptions are the options of every MCP manager of this harness (the
-// configured servers', and each ACP session's editor servers').
-func (h *Harness) MCPOptions() mcp.Options {
+// AddMCPServers adds servers (an editor's, from ACP session/new) to the
+// configured ones, replacing a configured server of the same name: the
+// editor's list is the user's choice for that session. Their strings are
+// taken as given (no ${VAR} expansion). Call it before the first session;
+// it returns an error when a server has already started.
+func (h *Harness) AddMCPServers(servers []mcp.Server) error {
+	for _, s := range h.MCP.Servers() {
+		if st, _ := h.MCP.Status(s.Name); st != mcp.StateIdle {
+			return errors.New("harness: MCP servers added after one started")
+		}
+	}
+	all := h.MCP.Servers()
+	for _, s := range servers {
+		if i := slices.IndexFunc(all, func(c mcp.Server) bool { return c.Name == s.Name }); i >= 0 {
+			all[i] = s
+			continue
+		}
+		all = append(all, s)
+	}
+	h.MCP = mcp.NewManager(all, h.mcpOptions())
+	return nil
+}
+
+// mcpOptions are the options of the harness's MCP manager.
+func (h *Harness) mcpOptions() mcp.Options {
 	return mcp.Options{Logf: h.Logf, StartTimeout: h.Config.Subagents.StartTimeout, Dir: h.Cwd, Version: h.Version}
 }
 
@@ -48,37 +70,22 @@ func mcpRule(o SessionOptions) func(name string) bool {
 	}
 }
 
-// mcpTools starts (once per harness, or per editor session) the servers a
+// mcpTools starts (once per harness) the servers a
 // session made with o may use and returns their tools that mcpRule allows.
 // A server that fails is in the host log and `reins mcp list`; a tool the
 // session named explicitly whose server failed stands in with the fixed
 // failure text, so the model is not left guessing.
 func (h *Harness) mcpTools(o SessionOptions, perm tool.Permission, allow func(string) bool) []tool.Tool {
-	managers := []*mcp.Manager{o.MCP, h.MCP} // the editor's servers first
-	type want struct {
-		mgr    *mcp.Manager
-		server string
-	}
-	var wants []want
-	seen := map[string]bool{}
+	var wants []string
 	consider := func(server string) {
-		if seen[server] {
-			return
-		}
-		seen[server] = true
-		for _, m := range managers {
-			if m.Has(server) {
-				wants = append(wants, want{m, server})
-				return
-			}
+		if h.MCP.Has(server) && !slices.Contains(wants, server) {
+			wants = append(wants, server)
 		}
 	}
 	top := o.Parent == ""
-	for _, m := range managers {
-		for _, s := range m.Servers() {
-			if (top && o.Tools == nil) || slices.Contains(o.MCPServers, s.Name) {
-				consider(s.Name)
-			}
+	for _, s := range h.MCP.Servers() {
+		if (top && o.Tools == nil) || slices.Contains(o.MCPServers, s.Name) {
+			consider(s.Name)
 		}
 	}
 	for _, n := range o.Tools {
@@ -95,7 +102,7 @@ func (h *Harness) mcpTools(o SessionOptions, perm tool.Permission, allow func(st
 	errs := make([]error, len(wants))
 	var wg sync.WaitGroup
 	for i, w := range wants {
-		wg.Go(func() { got[i], errs[i] = w.mgr.Tools(context.Background(), w.server, pol) })
+		wg.Go(func() { got[i], errs[i] = h.MCP.Tools(context.Background(), w, pol) })
 	}
 	wg.Wait()
 	var out []tool.Tool
@@ -108,7 +115,7 @@ func (h *Harness) mcpTools(o SessionOptions, perm tool.Permission, allow func(st
 		var me *mcp.Error
 		if errs[i] != nil && errors.As(errs[i], &me) {
 			for _, n := range o.Tools {
-				if s, _, ok := mcp.SplitToolName(n); ok && s == w.server && allow(n) {
+				if s, _, ok := mcp.SplitToolName(n); ok && s == w && allow(n) {
 					out = append(out, mcp.Unavailable(n, me))
 				}
 			}
