@@ -28,6 +28,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/subagent"
 )
@@ -53,6 +54,9 @@ type Options struct {
 	// StartTimeout bounds the start (spawn, initialize, session/new);
 	// zero means config.DefaultStartTimeout (subagents.startTimeout).
 	StartTimeout time.Duration
+	// MCPServers are the MCP servers a child's agent file may name
+	// (`mcpServers`): the named ones are passed in session/new.
+	MCPServers []mcp.Server
 }
 
 // New returns the acp provider.
@@ -235,7 +239,7 @@ func (r *run) handshake(ctx context.Context, cwd string) (sdk.SessionId, string,
 	if init.ProtocolVersion != sdk.ProtocolVersionNumber {
 		return "", subagent.StageInitialize, &versionError{got: int(init.ProtocolVersion)}
 	}
-	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{}})
+	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: r.mcpServers(init.AgentCapabilities.McpCapabilities.Http)})
 	if err != nil {
 		return "", subagent.StageNewSession, err
 	}
