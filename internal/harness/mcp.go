@@ -140,3 +140,32 @@ func childTools(tools []string, ag *config.Agent) []string {
 	}
 	return out
 }
+
+// MCPServerStatus is one configured server as `reins mcp list` shows it.
+type MCPServerStatus struct {
+	Server mcp.Server
+	State  mcp.State
+	// Err is why the server failed or stopped (a fixed text), else nil.
+	Err   *mcp.Error
+	Tools []*mcp.Tool
+}
+
+// MCPStatus starts every configured server, in parallel and as a session
+// in permission mode perm would, and reports each: its state, its failure
+// and its tools.
+func (h *Harness) MCPStatus(perm tool.Permission) []MCPServerStatus {
+	servers := h.MCP.Servers()
+	out := make([]MCPServerStatus, len(servers))
+	pol := h.Sandbox
+	pol.Mode, pol.Workspace = sandbox.Mode(perm), h.Cwd
+	var wg sync.WaitGroup
+	for i, s := range servers {
+		wg.Go(func() {
+			ts, _ := h.MCP.Tools(context.Background(), s.Name, pol)
+			st, err := h.MCP.Status(s.Name)
+			out[i] = MCPServerStatus{Server: s, State: st, Err: err, Tools: ts}
+		})
+	}
+	wg.Wait()
+	return out
+}
