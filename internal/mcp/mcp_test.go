@@ -211,8 +211,21 @@ func TestInMemory(t *testing.T) {
 	if !strings.Contains(string(tools["mcp__mem__echo"].Spec().Parameters), `"message"`) {
 		t.Errorf("echo's schema: %s", tools["mcp__mem__echo"].Spec().Parameters)
 	}
+	// Through the registry, as the loop runs them: under read-only the
+	// read-only tool runs (and may run alongside others), the other is
+	// refused.
+	reg := tool.NewRegistry(tools["mcp__mem__echo"], tools["mcp__mem__write"])
 	env := &tool.Env{Permission: tool.ReadOnly}
 	ctx := context.Background()
+	if !reg.Concurrent("mcp__mem__echo") || reg.Concurrent("mcp__mem__write") {
+		t.Error("only the read-only tool may run concurrently")
+	}
+	if res := reg.Run(ctx, env, "mcp__mem__write", nil); !res.IsError || !strings.Contains(res.Content, "not permitted in read-only mode") {
+		t.Errorf("write under read-only: %+v", res)
+	}
+	if res := reg.Run(ctx, &tool.Env{Permission: tool.WorkspaceWrite}, "mcp__mem__write", nil); res.IsError || res.Content != "wrote" {
+		t.Errorf("write under workspace-write: %+v", res)
+	}
 	for _, tc := range []struct {
 		tool, args, want string
 		isErr            bool
