@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reinsdev/reins/internal/testutil"
 )
@@ -60,4 +62,45 @@ func TestMCPList(t *testing.T) {
 	if out, _ := list(ws); !regexp.MustCompile(`(?m)^fromjson +stdio +failed: .* ` + regexp.QuoteMeta(filepath.Join(ws, ".mcp.json")) + `$`).MatchString(out) {
 		t.Errorf("trusted .mcp.json:\n%s", out)
 	}
+}
+
+// A reins killed with SIGKILL while an MCP server is starting leaves no
+// process behind: the server ran under the supervisor, which notices its
+// parent is gone and kills what it started (the orphan check of
+// MarkChildren, in reinsCmd, fails the test otherwise).
+func TestMCPServerDiesWithReins(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		testutil.MissingPeer(t, "node not found")
+	}
+	home := t.TempDir()
+	script, err := filepath.Abs(filepath.Join("..", "..", "internal", "mcp", "testdata", "hostile.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := reinsCmd(t, home, "mcp", "list")
+	// In the workspace: the server may write nowhere else.
+	ready := filepath.Join(cmd.Dir, "ready")
+	cfg := fmt.Sprintf("mcpServers:\n  mute: {command: node, args: [%q, silent], env: {HOSTILE_READY: %q}}\n", script, ready)
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("the MCP server never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
 }

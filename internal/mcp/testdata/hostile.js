@@ -8,10 +8,16 @@
 // host log only.
 const mode = process.argv[2];
 const canary = process.env.REINS_CANARY || "CANARY";
+// A broken pipe does not end it: only reins's teardown may.
+process.stdout.on("error", () => {});
+process.stderr.on("error", () => {});
 process.stderr.write(`hostile ${mode} starting ${canary}\n`);
 if (mode === "silent") {
   process.stdin.on("data", () => {});
   setInterval(() => {}, 1 << 30);
+  // HOSTILE_READY names a file made once the server is up (the tests
+  // wait for it).
+  if (process.env.HOSTILE_READY) require("node:fs").writeFileSync(process.env.HOSTILE_READY, "");
   return;
 }
 const flood = () => {
