@@ -3,12 +3,15 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/testutil"
 	"github.com/reinsdev/reins/internal/tool"
 )
@@ -145,7 +148,7 @@ func TestHostileErrorMessage(t *testing.T) {
 		t.Errorf("call: %+v", res)
 	}
 	noCanary(t, "the call result", res.Content)
-	waitLog(t, log, "server says "+canary)
+	waitLog(t, log, "mcp server failing: start failed")
 }
 
 // A command that does not exist fails the start with its fixed text.
@@ -167,4 +170,44 @@ func waitLog(t *testing.T, log *logSink, want string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// HTTP servers that hang or fail: fixed texts within the start timeout
+// (the server's error body is never in them), the cause in the host log.
+func TestHostileHTTP(t *testing.T) {
+	hang := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	defer hung.Close()
+	defer close(hang)
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "server says "+canary, http.StatusInternalServerError)
+	}))
+	defer failing.Close()
+	log := &logSink{}
+	m := NewManager([]Server{{Name: "hung", URL: hung.URL}, {Name: "failing", URL: failing.URL}}, Options{Logf: log.logf, StartTimeout: time.Second})
+	defer m.Close()
+	for name, want := range map[string]string{
+		"hung":    (&Error{Server: "hung", Failure: FailStartTimeout, Timeout: time.Second}).Error(),
+		"failing": (&Error{Server: "failing", Failure: FailStart}).Error(),
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := m.Tools(context.Background(), name, sandbox.Policy{})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || err.Error() != want {
+				t.Errorf("%s: %v, want %q", name, err, want)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatalf("%s: the start hangs", name)
+		}
+	}
+	waitLog(t, log, "mcp server failing: start failed")
 }
