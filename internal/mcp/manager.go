@@ -258,11 +258,8 @@ func (m *Manager) Tools(ctx context.Context, name string, pol sandbox.Policy) ([
 	c.once.Do(func() { c.start(pol) })
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.fail != nil && c.state != StateStopped {
+	if c.fail != nil { // failed to start, or stopped since
 		return nil, c.fail
-	}
-	if c.state == StateStopped {
-		return nil, &Error{Server: name, Failure: FailStopped}
 	}
 	return slices.Clone(c.tools), nil
 }
