@@ -148,7 +148,7 @@ func TestHostileErrorMessage(t *testing.T) {
 		t.Errorf("call: %+v", res)
 	}
 	noCanary(t, "the call result", res.Content)
-	waitLog(t, log, "mcp server failing: start failed")
+	waitLog(t, log, "server says "+canary)
 }
 
 // A command that does not exist fails the start with its fixed text.
