@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"sync"
@@ -102,7 +101,7 @@ func (h *Harness) mcpTools(o SessionOptions, perm tool.Permission, allow func(st
 	errs := make([]error, len(wants))
 	var wg sync.WaitGroup
 	for i, w := range wants {
-		wg.Go(func() { got[i], errs[i] = h.MCP.Tools(context.Background(), w, pol) })
+		wg.Go(func() { got[i], errs[i] = h.MCP.Tools(w, pol) })
 	}
 	wg.Wait()
 	var out []tool.Tool
@@ -161,7 +160,7 @@ func (h *Harness) MCPStatus(perm tool.Permission) []MCPServerStatus {
 	var wg sync.WaitGroup
 	for i, s := range servers {
 		wg.Go(func() {
-			ts, _ := h.MCP.Tools(context.Background(), s.Name, pol)
+			ts, _ := h.MCP.Tools(s.Name, pol)
 			st, err := h.MCP.Status(s.Name)
 			out[i] = MCPServerStatus{Server: s, State: st, Err: err, Tools: ts}
 		})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -44,7 +45,7 @@ func noCanary(t *testing.T, what, text string) {
 // host log only.
 func TestHostileCrash(t *testing.T) {
 	m, pol, log := stdioManager(t, Options{}, hostile(t, "crashy", "crash"))
-	ts, err := m.Tools(context.Background(), "crashy", pol)
+	ts, err := m.Tools("crashy", pol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestHostileCrash(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if _, err := m.Tools(context.Background(), "crashy", pol); err == nil || err.Error() != want {
+	if _, err := m.Tools("crashy", pol); err == nil || err.Error() != want {
 		t.Errorf("Tools after the crash: %v", err)
 	}
 	waitLog(t, log, "crashing "+canary)
@@ -81,7 +82,7 @@ func TestHostileSilent(t *testing.T) {
 	m, pol, log := stdioManager(t, Options{StartTimeout: 2 * time.Second}, hostile(t, "mute", "silent"))
 	done := make(chan error, 1)
 	go func() {
-		_, err := m.Tools(context.Background(), "mute", pol)
+		_, err := m.Tools("mute", pol)
 		done <- err
 	}()
 	var err error
@@ -99,7 +100,7 @@ func TestHostileSilent(t *testing.T) {
 		t.Errorf("state %s, want %s", st, StateFailed)
 	}
 	began := time.Now()
-	if _, err := m.Tools(context.Background(), "mute", pol); err == nil || err.Error() != want {
+	if _, err := m.Tools("mute", pol); err == nil || err.Error() != want {
 		t.Errorf("second Tools: %v", err)
 	}
 	if time.Since(began) > 10*time.Second {
@@ -113,7 +114,7 @@ func TestHostileSilent(t *testing.T) {
 // takes a bounded part of it.
 func TestHostileFlood(t *testing.T) {
 	m, pol, log := stdioManager(t, Options{MaxStderrLog: 16 << 10}, hostile(t, "loud", "flood"))
-	ts, err := m.Tools(context.Background(), "loud", pol)
+	ts, err := m.Tools("loud", pol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestHostileFlood(t *testing.T) {
 // code and a fixed word, never the server's message.
 func TestHostileErrorMessage(t *testing.T) {
 	m, pol, log := stdioManager(t, Options{}, hostile(t, "liar", "liar"))
-	ts, err := m.Tools(context.Background(), "liar", pol)
+	ts, err := m.Tools("liar", pol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestHostileErrorMessage(t *testing.T) {
 // A command that does not exist fails the start with its fixed text.
 func TestMissingCommand(t *testing.T) {
 	m, pol, _ := stdioManager(t, Options{}, Server{Name: "gone", Command: "reins-no-such-mcp-server"})
-	_, err := m.Tools(context.Background(), "gone", pol)
+	_, err := m.Tools("gone", pol)
 	if err == nil || err.Error() != (&Error{Server: "gone", Failure: FailStart}).Error() {
 		t.Errorf("start: %v", err)
 	}
@@ -197,7 +198,7 @@ func TestHostileHTTP(t *testing.T) {
 	} {
 		done := make(chan error, 1)
 		go func() {
-			_, err := m.Tools(context.Background(), name, sandbox.Policy{})
+			_, err := m.Tools(name, sandbox.Policy{})
 			done <- err
 		}()
 		select {
@@ -210,4 +211,42 @@ func TestHostileHTTP(t *testing.T) {
 		}
 	}
 	waitLog(t, log, "mcp server failing: start failed")
+}
+
+// Close during the start of a server that never answers cuts the start
+// short: no wait for the start timeout, and nothing left behind.
+func TestCloseDuringStart(t *testing.T) {
+	ready := filepath.Join(t.TempDir(), "ready")
+	srv := hostile(t, "mute", "silent")
+	srv.Env["HOSTILE_READY"] = ready
+	m, pol, _ := stdioManager(t, Options{StartTimeout: 10 * time.Minute}, srv)
+	pol.Mode = "full-access" // the ready file is outside the workspace
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.Tools("mute", pol)
+		done <- err
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- m.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Errorf("close: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("Close waits for the start timeout")
+	}
+	if err := <-done; err == nil {
+		t.Error("a start cut short by Close succeeded")
+	}
 }

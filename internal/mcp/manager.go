@@ -167,6 +167,9 @@ type Manager struct {
 	order []string
 	// closed: Close ran; nothing starts any more.
 	closed bool
+	// ctx ends when Close begins: a start under way stops at once.
+	ctx    context.Context
+	cancel context.CancelFunc
 	// dial, when set (tests), replaces the stdio and http transports.
 	dial func(Server) sdk.Transport
 }
@@ -192,6 +195,7 @@ func NewManager(servers []Server, opts Options) *Manager {
 		opts.MaxStderrLog = 64 << 10
 	}
 	m := &Manager{opts: opts, conns: map[string]*conn{}}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
 	for _, s := range servers {
 		if _, dup := m.conns[s.Name]; dup {
 			continue
@@ -241,10 +245,11 @@ func (m *Manager) Status(name string) (State, *Error) {
 }
 
 // Tools starts the server named name if it is not started yet (policy pol
-// confines its process), waits at most the start timeout for it, and
-// returns its tools sorted by name. A failed or stopped server is an
-// *Error whose text is fixed; it is not retried.
-func (m *Manager) Tools(ctx context.Context, name string, pol sandbox.Policy) ([]*Tool, error) {
+// confines its process), waits at most the start timeout for it (or until
+// Close), and returns its tools sorted by name. A failed or stopped server
+// is an *Error whose text is fixed; it is not retried. The start is shared
+// by every caller, so no caller's context can end it.
+func (m *Manager) Tools(name string, pol sandbox.Policy) ([]*Tool, error) {
 	c, ok := m.conns[name]
 	if !ok {
 		return nil, &Error{Server: name, Failure: FailUnknown}
@@ -265,8 +270,8 @@ func (m *Manager) Tools(ctx context.Context, name string, pol sandbox.Policy) ([
 }
 
 // Close tears every started server down (stdio servers through the
-// ladder) and returns when all are gone. It is idempotent; a server whose
-// start is under way is torn down when the start ends.
+// ladder) and returns when all are gone. It is idempotent; a start under
+// way is cut short and rolled back.
 func (m *Manager) Close() error {
 	if m == nil {
 		return nil
@@ -274,6 +279,7 @@ func (m *Manager) Close() error {
 	m.mu.Lock()
 	m.closed = true
 	m.mu.Unlock()
+	m.cancel()
 	var wg sync.WaitGroup
 	errs := make([]error, len(m.order))
 	for i, n := range m.order {
@@ -281,7 +287,7 @@ func (m *Manager) Close() error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// A start under way ends by its own deadline; Do waits for it,
+			// A start under way ends (m.ctx is done); Do waits for it,
 			// and afterwards no start can begin.
 			c.once.Do(func() {
 				c.mu.Lock()
@@ -325,7 +331,7 @@ func (c *conn) start(pol sandbox.Policy) {
 	c.state = StateStarting
 	c.mu.Unlock()
 	to := c.m.opts.StartTimeout
-	ctx, cancel := context.WithTimeoutCause(context.Background(), to, errStartTimeout)
+	ctx, cancel := context.WithTimeoutCause(c.m.ctx, to, errStartTimeout)
 	defer cancel()
 
 	var tr sdk.Transport

@@ -52,7 +52,7 @@ func stdioManager(t *testing.T, opts Options, servers ...Server) (*Manager, sand
 // mid-way returns the fixed text while the server goes on serving.
 func TestEverythingStdio(t *testing.T) {
 	m, pol, log := stdioManager(t, Options{}, realServer(t, "everything", "server-everything", "stdio"))
-	ts, err := m.Tools(context.Background(), "everything", pol)
+	ts, err := m.Tools("everything", pol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestEverythingHTTP(t *testing.T) {
 	log := &logSink{}
 	m := NewManager([]Server{{Name: "web", URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), Headers: map[string]string{"X-Test": "1"}}}, Options{Logf: log.logf})
 	t.Cleanup(func() { m.Close() })
-	ts, err := m.Tools(context.Background(), "web", sandbox.Policy{})
+	ts, err := m.Tools("web", sandbox.Policy{})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log)
 	}
@@ -152,7 +152,7 @@ func TestEverythingHTTP(t *testing.T) {
 func TestFilesystemConfined(t *testing.T) {
 	outside := t.TempDir()
 	m, pol, _ := stdioManager(t, Options{}, realServer(t, "fs", "server-filesystem", "/"))
-	ts, err := m.Tools(context.Background(), "fs", pol)
+	ts, err := m.Tools("fs", pol)
 	if err != nil {
 		t.Fatal(err)
 	}
