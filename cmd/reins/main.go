@@ -121,6 +121,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newMockLLMCmd(s),
 		newAgentsCmd(s),
 		newModelsCmd(s),
+		newMCPCmd(s),
 		newSDKCmd(s),
 		&cobra.Command{
 			Use:   "version",

@@ -190,6 +190,7 @@ func editorEnv(t *testing.T, workspace, home string) []string {
 	return append(os.Environ(),
 		"ACP_SDK_PATH="+filepath.Join(nm, "@agentclientprotocol", "sdk", "dist", "v1", "stable", "acp.js"),
 		"REINS_CMD="+string(cmd), "WORKSPACE="+workspace,
+		"MCP_EVERYTHING="+filepath.Join(nm, "@modelcontextprotocol", "server-everything", "dist", "index.js"),
 		"REINS_ACP_SERVE=1", "REINS_HOME="+home, "REINS_MOCK_SCRIPT="+script,
 		"DEEPSEEK_API_KEY=", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=",
 		testutil.MarkChildren(t),
@@ -256,17 +257,34 @@ func TestEditorDrivesReinsACP(t *testing.T) {
 		json.Unmarshal(stepNamed(t, first, "initialize").Result, &r)
 		c := r.AgentCapabilities
 		if r.ProtocolVersion != 1 || !c.LoadSession || !c.PromptCapabilities.EmbeddedContext ||
-			c.PromptCapabilities.Image || c.PromptCapabilities.Audio || c.McpCapabilities.HTTP || c.McpCapabilities.SSE ||
+			c.PromptCapabilities.Image || c.PromptCapabilities.Audio || !c.McpCapabilities.HTTP || c.McpCapabilities.SSE ||
 			r.AgentInfo.Name != "reins" || len(r.AuthMethods) != 0 {
 			t.Errorf("initialize answered %+v", r)
 		}
 	})
 
-	t.Run("session/new refuses MCP servers and relative paths clearly", func(t *testing.T) {
-		mcp := stepNamed(t, first, "new-with-mcp")
-		if mcp.Error == nil || !strings.Contains(string(mcp.Error.Data), "does not support MCP servers") {
-			t.Errorf("MCP servers: %+v", mcp.Error)
+	t.Run("session/new takes the editor's MCP servers, and a tool call round-trips", func(t *testing.T) {
+		sse := stepNamed(t, first, "new-with-sse")
+		if sse.Error == nil || !strings.Contains(string(sse.Error.Data), "not sse") {
+			t.Errorf("an sse server: %+v", sse.Error)
 		}
+		if s := stepNamed(t, first, "new-with-mcp"); s.Error != nil {
+			t.Fatalf("session/new with an MCP server: %+v", s.Error)
+		}
+		for _, s := range []step{stepNamed(t, first, "mcp-call"), stepNamed(t, second, "mcp-after-load")} {
+			if got := s.stopReason(t); got != "end_turn" {
+				t.Errorf("%s: stop reason %s", s.Name, got)
+			}
+			if got := s.chunks("agent_message_chunk"); got != "The MCP server echoed." {
+				t.Errorf("%s: answer %q", s.Name, got)
+			}
+			if !strings.Contains(string(mustJSON(t, s.Events)), `Echo: from the editor`) {
+				t.Errorf("%s: the tool call's result did not reach the editor", s.Name)
+			}
+		}
+	})
+
+	t.Run("session/new refuses relative paths clearly", func(t *testing.T) {
 		rel := stepNamed(t, first, "new-relative-cwd")
 		if rel.Error == nil || !strings.Contains(string(rel.Error.Data), "absolute") {
 			t.Errorf("relative cwd: %+v", rel.Error)
@@ -460,8 +478,8 @@ func TestEditorDrivesReinsACP(t *testing.T) {
 				turns++
 			}
 		}
-		if turns != 8 { // seven prompts in the first connection, one after the load
-			t.Errorf("the session log has %d turns, want 8", turns)
+		if turns != 9 { // seven prompts in the first connection, two after the load
+			t.Errorf("the session log has %d turns, want 9", turns)
 		}
 	})
 
@@ -489,4 +507,13 @@ func TestEditorDrivesReinsACP(t *testing.T) {
 			}
 		}
 	})
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

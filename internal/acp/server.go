@@ -26,6 +26,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/tool"
 )
@@ -151,8 +152,9 @@ func (s *server) session(id sdk.SessionId) (*acpSession, error) {
 }
 
 // Initialize answers with protocol version 1 and what reins really offers:
-// session/load and session/close, text and embedded-context prompts; no
-// images, audio, MCP servers or authentication.
+// session/load and session/close, text and embedded-context prompts, MCP
+// servers over stdio and http; no images, audio, sse servers or
+// authentication.
 func (s *server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	return sdk.InitializeResponse{
 		ProtocolVersion: sdk.ProtocolVersionNumber,
@@ -160,6 +162,7 @@ func (s *server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Ini
 			LoadSession:         true,
 			PromptCapabilities:  sdk.PromptCapabilities{EmbeddedContext: true},
 			SessionCapabilities: sdk.SessionCapabilities{Close: &sdk.SessionCloseCapabilities{}},
+			McpCapabilities:     sdk.McpCapabilities{Http: true},
 		},
 		AgentInfo:   &sdk.Implementation{Name: "reins", Title: sdk.Ptr("reins"), Version: s.opts.Version},
 		AuthMethods: []sdk.AuthMethod{},
@@ -170,27 +173,28 @@ func (s *server) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.Aut
 	return sdk.AuthenticateResponse{}, sdk.NewInvalidParams(map[string]any{"error": "reins needs no authentication; it offers no auth methods"})
 }
 
-// errNoMCP refuses MCP servers clearly rather than ignoring them.
-var errNoMCP = sdk.NewInvalidParams(map[string]any{"error": "reins does not support MCP servers; start the session without mcpServers"})
-
-func checkSessionParams(cwd string, mcp []sdk.McpServer) error {
+// checkSessionParams checks session/new's and session/load's cwd and
+// turns the editor's MCP servers into reins's (editorServers).
+func checkSessionParams(cwd string, servers []sdk.McpServer) ([]mcp.Server, error) {
 	if !filepath.IsAbs(cwd) {
-		return sdk.NewInvalidParams(map[string]any{"error": "cwd must be an absolute path"})
+		return nil, sdk.NewInvalidParams(map[string]any{"error": "cwd must be an absolute path"})
 	}
-	if len(mcp) > 0 {
-		return errNoMCP
-	}
-	return nil
+	return editorServers(servers)
 }
 
-// open builds the reins session behind an ACP session: a harness of cwd,
-// the model, and the session with its observer, approval hook and tracked
-// tools. resume names a session to reopen.
-func (s *server) open(cwd, resume string) (*acpSession, error) {
+// open builds the reins session behind an ACP session: a harness of cwd
+// with the editor's MCP servers, the model, and the session with its
+// observer, approval hook and tracked tools. resume names a session to
+// reopen.
+func (s *server) open(cwd, resume string, servers []mcp.Server) (*acpSession, error) {
 	base := s.opts.Base
 	h, err := harness.New(harness.Options{Home: base.Home, Cwd: cwd, ConfigFile: s.opts.ConfigFile, Getenv: base.Getenv})
 	if err != nil {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	if err := h.AddMCPServers(servers); err != nil {
+		h.Close()
+		return nil, sdk.NewInternalError(map[string]any{"error": err.Error()})
 	}
 	h.HTTP, h.Now = base.HTTP, base.Now
 	if s.opts.Sandbox != "" {
@@ -248,14 +252,15 @@ func (s *server) register(a *acpSession) error {
 }
 
 func (s *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
-	if err := checkSessionParams(p.Cwd, p.McpServers); err != nil {
+	servers, err := checkSessionParams(p.Cwd, p.McpServers)
+	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
 	limits, err := metaBudget(p.Meta)
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	a, err := s.open(p.Cwd, "")
+	a, err := s.open(p.Cwd, "", servers)
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
@@ -279,7 +284,8 @@ var sessionID = sync.OnceValue(func() *regexp.Regexp {
 // to the editor before answering.
 func (s *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
 	<-s.ready
-	if err := checkSessionParams(p.Cwd, p.McpServers); err != nil {
+	servers, err := checkSessionParams(p.Cwd, p.McpServers)
+	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
 	id := string(p.SessionId)
@@ -302,7 +308,7 @@ func (s *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 		if _, serr := os.Stat(filepath.Join(s.opts.Base.SessionsDir(), id, session.FileName)); serr != nil {
 			return sdk.LoadSessionResponse{}, &sdk.RequestError{Code: -32002, Message: "Resource not found", Data: map[string]any{"error": "no such session"}}
 		}
-		if a, err = s.open(p.Cwd, id); err != nil {
+		if a, err = s.open(p.Cwd, id, servers); err != nil {
 			return sdk.LoadSessionResponse{}, err
 		}
 		if err := s.register(a); err != nil {

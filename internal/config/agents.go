@@ -13,6 +13,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
+	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/smallfile"
 )
 
@@ -42,8 +43,14 @@ type Agent struct {
 	// acp agents, the child's own model name; empty means the parent's.
 	Model string
 	// Tools is the allowlist; nil means the parent's tools, an empty
-	// non-nil slice means none.
-	Tools      []string
+	// non-nil slice means none. It may name MCP tools
+	// (mcp__<server>__<tool>), which an agent gets only by naming them
+	// here or their server in MCPServers.
+	Tools []string
+	// MCPServers are the MCP servers whose every tool the agent gets
+	// (`mcpServers: [NAME, ...]`); an acp child receives them in
+	// session/new.
+	MCPServers []string
 	Command    string
 	Args       []string
 	Env        map[string]string
@@ -375,7 +382,7 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 		modelSpec *string
 		cmdSet    bool
 	)
-	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox", "instructions", "budget"}
+	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox", "instructions", "budget", "mcpServers"}
 	if lenient {
 		known = append(known, "color")
 	}
@@ -406,6 +413,18 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 			modelSpec, err = d.str(v, kp)
 		case "tools":
 			toolsNode = v
+		case "mcpServers":
+			var l *[]string
+			if l, err = d.strList(v, kp); err == nil && l != nil {
+				for _, n := range *l {
+					if !mcp.ValidName(n) {
+						return d.valueErr(d.resolve(v), kp, "a list of MCP server names (letters, digits, '_' and '-')")
+					}
+					if !slices.Contains(ag.MCPServers, n) {
+						ag.MCPServers = append(ag.MCPServers, n)
+					}
+				}
+			}
 		case "command":
 			if s, err = d.str(v, kp); err == nil && s != nil {
 				ag.Command, cmdSet = *s, *s != ""
@@ -471,6 +490,12 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 		if names != nil {
 			ag.Tools = []string{}
 			for _, n := range names {
+				if mcp.IsToolName(n) { // MCP tool names are the server's, case and all
+					if !slices.Contains(ag.Tools, n) {
+						ag.Tools = append(ag.Tools, n)
+					}
+					continue
+				}
 				t := strings.ToLower(n)
 				if !slices.Contains(Tools, t) {
 					warn("tool %q is not available in reins; dropped", n)
@@ -480,6 +505,12 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 					ag.Tools = append(ag.Tools, t)
 				}
 			}
+		}
+	}
+
+	for _, n := range ag.MCPServers {
+		if _, ok := cfg.MCPServer(n); !ok {
+			warn("MCP server %q is not configured (mcpServers in a config, or .mcp.json); an editor may still pass it to reins acp", n)
 		}
 	}
 

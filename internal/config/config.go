@@ -27,6 +27,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/retry"
+	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/smallfile"
 	"github.com/reinsdev/reins/internal/trust"
 )
@@ -139,6 +140,12 @@ type Config struct {
 	// Context is config `context:`, how the loop keeps a conversation
 	// inside its model's window (docs/config.md).
 	Context Context
+	// MCPServers are the MCP servers (`mcpServers`, and a trusted
+	// folder's .mcp.json), in the order the layers named them; a later
+	// layer's server replaces an earlier one of the same name.
+	MCPServers []mcp.Server
+	// MCPWarnings are the .mcp.json entries skipped as unusable.
+	MCPWarnings []string
 	// Files are the layers that were read, lowest precedence first.
 	Files []string
 
@@ -276,6 +283,9 @@ func ProjectFiles(opts LoadOptions) []string {
 	if fi, err := os.Stat(cfg); err == nil && !fi.IsDir() && !sameFile(cfg, homeConfig(opts.Home)) && !sameFile(cfg, opts.Extra) {
 		out = append(out, projectConfig)
 	}
+	if fi, err := os.Stat(mcpJSONPath(opts.Cwd)); err == nil && fi.Mode().IsRegular() {
+		out = append(out, MCPJSON)
+	}
 	names := InstructionFiles
 	if opts.InstructionFiles != nil {
 		names = *opts.InstructionFiles
@@ -369,6 +379,19 @@ func Load(opts LoadOptions) (*Config, error) {
 		}
 		raws = append(raws, r)
 	}
+	// Claude Code's .mcp.json is a project layer above the user's config
+	// and below the project's own: the nearer, reins-specific file wins
+	// on a name clash.
+	if p := mcpJSONPath(opts.Cwd); opts.Cwd != "" && opts.Trusted {
+		servers, warnings, _ := readMCPJSON(p)
+		if len(servers) > 0 || len(warnings) > 0 {
+			at := 0
+			for at < len(raws) && raws[at].origin == OriginUser {
+				at++
+			}
+			raws = slices.Insert(raws, at, &rawConfig{file: p, origin: OriginTrustedProject, mcpServers: servers, mcpWarnings: warnings})
+		}
+	}
 	return merge(raws)
 }
 
@@ -396,6 +419,8 @@ type rawConfig struct {
 	instrFiles     *[]string
 	compactAt      *float64
 	maxToolRes     *int
+	mcpServers     []mcp.Server
+	mcpWarnings    []string
 }
 
 type rawProvider struct {
@@ -431,7 +456,7 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 		return nil, err
 	}
 	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}, models: map[string]ModelInfo{}}
-	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions", "budget", "context"}, func(k string, v ast.Node, kp string) error {
+	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions", "budget", "context", "mcpServers"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
 		case "budget":
@@ -451,6 +476,8 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 				}
 				return err
 			})
+		case "mcpServers":
+			r.mcpServers, err = parseMCPServers(d, v, kp)
 		case "instructions":
 			err = d.fields(v, kp, []string{"files"}, func(_ string, v ast.Node, kp string) error {
 				l, err := d.strList(v, kp)
@@ -722,6 +749,8 @@ func merge(raws []*rawConfig) (*Config, error) {
 			c.Sandbox.Network = *r.sandboxNet
 		}
 		c.Sandbox.Writable = append(c.Sandbox.Writable, r.sandboxW...)
+		c.MCPServers = mergeMCP(c.MCPServers, r.mcpServers)
+		c.MCPWarnings = append(c.MCPWarnings, r.mcpWarnings...)
 		for name, p := range r.providers {
 			c.providers[name] = p.over(c.providers[name])
 		}

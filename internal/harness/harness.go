@@ -28,6 +28,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/llm/openai"
 	"github.com/reinsdev/reins/internal/llm/retry"
+	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/models"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
@@ -81,6 +82,10 @@ type Harness struct {
 	// observers report to another process, which must never be told more
 	// than the logs hold.
 	WriteThrough bool
+	// MCP holds the configured MCP servers (docs/mcp.md); each starts
+	// when the first session that may use it is made, and Close tears
+	// them all down.
+	MCP *mcp.Manager
 
 	logOnce sync.Once
 	logMu   sync.Mutex
@@ -170,6 +175,7 @@ func New(opts Options) (*Harness, error) {
 	}
 	h.Instructions = loadInstructions(home, cwd, cfg.InstructionFiles)
 	h.Version = ReinsVersion
+	h.MCP = h.newMCP(cfg.MCPServers)
 	return h, nil
 }
 
@@ -254,8 +260,13 @@ func (h *Harness) Logf(format string, args ...any) {
 	h.hostLog.write(time.Now().UTC().Format(time.RFC3339Nano), msg)
 }
 
-// Close releases the host log.
+// Close tears down the MCP servers (their last stderr still reaches the
+// host log), then releases the host log.
 func (h *Harness) Close() error {
+	mcpErr := h.MCP.Close()
+	if mcpErr != nil {
+		h.Logf("mcp: teardown: %v", mcpErr)
+	}
 	h.logMu.Lock()
 	defer h.logMu.Unlock()
 	h.logClosed = true
@@ -431,6 +442,12 @@ type SessionOptions struct {
 	// Budget is the delegation tree's budget the session and its children
 	// count against (nil: none).
 	Budget *budget.Budget
+	// MCPServers name MCP servers whose every tool the session gets (an
+	// agent file's `mcpServers`); see mcpRule for the whole rule.
+	MCPServers []string
+	// mcpWithin is the parent's MCP rule: a child never has an MCP tool
+	// its parent may not have.
+	mcpWithin func(string) bool
 }
 
 // Session is a runnable session.
@@ -528,7 +545,10 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		Cwd: h.Cwd, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox, Budget: o.Budget,
 		ObserveRemote: h.ObserveRemote,
 	}
-	mgr.Providers = h.providers(o)
+	allowMCP := mcpRule(o)
+	po := o
+	po.mcpWithin = allowMCP // the rule the children's own rules sit within
+	mgr.Providers = h.providers(po)
 	s.Subagents = mgr
 	reg := tool.NewRegistry(append(tool.Builtins(), mgr.Tools()...)...)
 	if o.Tools != nil {
@@ -539,6 +559,11 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 			names = append(slices.Clip(names), "subagent_output")
 		}
 		reg, _ = reg.Subset(names)
+	}
+	for _, t := range h.mcpTools(o, perm, allowMCP) {
+		reg.Add(t)
+	}
+	if o.Tools != nil {
 		// The children's tools are cut from what this session really
 		// has (subagent.ChildTools); nil leaves them every tool.
 		mgr.ToolNames = reg.Names()
@@ -607,10 +632,11 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 		}
 		cs, err := h.NewSession(SessionOptions{
 			Model: m, System: req.Agent.SystemPrompt, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens,
-			Permission: req.Permission, Tools: req.Tools, Parent: req.ParentSession, Depth: req.Depth, Observe: observe,
+			Permission: req.Permission, Tools: childTools(req.Tools, req.Agent), Parent: req.ParentSession, Depth: req.Depth, Observe: observe,
 			Approve: approve, NoInstructions: req.Agent.NoInstructions, Agent: req.Agent.Name,
-			Budget: req.Budget,
-			Resume: req.ChildSession, // a continuation after its idle teardown
+			Budget:     req.Budget,
+			Resume:     req.ChildSession, // a continuation after its idle teardown
+			MCPServers: req.Agent.MCPServers, mcpWithin: parent.mcpWithin,
 		})
 		if err != nil {
 			return nil, err

@@ -60,8 +60,9 @@ func Python(t testing.TB) string {
 }
 
 // Peers returns testdata/peers/node_modules, where scripts/test installs
-// the real npm peers (the ACP TypeScript SDK, pi). When they or node are
-// missing the test fails, unless REINS_TEST_SKIP_PEERS=1 (MissingPeer).
+// the real npm peers (the ACP TypeScript SDK, pi, the reference MCP
+// servers). When they or node are missing the test fails, unless
+// REINS_TEST_SKIP_PEERS=1 (MissingPeer).
 func Peers(t testing.TB) string {
 	t.Helper()
 	nm := filepath.Join(RepoRoot(t), "testdata", "peers", "node_modules")

@@ -5,7 +5,9 @@
 // it.
 //
 // Env: ACP_SDK_PATH (the SDK's stable entry point), REINS_CMD (a JSON array:
-// the command that runs `reins acp`), WORKSPACE (an absolute directory).
+// the command that runs `reins acp`), WORKSPACE (an absolute directory),
+// MCP_EVERYTHING (the reference MCP server's entry point, which the editor
+// passes as a stdio server).
 import { pathToFileURL } from "node:url";
 import { Readable, Writable } from "node:stream";
 import { spawn } from "node:child_process";
@@ -14,6 +16,12 @@ import { once } from "node:events";
 const acp = await import(pathToFileURL(process.env.ACP_SDK_PATH).href);
 const [cmd, ...args] = JSON.parse(process.env.REINS_CMD);
 const workspace = process.env.WORKSPACE;
+const everything = {
+  name: "Everything (reference)",
+  command: "node",
+  args: [process.env.MCP_EVERYTHING, "stdio"],
+  env: [{ name: "EVERYTHING_FROM", value: "editor" }],
+};
 
 const transcript = { connections: [] };
 let current; // the step updates and permission requests are recorded in
@@ -95,12 +103,17 @@ await connect("first", async (ctx, conn) => {
       clientInfo: { name: "reins-test-editor", version: "1.0.0" },
     }),
   );
-  await step(conn, "new-with-mcp", () =>
+  await step(conn, "new-with-sse", () =>
     ctx.request(acp.methods.agent.session.new, {
       cwd: workspace,
-      mcpServers: [{ name: "files", command: "/bin/true", args: [], env: [] }],
+      mcpServers: [{ type: "sse", name: "old", url: "http://127.0.0.1:9/sse", headers: [] }],
     }),
   );
+  await step(conn, "new-with-mcp", () =>
+    ctx.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [everything] }),
+  );
+  const mcpSession = conn.steps.at(-1).result?.sessionId;
+  await step(conn, "mcp-call", () => prompt(ctx, mcpSession, "please-mcp echo"));
   await step(conn, "new-relative-cwd", () => ctx.request(acp.methods.agent.session.new, { cwd: "relative/dir", mcpServers: [] }));
   await step(conn, "new", () => ctx.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] }));
   sessionId = conn.steps.at(-1).result.sessionId;
@@ -138,9 +151,10 @@ await connect("second", async (ctx, conn) => {
     ctx.request(acp.methods.agent.session.load, { sessionId: "../../etc", cwd: workspace, mcpServers: [] }),
   );
   await step(conn, "load", () =>
-    ctx.request(acp.methods.agent.session.load, { sessionId, cwd: workspace, mcpServers: [] }),
+    ctx.request(acp.methods.agent.session.load, { sessionId, cwd: workspace, mcpServers: [everything] }),
   );
   await step(conn, "prompt-after-load", () => prompt(ctx, sessionId, "please-recall what happened"));
+  await step(conn, "mcp-after-load", () => prompt(ctx, sessionId, "please-mcp echo"));
 });
 
 // The editor goes away in the middle of a turn: reins must end the turn,

@@ -29,6 +29,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/subagent"
 )
@@ -59,6 +60,9 @@ type Options struct {
 	// after its idle teardown can session/load it. Empty: children cannot
 	// be resumed cold.
 	SessionsDir string
+	// MCPServers are the MCP servers a child's agent file may name
+	// (`mcpServers`): the named ones are passed in session/new.
+	MCPServers []mcp.Server
 }
 
 // New returns the acp provider.
@@ -320,12 +324,12 @@ func (r *run) handshake(ctx context.Context, cwd string, load sdk.SessionId) (sd
 		if !init.AgentCapabilities.LoadSession {
 			return "", subagent.StageLoadSession, errNoLoad
 		}
-		if _, err := r.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: load, Cwd: cwd, McpServers: []sdk.McpServer{}}); err != nil {
+		if _, err := r.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: load, Cwd: cwd, McpServers: r.mcpServers(init.AgentCapabilities.McpCapabilities.Http)}); err != nil {
 			return "", subagent.StageLoadSession, err
 		}
 		return load, "", nil
 	}
-	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{}})
+	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: r.mcpServers(init.AgentCapabilities.McpCapabilities.Http)})
 	if err != nil {
 		return "", subagent.StageNewSession, err
 	}

@@ -26,6 +26,7 @@ if (scenario === "ignore_term" || scenario === "hang") {
   setInterval(() => {}, 1 << 30);
 }
 
+let mcpServers = null; // what session/new received (scenario mcp_servers)
 let cancelled = null;
 const cancelledPromise = new Promise((resolve) => (cancelled = resolve));
 
@@ -119,6 +120,9 @@ async function prompt({ params, client }) {
       await say(client, sid, answer);
       return { stopReason: "end_turn" };
     }
+    case "mcp_servers":
+      await say(client, sid, JSON.stringify(mcpServers));
+      return { stopReason: "end_turn" };
     case "success":
       await say(client, sid, "Hello, ");
       await say(client, sid, "world");
@@ -237,11 +241,15 @@ const app = acp
   .agent({ name: "scripted-child" })
   .onRequest(acp.methods.agent.initialize, () => scenario === "hang_init" ? new Promise(() => {}) : ({
     protocolVersion: Number(env("ACP_PROTOCOL_VERSION", "1")),
-    agentCapabilities: env("ACP_LOAD", "") ? { loadSession: true } : {},
+    agentCapabilities: {
+      ...(env("ACP_LOAD", "") ? { loadSession: true } : {}),
+      mcpCapabilities: { http: env("ACP_MCP_HTTP", "") === "1" },
+    },
     authMethods: [],
     agentInfo: { name: `child-${canary}`, version: "0.0.0" },
   }))
-  .onRequest(acp.methods.agent.session.new, () => {
+  .onRequest(acp.methods.agent.session.new, ({ params }) => {
+    mcpServers = params.mcpServers;
     if (scenario === "reject_new_session") {
       throw new acp.RequestError(-32603, `cannot open ${canary}`, { secret: canary });
     }
