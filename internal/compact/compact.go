@@ -16,7 +16,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 )
 
@@ -29,8 +28,18 @@ type Settings struct {
 	MaxToolResultBytes int
 }
 
+// The defaults of config `context:` (config.Default uses them): compact
+// before a request would fill 85% of the window, and keep tool results in
+// the history up to 64 KiB.
+const (
+	DefaultCompactAt          = 0.85
+	DefaultMaxToolResultBytes = 64 << 10
+)
+
 // Defaults returns the settings of a config that sets none.
-func Defaults() Settings { return Settings(config.Default().Context) }
+func Defaults() Settings {
+	return Settings{CompactAt: DefaultCompactAt, MaxToolResultBytes: DefaultMaxToolResultBytes}
+}
 
 // bytesPerToken is the uncalibrated estimate: about four bytes of English
 // or code per token, the rule of thumb every tokenizer roughly follows.

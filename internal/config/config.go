@@ -13,6 +13,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/reinsdev/reins/internal/compact"
 	"io/fs"
 	"maps"
 	"net"
@@ -166,8 +167,8 @@ type Context struct {
 // at 50 KiB, so the default bound of a tool result cuts only tools without
 // a cap of their own.
 const (
-	DefaultCompactAt          = 0.85
-	DefaultMaxToolResultBytes = 64 << 10
+	DefaultCompactAt          = compact.DefaultCompactAt
+	DefaultMaxToolResultBytes = compact.DefaultMaxToolResultBytes
 )
 
 // ModelInfo is one entry of config `models:`; a zero field is unknown.
