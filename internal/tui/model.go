@@ -245,6 +245,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.InterruptMsg:
+		return m, m.quit()
 	case tea.PasteMsg:
 		m.ctrlC = false
 		if len(m.approvals) > 0 {
@@ -728,6 +730,15 @@ func (m *Model) View() tea.View {
 	}
 	b = append(b, m.editor.View(), m.status())
 	v := tea.NewView(strings.Join(b, "\n"))
+	// The window title says what the session waits for, so a terminal
+	// tab shows a question even when another window has the focus.
+	v.WindowTitle = "reins"
+	switch {
+	case len(m.approvals) > 0:
+		v.WindowTitle = "reins · approve " + termsafe.EscapeLine(Cut(m.approvals[0].name, 40)) + "?"
+	case m.running:
+		v.WindowTitle = "reins · running"
+	}
 	return v
 }
 
