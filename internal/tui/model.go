@@ -164,12 +164,15 @@ func newEditor(noColor bool) textarea.Model {
 	// Ctrl-D exits; the clipboard is the terminal's (bracketed paste).
 	ed.KeyMap.DeleteCharacterForward = key.NewBinding(key.WithKeys("delete"))
 	ed.KeyMap.Paste = key.NewBinding(key.WithDisabled())
+	// A steady cursor: a blinking one redraws the screen twice a second
+	// for nothing.
+	s := textarea.DefaultDarkStyles()
+	s.Cursor.Blink = false
 	if noColor {
-		s := textarea.DefaultDarkStyles()
 		plain := textarea.StyleState{}
-		s.Focused, s.Blurred = plain, plain
-		ed.SetStyles(s)
+		s.Focused, s.Blurred, s.Cursor.Color = plain, plain, nil
 	}
+	ed.SetStyles(s)
 	ed.Focus()
 	return ed
 }
@@ -213,7 +216,7 @@ func (m *Model) commit(s string) {
 }
 
 // Init starts waiting for the session's events.
-func (m *Model) Init() tea.Cmd { return tea.Batch(m.waitFeed(), textarea.Blink) }
+func (m *Model) Init() tea.Cmd { return m.waitFeed() }
 
 // waitFeed is the one outstanding read of the feed.
 func (m *Model) waitFeed() tea.Cmd {
