@@ -224,3 +224,51 @@ replies:
 		t.Errorf("reins run --resume: %v %q", err, out)
 	}
 }
+
+// TestNoTaskNotTerminal (issue 20): `reins` without a task opens the
+// interactive session only with stdin and stdout on a terminal; otherwise
+// it prints the help on stderr and exits 2 (a usage error: no task).
+// /dev/null is a character device but no terminal.
+func TestNoTaskNotTerminal(t *testing.T) {
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devnull.Close()
+	_, tty, err := pty.Open()
+	if err != nil {
+		t.Fatalf("this test needs a pseudo-terminal (/dev/ptmx): %v", err)
+	}
+	defer tty.Close()
+	for _, tc := range []struct {
+		name   string
+		stdin  *os.File
+		stdout bool // stdout on the terminal
+	}{
+		{"stdin /dev/null", devnull, true},
+		{"stdin a pipe", nil, true},
+		{"stdout a pipe", tty, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := reinsCmd(t, t.TempDir(), "-m", "mock/echo")
+			if tc.stdin != nil {
+				cmd.Stdin = tc.stdin
+			} else {
+				cmd.Stdin = strings.NewReader("")
+			}
+			var out bytes.Buffer
+			if tc.stdout {
+				cmd.Stdout = tty
+			} else {
+				cmd.Stdout = &out
+			}
+			code, stderr := exitCode(t, cmd)
+			if code != exitUsage || !strings.Contains(stderr, "Usage:") || !strings.Contains(stderr, "reins [flags]") {
+				t.Errorf("exit %d, stderr %q", code, stderr)
+			}
+			if out.Len() != 0 {
+				t.Errorf("stdout %q", out.String())
+			}
+		})
+	}
+}
