@@ -24,7 +24,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // screen is a model under test: its harness runs on the scripted mock
 // model, every committed block is kept, and the clock is fixed.
 type screen struct {
-	t         *testing.T
+	t         testing.TB
 	m         *Model
 	committed []string
 	clock     time.Time
@@ -33,7 +33,7 @@ type screen struct {
 
 // newScreen opens a model on a real harness whose mock provider serves
 // script (YAML; "" is the echo script).
-func newScreen(t *testing.T, script string, mod func(*Options)) *screen {
+func newScreen(t testing.TB, script string, mod func(*Options)) *screen {
 	t.Helper()
 	home, cwd := t.TempDir(), t.TempDir()
 	env := map[string]string{}
