@@ -709,6 +709,14 @@ func (m *Model) View() tea.View {
 	}
 	if t := m.live.text.String(); t != "" {
 		room := max(minLiveLines, m.height-12-len(m.tree.nodes))
+		// Only the tail can show: wrap no more than fills the room, so a
+		// long answer costs each frame the same as a short one.
+		if n := max(room*w*4, 4096); len(t) > n {
+			t = t[len(t)-n:]
+			for len(t) > 0 && t[0]&0xC0 == 0x80 {
+				t = t[1:]
+			}
+		}
 		b = append(b, tail(wrap(t, max(w-2, 10)), room))
 	}
 	for _, c := range m.live.calls {
