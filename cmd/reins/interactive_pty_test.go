@@ -131,7 +131,7 @@ replies:
 	tm.waitFor("reins · approve write?")
 	tm.waitFor("[y] once")
 	tm.typeKeys("y")
-	tm.waitFor("content=first line second line: allowed")
+	tm.waitFor("write path=notes.txt (23 bytes): allowed")
 	tm.waitFor("+ first line")
 	tm.waitFor("file** is written.")
 	if b, err := os.ReadFile(filepath.Join(cwd, "notes.txt")); err != nil || string(b) != "first line\nsecond line\n" {

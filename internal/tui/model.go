@@ -407,14 +407,7 @@ func (m *Model) turnDone(msg *turnDone) tea.Cmd {
 		a.reply <- false
 	}
 	m.approvals = nil
-	if !m.tree.empty() {
-		m.commit(strings.Join(m.tree.render(m.root, m.now(), m.width, m.st), "\n"))
-		m.pastJobs = append(m.pastJobs, m.tree.jobs()...)
-		if len(m.pastJobs) > maxPastJobs {
-			m.pastJobs = m.pastJobs[len(m.pastJobs)-maxPastJobs:]
-		}
-		m.tree = newTree()
-	}
+	m.flushTree()
 	m.live = liveStep{}
 	m.notice = ""
 	if m.quitting {
@@ -426,6 +419,20 @@ func (m *Model) turnDone(msg *turnDone) tea.Cmd {
 		return m.startTurn(next)
 	}
 	return nil
+}
+
+// flushTree moves a settled tree to the scrollback (its jobs stay
+// listed for /jobs) and starts an empty one.
+func (m *Model) flushTree() {
+	if m.tree.empty() {
+		return
+	}
+	m.commit(strings.Join(m.tree.render(m.root, m.now(), m.width, m.st), "\n"))
+	m.pastJobs = append(m.pastJobs, m.tree.jobs()...)
+	if len(m.pastJobs) > maxPastJobs {
+		m.pastJobs = m.pastJobs[len(m.pastJobs)-maxPastJobs:]
+	}
+	m.tree = newTree()
 }
 
 // answer replies to the first pending approval.
@@ -442,7 +449,7 @@ func (m *Model) answer(ok, always bool) {
 	case !ok:
 		verdict = "rejected"
 	}
-	m.commit(m.st.dim.Render(fmt.Sprintf("  %s %s: %s", termsafe.EscapeLine(a.name), termsafe.EscapeLine(ToolSummary(string(a.args))), verdict)))
+	m.commit(m.st.dim.Render(fmt.Sprintf("  %s %s: %s", termsafe.EscapeLine(a.name), termsafe.EscapeLine(callSummary(a.name, string(a.args))), verdict)))
 	a.reply <- ok
 	// Later asks for a tool now always allowed need no question.
 	rest := m.approvals[:0]
@@ -511,6 +518,12 @@ func (m *Model) event(hd session.Header, e session.Event) {
 		return
 	}
 	switch e.Type {
+	case session.TypeStepStart:
+		// Children that settled in the last step go to the scrollback
+		// before the answer they led to.
+		if !m.tree.running() {
+			m.flushTree()
+		}
 	case session.TypeAssistantChunk:
 		var d session.AssistantChunk
 		if e.Decode(&d) != nil {
@@ -613,7 +626,7 @@ func (m *Model) toolBlock(c *call, r session.ToolResult) string {
 		mark = m.st.bad.Render("✗")
 	}
 	head := "  " + mark + " " + termsafe.EscapeLine(c.name)
-	if sum := ToolSummary(c.args); sum != "" && sum != "{}" {
+	if sum := callSummary(c.name, c.args); sum != "" {
 		head += " " + m.st.dim.Render(termsafe.EscapeLine(sum))
 	}
 	lines := []string{fitLine(head, m.width)}
@@ -624,6 +637,29 @@ func (m *Model) toolBlock(c *call, r session.ToolResult) string {
 		lines = append(lines, m.diff(c)...)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// callSummary is a call's one-line summary (ToolSummary, not escaped);
+// for edit and write only the path and size, since the diff shows the
+// text.
+func callSummary(name, args string) string {
+	if name == "edit" || name == "write" {
+		var a struct {
+			Path    string  `json:"path"`
+			Content *string `json:"content"`
+		}
+		if json.Unmarshal([]byte(args), &a) == nil && a.Path != "" {
+			s := "path=" + Cut(oneLine(a.Path), MaxSummaryValue)
+			if a.Content != nil {
+				s += " (" + byteSize(len(*a.Content)) + ")"
+			}
+			return s
+		}
+	}
+	if s := ToolSummary(args); s != "{}" {
+		return s
+	}
+	return ""
 }
 
 // resultSummary is a result's first non-empty line (escaped, cut) and
@@ -721,7 +757,7 @@ func (m *Model) View() tea.View {
 	}
 	for _, c := range m.live.calls {
 		line := "⋯ " + termsafe.EscapeLine(c.name)
-		if sum := ToolSummary(c.args); sum != "" && sum != "{}" {
+		if sum := callSummary(c.name, c.args); sum != "" {
 			line += " " + termsafe.EscapeLine(sum)
 		}
 		b = append(b, fitLine(m.st.running.Render(line), w))
@@ -732,7 +768,7 @@ func (m *Model) View() tea.View {
 	}
 	if len(m.approvals) > 0 {
 		a := m.approvals[0]
-		q := fmt.Sprintf("? allow %s %s", termsafe.EscapeLine(a.name), termsafe.EscapeLine(ToolSummary(string(a.args))))
+		q := fmt.Sprintf("? allow %s %s", termsafe.EscapeLine(a.name), termsafe.EscapeLine(callSummary(a.name, string(a.args))))
 		b = append(b, fitLine(m.st.warn.Render(q), w))
 		b = append(b, fitLine("  [y] once  [a] "+termsafe.EscapeLine(a.name)+" for this session  [n] reject", w))
 	}

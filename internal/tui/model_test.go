@@ -436,6 +436,8 @@ func isQuit(cmd tea.Cmd) bool {
 func TestKeys(t *testing.T) {
 	s := newScreen(t, `
 replies:
+  - match: queued two
+    text: "echo: queued two"
   - match: SLOW
     text: "slow slow slow slow slow slow slow slow"
     chunk: 4
