@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +22,7 @@ import (
 // far, and keys typed into it.
 type ptyTerm struct {
 	t    *testing.T
+	cmd  *exec.Cmd
 	ptmx *os.File
 	mu   sync.Mutex
 	out  bytes.Buffer
@@ -34,7 +37,7 @@ func startTerm(t *testing.T, home string, env []string, args ...string) (*ptyTer
 	if err != nil {
 		t.Fatalf("this test needs a pseudo-terminal (/dev/ptmx): %v", err)
 	}
-	tm := &ptyTerm{t: t, ptmx: ptmx, done: make(chan struct{})}
+	tm := &ptyTerm{t: t, cmd: cmd, ptmx: ptmx, done: make(chan struct{})}
 	go func() {
 		defer close(tm.done)
 		buf := make([]byte, 32<<10)
@@ -78,6 +81,14 @@ func (tm *ptyTerm) waitFor(s string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	tm.t.Fatalf("the screen never showed %q; it showed:\n%s", s, tm.text())
+}
+
+// cmdSignal sends SIGTERM to reins.
+func (tm *ptyTerm) cmdSignal(t *testing.T) {
+	t.Helper()
+	if err := tm.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func (tm *ptyTerm) typeKeys(s string) {
@@ -270,5 +281,60 @@ func TestNoTaskNotTerminal(t *testing.T) {
 				t.Errorf("stdout %q", out.String())
 			}
 		})
+	}
+}
+
+// TestInteractiveSIGTERM: SIGTERM while a turn runs a command ends
+// reins promptly: the command is torn down (the test binary's process
+// check fails on a leftover), and the log's last turn ends aborted.
+func TestInteractiveSIGTERM(t *testing.T) {
+	url, _ := startMock(t, `
+replies:
+  - match: SLEEPY
+    toolCalls:
+      - {id: b1, name: bash, arguments: {command: "sleep 120"}}
+fallback:
+  text: "done"
+`)
+	home := t.TempDir()
+	tm, wait := startTerm(t, home, []string{"NO_COLOR=1"}, "--cwd", t.TempDir(), "-m", "openai/test", "--base-url", url, "--yes")
+	tm.waitFor("new session")
+	tm.typeKeys("SLEEPY\r")
+	// The call is on disk (synced) before the command starts.
+	var logPath string
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the bash call never reached the log; screen:\n%s", tm.text())
+		}
+		paths, _ := filepath.Glob(filepath.Join(home, "sessions", "*", session.FileName))
+		if len(paths) == 1 {
+			if b, _ := os.ReadFile(paths[0]); bytes.Contains(b, []byte(`"tool/call"`)) {
+				logPath = paths[0]
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // let the command start; not a timing assertion
+	tm.cmdSignal(t)
+	errc := make(chan error, 1)
+	go func() { errc <- wait() }()
+	select {
+	case <-errc:
+	case <-time.After(60 * time.Second):
+		t.Fatal("reins did not exit after SIGTERM")
+	}
+	ld, err := session.Load(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last session.TurnEnd
+	for _, e := range ld.Events {
+		if e.Type == session.TypeTurnEnd {
+			e.Decode(&last)
+		}
+	}
+	if last.Reason != session.ReasonAborted {
+		t.Errorf("last turn/end %+v, want aborted", last)
 	}
 }
