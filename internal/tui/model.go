@@ -92,6 +92,7 @@ type Model struct {
 	turnUsage llm.Usage // the running turn so far, children included
 
 	ctrlC    bool // Ctrl-C on an empty prompt once: the next one exits
+	unfold   bool // Ctrl-O: show reasoning text rather than its size
 	notice   string
 	quitting bool
 
@@ -103,6 +104,7 @@ type Model struct {
 type liveStep struct {
 	text      strings.Builder // escaped answer text (the tail, bounded)
 	reasoning int             // bytes of reasoning, shown folded
+	thinking  strings.Builder // escaped reasoning text (the tail, bounded), shown unfolded
 	calls     []*call         // tool calls not answered yet
 }
 
@@ -269,8 +271,8 @@ func tick() tea.Cmd {
 // session, then the editor.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
-	if s != "ctrl+c" {
-		m.ctrlC = false
+	if s != "ctrl+c" && m.ctrlC {
+		m.ctrlC, m.notice = false, ""
 	}
 	if len(m.approvals) > 0 {
 		switch s {
@@ -291,6 +293,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	switch s {
 	case "ctrl+d":
 		return m.quit()
+	case "ctrl+o":
+		m.unfold = !m.unfold
+		return nil
 	case "esc":
 		if m.running {
 			m.cancelTurn()
@@ -535,10 +540,16 @@ func (m *Model) event(hd session.Header, e session.Event) {
 			if m.live.text.Len() > maxLiveText {
 				s := m.live.text.String()
 				m.live.text.Reset()
-				m.live.text.WriteString(s[len(s)-maxLiveText/2:])
+				m.live.text.WriteString(lastBytes(s, maxLiveText/2))
 			}
 		case llm.ChunkReasoningDelta:
 			m.live.reasoning += len(d.Chunk.Delta)
+			m.live.thinking.WriteString(termsafe.Escape(d.Chunk.Delta))
+			if m.live.thinking.Len() > maxLiveText {
+				t := m.live.thinking.String()
+				m.live.thinking.Reset()
+				m.live.thinking.WriteString(lastBytes(t, maxLiveText/2))
+			}
 		}
 	case session.TypeLLMRetry:
 		var d session.LLMRetry
@@ -547,6 +558,7 @@ func (m *Model) event(hd session.Header, e session.Event) {
 		}
 		// A retried attempt's text was never an answer.
 		m.live.text.Reset()
+		m.live.thinking.Reset()
 		m.live.reasoning = 0
 		m.commit(m.st.warn.Render(fmt.Sprintf("  ⟳ %s, retry %d/%d in %d ms", termsafe.EscapeLine(d.Failure.Code), d.Retry, d.MaxRetries, d.DelayMs)))
 	case session.TypeToolCall:
@@ -585,26 +597,30 @@ func (m *Model) event(hd session.Header, e session.Event) {
 // commitStep sends a finished step's reasoning (folded) and answer
 // (Markdown) to the scrollback.
 func (m *Model) commitStep(msg llm.Message) {
-	var text strings.Builder
-	reasoning := 0
+	var text, thought strings.Builder
 	for _, b := range msg.Content {
 		switch b.Type {
 		case llm.BlockText:
 			text.WriteString(b.Text)
 		case llm.BlockReasoning:
-			reasoning += len(b.Text)
+			thought.WriteString(b.Text)
 		}
 	}
+	reasoning := thought.Len()
 	if reasoning == 0 {
 		reasoning = m.live.reasoning
 	}
-	if reasoning > 0 {
-		m.commit(m.st.dim.Render(fmt.Sprintf("  ▸ reasoning (%s, folded)", byteSize(reasoning))))
+	switch {
+	case reasoning > 0 && m.unfold && thought.Len() > 0:
+		m.commit(m.st.dim.Render("  ▾ reasoning\n" + wrap(termsafe.Escape(strings.TrimSpace(thought.String())), max(m.width-2, 10))))
+	case reasoning > 0:
+		m.commit(m.st.dim.Render(fmt.Sprintf("  ▸ reasoning (%s, folded; Ctrl-O unfolds)", byteSize(reasoning))))
 	}
 	if t := strings.TrimSpace(text.String()); t != "" {
 		m.commit(m.md.render(termsafe.Escape(t)))
 	}
 	m.live.text.Reset()
+	m.live.thinking.Reset()
 	m.live.reasoning = 0
 }
 
@@ -740,19 +756,17 @@ func (m *Model) replay(events []session.Event) {
 func (m *Model) View() tea.View {
 	var b []string
 	w := m.width
-	if m.live.reasoning > 0 {
-		b = append(b, m.st.dim.Render(fmt.Sprintf("▸ reasoning… (%s, folded)", byteSize(m.live.reasoning))))
+	switch {
+	case m.live.reasoning > 0 && m.unfold:
+		b = append(b, m.st.dim.Render("▾ reasoning…\n"+tail(wrap(lastBytes(m.live.thinking.String(), 4096), max(w-2, 10)), 6)))
+	case m.live.reasoning > 0:
+		b = append(b, m.st.dim.Render(fmt.Sprintf("▸ reasoning… (%s, folded; Ctrl-O unfolds)", byteSize(m.live.reasoning))))
 	}
 	if t := m.live.text.String(); t != "" {
 		room := max(minLiveLines, m.height-12-len(m.tree.nodes))
 		// Only the tail can show: wrap no more than fills the room, so a
 		// long answer costs each frame the same as a short one.
-		if n := max(room*w*4, 4096); len(t) > n {
-			t = t[len(t)-n:]
-			for len(t) > 0 && t[0]&0xC0 == 0x80 {
-				t = t[1:]
-			}
-		}
+		t = lastBytes(t, max(room*w*4, 4096))
 		b = append(b, tail(wrap(t, max(w-2, 10)), room))
 	}
 	for _, c := range m.live.calls {
@@ -803,6 +817,18 @@ func (m *Model) status() string {
 		parts = append(parts, fmt.Sprintf("%d queued", n))
 	}
 	return fitLine(m.st.dim.Render(strings.Join(parts, " · ")), m.width)
+}
+
+// lastBytes is the last n bytes of s or fewer, starting on a rune.
+func lastBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	for len(s) > 0 && s[0]&0xC0 == 0x80 {
+		s = s[1:]
+	}
+	return s
 }
 
 // shortID is a session id's first 15 bytes: a unique prefix in practice,

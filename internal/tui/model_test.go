@@ -142,7 +142,7 @@ func TestStreaming(t *testing.T) {
 		s.ev(root, session.TypeAssistantChunk, session.AssistantChunk{Chunk: llm.Chunk{Type: llm.ChunkReasoningDelta, Delta: "thinking hard"}}),
 		s.ev(root, session.TypeAssistantChunk, chunk("# Title\n\nsome *text*")),
 	)
-	if v := s.view(); !strings.Contains(v, "reasoning… (13 bytes, folded)") || !strings.Contains(v, "some *text*") || strings.Contains(v, "thinking hard") {
+	if v := s.view(); !strings.Contains(v, "reasoning… (13 bytes, folded") || !strings.Contains(v, "some *text*") || strings.Contains(v, "thinking hard") {
 		t.Errorf("live view:\n%s", v)
 	}
 	s.feedItems(s.ev(root, session.TypeAssistantMessage, session.AssistantMessage{Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{
@@ -152,8 +152,39 @@ func TestStreaming(t *testing.T) {
 		t.Errorf("after the step, live view:\n%s", v)
 	}
 	log := s.log()
-	if !strings.Contains(log, "reasoning (13 bytes, folded)") || strings.Contains(log, "thinking hard") || !strings.Contains(log, "Title") {
+	if !strings.Contains(log, "reasoning (13 bytes, folded") || strings.Contains(log, "thinking hard") || !strings.Contains(log, "Title") {
 		t.Errorf("committed:\n%s", log)
+	}
+}
+
+// TestAnswerEscapedAndUnfolded: a finished answer's control sequences
+// reach the scrollback escaped (Markdown rendering adds only its own
+// styling), and Ctrl-O shows reasoning text, escaped, instead of its size.
+func TestAnswerEscapedAndUnfolded(t *testing.T) {
+	for _, noColor := range []bool{true, false} {
+		s := newScreen(t, "", func(o *Options) { o.NoColor = noColor })
+		root := s.m.root
+		s.send(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
+		s.feedItems(s.ev(root, session.TypeAssistantChunk, session.AssistantChunk{Chunk: llm.Chunk{Type: llm.ChunkReasoningDelta, Delta: "plan \x1b[2J"}}))
+		if v := s.m.View().Content; !strings.Contains(v, `plan \x1b[2J`) || strings.Contains(v, "\x1b[2J") {
+			t.Errorf("unfolded live reasoning: %q", v)
+		}
+		s.feedItems(s.ev(root, session.TypeAssistantMessage, session.AssistantMessage{Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{
+			{Type: llm.BlockReasoning, Text: "plan \x1b[2J"},
+			{Type: llm.BlockText, Text: "**done** \x1b]52;c;aGk=\x07 and \u202e reversed"},
+		}}}))
+		all := strings.Join(s.committed, "\n")
+		for _, bad := range []string{"\x1b]52", "\x1b[2J", "\u202e"} {
+			if strings.Contains(all, bad) {
+				t.Errorf("noColor=%v: %q reached the scrollback raw", noColor, bad)
+			}
+		}
+		log := s.log()
+		for _, want := range []string{`\x1b]52;c;aGk=\x07`, `\u202e`, "▾ reasoning", `plan \x1b[2J`} {
+			if !strings.Contains(log, want) {
+				t.Errorf("noColor=%v: scrollback lacks %q:\n%s", noColor, want, log)
+			}
+		}
 	}
 }
 
