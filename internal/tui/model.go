@@ -182,8 +182,32 @@ func newEditor(noColor bool) textarea.Model {
 func (m *Model) setSession(s *harness.Session) {
 	m.sess, m.root = s, s.Log.Header().ID
 	m.usage, m.turnUsage = llm.Usage{}, llm.Usage{}
+	if s.Resumed != nil {
+		m.usage = loggedUsage(s.Resumed.Events)
+	}
 	m.tree, m.pastJobs = newTree(), nil
 	m.always = map[string]bool{}
+}
+
+// loggedUsage is what a session's log says it used: its own steps and
+// its children's totals (subagent/end).
+func loggedUsage(events []session.Event) llm.Usage {
+	var u llm.Usage
+	for _, e := range events {
+		switch e.Type {
+		case session.TypeAssistantMessage:
+			var d session.AssistantMessage
+			if e.Decode(&d) == nil && d.Usage != nil {
+				u = u.Add(*d.Usage)
+			}
+		case session.TypeSubagentEnd:
+			var d session.SubagentEnd
+			if e.Decode(&d) == nil && d.Usage != nil {
+				u = u.Add(*d.Usage)
+			}
+		}
+	}
+	return u
 }
 
 // modelName is PROVIDER/MODEL of the running session.
@@ -831,11 +855,12 @@ func lastBytes(s string, n int) string {
 	return s
 }
 
-// shortID is a session id's first 15 bytes: a unique prefix in practice,
-// and any unique prefix names a session.
+// shortID is a session id's first 20 bytes (its time and 4 random hex
+// digits): a unique prefix in practice, and any unique prefix names a
+// session.
 func shortID(id string) string {
-	if len(id) > 15 {
-		return id[:15]
+	if len(id) > 20 {
+		return id[:20]
 	}
 	return id
 }

@@ -423,13 +423,20 @@ func TestSlashCommands(t *testing.T) {
 	// A turn, so the first session has something to resume.
 	s.typeText("remember me")
 	s.pump(func() bool { return !s.m.running })
+	used := s.m.usage
 	run("/new")
 	if s.m.root == first || !strings.Contains(s.log(), "new session") {
 		t.Fatalf("/new: root %s, %s", s.m.root, s.log())
 	}
-	out := run("/resume " + first[:17])
+	if !s.m.usage.IsZero() {
+		t.Errorf("a new session starts with usage %+v", s.m.usage)
+	}
+	out := run("/resume " + first[:len(first)-2])
 	if s.m.root != first || !strings.Contains(out, "resumed session") || !strings.Contains(out, "mock: remember me") {
 		t.Errorf("/resume: root %s\n%s", s.m.root, out)
+	}
+	if s.m.usage.InputTokens != used.InputTokens || used.InputTokens == 0 {
+		t.Errorf("resumed usage %+v, the session used %+v", s.m.usage, used)
 	}
 	if out := run("/resume nosuch"); !strings.Contains(out, "/resume:") {
 		t.Errorf("/resume nosuch: %s", out)
@@ -482,6 +489,10 @@ fallback:
 	s.send(tea.KeyPressMsg{Code: 'b', Text: "b"})
 	if got := s.m.editor.Value(); got != "a\nb" {
 		t.Fatalf("editor %q", got)
+	}
+	s.send(tea.PasteMsg{Content: "\npasted line\nand another"})
+	if got := s.m.editor.Value(); got != "a\nb\npasted line\nand another" || s.m.running {
+		t.Fatalf("after a paste: editor %q, running %v", got, s.m.running)
 	}
 	s.send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	s.pump(func() bool { return !s.m.running })
