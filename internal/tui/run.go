@@ -48,7 +48,9 @@ func (p *printer) loop(prog *tea.Program, done <-chan struct{}) {
 		select {
 		case <-p.wake:
 			if s := p.take(); s != "" {
-				prog.Println(s)
+				// Send, unlike Println, returns once the program has
+				// stopped rather than block forever.
+				prog.Send(tea.Println(s)())
 			}
 		case <-done:
 			return
