@@ -25,6 +25,7 @@ type interactiveFlags struct {
 // terminal) it prints the help on stderr and exits 2: there is no task.
 func addInteractive(root *cobra.Command, s *streams) {
 	var f interactiveFlags
+	root.Long = root.Short + ".\n\nWith no command, on a terminal, reins opens an interactive session\n(Enter sends, /help lists commands, Ctrl-D exits); reins run runs one task headless."
 	root.Args = cobra.NoArgs
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		if !isTTY(s.in) || !isTTY(s.out) {
