@@ -98,6 +98,13 @@ type Model struct {
 
 	print func(string) // commits text to the scrollback, in order
 	md    *markdown
+	// liveMD caches the Markdown of the streaming answer's finished
+	// paragraphs (liveAnswer).
+	liveMD struct {
+		src   string
+		width int
+		out   string
+	}
 }
 
 // liveStep is what the running step has streamed so far.
@@ -788,10 +795,7 @@ func (m *Model) View() tea.View {
 	}
 	if t := m.live.text.String(); t != "" {
 		room := max(minLiveLines, m.height-12-len(m.tree.nodes))
-		// Only the tail can show: wrap no more than fills the room, so a
-		// long answer costs each frame the same as a short one.
-		t = lastBytes(t, max(room*w*4, 4096))
-		b = append(b, tail(wrap(t, max(w-2, 10)), room))
+		b = append(b, tail(m.liveAnswer(t, room), room))
 	}
 	for _, c := range m.live.calls {
 		line := "⋯ " + termsafe.EscapeLine(c.name)
@@ -825,6 +829,28 @@ func (m *Model) View() tea.View {
 		v.WindowTitle = "reins · running"
 	}
 	return v
+}
+
+// liveAnswer is the streaming answer as shown: its finished paragraphs
+// (up to the last blank line) as Markdown, rendered again only when a
+// paragraph ends, then the paragraph being written, wrapped. Only the
+// tail can show, so no more than fills room lines is rendered or
+// wrapped: a long answer costs a frame what a short one does.
+func (m *Model) liveAnswer(t string, room int) string {
+	w := max(m.width-2, 10)
+	t = lastBytes(t, max(room*w*4, 4096))
+	cut := strings.LastIndex(t, "\n\n")
+	if cut < 0 {
+		return wrap(t, w)
+	}
+	done, rest := t[:cut], strings.TrimLeft(t[cut:], "\n")
+	if done != m.liveMD.src || m.width != m.liveMD.width {
+		m.liveMD.src, m.liveMD.width, m.liveMD.out = done, m.width, m.md.render(done)
+	}
+	if rest == "" {
+		return m.liveMD.out
+	}
+	return m.liveMD.out + "\n" + wrap("  "+rest, w)
 }
 
 // status is the bottom line: model, session, usage and cost, state.

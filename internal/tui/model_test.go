@@ -188,6 +188,22 @@ func TestAnswerEscapedAndUnfolded(t *testing.T) {
 	}
 }
 
+// TestLiveMarkdown: finished paragraphs of a streaming answer show as
+// Markdown while the one being written shows as it comes.
+func TestLiveMarkdown(t *testing.T) {
+	s := newScreen(t, "", func(o *Options) { o.NoColor = false })
+	root := s.m.root
+	s.feedItems(s.ev(root, session.TypeAssistantChunk, chunk("A **bold** start")))
+	if v := s.view(); !strings.Contains(v, "A **bold** start") {
+		t.Errorf("the paragraph being written: %s", v)
+	}
+	s.feedItems(s.ev(root, session.TypeAssistantChunk, chunk("\n\nand *more")))
+	v := s.view()
+	if strings.Contains(v, "**bold**") || !strings.Contains(v, "A bold start") || !strings.Contains(v, "and *more") {
+		t.Errorf("after the paragraph ended: %s", v)
+	}
+}
+
 // TestToolCalls: a call in flight shows with its summary; its result
 // moves to the scrollback with status, result summary and, for an edit,
 // the diff; a failed call has no diff.
