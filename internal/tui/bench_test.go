@@ -33,6 +33,31 @@ func BenchmarkStreamToken(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
 }
 
+// BenchmarkStreamTokenMarkdown is BenchmarkStreamToken for an answer
+// whose paragraphs end every 40 tokens: each end renders the finished
+// paragraphs on screen as Markdown again.
+func BenchmarkStreamTokenMarkdown(b *testing.B) {
+	s := newScreen(b, "", nil)
+	root := s.m.root
+	word := s.ev(root, session.TypeAssistantChunk, chunk("some *word* "))
+	end := s.ev(root, session.TypeAssistantChunk, chunk("end.\n\n"))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%2000 == 0 {
+			s.m.live.text.Reset()
+		}
+		it := word
+		if i%40 == 39 {
+			it = end
+		}
+		s.send(feedMsg{[]item{it}})
+		_ = s.m.View()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+}
+
 // TestStreamKeepsInput: while 2,000 tokens stream at about 1,000 a
 // second through a real Bubble Tea program, every key typed reaches the
 // editor, in order.

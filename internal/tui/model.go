@@ -838,14 +838,25 @@ func (m *Model) View() tea.View {
 // wrapped: a long answer costs a frame what a short one does.
 func (m *Model) liveAnswer(t string, room int) string {
 	w := max(m.width-2, 10)
-	t = lastBytes(t, max(room*w*4, 4096))
+	n := max(room*w*4, 4096)
 	cut := strings.LastIndex(t, "\n\n")
 	if cut < 0 {
-		return wrap(t, w)
+		return wrap(lastBytes(t, n), w)
 	}
-	done, rest := t[:cut], strings.TrimLeft(t[cut:], "\n")
+	done, rest := t[:cut], lastBytes(strings.TrimLeft(t[cut:], "\n"), n)
 	if done != m.liveMD.src || m.width != m.liveMD.width {
-		m.liveMD.src, m.liveMD.width, m.liveMD.out = done, m.width, m.md.render(done)
+		// From a paragraph boundary, so the rendered text stays the same
+		// until the next paragraph ends.
+		src := done
+		if len(src) > n {
+			tailStart := len(src) - n
+			if i := strings.Index(src[tailStart:], "\n\n"); i >= 0 {
+				src = src[tailStart+i+2:]
+			} else {
+				src = lastBytes(src, n)
+			}
+		}
+		m.liveMD.src, m.liveMD.width, m.liveMD.out = done, m.width, m.md.render(src)
 	}
 	if rest == "" {
 		return m.liveMD.out
