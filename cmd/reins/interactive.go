@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -80,9 +82,21 @@ func interactiveMain(ctx context.Context, s *streams, f *interactiveFlags) error
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// The screen ends on SIGTERM as on Ctrl-D; the exit status says a
+	// signal ended it, as reins run's does.
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM)
+	defer signal.Stop(term)
 	err = tui.Run(ctx, s.in, s.out, tui.Options{
 		Harness: h, Session: opts, Ask: !f.yes, BaseURL: f.baseURL, NoColor: os.Getenv("NO_COLOR") != "",
 	})
+	select {
+	case <-term:
+		if err == nil {
+			return &exitError{code: 128 + int(syscall.SIGTERM)}
+		}
+	default:
+	}
 	var inUse *session.InUseError
 	if errors.As(err, &inUse) {
 		return &exitError{code: exitUsage, msg: inUse.Error()}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,6 +170,7 @@ replies:
 	if err := wait(); err != nil {
 		t.Fatalf("reins exited with %v; screen:\n%s", err, tm.text())
 	}
+	tm.waitFor("continue it with: reins --resume ")
 
 	// The session log says what the screen said.
 	root := filepath.Join(home, "sessions")
@@ -320,7 +322,11 @@ fallback:
 	errc := make(chan error, 1)
 	go func() { errc <- wait() }()
 	select {
-	case <-errc:
+	case err := <-errc:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGTERM) {
+			t.Errorf("exit after SIGTERM: %v, want status 143", err)
+		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("reins did not exit after SIGTERM")
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -84,6 +85,8 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 		io.WriteString(out, s+"\n")
 	}
 	closeErr := m.Close()
+	// Where the conversation is, for the next time.
+	fmt.Fprintf(out, "session %s · continue it with: reins --resume %s\n", m.root, shortID(m.root))
 	if runErr != nil && ctx.Err() == nil {
 		return runErr
 	}
