@@ -794,10 +794,17 @@ func (m *Model) View() tea.View {
 		b = append(b, m.st.dim.Render(fmt.Sprintf("▸ reasoning… (%s, folded; Ctrl-O unfolds)", byteSize(m.live.reasoning))))
 	}
 	if t := m.live.text.String(); t != "" {
-		room := max(minLiveLines, m.height-12-len(m.tree.nodes))
+		room := max(minLiveLines, m.height-12-min(len(m.tree.nodes), m.height/2)-min(len(m.live.calls), m.height/2))
 		b = append(b, tail(m.liveAnswer(t, room), room))
 	}
-	for _, c := range m.live.calls {
+	// Calls and children share what the screen has left; the rest is
+	// counted (the scrollback gets every one when it settles).
+	room := max(4, m.height-8)
+	for i, c := range m.live.calls {
+		if i == room/2 {
+			b = append(b, m.st.dim.Render(fmt.Sprintf("… and %d more calls", len(m.live.calls)-i)))
+			break
+		}
 		line := "⋯ " + termsafe.EscapeLine(c.name)
 		if sum := callSummary(c.name, c.args); sum != "" {
 			line += " " + termsafe.EscapeLine(sum)
@@ -805,8 +812,12 @@ func (m *Model) View() tea.View {
 		b = append(b, fitLine(m.st.running.Render(line), w))
 	}
 	if !m.tree.empty() {
+		lines := m.tree.render(m.root, m.now(), w, m.st)
+		if n := room / 2; len(lines) > n {
+			lines = append(lines[:n-1], m.st.dim.Render(fmt.Sprintf("… and %d more lines of children", len(lines)-n+1)))
+		}
 		b = append(b, m.st.bold.Render("children"))
-		b = append(b, m.tree.render(m.root, m.now(), w, m.st)...)
+		b = append(b, lines...)
 	}
 	if len(m.approvals) > 0 {
 		a := m.approvals[0]

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -575,6 +576,34 @@ fallback:
 	}
 	if !isQuit(s.send(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})) {
 		t.Error("Ctrl-D did not exit")
+	}
+}
+
+// TestManyFit: hundreds of children and calls in flight, and a huge
+// paste, leave a screen no taller than the terminal and a bounded prompt.
+func TestManyFit(t *testing.T) {
+	s := newScreen(t, "", nil)
+	s.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	root := s.m.root
+	var its []item
+	for i := range 300 {
+		its = append(its, s.ev(root, session.TypeSubagentStart, session.SubagentStart{RunID: fmt.Sprint("r", i), ChildSession: fmt.Sprint("c", i), Agent: "general", Provider: "inprocess"}))
+		its = append(its, s.ev(root, session.TypeToolCall, session.ToolCall{CallID: fmt.Sprint("k", i), Name: "subagent", Arguments: `{}`}))
+	}
+	its = append(its, s.ev(root, session.TypeAssistantChunk, chunk(strings.Repeat("line\n", 100))))
+	s.feedItems(its...)
+	v := s.view()
+	if n := strings.Count(v, "\n") + 1; n > 24 {
+		t.Errorf("%d lines on a 24-line terminal:\n%s", n, v)
+	}
+	for _, want := range []string{"more calls", "more lines of children"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("no %q:\n%s", want, v)
+		}
+	}
+	s.send(tea.PasteMsg{Content: strings.Repeat("x", 3*maxPrompt)})
+	if n := len(s.m.editor.Value()); n > maxPrompt {
+		t.Errorf("the prompt holds %d characters", n)
 	}
 }
 
