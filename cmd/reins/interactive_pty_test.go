@@ -236,6 +236,16 @@ replies:
 	if err != nil || string(out) != "resumed fine\n" {
 		t.Errorf("reins run --resume: %v %q", err, out)
 	}
+
+	// And the reverse: the interactive session reopens what reins run
+	// added, showing the conversation so far.
+	tm, wait = startTerm(t, home, env, "-m", "openai/test", "--base-url", url, "--resume", id[:len(id)-3])
+	tm.waitFor("resumed session " + id)
+	tm.waitFor("resumed fine")
+	tm.typeKeys("\x04")
+	if err := wait(); err != nil {
+		t.Fatalf("reins --resume exited with %v; screen:\n%s", err, tm.text())
+	}
 }
 
 // TestNoTaskNotTerminal (issue 20): `reins` without a task opens the
