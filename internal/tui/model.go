@@ -759,24 +759,45 @@ func (m *Model) diff(c *call) []string {
 	return out
 }
 
-// replay shows a resumed session's conversation: prompts and answers.
+// maxReplay bounds the messages a resumed session shows at start: the
+// latest ones; `reins log` renders the whole.
+const maxReplay = 40
+
+// replay shows a resumed session's conversation: its latest prompts and
+// answers.
 func (m *Model) replay(events []session.Event) {
+	type msg struct {
+		user bool
+		text string
+	}
+	var msgs []msg
 	for _, e := range events {
 		switch e.Type {
 		case session.TypeUserMessage:
 			var d session.UserMessage
 			if e.Decode(&d) == nil && d.Message.Role == llm.RoleUser {
 				if t := llm.BlocksText(d.Message.Content); t != "" {
-					m.commit(m.st.user.Render("› " + termsafe.Escape(t)))
+					msgs = append(msgs, msg{true, t})
 				}
 			}
 		case session.TypeAssistantMessage:
 			var d session.AssistantMessage
 			if e.Decode(&d) == nil {
 				if t := strings.TrimSpace(llm.BlocksText(d.Message.Content)); t != "" {
-					m.commit(m.md.render(termsafe.Escape(t)))
+					msgs = append(msgs, msg{false, t})
 				}
 			}
+		}
+	}
+	if n := len(msgs) - maxReplay; n > 0 {
+		m.say(fmt.Sprintf("… %d earlier messages (reins log %s shows them)", n, m.root))
+		msgs = msgs[n:]
+	}
+	for _, x := range msgs {
+		if x.user {
+			m.commit(m.st.user.Render("› " + termsafe.Escape(x.text)))
+		} else {
+			m.commit(m.md.render(termsafe.Escape(x.text)))
 		}
 	}
 }

@@ -644,3 +644,24 @@ func TestNarrowAndNoColor(t *testing.T) {
 		t.Error("no colour without NO_COLOR")
 	}
 }
+
+// TestResumeReplayBounded: a resumed session shows its latest messages
+// and says how many earlier ones `reins log` has.
+func TestResumeReplayBounded(t *testing.T) {
+	s := newScreen(t, "", nil)
+	first := s.m.root
+	for i := range 25 {
+		s.m.sess.Run(t.Context(), fmt.Sprintf("prompt %d", i))
+	}
+	s.feedItems(s.m.feed.take()...)
+	s.typeText("/new")
+	s.committed = nil
+	s.typeText("/resume " + first)
+	log := s.log()
+	if !strings.Contains(log, "… 10 earlier messages (reins log "+first+" shows them)") {
+		t.Errorf("no count of earlier messages:\n%s", log)
+	}
+	if strings.Contains(log, "prompt 4\n") || !strings.Contains(log, "prompt 5") || !strings.Contains(log, "mock: prompt 24") {
+		t.Errorf("not the latest 40 messages:\n%s", log)
+	}
+}
