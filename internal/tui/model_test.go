@@ -331,6 +331,19 @@ replies:
 			t.Errorf("key %s: out.txt exists %v", tc.key, err == nil)
 		}
 	}
+	// Ctrl-C on a question rejects it and cancels the turn.
+	os.Remove(filepath.Join(s.cwd, "out.txt"))
+	s.committed = nil
+	s.typeText("WRITE again")
+	s.pump(func() bool { return len(s.m.approvals) > 0 })
+	s.send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	s.pump(func() bool { return !s.m.running })
+	if log := s.log(); !strings.Contains(log, "rejected") || !strings.Contains(log, "turn ended: aborted by user") {
+		t.Errorf("Ctrl-C on a question:\n%s", log)
+	}
+	if _, err := os.Stat(filepath.Join(s.cwd, "out.txt")); err == nil {
+		t.Error("the write ran after Ctrl-C")
+	}
 }
 
 // TestChildTree: children appear when they start, count their own
