@@ -82,20 +82,38 @@ func interactiveMain(ctx context.Context, s *streams, f *interactiveFlags) error
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	// The screen ends on SIGTERM as on Ctrl-D; the exit status says a
-	// signal ended it, as reins run's does.
-	term := make(chan os.Signal, 1)
-	signal.Notify(term, syscall.SIGTERM)
-	defer signal.Stop(term)
+	// The screen ends on SIGTERM as on Ctrl-D, and on SIGHUP (the
+	// terminal went away) too: the running turn is cancelled and recorded,
+	// its processes torn down. The exit status says a signal ended it, as
+	// reins run's does.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	var got os.Signal
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case got = <-sigs:
+			if got == syscall.SIGHUP {
+				cancel() // bubbletea handles SIGTERM itself
+			}
+		case <-ctx.Done():
+			select { // a signal that ended the screen is in sigs already
+			case got = <-sigs:
+			default:
+			}
+		}
+	}()
 	err = tui.Run(ctx, s.in, s.out, tui.Options{
 		Harness: h, Session: opts, Ask: !f.yes, BaseURL: f.baseURL, NoColor: os.Getenv("NO_COLOR") != "",
 	})
-	select {
-	case <-term:
-		if err == nil {
-			return &exitError{code: 128 + int(syscall.SIGTERM)}
-		}
-	default:
+	cancel()
+	<-watched
+	if sig, ok := got.(syscall.Signal); ok && err == nil {
+		return &exitError{code: 128 + int(sig)}
 	}
 	var inUse *session.InUseError
 	if errors.As(err, &inUse) {

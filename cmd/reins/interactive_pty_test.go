@@ -313,20 +313,7 @@ fallback:
 	tm.waitFor("new session")
 	tm.typeKeys("SLEEPY\r")
 	// The call is on disk (synced) before the command starts.
-	var logPath string
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		if time.Now().After(deadline) {
-			t.Fatalf("the bash call never reached the log; screen:\n%s", tm.text())
-		}
-		paths, _ := filepath.Glob(filepath.Join(home, "sessions", "*", session.FileName))
-		if len(paths) == 1 {
-			if b, _ := os.ReadFile(paths[0]); bytes.Contains(b, []byte(`"tool/call"`)) {
-				logPath = paths[0]
-				break
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	logPath := waitLogged(t, tm, home, `"tool/call"`)
 	time.Sleep(200 * time.Millisecond) // let the command start; not a timing assertion
 	tm.cmdSignal(t)
 	errc := make(chan error, 1)
@@ -344,13 +331,63 @@ fallback:
 	if err != nil {
 		t.Fatal(err)
 	}
-	var last session.TurnEnd
-	for _, e := range ld.Events {
-		if e.Type == session.TypeTurnEnd {
-			e.Decode(&last)
-		}
-	}
-	if last.Reason != session.ReasonAborted {
+	if last := lastTurnEnd(t, ld); last.Reason != session.ReasonAborted {
 		t.Errorf("last turn/end %+v, want aborted", last)
+	}
+}
+
+// TestInteractiveHangup: the terminal going away (SIGHUP) while a turn
+// runs a command ends reins as SIGTERM does: exit 129, the command torn
+// down, the turn recorded aborted.
+func TestInteractiveHangup(t *testing.T) {
+	url, _ := startMock(t, `
+replies:
+  - match: SLEEPY
+    toolCalls:
+      - {id: b1, name: bash, arguments: {command: "sleep 120"}}
+fallback:
+  text: "done"
+`)
+	home := t.TempDir()
+	tm, wait := startTerm(t, home, []string{"NO_COLOR=1"}, "--cwd", t.TempDir(), "-m", "openai/test", "--base-url", url, "--yes")
+	tm.waitFor("new session")
+	tm.typeKeys("SLEEPY\r")
+	logPath := waitLogged(t, tm, home, `"tool/call"`)
+	if err := tm.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- wait() }()
+	select {
+	case err := <-errc:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGHUP) {
+			t.Errorf("exit after SIGHUP: %v, want status 129", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("reins did not exit after SIGHUP")
+	}
+	ld, err := session.Load(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := lastTurnEnd(t, ld); last.Reason != session.ReasonAborted {
+		t.Errorf("last turn/end %+v, want aborted", last)
+	}
+}
+
+// waitLogged waits until the only session log under home holds s.
+func waitLogged(t *testing.T, tm *ptyTerm, home, s string) string {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log never held %s; screen:\n%s", s, tm.text())
+		}
+		paths, _ := filepath.Glob(filepath.Join(home, "sessions", "*", session.FileName))
+		if len(paths) == 1 {
+			if b, _ := os.ReadFile(paths[0]); bytes.Contains(b, []byte(s)) {
+				return paths[0]
+			}
+		}
 	}
 }
