@@ -134,6 +134,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newTrustCmd(s),
 		newViewCmd(s),
 	)
+	addInteractive(root, s)
 	markRuntime(root)
 	return root
 }

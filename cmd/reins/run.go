@@ -87,31 +87,9 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	warnBroken(s, h)
 
 	opts := harness.SessionOptions{MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Permission: perm, Resume: f.resume}
-	modelSpec := f.model
-	var runAgent *config.Agent
-	if f.agentName != "" {
-		ag, ok := h.Agents.Get(f.agentName)
-		if b := h.Agents.Broken(f.agentName); !ok && b != nil {
-			return &exitError{code: exitUsage, msg: "--agent " + f.agentName + ": " + b.Error()}
-		}
-		if !ok {
-			for _, ig := range h.Agents.Ignored() {
-				if ig.Name == f.agentName {
-					return &exitError{code: exitUsage, msg: fmt.Sprintf("--agent %s: defined only in this untrusted folder (%s); run: reins trust %s",
-						f.agentName, trust.Quote(ig.Source), trust.ShellArg(h.Cwd))}
-				}
-			}
-			return &exitError{code: exitUsage, msg: fmt.Sprintf("--agent %s: no such agent (see reins agents)", f.agentName)}
-		}
-		if ag.Provider != "" && ag.Provider != "inprocess" {
-			return &exitError{code: exitUsage, msg: fmt.Sprintf("--agent %s: a %s agent runs only as a subagent", f.agentName, ag.Provider)}
-		}
-		if modelSpec == "" {
-			modelSpec = ag.Model
-		}
-		opts.System, opts.Tools, opts.NoInstructions = ag.SystemPrompt, ag.Tools, ag.NoInstructions
-		opts.Agent = ag.Name
-		runAgent = ag
+	modelSpec, runAgent, err := agentOptions(h, f.agentName, f.model, &opts)
+	if err != nil {
+		return err
 	}
 	m, err := h.ResolveModel(modelSpec, f.baseURL)
 	if err != nil {
@@ -245,4 +223,39 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		return &exitError{code: exitFailed, msg: msg}
 	}
 	return nil
+}
+
+// agentOptions applies --agent NAME to opts (its system prompt, tools,
+// instructions, MCP servers) and returns the model spec to use: model (-m)
+// if set, else the agent's; and the agent (nil without --agent). An unknown, broken, untrusted or out-of-process agent
+// is a usage error.
+func agentOptions(h *harness.Harness, agentName, model string, opts *harness.SessionOptions) (string, *config.Agent, error) {
+	modelSpec := model
+	var ag *config.Agent
+	if agentName != "" {
+		var ok bool
+		ag, ok = h.Agents.Get(agentName)
+		if b := h.Agents.Broken(agentName); !ok && b != nil {
+			return "", nil, &exitError{code: exitUsage, msg: "--agent " + agentName + ": " + b.Error()}
+		}
+		if !ok {
+			for _, ig := range h.Agents.Ignored() {
+				if ig.Name == agentName {
+					return "", nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--agent %s: defined only in this untrusted folder (%s); run: reins trust %s",
+						agentName, trust.Quote(ig.Source), trust.ShellArg(h.Cwd))}
+				}
+			}
+			return "", nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--agent %s: no such agent (see reins agents)", agentName)}
+		}
+		if ag.Provider != "" && ag.Provider != "inprocess" {
+			return "", nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--agent %s: a %s agent runs only as a subagent", agentName, ag.Provider)}
+		}
+		if modelSpec == "" {
+			modelSpec = ag.Model
+		}
+		opts.System, opts.Tools, opts.NoInstructions = ag.SystemPrompt, ag.Tools, ag.NoInstructions
+		opts.Agent = ag.Name
+		opts.MCPServers = ag.MCPServers
+	}
+	return modelSpec, ag, nil
 }

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"sync"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui"
 )
 
 // answerStream writes the answer text of `reins run` to stdout as it
@@ -101,71 +100,8 @@ func (a *answerStream) done(output string) error {
 	return err
 }
 
-// Tool call summaries on the progress line.
-const (
-	maxSummaryValue = 60  // bytes of one argument's value
-	maxSummary      = 120 // bytes of the whole summary
-)
+// Tool call summaries on the progress line: the one summary of
+// internal/tui, which the interactive screen shows too.
+const maxSummary = tui.MaxSummary
 
-// summaryKeys come first in a summary, in this order: what a reader
-// looks for in a call; other keys follow sorted.
-var summaryKeys = []string{"path", "command", "pattern", "description", "agent", "url", "query", "prompt"}
-
-// toolSummary is a short one-line view of a tool call's arguments:
-// `key=value` pairs of a JSON object, strings unquoted, each value cut at
-// maxSummaryValue bytes and the whole at maxSummary (with "…"). Arguments
-// that are not an object are cut as they are. The caller escapes it.
-func toolSummary(args string) string {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(args), &obj); err != nil {
-		return cut(oneLine(args), maxSummary)
-	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	rank := func(k string) int {
-		for i, s := range summaryKeys {
-			if s == k {
-				return i
-			}
-		}
-		return len(summaryKeys)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		ri, rj := rank(keys[i]), rank(keys[j])
-		if ri != rj {
-			return ri < rj
-		}
-		return keys[i] < keys[j]
-	})
-	var b strings.Builder
-	for _, k := range keys {
-		v := string(obj[k])
-		var s string
-		if json.Unmarshal(obj[k], &s) == nil {
-			v = s
-		}
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(k + "=" + cut(oneLine(v), maxSummaryValue))
-	}
-	return cut(b.String(), maxSummary)
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// cut shortens s to at most n bytes (on a rune boundary) ending in "…".
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n - len("…")
-	for i > 0 && !utf8RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+func toolSummary(args string) string { return tui.ToolSummary(args) }

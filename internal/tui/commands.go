@@ -1,0 +1,208 @@
+package tui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/llm/retry"
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/trust"
+)
+
+// command is one slash command.
+type command struct {
+	name, args, help string
+	// idle: refused while a turn runs (it changes the session).
+	idle bool
+	run  func(m *Model, arg string) tea.Cmd
+}
+
+// commands are the slash commands, in the order /help lists them.
+var commands []command
+
+func init() {
+	commands = []command{
+		{name: "help", help: "this list, and the keys", run: (*Model).cmdHelp},
+		{name: "agents", help: "the agent definitions a subagent can run as", run: (*Model).cmdAgents},
+		{name: "jobs", help: "background jobs of this session", run: (*Model).cmdJobs},
+		{name: "model", args: "NAME", help: "switch the model (PROVIDER/MODEL or an alias)", idle: true, run: (*Model).cmdModel},
+		{name: "compact", help: "summarise the conversation to free context", idle: true, run: (*Model).cmdCompact},
+		{name: "cost", help: "tokens and cost of this session", run: (*Model).cmdCost},
+		{name: "log", help: "where this session's log is, and how to render it", run: (*Model).cmdLog},
+		{name: "resume", args: "ID", help: "continue another session of this workspace", idle: true, run: (*Model).cmdResume},
+		{name: "new", help: "start a new session", idle: true, run: (*Model).cmdNew},
+		{name: "quit", help: "exit (also Ctrl-D)", run: func(m *Model, _ string) tea.Cmd { return m.quit() }},
+	}
+}
+
+// slash runs a slash command line.
+func (m *Model) slash(line string) tea.Cmd {
+	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	arg = strings.TrimSpace(arg)
+	for _, c := range commands {
+		if c.name != name {
+			continue
+		}
+		if c.idle && m.running {
+			m.say(fmt.Sprintf("/%s: a turn is running; wait for it or press Esc", c.name))
+			return nil
+		}
+		return c.run(m, arg)
+	}
+	m.say(fmt.Sprintf("unknown command /%s (see /help)", termsafe.EscapeLine(Cut(name, 40))))
+	return nil
+}
+
+// say commits one of reins's own lines (never model text unescaped).
+func (m *Model) say(s string) { m.commit(m.st.dim.Render(s)) }
+
+func (m *Model) cmdHelp(string) tea.Cmd {
+	var b strings.Builder
+	b.WriteString("commands:\n")
+	for _, c := range commands {
+		name := "/" + c.name
+		if c.args != "" {
+			name += " " + c.args
+		}
+		fmt.Fprintf(&b, "  %-12s %s\n", name, c.help)
+	}
+	b.WriteString("keys: Enter sends · Alt-Enter (Shift-Enter, Ctrl-J) new line · Up/Down history · Ctrl-O unfolds reasoning\n")
+	b.WriteString("      Esc or Ctrl-C cancels the running turn · Ctrl-C twice or Ctrl-D exits\n")
+	b.WriteString("      a prompt sent while a turn runs is queued")
+	m.say(b.String())
+	return nil
+}
+
+func (m *Model) cmdAgents(string) tea.Cmd {
+	list := m.h.Agents.List()
+	if len(list) == 0 {
+		m.say("no agent definitions (see docs/agents.md)")
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("agents:")
+	for _, a := range list {
+		prov := a.Provider
+		if prov == "" {
+			prov = "inprocess"
+		}
+		fmt.Fprintf(&b, "\n  %s (%s) %s", termsafe.EscapeLine(a.Name), termsafe.EscapeLine(prov), termsafe.EscapeLine(Cut(a.Description, 80)))
+	}
+	m.say(b.String())
+	return nil
+}
+
+func (m *Model) cmdJobs(string) tea.Cmd {
+	jobs := append(append([]*node(nil), m.pastJobs...), m.tree.jobs()...)
+	if len(jobs) == 0 {
+		m.say("no background jobs in this session")
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("jobs:")
+	for _, j := range jobs {
+		b.WriteString("\n  " + j.line(m.now(), m.st))
+	}
+	m.say(b.String())
+	return nil
+}
+
+func (m *Model) cmdModel(arg string) tea.Cmd {
+	if arg == "" {
+		m.say("model: " + termsafe.EscapeLine(m.modelName()) + " (/model PROVIDER/MODEL to switch)")
+		return nil
+	}
+	nm, err := m.h.ResolveModel(arg, m.opts.BaseURL)
+	if err != nil {
+		m.say("/model: " + termsafe.EscapeLine(err.Error()))
+		return nil
+	}
+	// Between turns the agent's fields may change (agent.Agent); new
+	// children and /new take the template's model.
+	a := m.sess.Agent
+	a.Model, a.ModelName, a.Provider, a.Retry = nm.Model, nm.Name, nm.Provider, &retry.Executor{Policy: nm.Retry}
+	m.opts.Session.Model = nm
+	m.say("model: " + termsafe.EscapeLine(m.modelName()))
+	return nil
+}
+
+func (m *Model) cmdCompact(string) tea.Cmd {
+	m.say("/compact: compaction is not available in this build yet")
+	return nil
+}
+
+func (m *Model) cmdCost(string) tea.Cmd {
+	u := m.usage.Add(m.turnUsage)
+	cost := "unknown (no price for this model)"
+	if u.CostUSD != nil {
+		cost = fmt.Sprintf("$%.4f", *u.CostUSD)
+	}
+	m.say(fmt.Sprintf("session %s: %d input tokens (%d cached), %d output tokens; cost %s",
+		m.root, u.InputTokens, u.CacheReadTokens, u.OutputTokens, cost))
+	return nil
+}
+
+func (m *Model) cmdLog(string) tea.Cmd {
+	m.say(fmt.Sprintf("log: %s\nrender it with: reins log %s · continue it with: reins run --resume %s PROMPT",
+		trust.Quote(m.sess.Log.Path()), m.root, shortID(m.root)))
+	return nil
+}
+
+func (m *Model) cmdNew(string) tea.Cmd {
+	o := m.opts.Session
+	o.Resume = ""
+	m.switchTo(o)
+	return nil
+}
+
+func (m *Model) cmdResume(arg string) tea.Cmd {
+	if arg == "" {
+		m.say("/resume ID: give a session id or a unique prefix (see reins log)")
+		return nil
+	}
+	id, err := session.Resolve(m.h.SessionsDir(), arg)
+	if err != nil {
+		m.say("/resume: " + termsafe.EscapeLine(err.Error()))
+		return nil
+	}
+	if id == m.root {
+		m.say("/resume: that is this session")
+		return nil
+	}
+	ld, err := session.Load(filepath.Join(m.h.SessionsDir(), id, session.FileName))
+	if err != nil {
+		m.say("/resume: " + termsafe.EscapeLine(err.Error()))
+		return nil
+	}
+	if ld.Header.Cwd != m.h.Cwd {
+		m.say(fmt.Sprintf("/resume: session %s belongs to %s; run there: reins --resume %s", id, trust.Quote(ld.Header.Cwd), id))
+		return nil
+	}
+	o := m.opts.Session
+	o.Resume = id
+	m.switchTo(o)
+	return nil
+}
+
+// switchTo opens the session o and closes the current one; on failure the
+// current one stays.
+func (m *Model) switchTo(o harness.SessionOptions) {
+	s, err := m.h.NewSession(o)
+	if err != nil {
+		m.say("could not open the session: " + termsafe.EscapeLine(err.Error()))
+		return
+	}
+	if err := m.sess.Close(); err != nil {
+		m.say("closing the previous session: " + termsafe.EscapeLine(err.Error()))
+	}
+	m.setSession(s)
+	m.commit(m.banner())
+	if s.Resumed != nil {
+		m.replay(s.Resumed.Events)
+	}
+}

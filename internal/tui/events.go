@@ -1,0 +1,304 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/termsafe"
+)
+
+// items applies a batch of the feed.
+func (m *Model) items(its []item) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, it := range its {
+		if it.done != nil {
+			cmds = append(cmds, m.turnDone(it.done))
+			continue
+		}
+		if it.approve != nil {
+			if m.always[it.approve.name] {
+				it.approve.reply <- true
+				continue
+			}
+			m.approvals = append(m.approvals, it.approve)
+			continue
+		}
+		m.event(it.header, it.event)
+	}
+	return tea.Batch(cmds...)
+}
+
+// event applies one session event: the tree takes every session's; the
+// answer, tool calls and retries shown are the root session's.
+func (m *Model) event(hd session.Header, e session.Event) {
+	ours := hd.ID == m.root
+	if !ours && m.tree.bySess[hd.ID] == nil {
+		return // an earlier session's late event (/new), or not ours
+	}
+	m.tree.event(hd, e)
+	if e.Type == session.TypeAssistantMessage {
+		var d session.AssistantMessage
+		if e.Decode(&d) == nil && d.Usage != nil {
+			m.turnUsage = m.turnUsage.Add(*d.Usage)
+		}
+		if ours {
+			m.commitStep(d.Message)
+		}
+		return
+	}
+	if !ours {
+		return
+	}
+	switch e.Type {
+	case session.TypeStepStart:
+		// Children that settled in the last step go to the scrollback
+		// before the answer they led to.
+		if !m.tree.running() {
+			m.flushTree()
+		}
+	case session.TypeAssistantChunk:
+		var d session.AssistantChunk
+		if e.Decode(&d) != nil {
+			return
+		}
+		switch d.Chunk.Type {
+		case llm.ChunkTextDelta:
+			m.live.text.WriteString(termsafe.Escape(d.Chunk.Delta))
+			if m.live.text.Len() > maxLiveText {
+				s := m.live.text.String()
+				m.live.text.Reset()
+				m.live.text.WriteString(lastBytes(s, maxLiveText/2))
+			}
+		case llm.ChunkReasoningDelta:
+			m.live.reasoning += len(d.Chunk.Delta)
+			m.live.thinking.WriteString(termsafe.Escape(d.Chunk.Delta))
+			if m.live.thinking.Len() > maxLiveText {
+				t := m.live.thinking.String()
+				m.live.thinking.Reset()
+				m.live.thinking.WriteString(lastBytes(t, maxLiveText/2))
+			}
+		}
+	case session.TypeLLMRetry:
+		var d session.LLMRetry
+		if e.Decode(&d) != nil {
+			return
+		}
+		// A retried attempt's text was never an answer.
+		m.live.text.Reset()
+		m.live.thinking.Reset()
+		m.live.reasoning = 0
+		m.commit(m.st.warn.Render(fmt.Sprintf("  ⟳ %s, retry %d/%d in %d ms", termsafe.EscapeLine(d.Failure.Code), d.Retry, d.MaxRetries, d.DelayMs)))
+	case session.TypeToolCall:
+		var d session.ToolCall
+		if e.Decode(&d) == nil {
+			m.live.calls = append(m.live.calls, &call{id: d.CallID, name: d.Name, args: d.Arguments})
+		}
+	case session.TypeToolResult:
+		var d session.ToolResult
+		if e.Decode(&d) != nil {
+			return
+		}
+		for i, c := range m.live.calls {
+			if c.id == d.CallID {
+				m.live.calls = append(m.live.calls[:i], m.live.calls[i+1:]...)
+				m.commit(m.toolBlock(c, d))
+				break
+			}
+		}
+	case session.TypeTurnEnd:
+		var d session.TurnEnd
+		if e.Decode(&d) != nil || d.Reason == session.ReasonCompleted {
+			return
+		}
+		line := "turn ended: " + d.Reason
+		if d.By != "" {
+			line += " by " + d.By
+		}
+		if d.Failure != nil {
+			line += fmt.Sprintf(" (%s: %s)", d.Failure.Code, d.Failure.Message)
+		}
+		m.commit(m.st.warn.Render("  " + termsafe.EscapeLine(line)))
+	}
+}
+
+// commitStep sends a finished step's reasoning (folded) and answer
+// (Markdown) to the scrollback.
+func (m *Model) commitStep(msg llm.Message) {
+	var text, thought strings.Builder
+	for _, b := range msg.Content {
+		switch b.Type {
+		case llm.BlockText:
+			text.WriteString(b.Text)
+		case llm.BlockReasoning:
+			thought.WriteString(b.Text)
+		}
+	}
+	reasoning := thought.Len()
+	if reasoning == 0 {
+		reasoning = m.live.reasoning
+	}
+	switch {
+	case reasoning > 0 && m.unfold && thought.Len() > 0:
+		m.commit(m.st.dim.Render("  ▾ reasoning\n" + wrap(termsafe.Escape(strings.TrimSpace(thought.String())), max(m.width-2, 10))))
+	case reasoning > 0:
+		m.commit(m.st.dim.Render(fmt.Sprintf("  ▸ reasoning (%s, folded; Ctrl-O unfolds)", byteSize(reasoning))))
+	}
+	if t := strings.TrimSpace(text.String()); t != "" {
+		m.commit(m.md.render(termsafe.Escape(t)))
+	}
+	m.live.text.Reset()
+	m.live.thinking.Reset()
+	m.live.reasoning = 0
+}
+
+func byteSize(n int) string {
+	if n >= 1024 {
+		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// Max lines of a diff or a result preview in the scrollback.
+const maxDiffLines = 12
+
+// toolBlock is a settled tool call: status, name, summary, a one-line
+// result summary, and for a successful edit or write its diff.
+func (m *Model) toolBlock(c *call, r session.ToolResult) string {
+	mark := m.st.ok.Render("✓")
+	if r.IsError {
+		mark = m.st.bad.Render("✗")
+	}
+	head := "  " + mark + " " + termsafe.EscapeLine(c.name)
+	if sum := callSummary(c.name, c.args); sum != "" {
+		head += " " + m.st.dim.Render(termsafe.EscapeLine(sum))
+	}
+	lines := []string{fitLine(head, m.width)}
+	if rs := resultSummary(r.Content); rs != "" {
+		lines = append(lines, fitLine("    "+m.st.dim.Render("→ "+rs), m.width))
+	}
+	if !r.IsError {
+		lines = append(lines, m.diff(c)...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// callSummary is a call's one-line summary (ToolSummary, not escaped);
+// for edit and write only the path and size, since the diff shows the
+// text.
+func callSummary(name, args string) string {
+	if name == "edit" || name == "write" {
+		var a struct {
+			Path    string  `json:"path"`
+			Content *string `json:"content"`
+		}
+		if json.Unmarshal([]byte(args), &a) == nil && a.Path != "" {
+			s := "path=" + Cut(oneLine(a.Path), MaxSummaryValue)
+			if a.Content != nil {
+				s += " (" + byteSize(len(*a.Content)) + ")"
+			}
+			return s
+		}
+	}
+	if s := ToolSummary(args); s != "{}" {
+		return s
+	}
+	return ""
+}
+
+// resultSummary is a result's first non-empty line (escaped, cut) and
+// how many lines it has.
+func resultSummary(content string) string {
+	lines := strings.Split(strings.TrimRight(content, "\n"), "\n")
+	first := ""
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			first = strings.TrimSpace(l)
+			break
+		}
+	}
+	s := termsafe.EscapeLine(Cut(first, 100))
+	if len(lines) > 1 {
+		s += fmt.Sprintf(" (%d lines)", len(lines))
+	}
+	return s
+}
+
+// diff shows an edit's change (- old, + new) or a write's first lines.
+func (m *Model) diff(c *call) []string {
+	var a struct {
+		Path      string `json:"path"`
+		OldString string `json:"old_string"`
+		NewString string `json:"new_string"`
+		Content   string `json:"content"`
+	}
+	if json.Unmarshal([]byte(c.args), &a) != nil {
+		return nil
+	}
+	var out []string
+	add := func(prefix string, text string, st func(...string) string) {
+		ls := strings.Split(strings.TrimRight(text, "\n"), "\n")
+		for i, l := range ls {
+			if i == maxDiffLines {
+				out = append(out, m.st.dim.Render(fmt.Sprintf("    … %d more lines", len(ls)-maxDiffLines)))
+				break
+			}
+			out = append(out, fitLine(st("    "+prefix+termsafe.EscapeLine(l)), m.width))
+		}
+	}
+	switch c.name {
+	case "edit":
+		add("- ", a.OldString, m.st.bad.Render)
+		add("+ ", a.NewString, m.st.ok.Render)
+	case "write":
+		add("+ ", a.Content, m.st.ok.Render)
+	}
+	return out
+}
+
+// maxReplay bounds the messages a resumed session shows at start: the
+// latest ones; `reins log` renders the whole.
+const maxReplay = 40
+
+// replay shows a resumed session's conversation: its latest prompts and
+// answers.
+func (m *Model) replay(events []session.Event) {
+	type msg struct {
+		user bool
+		text string
+	}
+	var msgs []msg
+	for _, e := range events {
+		switch e.Type {
+		case session.TypeUserMessage:
+			var d session.UserMessage
+			if e.Decode(&d) == nil && d.Message.Role == llm.RoleUser {
+				if t := llm.BlocksText(d.Message.Content); t != "" {
+					msgs = append(msgs, msg{true, t})
+				}
+			}
+		case session.TypeAssistantMessage:
+			var d session.AssistantMessage
+			if e.Decode(&d) == nil {
+				if t := strings.TrimSpace(llm.BlocksText(d.Message.Content)); t != "" {
+					msgs = append(msgs, msg{false, t})
+				}
+			}
+		}
+	}
+	if n := len(msgs) - maxReplay; n > 0 {
+		m.say(fmt.Sprintf("… %d earlier messages (reins log %s shows them)", n, m.root))
+		msgs = msgs[n:]
+	}
+	for _, x := range msgs {
+		if x.user {
+			m.commit(m.st.user.Render("› " + termsafe.Escape(x.text)))
+		} else {
+			m.commit(m.md.render(termsafe.Escape(x.text)))
+		}
+	}
+}

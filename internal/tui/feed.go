@@ -1,0 +1,122 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/session"
+)
+
+// maxPending bounds what the feed holds for the screen. A producer that
+// finds it full waits until the screen has taken the batch (or the feed is
+// closed): the screen falls behind by at most this many items and never
+// drops one, since a dropped tool result or subagent/end would leave the
+// screen lying.
+const maxPending = 4096
+
+// item is one thing the session's goroutines report to the screen: a
+// session event (with the header of the session it belongs to, children
+// included) or an approval request.
+type item struct {
+	header  session.Header
+	event   session.Event
+	approve *approval
+	done    *turnDone
+}
+
+// turnDone is the end of a turn the screen started: it follows every
+// event of the turn in the feed.
+type turnDone struct {
+	seq int
+	res agent.TurnResult
+}
+
+// approval is a tool call waiting for the user's answer.
+type approval struct {
+	name  string
+	args  json.RawMessage
+	reply chan bool // buffered: the screen never blocks answering
+}
+
+// feed carries items from the session (the harness's observer, called
+// under a log's lock, and the approval hook) to the screen, in order. The
+// screen takes everything pending in one batch, so a fast stream costs one
+// screen update per batch, not per token.
+type feed struct {
+	mu     sync.Mutex
+	room   *sync.Cond
+	items  []item
+	wake   chan struct{} // 1-buffered: items are pending
+	closed bool
+	done   chan struct{} // closed by close
+}
+
+func newFeed() *feed {
+	f := &feed{wake: make(chan struct{}, 1), done: make(chan struct{})}
+	f.room = sync.NewCond(&f.mu)
+	return f
+}
+
+// push adds it, waiting while the feed is full; after close it drops it.
+func (f *feed) push(it item) bool {
+	f.mu.Lock()
+	for len(f.items) >= maxPending && !f.closed {
+		f.room.Wait()
+	}
+	if f.closed {
+		f.mu.Unlock()
+		return false
+	}
+	f.items = append(f.items, it)
+	f.mu.Unlock()
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// observe is the harness's Observe hook.
+func (f *feed) observe(h session.Header, e session.Event) { f.push(item{header: h, event: e}) }
+
+// ask is the session's approval hook (tool.Env.Approve): it asks the
+// screen and waits for the answer or the end of the call's context (a
+// cancelled turn refuses). A closed screen refuses.
+func (f *feed) ask(ctx context.Context, name string, args json.RawMessage) bool {
+	a := &approval{name: name, args: args, reply: make(chan bool, 1)}
+	if !f.push(item{approve: a}) {
+		return false
+	}
+	select {
+	case ok := <-a.reply:
+		return ok
+	case <-ctx.Done():
+		return false
+	case <-f.done:
+		return false
+	}
+}
+
+// take returns everything pending (nil when nothing is).
+func (f *feed) take() []item {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	its := f.items
+	f.items = nil
+	f.room.Broadcast()
+	return its
+}
+
+// close makes every waiting and later push drop its item and every
+// waiting approval refuse: the screen is gone.
+func (f *feed) close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.closed {
+		f.closed = true
+		close(f.done)
+		f.room.Broadcast()
+	}
+}

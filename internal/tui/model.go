@@ -1,0 +1,511 @@
+// Package tui is reins's interactive terminal: `reins` with no task on a
+// terminal. It is a Bubble Tea program over one harness session: a prompt
+// editor, the answer streamed and then shown as Markdown, tool calls with
+// their results (edits as a diff), retries, the live tree of children and
+// background jobs, approvals, slash commands and a status line with the
+// session's usage and cost. Everything it shows comes from the session
+// log's events (the harness's observer), so what the screen says and what
+// `reins log` renders cannot disagree.
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/termsafe"
+)
+
+// Bounds of what the screen holds.
+const (
+	maxQueued    = 20       // prompts typed while a turn runs
+	maxHistory   = 200      // prompts up/down recalls
+	maxPrompt    = 64 << 10 // characters in the editor
+	maxLiveText  = 64 << 10 // bytes of the streaming answer kept for the live view
+	maxPastJobs  = 100      // settled background jobs /jobs lists
+	minLiveLines = 3
+)
+
+// Options configure the interactive session.
+type Options struct {
+	// Harness is the composition root; New sets its Observe (keeping any
+	// observer already set) to feed the screen.
+	Harness *harness.Harness
+	// Session is the template of every session the screen opens (at start,
+	// /new, /resume): model, agent, limits, permission. Its Resume names
+	// the session to continue at start.
+	Session harness.SessionOptions
+	// Ask makes write, edit, bash (every tool that needs more than
+	// read-only) ask the user first; false runs whatever --permission
+	// allows (--yes).
+	Ask bool
+	// BaseURL is --base-url, for /model.
+	BaseURL string
+	NoColor bool
+	// Now is the clock of elapsed times; time.Now when nil.
+	Now func() time.Time
+}
+
+// Model is the Bubble Tea model of the interactive session.
+type Model struct {
+	opts Options
+	h    *harness.Harness
+	feed *feed
+	st   styles
+	now  func() time.Time
+
+	// sess is the session prompts go to; root its id.
+	sess *harness.Session
+	root string
+
+	width, height int
+	editor        textarea.Model
+	history       []string
+	hpos          int    // index into history while browsing; len(history) when not
+	draft         string // the editor's text before browsing began
+	queue         []string
+
+	running   bool
+	turnSeq   int
+	cancel    context.CancelCauseFunc
+	turnStart time.Time
+	wg        sync.WaitGroup
+
+	live      liveStep
+	tree      *tree
+	pastJobs  []*node
+	approvals []*approval
+	always    map[string]bool // tools allowed for this session
+
+	usage     llm.Usage // completed turns of this session, children included
+	turnUsage llm.Usage // the running turn so far, children included
+
+	ctrlC    bool // Ctrl-C on an empty prompt once: the next one exits
+	unfold   bool // Ctrl-O: show reasoning text rather than its size
+	notice   string
+	quitting bool
+
+	print func(string) // commits text to the scrollback, in order
+	md    *markdown
+	// liveMD caches the Markdown of the streaming answer's finished
+	// paragraphs (liveAnswer).
+	liveMD struct {
+		src   string
+		width int
+		out   string
+	}
+}
+
+// liveStep is what the running step has streamed so far.
+type liveStep struct {
+	text      strings.Builder // escaped answer text (the tail, bounded)
+	reasoning int             // bytes of reasoning, shown folded
+	thinking  strings.Builder // escaped reasoning text (the tail, bounded), shown unfolded
+	calls     []*call         // tool calls not answered yet
+}
+
+type call struct {
+	id, name, args string
+}
+
+// Messages of the model.
+type (
+	feedMsg struct{ items []item }
+	tickMsg time.Time
+)
+
+// New opens the first session (opts.Session.Resume, or a new one) and
+// returns the model; print receives every committed block of text, in
+// order (Run sends them to the terminal above the live screen).
+func New(opts Options, print func(string)) (*Model, error) {
+	m := &Model{
+		opts: opts, h: opts.Harness, feed: newFeed(), st: newStyles(opts.NoColor), now: opts.Now,
+		tree: newTree(), always: map[string]bool{}, print: print, width: 80, height: 24,
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	m.md = newMarkdown(opts.NoColor)
+	prev := m.h.Observe
+	m.h.Observe = func(hd session.Header, e session.Event) {
+		if prev != nil {
+			prev(hd, e)
+		}
+		m.feed.observe(hd, e)
+	}
+	if opts.Ask {
+		m.opts.Session.Approve = m.feed.ask
+	}
+	m.editor = newEditor(opts.NoColor)
+	sess, err := m.h.NewSession(m.opts.Session)
+	if err != nil {
+		return nil, err
+	}
+	m.setSession(sess)
+	m.commit(m.banner())
+	if sess.Resumed != nil {
+		m.replay(sess.Resumed.Events)
+	}
+	return m, nil
+}
+
+func newEditor(noColor bool) textarea.Model {
+	ed := textarea.New()
+	ed.ShowLineNumbers = false
+	ed.Prompt = "› "
+	ed.Placeholder = "Ask reins… (Enter sends, Alt-Enter new line, /help)"
+	ed.CharLimit = maxPrompt
+	ed.DynamicHeight = true
+	ed.MinHeight = 1
+	ed.MaxHeight = 8
+	ed.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "shift+enter", "ctrl+j"))
+	// Ctrl-D exits; the clipboard is the terminal's (bracketed paste).
+	ed.KeyMap.DeleteCharacterForward = key.NewBinding(key.WithKeys("delete"))
+	ed.KeyMap.Paste = key.NewBinding(key.WithDisabled())
+	// A steady cursor: a blinking one redraws the screen twice a second
+	// for nothing.
+	s := textarea.DefaultDarkStyles()
+	s.Cursor.Blink = false
+	if noColor {
+		plain := textarea.StyleState{}
+		s.Focused, s.Blurred, s.Cursor.Color = plain, plain, nil
+	}
+	ed.SetStyles(s)
+	ed.Focus()
+	return ed
+}
+
+func (m *Model) setSession(s *harness.Session) {
+	m.sess, m.root = s, s.Log.Header().ID
+	m.usage, m.turnUsage = llm.Usage{}, llm.Usage{}
+	if s.Resumed != nil {
+		m.usage = loggedUsage(s.Resumed.Events)
+	}
+	m.tree, m.pastJobs = newTree(), nil
+	m.always = map[string]bool{}
+}
+
+// loggedUsage is what a session's log says it used: its own steps and
+// its children's totals (subagent/end).
+func loggedUsage(events []session.Event) llm.Usage {
+	var u llm.Usage
+	for _, e := range events {
+		switch e.Type {
+		case session.TypeAssistantMessage:
+			var d session.AssistantMessage
+			if e.Decode(&d) == nil && d.Usage != nil {
+				u = u.Add(*d.Usage)
+			}
+		case session.TypeSubagentEnd:
+			var d session.SubagentEnd
+			if e.Decode(&d) == nil && d.Usage != nil {
+				u = u.Add(*d.Usage)
+			}
+		}
+	}
+	return u
+}
+
+// modelName is PROVIDER/MODEL of the running session.
+func (m *Model) modelName() string {
+	return m.sess.Agent.Provider + "/" + m.sess.Agent.ModelName
+}
+
+func (m *Model) banner() string {
+	hd := m.sess.Log.Header()
+	how := "new session"
+	if m.sess.Resumed != nil {
+		how = "resumed session"
+	}
+	agentName := ""
+	if hd.Agent != "" {
+		agentName = " · agent " + termsafe.EscapeLine(hd.Agent)
+	}
+	perm := string(m.sess.Agent.Env.Permission)
+	ask := ""
+	if m.opts.Ask {
+		ask = ", asks before writes"
+	}
+	return m.st.bold.Render("reins") + m.st.dim.Render(fmt.Sprintf(" · %s · %s %s%s · %s%s · /help",
+		termsafe.EscapeLine(m.modelName()), how, hd.ID, agentName, perm, ask))
+}
+
+// commit sends text to the scrollback.
+func (m *Model) commit(s string) {
+	if m.print != nil {
+		m.print(s)
+	}
+}
+
+// Init starts waiting for the session's events.
+func (m *Model) Init() tea.Cmd { return m.waitFeed() }
+
+// waitFeed is the one outstanding read of the feed.
+func (m *Model) waitFeed() tea.Cmd {
+	f := m.feed
+	return func() tea.Msg {
+		select {
+		case <-f.wake:
+			return feedMsg{f.take()}
+		case <-f.done:
+			return nil
+		}
+	}
+}
+
+// Update handles keys, the session's events and the end of turns.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.editor.SetWidth(max(msg.Width, 10))
+		m.md.setWidth(msg.Width)
+		return m, nil
+	case feedMsg:
+		return m, tea.Batch(m.items(msg.items), m.waitFeed())
+	case tickMsg:
+		if m.running {
+			return m, tick()
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case tea.InterruptMsg:
+		return m, m.quit()
+	case tea.PasteMsg:
+		m.ctrlC = false
+		if len(m.approvals) > 0 {
+			return m, nil
+		}
+	}
+	var cmd tea.Cmd
+	m.editor, cmd = m.editor.Update(msg)
+	return m, cmd
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+// key handles one key press: approvals first, then the keys of the
+// session, then the editor.
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	if s != "ctrl+c" && m.ctrlC {
+		m.ctrlC, m.notice = false, ""
+	}
+	if len(m.approvals) > 0 {
+		switch s {
+		case "y", "enter":
+			m.answer(true, false)
+		case "a":
+			m.answer(true, true)
+		case "n", "esc":
+			m.answer(false, false)
+		case "ctrl+c":
+			m.answer(false, false)
+			m.cancelTurn()
+		case "ctrl+d":
+			return m.quit()
+		}
+		return nil
+	}
+	switch s {
+	case "ctrl+d":
+		return m.quit()
+	case "ctrl+o":
+		m.unfold = !m.unfold
+		return nil
+	case "esc":
+		if m.running {
+			m.cancelTurn()
+		}
+		return nil
+	case "ctrl+c":
+		switch {
+		case m.running:
+			m.cancelTurn()
+		case m.editor.Value() != "":
+			m.editor.Reset()
+			m.hpos = len(m.history)
+		case m.ctrlC:
+			return m.quit()
+		default:
+			m.ctrlC = true
+			m.notice = "press Ctrl-C again to exit (or Ctrl-D)"
+		}
+		return nil
+	case "enter":
+		return m.submit()
+	case "up":
+		if m.editor.Line() == 0 && m.hpos > 0 {
+			if m.hpos == len(m.history) {
+				m.draft = m.editor.Value()
+			}
+			m.hpos--
+			m.editor.SetValue(m.history[m.hpos])
+			return nil
+		}
+	case "down":
+		if m.hpos < len(m.history) && m.editor.Line() == m.editor.LineCount()-1 {
+			m.hpos++
+			if m.hpos == len(m.history) {
+				m.editor.SetValue(m.draft)
+			} else {
+				m.editor.SetValue(m.history[m.hpos])
+			}
+			return nil
+		}
+	}
+	var cmd tea.Cmd
+	m.editor, cmd = m.editor.Update(k)
+	return cmd
+}
+
+// submit sends the editor's text: a slash command, a prompt, or (while a
+// turn runs) a queued prompt.
+func (m *Model) submit() tea.Cmd {
+	text := strings.TrimSpace(m.editor.Value())
+	if text == "" {
+		return nil
+	}
+	m.editor.Reset()
+	m.notice = ""
+	if len(m.history) == 0 || m.history[len(m.history)-1] != text {
+		m.history = append(m.history, text)
+		if len(m.history) > maxHistory {
+			m.history = m.history[len(m.history)-maxHistory:]
+		}
+	}
+	m.hpos, m.draft = len(m.history), ""
+	if strings.HasPrefix(text, "/") {
+		return m.slash(text)
+	}
+	if m.running {
+		if len(m.queue) >= maxQueued {
+			m.notice = fmt.Sprintf("the queue is full (%d prompts); wait for the turn to end", maxQueued)
+			m.editor.SetValue(text)
+			return nil
+		}
+		m.queue = append(m.queue, text)
+		m.notice = fmt.Sprintf("queued (%d waiting)", len(m.queue))
+		return nil
+	}
+	return m.startTurn(text)
+}
+
+// startTurn runs a turn for prompt on a goroutine of its own; its events
+// and then its end come through the feed, in order.
+func (m *Model) startTurn(prompt string) tea.Cmd {
+	m.commit(m.st.user.Render("› " + termsafe.Escape(prompt)))
+	ctx, cancel := context.WithCancelCause(context.Background())
+	m.running, m.cancel, m.turnStart = true, cancel, m.now()
+	m.turnSeq++
+	seq, sess, f := m.turnSeq, m.sess, m.feed
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer cancel(nil)
+		res := sess.Run(ctx, prompt)
+		f.push(item{done: &turnDone{seq: seq, res: res}})
+	}()
+	return tick()
+}
+
+// cancelTurn aborts the running turn; the log records it aborted by the
+// user (agent.ErrAbortedByUser).
+func (m *Model) cancelTurn() {
+	if m.running && m.cancel != nil {
+		m.cancel(agent.ErrAbortedByUser)
+		m.notice = "cancelling…"
+	}
+}
+
+func (m *Model) turnDone(msg *turnDone) tea.Cmd {
+	if msg.seq != m.turnSeq || !m.running {
+		return nil
+	}
+	m.running, m.cancel = false, nil
+	m.usage = m.usage.Add(msg.res.Usage)
+	m.turnUsage = llm.Usage{}
+	for _, a := range m.approvals { // a cancelled turn's asks are moot
+		a.reply <- false
+	}
+	m.approvals = nil
+	m.flushTree()
+	m.live = liveStep{}
+	m.notice = ""
+	if m.quitting {
+		return nil
+	}
+	if len(m.queue) > 0 {
+		next := m.queue[0]
+		m.queue = m.queue[1:]
+		return m.startTurn(next)
+	}
+	return nil
+}
+
+// flushTree moves a settled tree to the scrollback (its jobs stay
+// listed for /jobs) and starts an empty one.
+func (m *Model) flushTree() {
+	if m.tree.empty() {
+		return
+	}
+	m.commit(strings.Join(m.tree.render(m.root, m.now(), m.width, m.st), "\n"))
+	m.pastJobs = append(m.pastJobs, m.tree.jobs()...)
+	if len(m.pastJobs) > maxPastJobs {
+		m.pastJobs = m.pastJobs[len(m.pastJobs)-maxPastJobs:]
+	}
+	m.tree = newTree()
+}
+
+// answer replies to the first pending approval.
+func (m *Model) answer(ok, always bool) {
+	a := m.approvals[0]
+	m.approvals = m.approvals[1:]
+	if always {
+		m.always[a.name] = true
+	}
+	verdict := "allowed"
+	switch {
+	case always:
+		verdict = "allowed for this session"
+	case !ok:
+		verdict = "rejected"
+	}
+	m.commit(m.st.dim.Render(fmt.Sprintf("  %s %s: %s", termsafe.EscapeLine(a.name), termsafe.EscapeLine(callSummary(a.name, string(a.args))), verdict)))
+	a.reply <- ok
+	// Later asks for a tool now always allowed need no question.
+	rest := m.approvals[:0]
+	for _, b := range m.approvals {
+		if m.always[b.name] {
+			b.reply <- true
+			continue
+		}
+		rest = append(rest, b)
+	}
+	m.approvals = rest
+}
+
+// quit ends the program; Run then cancels a running turn and closes the
+// session.
+func (m *Model) quit() tea.Cmd {
+	m.quitting = true
+	for _, a := range m.approvals {
+		a.reply <- false
+	}
+	m.approvals = nil
+	m.cancelTurn()
+	return tea.Quit
+}

@@ -1,0 +1,217 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/termsafe"
+)
+
+// maxNodes bounds the children the tree keeps per turn; later ones are
+// counted, not shown (a model that starts thousands of children still
+// gets a screen that fits).
+const maxNodes = 200
+
+// node is one child run in the delegation tree, built from the parent's
+// subagent/start and subagent/end events and the child's own events.
+type node struct {
+	runID      string
+	session    string // the child's session id
+	parent     string // the session that started it
+	agent      string
+	provider   string
+	label      string
+	background bool
+	jobID      string
+	jobStatus  string
+	start      time.Time
+	end        time.Time // zero while it runs
+	stop       string    // stop reason on settlement
+	diagnostic string
+	usage      llm.Usage // the child's own steps while it runs; its total on settlement
+}
+
+// tree is the live delegation tree of a session: every child (and
+// grandchild) with its state, and the background jobs.
+type tree struct {
+	nodes   []*node
+	byRun   map[string]*node
+	bySess  map[string]*node
+	dropped int
+	// lastJob is the background run whose subagent/end came last: the
+	// job/notice that follows it (subagent.Manager.Drain) is its own.
+	lastJob *node
+}
+
+func newTree() *tree {
+	return &tree{byRun: map[string]*node{}, bySess: map[string]*node{}}
+}
+
+// running reports whether any child is still running.
+func (t *tree) running() bool {
+	for _, n := range t.nodes {
+		if n.end.IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
+// empty reports whether the tree has nothing to show.
+func (t *tree) empty() bool { return len(t.nodes) == 0 && t.dropped == 0 }
+
+// event folds one event of session hd (the root or any descendant).
+func (t *tree) event(hd session.Header, e session.Event) {
+	switch e.Type {
+	case session.TypeSubagentStart:
+		var d session.SubagentStart
+		if e.Decode(&d) != nil {
+			return
+		}
+		if len(t.nodes) >= maxNodes {
+			t.dropped++
+			return
+		}
+		n := &node{runID: d.RunID, session: d.ChildSession, parent: hd.ID, agent: d.Agent, provider: d.Provider,
+			label: d.Label, background: d.Background, start: e.Time}
+		if n.background {
+			n.jobStatus = subagent.JobRunning
+		}
+		t.nodes = append(t.nodes, n)
+		t.byRun[d.RunID] = n
+		if d.ChildSession != "" {
+			t.bySess[d.ChildSession] = n
+		}
+	case session.TypeSubagentEnd:
+		var d session.SubagentEnd
+		if e.Decode(&d) != nil {
+			return
+		}
+		n := t.byRun[d.RunID]
+		if n == nil {
+			return
+		}
+		n.end, n.stop, n.diagnostic = e.Time, d.StopReason, d.Diagnostic
+		if d.Usage != nil {
+			n.usage = *d.Usage
+		}
+		if n.background {
+			t.lastJob = n
+		}
+	case session.TypeJobNotice:
+		var d session.JobNotice
+		if e.Decode(&d) != nil {
+			return
+		}
+		if n := t.lastJob; n != nil && n.parent == hd.ID {
+			n.jobID, n.jobStatus = d.JobID, d.Status
+			t.lastJob = nil
+		}
+	case session.TypeAssistantMessage:
+		n := t.bySess[hd.ID]
+		if n == nil || !n.end.IsZero() {
+			return
+		}
+		var d session.AssistantMessage
+		if e.Decode(&d) == nil && d.Usage != nil {
+			n.usage = n.usage.Add(*d.Usage)
+		}
+	}
+}
+
+// jobs are the background runs, in start order.
+func (t *tree) jobs() []*node {
+	var out []*node
+	for _, n := range t.nodes {
+		if n.background {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// render draws the tree under the session root, width columns wide.
+// Every field that came from a model or an agent file is escaped.
+func (t *tree) render(root string, now time.Time, width int, st styles) []string {
+	var lines []string
+	var walk func(parent string, depth int)
+	walk = func(parent string, depth int) {
+		for _, n := range t.nodes {
+			if n.parent != parent {
+				continue
+			}
+			lines = append(lines, fitLine(strings.Repeat("  ", depth)+n.line(now, st), width))
+			if n.diagnostic != "" {
+				lines = append(lines, fitLine(strings.Repeat("  ", depth)+"    "+st.dim.Render(termsafe.EscapeLine(n.diagnostic)), width))
+			}
+			walk(n.session, depth+1)
+		}
+	}
+	walk(root, 0)
+	if t.dropped > 0 {
+		lines = append(lines, fitLine(fmt.Sprintf("… and %d more children", t.dropped), width))
+	}
+	return lines
+}
+
+// line is one child's row: state, agent, provider, label, elapsed, tokens
+// and cost, and on settlement its stop reason.
+func (n *node) line(now time.Time, st styles) string {
+	mark, state := "◌", st.running.Render("running")
+	end := now
+	if !n.end.IsZero() {
+		end = n.end
+		mark = "●"
+		state = st.stop(n.stop)
+	}
+	elapsed := end.Sub(n.start)
+	if elapsed < 0 {
+		elapsed = 0
+	}
+	kind := ""
+	if n.background {
+		kind = " [job"
+		if n.jobID != "" {
+			kind += " " + termsafe.EscapeLine(n.jobID)
+		}
+		kind += "]"
+	}
+	label := ""
+	if n.label != "" {
+		label = " " + st.dim.Render(termsafe.EscapeLine(Cut(n.label, 40)))
+	}
+	return fmt.Sprintf("%s %s (%s)%s%s  %s  %s  %s", mark, termsafe.EscapeLine(n.agent), termsafe.EscapeLine(n.provider),
+		kind, label, state, formatElapsed(elapsed), usageText(n.usage))
+}
+
+func formatElapsed(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// usageText is "N tok $C", the cost "?" when unknown (nil CostUSD).
+func usageText(u llm.Usage) string {
+	cost := "?"
+	if u.CostUSD != nil {
+		cost = fmt.Sprintf("%.4f", *u.CostUSD)
+	}
+	return fmt.Sprintf("%s tok $%s", tokens(u.InputTokens+u.OutputTokens), cost)
+}
+
+func tokens(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}

@@ -1,0 +1,142 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/reinsdev/reins/internal/termsafe"
+)
+
+// View draws the live part of the screen: what the running step streams,
+// calls in flight, the tree of children, an approval question, the editor
+// and the status line. Finished work is in the scrollback.
+func (m *Model) View() tea.View {
+	var b []string
+	w := m.width
+	switch {
+	case m.live.reasoning > 0 && m.unfold:
+		b = append(b, m.st.dim.Render("▾ reasoning…\n"+tail(wrap(lastBytes(m.live.thinking.String(), 4096), max(w-2, 10)), 6)))
+	case m.live.reasoning > 0:
+		b = append(b, m.st.dim.Render(fmt.Sprintf("▸ reasoning… (%s, folded; Ctrl-O unfolds)", byteSize(m.live.reasoning))))
+	}
+	if t := m.live.text.String(); t != "" {
+		room := max(minLiveLines, m.height-12-min(len(m.tree.nodes), m.height/2)-min(len(m.live.calls), m.height/2))
+		b = append(b, tail(m.liveAnswer(t, room), room))
+	}
+	// Calls and children share what the screen has left; the rest is
+	// counted (the scrollback gets every one when it settles).
+	room := max(4, m.height-8)
+	for i, c := range m.live.calls {
+		if i == room/2 {
+			b = append(b, m.st.dim.Render(fmt.Sprintf("… and %d more calls", len(m.live.calls)-i)))
+			break
+		}
+		line := "⋯ " + termsafe.EscapeLine(c.name)
+		if sum := callSummary(c.name, c.args); sum != "" {
+			line += " " + termsafe.EscapeLine(sum)
+		}
+		b = append(b, fitLine(m.st.running.Render(line), w))
+	}
+	if !m.tree.empty() {
+		lines := m.tree.render(m.root, m.now(), w, m.st)
+		if n := room / 2; len(lines) > n {
+			lines = append(lines[:n-1], m.st.dim.Render(fmt.Sprintf("… and %d more lines of children", len(lines)-n+1)))
+		}
+		b = append(b, m.st.bold.Render("children"))
+		b = append(b, lines...)
+	}
+	if len(m.approvals) > 0 {
+		a := m.approvals[0]
+		q := fmt.Sprintf("? allow %s %s", termsafe.EscapeLine(a.name), termsafe.EscapeLine(callSummary(a.name, string(a.args))))
+		b = append(b, fitLine(m.st.warn.Render(q), w))
+		b = append(b, fitLine("  [y] once  [a] "+termsafe.EscapeLine(a.name)+" for this session  [n] reject", w))
+	}
+	if m.notice != "" {
+		b = append(b, fitLine(m.st.dim.Render(m.notice), w))
+	}
+	b = append(b, m.editor.View(), m.status())
+	v := tea.NewView(strings.Join(b, "\n"))
+	// The window title says what the session waits for, so a terminal
+	// tab shows a question even when another window has the focus.
+	v.WindowTitle = "reins"
+	switch {
+	case len(m.approvals) > 0:
+		v.WindowTitle = "reins · approve " + termsafe.EscapeLine(Cut(m.approvals[0].name, 40)) + "?"
+	case m.running:
+		v.WindowTitle = "reins · running"
+	}
+	return v
+}
+
+// liveAnswer is the streaming answer as shown: its finished paragraphs
+// (up to the last blank line) as Markdown, rendered again only when a
+// paragraph ends, then the paragraph being written, wrapped. Only the
+// tail can show, so no more than fills room lines is rendered or
+// wrapped: a long answer costs a frame what a short one does.
+func (m *Model) liveAnswer(t string, room int) string {
+	w := max(m.width-2, 10)
+	n := max(room*w*4, 4096)
+	cut := strings.LastIndex(t, "\n\n")
+	if cut < 0 {
+		return wrap(lastBytes(t, n), w)
+	}
+	done, rest := t[:cut], lastBytes(strings.TrimLeft(t[cut:], "\n"), n)
+	if done != m.liveMD.src || m.width != m.liveMD.width {
+		// From a paragraph boundary, so the rendered text stays the same
+		// until the next paragraph ends.
+		src := done
+		if len(src) > n {
+			tailStart := len(src) - n
+			if i := strings.Index(src[tailStart:], "\n\n"); i >= 0 {
+				src = src[tailStart+i+2:]
+			} else {
+				src = lastBytes(src, n)
+			}
+		}
+		m.liveMD.src, m.liveMD.width, m.liveMD.out = done, m.width, m.md.render(src)
+	}
+	if rest == "" {
+		return m.liveMD.out
+	}
+	return m.liveMD.out + "\n" + wrap("  "+rest, w)
+}
+
+// status is the bottom line: model, session, usage and cost, state.
+func (m *Model) status() string {
+	u := m.usage.Add(m.turnUsage)
+	parts := []string{termsafe.EscapeLine(m.modelName()), shortID(m.root), usageText(u)}
+	switch {
+	case len(m.approvals) > 0:
+		parts = append(parts, "waiting for approval")
+	case m.running:
+		parts = append(parts, "running "+formatElapsed(m.now().Sub(m.turnStart))+" · Esc cancels")
+	}
+	if n := len(m.queue); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d queued", n))
+	}
+	return fitLine(m.st.dim.Render(strings.Join(parts, " · ")), m.width)
+}
+
+// lastBytes is the last n bytes of s or fewer, starting on a rune.
+func lastBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	for len(s) > 0 && s[0]&0xC0 == 0x80 {
+		s = s[1:]
+	}
+	return s
+}
+
+// shortID is a session id's first 20 bytes (its time and 4 random hex
+// digits): a unique prefix in practice, and any unique prefix names a
+// session.
+func shortID(id string) string {
+	if len(id) > 20 {
+		return id[:20]
+	}
+	return id
+}
