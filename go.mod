@@ -18,6 +18,7 @@ require (
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	go.temporal.io/sdk v1.51.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )

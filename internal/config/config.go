@@ -90,7 +90,38 @@ type Subagents struct {
 	// StartTimeout bounds the start of every out-of-process child: spawn
 	// and handshake, until the child has accepted its task.
 	StartTimeout time.Duration
+	// Engine is where background children and batch tasks run: local (in
+	// this process, the default) or temporal (docs/engine.md).
+	Engine Engine
+	// Temporal is the cluster of the temporal engine.
+	Temporal Temporal
 }
+
+// Engine is a subagents.engine value.
+type Engine string
+
+// Engines (docs/engine.md).
+const (
+	EngineLocal    Engine = "local"
+	EngineTemporal Engine = "temporal"
+)
+
+// Temporal is subagents.temporal: where the temporal engine's cluster is.
+type Temporal struct {
+	// Address is the frontend's host:port.
+	Address   string
+	Namespace string
+	// TaskQueue is the queue the parent submits to and `reins worker`
+	// polls.
+	TaskQueue string
+}
+
+// Temporal defaults (docs/engine.md): a local `temporal server start-dev`.
+const (
+	DefaultTemporalAddress   = "127.0.0.1:7233"
+	DefaultTemporalNamespace = "default"
+	DefaultTemporalTaskQueue = "reins"
+)
 
 // Sandbox is the confinement of the processes reins starts (docs/sandbox.md).
 type Sandbox struct {
@@ -346,11 +377,15 @@ type rawConfig struct {
 	maxParallel  *int
 	maxBgJobs    *int
 	startTimeout *time.Duration
+	engine       *string
+	temporal     rawTemporal
 	sandboxOn    *bool
 	sandboxNet   *bool
 	sandboxW     []string
 	instrFiles   *[]string
 }
+
+type rawTemporal struct{ address, namespace, taskQueue *string }
 
 type rawProvider struct {
 	baseURL *string
@@ -494,7 +529,7 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 				return err
 			})
 		case "subagents":
-			err = d.fields(v, kp, []string{"maxDepth", "maxParallel", "maxBackgroundJobs", "startTimeout"}, func(k string, v ast.Node, kp string) error {
+			err = d.fields(v, kp, []string{"maxDepth", "maxParallel", "maxBackgroundJobs", "startTimeout", "engine", "temporal"}, func(k string, v ast.Node, kp string) error {
 				var err error
 				switch k {
 				case "maxDepth":
@@ -508,6 +543,27 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 					if err == nil && r.startTimeout != nil && *r.startTimeout <= 0 {
 						err = d.valueErr(d.resolve(v), kp, "a duration > 0 such as 60s")
 					}
+				case "engine":
+					r.engine, err = d.str(v, kp)
+					if err == nil && r.engine != nil && *r.engine != string(EngineLocal) && *r.engine != string(EngineTemporal) {
+						err = d.valueErr(d.resolve(v), kp, "local or temporal")
+					}
+				case "temporal":
+					err = d.fields(v, kp, []string{"address", "namespace", "taskQueue"}, func(k string, v ast.Node, kp string) error {
+						s, err := d.str(v, kp)
+						if err == nil && s != nil && strings.TrimSpace(*s) == "" {
+							err = d.valueErr(d.resolve(v), kp, "a non-empty string")
+						}
+						switch k {
+						case "address":
+							r.temporal.address = s
+						case "namespace":
+							r.temporal.namespace = s
+						case "taskQueue":
+							r.temporal.taskQueue = s
+						}
+						return err
+					})
 				}
 				return err
 			})
@@ -598,7 +654,8 @@ func merge(raws []*rawConfig) (*Config, error) {
 		ModelAliases:     map[string]string{},
 		Models:           map[string]ModelInfo{},
 		InstructionFiles: InstructionFiles,
-		Subagents:        Subagents{DefaultMaxDepth, DefaultMaxParallel, DefaultMaxBackgroundJobs, DefaultStartTimeout},
+		Subagents:        Subagents{MaxDepth: DefaultMaxDepth, MaxParallel: DefaultMaxParallel, MaxBackgroundJobs: DefaultMaxBackgroundJobs, StartTimeout: DefaultStartTimeout,
+			Engine: EngineLocal, Temporal: Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}},
 		Sandbox:          Sandbox{Enabled: true, Network: true},
 		providers:        map[string]rawProvider{},
 	}
@@ -619,6 +676,12 @@ func merge(raws []*rawConfig) (*Config, error) {
 		if r.startTimeout != nil {
 			c.Subagents.StartTimeout = *r.startTimeout
 		}
+		if r.engine != nil {
+			c.Subagents.Engine = Engine(*r.engine)
+		}
+		setStr(&c.Subagents.Temporal.Address, r.temporal.address)
+		setStr(&c.Subagents.Temporal.Namespace, r.temporal.namespace)
+		setStr(&c.Subagents.Temporal.TaskQueue, r.temporal.taskQueue)
 		if r.sandboxOn != nil {
 			c.Sandbox.Enabled = *r.sandboxOn
 		}
@@ -638,6 +701,12 @@ func merge(raws []*rawConfig) (*Config, error) {
 		}
 	}
 	return c, nil
+}
+
+func setStr(dst *string, v *string) {
+	if v != nil {
+		*dst = *v
+	}
 }
 
 func setInt(dst *int, v *int) {

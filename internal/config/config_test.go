@@ -651,3 +651,41 @@ func TestSubagentsStartTimeout(t *testing.T) {
 		})
 	}
 }
+
+// subagents.engine and subagents.temporal (issue 22): local by default, a
+// local dev server's address, namespace and queue unless set; a wrong
+// engine or an empty string stops reins naming the key.
+func TestSubagentsEngine(t *testing.T) {
+	def := Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}
+	for _, tt := range []struct {
+		name, home, cwd string
+		engine          Engine
+		temporal        Temporal
+		badKey          string
+	}{
+		{"default", "", "", EngineLocal, def, ""},
+		{"temporal", "subagents: {engine: temporal}\n", "", EngineTemporal, def, ""},
+		{"cluster", "subagents: {engine: temporal, temporal: {address: 'tc:7233', namespace: ns}}\n", "subagents: {temporal: {taskQueue: q}}\n",
+			EngineTemporal, Temporal{Address: "tc:7233", Namespace: "ns", TaskQueue: "q"}, ""},
+		{"cwd back to local", "subagents: {engine: temporal}\n", "subagents: {engine: local}\n", EngineLocal, def, ""},
+		{"unknown engine", "subagents: {engine: k8s}\n", "", "", Temporal{}, "subagents.engine"},
+		{"empty address", "subagents: {temporal: {address: ''}}\n", "", "", Temporal{}, "subagents.temporal.address"},
+		{"unknown key", "subagents: {temporal: {host: x}}\n", "", "", Temporal{}, "subagents.temporal.host"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(layers(t, tt.home, tt.cwd, ""))
+			if tt.badKey != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.badKey) {
+					t.Fatalf("err = %v, want an error naming %s", err, tt.badKey)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Subagents.Engine != tt.engine || c.Subagents.Temporal != tt.temporal {
+				t.Errorf("engine %q temporal %+v, want %q %+v", c.Subagents.Engine, c.Subagents.Temporal, tt.engine, tt.temporal)
+			}
+		})
+	}
+}
