@@ -654,10 +654,10 @@ func merge(raws []*rawConfig) (*Config, error) {
 		ModelAliases:     map[string]string{},
 		Models:           map[string]ModelInfo{},
 		InstructionFiles: InstructionFiles,
-		Subagents:        Subagents{MaxDepth: DefaultMaxDepth, MaxParallel: DefaultMaxParallel, MaxBackgroundJobs: DefaultMaxBackgroundJobs, StartTimeout: DefaultStartTimeout,
+		Subagents: Subagents{MaxDepth: DefaultMaxDepth, MaxParallel: DefaultMaxParallel, MaxBackgroundJobs: DefaultMaxBackgroundJobs, StartTimeout: DefaultStartTimeout,
 			Engine: EngineLocal, Temporal: Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}},
-		Sandbox:          Sandbox{Enabled: true, Network: true},
-		providers:        map[string]rawProvider{},
+		Sandbox:   Sandbox{Enabled: true, Network: true},
+		providers: map[string]rawProvider{},
 	}
 	var modelFrom *rawConfig
 	for _, r := range raws {
