@@ -34,6 +34,9 @@ const (
 	StageSessionRun = "session-run"
 	StageShutdown   = "shutdown"
 	StageRun        = "run"
+	// StageEngine is a child run by an engine other than local
+	// (docs/engine.md) that failed in the engine, not in the child.
+	StageEngine = "engine"
 
 	CategoryConfiguration   = "configuration"
 	CategoryTransport       = "transport"
@@ -50,6 +53,13 @@ const (
 	// CategoryEmptyOutput is an ACP child that ended end_turn without any
 	// output (docs/subagents.md, "Empty answers").
 	CategoryEmptyOutput = "empty-output"
+	// CategoryEngineUnavailable is an engine that could not take or keep
+	// the run: its cluster unreachable, the run rejected or timed out
+	// waiting for a worker (docs/engine.md).
+	CategoryEngineUnavailable = "engine-unavailable"
+	// CategoryWorkerLost is a run whose workers kept dying under it until
+	// its retries ran out (docs/engine.md).
+	CategoryWorkerLost = "worker-lost"
 )
 
 // String renders the line.
