@@ -130,6 +130,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newWrapCmd(s),
 		newACPCmd(s),
 		newTrustCmd(s),
+		newBatchCmd(s),
 	)
 	markRuntime(root)
 	return root
