@@ -95,7 +95,12 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 		return err
 	}
 	defer base.Close()
-	eng, closeEng, err := newEngine(ctx, base)
+	// The engine is the batch's: its config names it, for every task.
+	bm, err := base.ResolveModel(f.model, f.baseURL)
+	if err != nil {
+		return err
+	}
+	eng, closeEng, err := openEngine(base, bm)
 	if err != nil {
 		return err
 	}
@@ -237,6 +242,7 @@ func newBatchPlace(s *streams, f *batchFlags, base *harness.Harness, dir string,
 			return nil, err
 		}
 	}
+	h.Engine = eng
 	noticeUntrusted(s, h)
 	warnBroken(s, h)
 	m, err := h.ResolveModel(f.model, f.baseURL)
@@ -249,7 +255,6 @@ func newBatchPlace(s *streams, f *batchFlags, base *harness.Harness, dir string,
 			// The tasks are the batch session's children: depth 1, which
 			// even subagents.maxDepth 0 must allow.
 			mgr.Limits.MaxDepth = max(mgr.Limits.MaxDepth, 1)
-			mgr.Engine = eng
 			return &batchPlace{h: h, sess: sess}, nil
 		}
 	}

@@ -1,14 +1,18 @@
 package main
 
 import (
-	"context"
-
+	"github.com/reinsdev/reins/internal/engine"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/subagent"
 )
 
-// newEngine is the engine h's config names (subagents.engine): nil for
-// local, the children running in this process.
-func newEngine(ctx context.Context, h *harness.Harness) (subagent.Engine, func(), error) {
-	return nil, func() {}, nil
+// openEngine is the engine h's config names (subagents.engine) for a
+// parent on model m: nil for local. A bad setting is a configuration
+// error (exit 2).
+func openEngine(h *harness.Harness, m *harness.Model) (subagent.Engine, func(), error) {
+	eng, closeFn, err := engine.Open(h.Config.Subagents, m.Provider+"/"+m.Name, h.Logf)
+	if err != nil {
+		return nil, nil, &harness.ConfigError{Err: err}
+	}
+	return eng, closeFn, nil
 }

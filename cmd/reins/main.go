@@ -131,6 +131,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newACPCmd(s),
 		newTrustCmd(s),
 		newBatchCmd(s),
+		newWorkerCmd(s),
 	)
 	markRuntime(root)
 	return root

@@ -110,6 +110,12 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		return err
 	}
 	opts.Model = m
+	eng, closeEngine, err := openEngine(h, m)
+	if err != nil {
+		return err
+	}
+	defer closeEngine()
+	h.Engine = eng
 
 	var (
 		fold     subagent.Fold

@@ -73,6 +73,9 @@ type Harness struct {
 	// observers report to another process, which must never be told more
 	// than the logs hold.
 	WriteThrough bool
+	// Engine, when set, runs the children of this harness's sessions
+	// (subagents.engine other than local, docs/engine.md).
+	Engine subagent.Engine
 
 	logOnce sync.Once
 	logMu   sync.Mutex
@@ -507,7 +510,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	}
 	mgr := &subagent.Manager{
 		Agents: h.Agents, Limits: h.Config.Subagents, Log: s.Log, Depth: s.Log.Header().DelegationDepth,
-		Cwd: h.Cwd, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox,
+		Cwd: h.Cwd, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox, Engine: h.Engine,
 	}
 	mgr.Providers = h.providers(o)
 	s.Subagents = mgr
