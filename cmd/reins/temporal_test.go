@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/testutil"
+)
+
+// temporalSetup starts a real `temporal server start-dev` and writes a
+// config that points reins at it, on a task queue of its own. The caller
+// defers stop.
+func temporalSetup(t *testing.T) (cfg string, stop func()) {
+	t.Helper()
+	addr, stop := testutil.StartTemporal(t, testutil.MarkChildren(t))
+	cfg = filepath.Join(t.TempDir(), "temporal.yaml")
+	src := fmt.Sprintf("subagents:\n  engine: temporal\n  temporal: {address: %q, namespace: default, taskQueue: %q}\n  maxParallel: 20\n  maxBackgroundJobs: 20\n",
+		addr, "q-"+strings.ReplaceAll(t.Name(), "/", "-"))
+	if err := os.WriteFile(cfg, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, stop
+}
+
+// startWorker starts `reins worker` with its own REINS_HOME; children's
+// model replies come from script.
+type workerProc struct {
+	cmd  *exec.Cmd
+	home string
+	done chan struct{}
+	errb bytes.Buffer
+}
+
+func startWorker(t *testing.T, cfg, script string) *workerProc {
+	t.Helper()
+	w := &workerProc{home: t.TempDir(), done: make(chan struct{})}
+	w.cmd = reinsCmd(t, w.home, "worker", "--config", cfg, "--parallel", "20")
+	w.cmd.Env = append(w.cmd.Env, "REINS_MOCK_SCRIPT="+script)
+	w.cmd.Stderr = &w.errb
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { w.cmd.Wait(); close(w.done) }()
+	t.Cleanup(w.stop)
+	return w
+}
+
+// stop ends the worker (SIGTERM, then SIGKILL); callers defer it so that
+// it runs before MarkChildren's checks.
+func (w *workerProc) stop() {
+	w.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-w.done:
+	case <-time.After(30 * time.Second):
+		w.cmd.Process.Kill()
+		<-w.done
+	}
+}
+
+// sessions counts the session folders in the worker's REINS_HOME.
+func (w *workerProc) sessions() int {
+	ents, _ := os.ReadDir(filepath.Join(w.home, "sessions"))
+	return len(ents)
+}
+
+// TestTemporalTwoWorkersOneKilled is acceptance 2 of issue 22: a parent
+// on the temporal engine starts 20 background children; two real workers
+// run them against a real dev server. One worker is killed with SIGKILL
+// while its children run: Temporal notices (heartbeats stop) and runs them
+// again on the other worker. Every job settles exactly once, completed,
+// with the right output; no process is left (MarkChildren).
+func TestTemporalTwoWorkersOneKilled(t *testing.T) {
+	cfg, stopServer := temporalSetup(t)
+	defer stopServer()
+	dir := t.TempDir()
+	childScript := filepath.Join(dir, "child.yaml")
+	// Each child answers after a delay, so that children are mid-run on
+	// both workers when one is killed.
+	os.WriteFile(childScript, []byte("replies:\n  - {match: child-task, echo: true, text: 'mock: ', delay: 3s, repeat: true}\n"), 0o644)
+	var calls []string
+	for i := 1; i <= 20; i++ {
+		calls = append(calls, fmt.Sprintf("      - {id: c%d, name: subagent, arguments: {description: child %d, prompt: child-task %d, run_in_background: true}}", i, i, i))
+	}
+	parentScript := filepath.Join(dir, "parent.yaml")
+	os.WriteFile(parentScript, []byte("replies:\n  - match: delegate-all\n    toolCalls:\n"+strings.Join(calls, "\n")+"\nfallback: {text: all done}\n"), 0o644)
+
+	w1 := startWorker(t, cfg, childScript)
+	defer w1.stop()
+	w2 := startWorker(t, cfg, childScript)
+	defer w2.stop()
+
+	parentHome := t.TempDir()
+	parent := reinsCmd(t, parentHome, "run", "--config", cfg, "-m", "mock/echo", "--json", "delegate-all")
+	parent.Env = append(parent.Env, "REINS_MOCK_SCRIPT="+parentScript)
+	var pout, perr bytes.Buffer
+	parent.Stdout, parent.Stderr = &pout, &perr
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pdone := make(chan error, 1)
+	go func() { pdone <- parent.Wait() }()
+	defer func() { parent.Process.Kill() }()
+
+	// Once all 20 children run (two sessions a child: the worker's
+	// stand-in for the parent and the child's own; each child's model
+	// answers after 3 s), kill the worker running more of them.
+	deadline := time.Now().Add(90 * time.Second)
+	for w1.sessions()+w2.sessions() < 40 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the workers started %d sessions in 90 s, want 40\nw1: %s\nw2: %s\nparent: %s", w1.sessions()+w2.sessions(), w1.errb.Bytes(), w2.errb.Bytes(), perr.Bytes())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	victim, survivor := w1, w2
+	if w2.sessions() > w1.sessions() {
+		victim, survivor = w2, w1
+	}
+	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-victim.done
+	killedRuns := victim.sessions() / 2
+
+	var err error
+	select {
+	case err = <-pdone:
+	case <-time.After(180 * time.Second):
+		t.Fatalf("the parent did not finish in 180 s\nstderr %s\nsurvivor %s", perr.Bytes(), survivor.errb.Bytes())
+	}
+	if err != nil {
+		t.Fatalf("parent: %v\nstderr %s\nstdout %s", err, perr.Bytes(), pout.Bytes())
+	}
+	var res runResult
+	if err := json.Unmarshal(pout.Bytes(), &res); err != nil || res.StopReason != "completed" {
+		t.Fatalf("parent result %s (%v)", pout.Bytes(), err)
+	}
+	ld, err := session.Load(filepath.Join(parentHome, "sessions", res.SessionID, session.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notices := checkJobsAccounted(t, ld)
+	seen := map[string]int{}
+	for _, n := range notices {
+		seen[n.JobID]++
+		if n.Status != "completed" {
+			t.Errorf("job %s settled %s", n.JobID, n.Status)
+		}
+	}
+	if len(seen) != 20 {
+		t.Errorf("%d jobs settled, want 20", len(seen))
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("job %s settled %d times", id, n)
+		}
+	}
+	outputs := map[string]bool{}
+	for _, e := range ld.Events {
+		if e.Type != session.TypeSubagentEnd {
+			continue
+		}
+		var end session.SubagentEnd
+		e.Decode(&end)
+		if end.StopReason != "completed" || end.LastAssistantMessage == nil {
+			t.Errorf("subagent/end %+v", end)
+			continue
+		}
+		outputs[llm.BlocksText(end.LastAssistantMessage.Content)] = true
+	}
+	for i := 1; i <= 20; i++ {
+		if want := fmt.Sprintf("mock: child-task %d", i); !outputs[want] {
+			t.Errorf("no child answered %q", want)
+		}
+	}
+	// The survivor ran its own children and the killed worker's again.
+	if got := survivor.sessions() / 2; got < 20-killedRuns+1 {
+		t.Errorf("the surviving worker ran %d children; the killed one had started %d", got, killedRuns)
+	}
+	t.Logf("killed worker had started %d children; survivor ran %d", killedRuns, survivor.sessions()/2)
+}
