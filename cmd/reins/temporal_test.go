@@ -188,3 +188,88 @@ func TestTemporalTwoWorkersOneKilled(t *testing.T) {
 	}
 	t.Logf("killed worker had started %d children; survivor ran %d", killedRuns, survivor.sessions()/2)
 }
+
+// A batch on the temporal engine whose cluster is down: each task settles
+// error with the fixed engine-unavailable diagnostic (within
+// subagents.startTimeout), nothing hangs, and the cluster's words stay in
+// the host log.
+func TestTemporalEngineUnavailable(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	// Nothing listens on port 1.
+	os.WriteFile(cfg, []byte("subagents:\n  engine: temporal\n  startTimeout: 2s\n  temporal: {address: '127.0.0.1:1'}\n"), 0o644)
+	tasks := writeTasks(t, dir, 3)
+	out := filepath.Join(dir, "r.jsonl")
+	code, stderr := exitCode(t, reinsCmd(t, home, "batch", "--config", cfg, "-m", "mock/echo", "-o", out, tasks))
+	if code != 1 || !strings.Contains(stderr, "3 of 3 tasks did not complete") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	want := "Subagent failure (provider: inprocess; stage: engine; category: engine-unavailable; stop reason: error)"
+	for _, r := range readResults(t, out) {
+		if r.StopReason != "error" || r.Diagnostic != want || r.Output != "" {
+			t.Errorf("%+v, want error with %q", r, want)
+		}
+	}
+}
+
+// job_kill on the temporal engine cancels the workflow; the cancel reaches
+// the child on the worker (through the activity's heartbeat) and ends it
+// through its own teardown. The job settles killed, once, and the child's
+// own log on the worker ends aborted.
+func TestTemporalJobKill(t *testing.T) {
+	cfg, stopServer := temporalSetup(t)
+	defer stopServer()
+	dir := t.TempDir()
+	childScript := filepath.Join(dir, "child.yaml")
+	os.WriteFile(childScript, []byte("replies:\n  - {match: child-task, fault: stall, repeat: true}\n"), 0o644)
+	parentScript := filepath.Join(dir, "parent.yaml")
+	os.WriteFile(parentScript, []byte(`replies:
+  - match: start-then-kill
+    toolCalls:
+      - {id: c1, name: subagent, arguments: {description: staller, prompt: child-task stall, run_in_background: true}}
+  - match: Started background job
+    toolCalls:
+      - {id: c2, name: job_kill, arguments: {id: job-1}}
+fallback: {text: done}
+`), 0o644)
+	w := startWorker(t, cfg, childScript)
+	defer w.stop()
+	parentHome := t.TempDir()
+	parent := reinsCmd(t, parentHome, "run", "--config", cfg, "-m", "mock/echo", "--json", "start-then-kill")
+	parent.Env = append(parent.Env, "REINS_MOCK_SCRIPT="+parentScript)
+	var pout, perr bytes.Buffer
+	parent.Stdout, parent.Stderr = &pout, &perr
+	if err := parent.Run(); err != nil {
+		t.Fatalf("parent: %v\n%s", err, perr.Bytes())
+	}
+	var res runResult
+	if err := json.Unmarshal(pout.Bytes(), &res); err != nil || res.StopReason != "completed" {
+		t.Fatalf("parent %s (%v)", pout.Bytes(), err)
+	}
+	ld, err := session.Load(filepath.Join(parentHome, "sessions", res.SessionID, session.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notices := checkJobsAccounted(t, ld)
+	if len(notices) != 1 || notices[0].Status != "killed" {
+		t.Fatalf("notices %+v, want job-1 killed once", notices)
+	}
+	// The child's own session on the worker ended aborted.
+	aborted := false
+	ents, _ := os.ReadDir(filepath.Join(w.home, "sessions"))
+	for _, e := range ents {
+		cl, err := session.Load(filepath.Join(w.home, "sessions", e.Name(), session.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range cl.Events {
+			var te session.TurnEnd
+			if ev.Type == session.TypeTurnEnd && ev.Decode(&te) == nil && te.Reason == session.ReasonAborted {
+				aborted = true
+			}
+		}
+	}
+	if !aborted {
+		t.Errorf("no session on the worker ended aborted (%d sessions)", len(ents))
+	}
+}

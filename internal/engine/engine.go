@@ -25,6 +25,8 @@ func Open(cfg config.Subagents, model string, logf func(string, ...any)) (subage
 			return nil, nil, fmt.Errorf("subagents.temporal: %w", err)
 		}
 		e.Model = model
+		// Submitting a run is its start: subagents.startTimeout bounds it.
+		e.Submit = cfg.StartTimeout
 		return e, e.Close, nil
 	}
 	return nil, nil, fmt.Errorf("subagents.engine: unknown engine %q", cfg.Engine)

@@ -31,7 +31,10 @@ type Engine struct {
 	TaskQueue string
 	// Model is the parent's PROVIDER/MODEL, the children's default.
 	Model string
-	Logf  func(format string, args ...any)
+	// Submit bounds submitting one run (0: StartTimeout): a cluster that
+	// does not accept it by then settles it engine-unavailable.
+	Submit time.Duration
+	Logf   func(format string, args ...any)
 }
 
 // Dial makes the engine's client for cfg. The client is lazy: a cluster
@@ -75,7 +78,11 @@ func (e *Engine) Start(ctx context.Context, req subagent.Request, _ subagent.Pro
 	var rnd [6]byte
 	rand.Read(rnd[:])
 	id := fmt.Sprintf("reins-%s-%s-%s", req.ParentSession, req.RunID, hex.EncodeToString(rnd[:]))
-	sctx, cancel := context.WithTimeout(ctx, StartTimeout)
+	submit := e.Submit
+	if submit <= 0 {
+		submit = StartTimeout
+	}
+	sctx, cancel := context.WithTimeout(ctx, submit)
 	defer cancel()
 	wr, err := e.Client.ExecuteWorkflow(sctx, client.StartWorkflowOptions{ID: id, TaskQueue: e.TaskQueue}, WorkflowName, t)
 	if err != nil {
