@@ -273,3 +273,65 @@ fallback: {text: done}
 		t.Errorf("no session on the worker ended aborted (%d sessions)", len(ents))
 	}
 }
+
+// TestTemporalBatchKilledAndResumed is acceptance 3 on the temporal
+// engine: 200 tasks through a real worker; task 120 stalls there, the
+// batch is killed with SIGKILL after 119 results, and so is the worker.
+// --resume, with a new worker, keeps the 119 and runs the rest: all 200
+// results, in order, each once.
+func TestTemporalBatchKilledAndResumed(t *testing.T) {
+	cfg, stopServer := temporalSetup(t)
+	defer stopServer()
+	dir, home := t.TempDir(), t.TempDir()
+	tasks := writeTasks(t, dir, 200, 120)
+	stall := filepath.Join(dir, "stall.yaml")
+	os.WriteFile(stall, []byte("replies:\n  - {match: stall, fault: stall, repeat: true}\nfallback: {echo: true, text: 'mock: '}\n"), 0o644)
+	echo := filepath.Join(dir, "echo.yaml")
+	os.WriteFile(echo, []byte("fallback: {echo: true, text: 'mock: '}\n"), 0o644)
+	out := filepath.Join(dir, "results.jsonl")
+
+	w1 := startWorker(t, cfg, stall)
+	defer w1.stop()
+	cmd := reinsCmd(t, home, "batch", "--config", cfg, "-m", "mock/echo", "--parallel", "8", "-o", out, tasks)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	defer func() { cmd.Process.Kill(); <-done }()
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		b, _ := os.ReadFile(out)
+		if bytes.Count(b, []byte("\n")) >= 119 {
+			break
+		}
+		select {
+		case <-done:
+			t.Fatalf("batch ended before the stall: %v\n%s", cmd.ProcessState, errb.Bytes())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("results never reached task 119: %d lines\n%s", bytes.Count(b, []byte("\n")), errb.Bytes())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	<-done
+	w1.cmd.Process.Signal(syscall.SIGKILL)
+	<-w1.done
+	if n := len(readResults(t, out)); n != 119 {
+		t.Fatalf("%d results after the kill, want 119", n)
+	}
+
+	w2 := startWorker(t, cfg, echo)
+	defer w2.stop()
+	cmd = reinsCmd(t, home, "batch", "--config", cfg, "-m", "mock/echo", "--parallel", "8", "-o", out, "--resume", tasks)
+	errb.Reset()
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, errb.Bytes())
+	}
+	checkAll(t, readResults(t, out), 200)
+}
