@@ -80,14 +80,16 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 		return &exitError{code: exitUsage, msg: file + ": " + err.Error()}
 	}
 
-	out := s.out
+	// Child-written text is JSON-escaped, and escaped for a terminal too
+	// (termsafe.JSON): the same bytes whether they land on one or in a file.
+	var out io.Writer = jsonSafe{s.out}
 	if f.out != "" {
 		rf, todo, err := openResults(f.out, f.resume, tasks)
 		if err != nil {
 			return err
 		}
 		defer rf.Close()
-		out, tasks = rf, todo
+		out, tasks = jsonSafe{rf}, todo
 	}
 
 	base, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox})

@@ -207,3 +207,28 @@ func TestBatchUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// A child's output reaches the results JSON-escaped, terminal controls
+// included, and readable (no HTML escaping of code).
+func TestBatchOutputEscaped(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	tasks := filepath.Join(dir, "tasks.jsonl")
+	os.WriteFile(tasks, []byte(`{"id":"x","prompt":"hostile"}`+"\n"), 0o644)
+	script := filepath.Join(dir, "s.yaml")
+	os.WriteFile(script, []byte("replies:\n  - {match: hostile, text: \"a<b && \\e]0;pwned\\a\\e[2J \\u202e end\", repeat: true}\n"), 0o644)
+	cmd := reinsCmd(t, home, "batch", "-m", "mock/echo", tasks)
+	cmd.Env = append(cmd.Env, "REINS_MOCK_SCRIPT="+script)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if code, stderr := exitCode(t, cmd); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	line := stdout.String()
+	if strings.ContainsAny(line, "\x1b\a\u202e") || !strings.Contains(line, "a<b && ") {
+		t.Errorf("results line %q", line)
+	}
+	var r batch.Result
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil || r.Output != "a<b && \x1b]0;pwned\a\x1b[2J \u202e end" {
+		t.Errorf("decoded %q (%v)", r.Output, err)
+	}
+}

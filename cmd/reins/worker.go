@@ -8,12 +8,13 @@ import (
 	"github.com/reinsdev/reins/internal/engine/temporal"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tool"
 	"github.com/spf13/cobra"
 )
 
 type workerFlags struct {
-	cwd, config, baseURL, sandbox string
-	parallel                      int
+	cwd, config, baseURL, sandbox, permission string
+	parallel                                  int
 }
 
 func newWorkerCmd(s *streams) *cobra.Command {
@@ -28,6 +29,13 @@ func newWorkerCmd(s *streams) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.parallel < 0 {
 				return &exitError{code: exitUsage, msg: "--parallel: want a positive number"}
+			}
+			perm, err := tool.ParsePermission(f.permission)
+			if err != nil {
+				return &exitError{code: exitUsage, msg: "--permission: " + err.Error()}
+			}
+			if f.sandbox != "" && f.sandbox != "on" && f.sandbox != "off" {
+				return &exitError{code: exitUsage, msg: "--sandbox: want on or off"}
 			}
 			h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox})
 			if err != nil {
@@ -44,7 +52,7 @@ func newWorkerCmd(s *streams) *cobra.Command {
 			defer stop()
 			r := &temporal.Runner{
 				Options: harness.Options{Home: h.Home, ConfigFile: f.config, Sandbox: f.sandbox},
-				BaseURL: f.baseURL, Logf: h.Logf,
+				BaseURL: f.baseURL, MaxPermission: perm, Logf: h.Logf,
 			}
 			tc := h.Config.Subagents.Temporal
 			fmt.Fprintf(s.err, "reins worker: task queue %s on %s (namespace %s), %d at once\n",
@@ -60,6 +68,7 @@ func newWorkerCmd(s *streams) *cobra.Command {
 	fl.StringVar(&f.config, "config", "", "an extra config file, applied last (also to every child)")
 	fl.StringVar(&f.baseURL, "base-url", "", "the base URL of the children's model provider")
 	fl.StringVar(&f.sandbox, "sandbox", "", "on or off: confine every process a child starts (default from config: on)")
+	fl.StringVar(&f.permission, "permission", string(tool.WorkspaceWrite), "the widest permission mode a child gets here: a parent's wider mode is narrowed to it")
 	fl.IntVar(&f.parallel, "parallel", 0, "most children running at once (default: subagents.maxParallel)")
 	return c
 }

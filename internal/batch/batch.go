@@ -204,12 +204,14 @@ func Run(ctx context.Context, tasks []Task, out io.Writer, opts Options, run Run
 	// The writer: the one goroutine that writes out, in order.
 	flush := func() {
 		for next < len(tasks) && results[next] != nil && werr == nil {
-			b, err := json.Marshal(results[next])
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false) // outputs are code: keep <, > and & readable
+			err := enc.Encode(results[next])
 			if err == nil {
-				b = append(b, '\n')
 				// One write per line: a kill leaves whole lines and at
 				// most one torn tail (Finished).
-				_, err = out.Write(b)
+				_, err = out.Write(b.Bytes())
 			}
 			if err != nil {
 				werr = err

@@ -20,7 +20,11 @@ type Runner struct {
 	Options harness.Options
 	// BaseURL is the worker's --base-url, for models of its provider.
 	BaseURL string
-	Logf    func(format string, args ...any)
+	// MaxPermission is the widest mode a child gets on this worker
+	// (`reins worker --permission`): a parent's wider mode is narrowed to
+	// it, never widened.
+	MaxPermission tool.Permission
+	Logf          func(format string, args ...any)
 }
 
 func (r *Runner) logf(format string, args ...any) {
@@ -44,6 +48,9 @@ func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
 	perm, err := tool.ParsePermission(t.Permission)
 	if err != nil {
 		return Outcome{}, err
+	}
+	if r.MaxPermission != "" {
+		perm = perm.Min(r.MaxPermission)
 	}
 	if t.Depth < 1 {
 		return Outcome{}, errors.New("a child run has depth 1 or more")
