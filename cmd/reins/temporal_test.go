@@ -222,18 +222,24 @@ func TestTemporalJobKill(t *testing.T) {
 	dir := t.TempDir()
 	childScript := filepath.Join(dir, "child.yaml")
 	os.WriteFile(childScript, []byte("replies:\n  - {match: child-task, fault: stall, repeat: true}\n"), 0o644)
+	w := startWorker(t, cfg, childScript)
+	defer w.stop()
+	// The parent waits (a bash call) until the child runs on the worker —
+	// its stand-in session and its own exist there — and then kills it.
+	wait := fmt.Sprintf("for i in $(seq 1 1200); do [ $(ls %s/sessions 2>/dev/null | wc -l) -ge 2 ] && echo worker-ready && exit 0; sleep 0.05; done; echo worker-never-ready", w.home)
 	parentScript := filepath.Join(dir, "parent.yaml")
-	os.WriteFile(parentScript, []byte(`replies:
+	os.WriteFile(parentScript, []byte(fmt.Sprintf(`replies:
   - match: start-then-kill
     toolCalls:
       - {id: c1, name: subagent, arguments: {description: staller, prompt: child-task stall, run_in_background: true}}
   - match: Started background job
     toolCalls:
-      - {id: c2, name: job_kill, arguments: {id: job-1}}
+      - {id: c2, name: bash, arguments: {command: %q}}
+  - match: worker-ready
+    toolCalls:
+      - {id: c3, name: job_kill, arguments: {id: job-1}}
 fallback: {text: done}
-`), 0o644)
-	w := startWorker(t, cfg, childScript)
-	defer w.stop()
+`, wait)), 0o644)
 	parentHome := t.TempDir()
 	parent := reinsCmd(t, parentHome, "run", "--config", cfg, "-m", "mock/echo", "--json", "start-then-kill")
 	parent.Env = append(parent.Env, "REINS_MOCK_SCRIPT="+parentScript)
