@@ -232,3 +232,56 @@ func TestBatchOutputEscaped(t *testing.T) {
 		t.Errorf("decoded %q (%v)", r.Output, err)
 	}
 }
+
+// Ctrl-C: the batch exits 130, the running tasks are cancelled, the
+// results file holds only real results (the stalled task and those behind
+// it are not written), and --resume finishes the batch.
+func TestBatchInterruptedAndResumed(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	tasks := writeTasks(t, dir, 60, 30)
+	script := filepath.Join(dir, "stall.yaml")
+	os.WriteFile(script, []byte("replies:\n  - {match: stall, fault: stall, repeat: true}\nfallback: {echo: true, text: 'mock: '}\n"), 0o644)
+	out := filepath.Join(dir, "results.jsonl")
+	cmd := reinsCmd(t, home, "batch", "-m", "mock/echo", "--parallel", "4", "-o", out, tasks)
+	cmd.Env = append(cmd.Env, "REINS_MOCK_SCRIPT="+script)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, _ := os.ReadFile(out)
+		if bytes.Count(b, []byte("\n")) >= 29 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("results never reached task 29\n%s", errb.Bytes())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("batch did not exit after SIGINT")
+	}
+	if ee, ok := err.(interface{ ExitCode() int }); !ok || ee.ExitCode() != 130 || !strings.Contains(errb.String(), "--resume") {
+		t.Fatalf("exit %v, stderr %q", err, errb.String())
+	}
+	if n := len(readResults(t, out)); n != 29 {
+		t.Fatalf("%d results after the interrupt, want 29", n)
+	}
+	cmd = reinsCmd(t, home, "batch", "-m", "mock/echo", "-o", out, "--resume", tasks)
+	if code, stderr := exitCode(t, cmd); code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	res := readResults(t, out)
+	if len(res) != 60 || res[29].ID != "t030" || res[29].Output != "mock: task 30 stall" {
+		t.Fatalf("%d results; t030 = %+v", len(res), res[29])
+	}
+}

@@ -188,8 +188,11 @@ type RunFunc func(ctx context.Context, t Task) Result
 // to out as one line in input order, as soon as it and every earlier one
 // are done. So that the results waiting for a slow early task stay
 // bounded, a task starts only while it is within a window of 4×Parallel
-// (at least 64) of the first unwritten one. When ctx ends, no new task
-// starts; the running ones settle (aborted) and are written.
+// (at least 64) of the first unwritten one. When ctx ends (the batch is
+// interrupted), no new task starts and nothing more is written: the
+// running tasks are cancelled as by their parent, and a result the
+// interruption cut short is not a result, so --resume runs those tasks
+// again. Run returns ctx's error then.
 func Run(ctx context.Context, tasks []Task, out io.Writer, opts Options, run RunFunc) error {
 	par := max(opts.Parallel, 1)
 	window := max(4*par, 64)
@@ -203,7 +206,7 @@ func Run(ctx context.Context, tasks []Task, out io.Writer, opts Options, run Run
 	)
 	// The writer: the one goroutine that writes out, in order.
 	flush := func() {
-		for next < len(tasks) && results[next] != nil && werr == nil {
+		for next < len(tasks) && results[next] != nil && werr == nil && ctx.Err() == nil {
 			var b bytes.Buffer
 			enc := json.NewEncoder(&b)
 			enc.SetEscapeHTML(false) // outputs are code: keep <, > and & readable

@@ -189,29 +189,33 @@ func TestRunWindow(t *testing.T) {
 	}
 }
 
-// Cancelling the batch starts nothing new; what ran is written, a prefix.
+// Interrupting the batch starts nothing new and writes nothing more: the
+// results file stays the prefix of real results, and the tasks the
+// interruption cut short are left for --resume.
 func TestRunCancel(t *testing.T) {
 	ts := tasks(50)
 	ctx, cancel := context.WithCancel(context.Background())
 	var calls atomic.Int32
 	run := func(ctx context.Context, tk Task) Result {
-		if calls.Add(1) == 5 {
-			cancel()
+		// t000..t009 complete; t010 interrupts the batch and waits.
+		if calls.Add(1) <= 10 {
+			return Result{StopReason: subagent.StopCompleted}
 		}
+		cancel()
 		<-ctx.Done()
 		return Result{StopReason: subagent.StopAborted}
 	}
 	var out bytes.Buffer
-	err := Run(ctx, ts, &out, Options{Parallel: 5}, run)
+	err := Run(ctx, ts, &out, Options{Parallel: 1}, run)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 	res := decode(t, out.Bytes())
-	if len(res) != int(calls.Load()) || len(res) < 5 {
-		t.Fatalf("%d results for %d runs", len(res), calls.Load())
+	if len(res) != 10 || calls.Load() != 11 {
+		t.Fatalf("%d results for %d runs, want 10 for 11", len(res), calls.Load())
 	}
 	for i, r := range res {
-		if r.ID != ts[i].ID || r.StopReason != subagent.StopAborted {
+		if r.ID != ts[i].ID || r.StopReason != subagent.StopCompleted {
 			t.Fatalf("result %d = %+v", i, r)
 		}
 	}

@@ -22,6 +22,8 @@ const (
 	// waited for before the parent settles it aborted by itself (a
 	// cluster gone at that moment must not hold the parent).
 	CancelGrace = 30 * time.Second
+	// cancelRPC bounds the cancel request itself.
+	cancelRPC = 10 * time.Second
 )
 
 // Engine submits child runs to a Temporal cluster as ChildRun workflows
@@ -155,7 +157,7 @@ func (r *run) Wait(ctx context.Context) subagent.Result {
 func (r *run) Cancel() {
 	r.cancelOnce.Do(func() {
 		close(r.stop)
-		ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), cancelRPC)
 		defer cancel()
 		if err := r.e.Client.CancelWorkflow(ctx, r.id, r.runID); err != nil {
 			r.e.logf("temporal workflow %s cancel: %v", r.id, err)
