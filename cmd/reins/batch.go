@@ -23,6 +23,7 @@ type batchFlags struct {
 	sessionFlags
 	maxTokens int
 	parallel  int
+	agent     string
 	out       string
 	resume    bool
 }
@@ -45,6 +46,7 @@ func newBatchCmd(s *streams) *cobra.Command {
 	f.register(fl, "workspace directory; a task's cwd is relative to it (default: the current directory)")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
 	fl.IntVar(&f.parallel, "parallel", 4, "most tasks running at once")
+	fl.StringVar(&f.agent, "agent", "", "the agent definition of tasks that name none (default: general)")
 	fl.StringVarP(&f.out, "out", "o", "", "write the results to this file (default: stdout); needed by --resume")
 	fl.BoolVar(&f.resume, "resume", false, "keep the results --out holds and run only the tasks it lacks")
 	return c
@@ -136,7 +138,10 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 			}
 			places[dir] = p
 		}
-		name := t.Agent
+		if t.Agent == "" {
+			tasks[i].Agent = f.agent
+		}
+		name := tasks[i].Agent
 		if name == "" {
 			name = "general"
 		}

@@ -196,6 +196,7 @@ func TestBatchUsageErrors(t *testing.T) {
 		{"parallel 0", []string{"--parallel", "0", good}, "--parallel"},
 		{"no file", []string{filepath.Join(dir, "none.jsonl")}, "no such file"},
 		{"unknown agent", []string{badAgent}, `task a: no agent "nobody"`},
+		{"unknown default agent", []string{"--agent", "ghost", good}, `task a: no agent "ghost"`},
 		{"bad cwd", []string{badCwd}, "not a directory"},
 		{"duplicate id", []string{dup}, `line 2: id "a" already used on line 1`},
 	} {
