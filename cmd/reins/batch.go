@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/reinsdev/reins/internal/batch"
+	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
@@ -55,8 +56,9 @@ func newBatchCmd(s *streams) *cobra.Command {
 // batchPlace is one workspace of a batch: its harness and the batch
 // session whose children the tasks there are.
 type batchPlace struct {
-	h    *harness.Harness
-	sess *harness.Session
+	h       *harness.Harness
+	sess    *harness.Session
+	running int // tasks of it running now
 }
 
 func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) error {
@@ -110,19 +112,12 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	}
 	defer closeEng()
 
-	// One harness and one batch session per workspace, made before any
-	// task runs: a bad cwd, agent or model stops the batch at once.
-	places := map[string]*batchPlace{}
-	defer func() {
-		for _, p := range places {
-			if err := p.sess.Close(); err != nil {
-				base.Logf("batch session close: %v", err)
-			}
-			if p.h != base {
-				p.h.Close()
-			}
-		}
-	}()
+	// Every workspace is checked before any task runs: a bad cwd, agent
+	// or model stops the batch at once.
+	places := &batchPlaces{s: s, f: f, base: base, perm: perm, eng: eng, left: map[string]int{}, open: map[string]*batchPlace{}}
+	defer places.closeAll()
+	// Each workspace's agents, read once; its harness is closed at once.
+	checked := map[string]*config.Agents{}
 	for i, t := range tasks {
 		dir := base.Cwd
 		if t.Cwd != "" {
@@ -130,13 +125,19 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 			if !filepath.IsAbs(dir) {
 				dir = filepath.Join(base.Cwd, dir)
 			}
+			dir = filepath.Clean(dir)
 		}
-		p := places[dir]
-		if p == nil {
-			if p, err = newBatchPlace(s, f, base, dir, perm, eng); err != nil {
-				return fmt.Errorf("task %s: %w", tasks[i].ID, err)
+		agents := checked[dir]
+		if agents == nil {
+			h, err := places.check(dir)
+			if err != nil {
+				return fmt.Errorf("task %s: %w", t.ID, err)
 			}
-			places[dir] = p
+			agents = h.Agents
+			if h != base {
+				h.Close()
+			}
+			checked[dir] = agents
 		}
 		if t.Agent == "" {
 			tasks[i].Agent = f.agent
@@ -145,10 +146,11 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 		if name == "" {
 			name = "general"
 		}
-		if _, ok := p.h.Agents.Get(name); !ok {
+		if _, ok := agents.Get(name); !ok {
 			return &exitError{code: exitUsage, msg: fmt.Sprintf("task %s: no agent %q in %s (see reins agents)", t.ID, name, dir)}
 		}
 		tasks[i].Cwd = dir
+		places.left[dir]++
 	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -172,11 +174,15 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	bar := newBatchBar(s.err, len(tasks))
 	failed := 0
 	run := func(ctx context.Context, t batch.Task) batch.Result {
-		p := places[t.Cwd]
-		r, err := p.sess.Subagents.Run(ctx, subagent.Params{Description: "batch task " + t.ID, Prompt: t.Prompt, Agent: t.Agent})
+		p, err := places.acquire(t.Cwd)
+		defer places.release(t.Cwd, p)
+		var r subagent.Result
+		if err == nil {
+			r, err = p.sess.Subagents.Run(ctx, subagent.Params{Description: "batch task " + t.ID, Prompt: t.Prompt, Agent: t.Agent})
+		}
 		if err != nil {
-			// Checked before the batch started (agent, depth); what is
-			// left is a start refused by the manager itself.
+			// Checked before the batch started (workspace, agent, model);
+			// what is left is the file system or a refused start.
 			base.Logf("batch task %s: %v", t.ID, err)
 			r = subagent.Result{StopReason: subagent.StopError}
 		}
@@ -239,36 +245,130 @@ func openResults(path string, resume bool, tasks []batch.Task) (*os.File, []batc
 	return f, todo, nil
 }
 
-// newBatchPlace makes the harness of workspace dir (the base one for the
-// batch's own cwd) and its batch session, whose manager runs the tasks.
-func newBatchPlace(s *streams, f *batchFlags, base *harness.Harness, dir string, perm tool.Permission, eng subagent.Engine) (*batchPlace, error) {
-	h := base
-	if dir != base.Cwd {
-		var err error
-		if h, err = harness.New(harness.Options{Cwd: dir, ConfigFile: f.config, Sandbox: f.sandbox}); err != nil {
-			return nil, err
-		}
+// batchPlaces are a batch's workspaces. Each is opened (its harness and
+// its batch session, whose manager runs the tasks there) for a task and
+// kept while tasks of it are left, but an idle one is closed once more
+// than maxOpen are open: a batch across thousands of repositories holds a
+// bounded number of logs and harnesses open, and a batch in one folder
+// has one batch session.
+type batchPlaces struct {
+	s    *streams
+	f    *batchFlags
+	base *harness.Harness
+	perm tool.Permission
+	eng  subagent.Engine
+
+	mu   sync.Mutex
+	left map[string]int // tasks not yet finished, by workspace
+	open map[string]*batchPlace
+}
+
+// maxOpen is how many workspaces may stay open while idle.
+func (ps *batchPlaces) maxOpen() int { return max(2*ps.f.parallel, 16) }
+
+// harness is the harness of workspace dir: the base one for the batch's
+// own cwd.
+func (ps *batchPlaces) harness(dir string) (*harness.Harness, error) {
+	if dir == ps.base.Cwd {
+		return ps.base, nil
 	}
-	h.Engine = eng
-	noticeUntrusted(s, h)
-	warnBroken(s, h)
-	m, err := h.ResolveModel(f.model, f.baseURL)
+	h, err := harness.New(harness.Options{Cwd: dir, ConfigFile: ps.f.config, Sandbox: ps.f.sandbox})
+	if err != nil {
+		return nil, err
+	}
+	h.Engine = ps.eng
+	return h, nil
+}
+
+// check opens dir's harness before the batch starts, says once what its
+// untrusted or broken files are, and checks that the model resolves there.
+func (ps *batchPlaces) check(dir string) (*harness.Harness, error) {
+	h, err := ps.harness(dir)
+	if err != nil {
+		return nil, err
+	}
+	noticeUntrusted(ps.s, h)
+	warnBroken(ps.s, h)
+	if _, err := h.ResolveModel(ps.f.model, ps.f.baseURL); err != nil {
+		if h != ps.base {
+			h.Close()
+		}
+		return nil, err
+	}
+	return h, nil
+}
+
+func (ps *batchPlaces) acquire(dir string) (*batchPlace, error) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if p := ps.open[dir]; p != nil {
+		p.running++
+		return p, nil
+	}
+	h, err := ps.harness(dir)
+	if err != nil {
+		return nil, err
+	}
+	m, err := h.ResolveModel(ps.f.model, ps.f.baseURL)
 	if err == nil {
 		var sess *harness.Session
-		sess, err = h.NewSession(harness.SessionOptions{Model: m, MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Permission: perm, Agent: "batch"})
+		sess, err = h.NewSession(harness.SessionOptions{Model: m, MaxSteps: ps.f.maxSteps, MaxTokens: ps.f.maxTokens, Permission: ps.perm, Agent: "batch"})
 		if err == nil {
 			mgr := sess.Subagents
-			mgr.Limits.MaxParallel = f.parallel
+			mgr.Limits.MaxParallel = ps.f.parallel
 			// The tasks are the batch session's children: depth 1, which
 			// even subagents.maxDepth 0 must allow.
 			mgr.Limits.MaxDepth = max(mgr.Limits.MaxDepth, 1)
-			return &batchPlace{h: h, sess: sess}, nil
+			p := &batchPlace{h: h, sess: sess, running: 1}
+			ps.open[dir] = p
+			return p, nil
 		}
 	}
-	if h != base {
+	if h != ps.base {
 		h.Close()
 	}
 	return nil, err
+}
+
+// release counts a task of dir finished (p nil: it never opened) and
+// closes the workspaces that are idle and either done or over maxOpen.
+func (ps *batchPlaces) release(dir string, p *batchPlace) {
+	ps.mu.Lock()
+	ps.left[dir]--
+	if p != nil {
+		p.running--
+	}
+	var closing []*batchPlace
+	for d, q := range ps.open {
+		if q.running == 0 && (ps.left[d] <= 0 || len(ps.open) > ps.maxOpen()) {
+			closing = append(closing, q)
+			delete(ps.open, d)
+		}
+	}
+	ps.mu.Unlock()
+	for _, q := range closing {
+		ps.close(q)
+	}
+}
+
+func (ps *batchPlaces) close(p *batchPlace) {
+	if err := p.sess.Close(); err != nil {
+		ps.base.Logf("batch session close: %v", err)
+	}
+	if p.h != ps.base {
+		p.h.Close()
+	}
+}
+
+// closeAll closes what an interrupted batch left open.
+func (ps *batchPlaces) closeAll() {
+	ps.mu.Lock()
+	open := ps.open
+	ps.open = map[string]*batchPlace{}
+	ps.mu.Unlock()
+	for _, p := range open {
+		ps.close(p)
+	}
 }
 
 // batchBar is the progress bar on stderr: redrawn in place on a terminal,

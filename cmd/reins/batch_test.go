@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/batch"
+	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/testutil"
 )
 
@@ -284,5 +285,58 @@ func TestBatchInterruptedAndResumed(t *testing.T) {
 	res := readResults(t, out)
 	if len(res) != 60 || res[29].ID != "t030" || res[29].Output != "mock: task 30 stall" {
 		t.Fatalf("%d results; t030 = %+v", len(res), res[29])
+	}
+}
+
+// Tasks in many workspaces, interleaved: each child runs in its own cwd,
+// and each workspace has its batch session, with its tasks as children.
+func TestBatchWorkspaces(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	var b strings.Builder
+	const dirs, per = 40, 3
+	for i := range dirs {
+		os.MkdirAll(filepath.Join(dir, "repos", fmt.Sprintf("r%02d", i)), 0o755)
+	}
+	for k := range per {
+		for i := range dirs {
+			fmt.Fprintf(&b, "{\"id\":\"r%02d-%d\",\"prompt\":\"task r%02d\",\"cwd\":\"repos/r%02d\"}\n", i, k, i, i)
+		}
+	}
+	tasks := filepath.Join(dir, "tasks.jsonl")
+	os.WriteFile(tasks, []byte(b.String()), 0o644)
+	out := filepath.Join(dir, "r.jsonl")
+	if code, stderr := exitCode(t, reinsCmd(t, home, "batch", "-m", "mock/echo", "--cwd", dir, "--parallel", "2", "-o", out, tasks)); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	res := readResults(t, out)
+	if len(res) != dirs*per {
+		t.Fatalf("%d results", len(res))
+	}
+	// Every child session's cwd is its task's workspace.
+	ents, _ := os.ReadDir(filepath.Join(home, "sessions"))
+	children, batches := 0, map[string]int{}
+	for _, e := range ents {
+		ld, err := session.Load(filepath.Join(home, "sessions", e.Name(), session.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ld.Header.Agent == "batch" {
+			batches[ld.Header.Cwd]++
+			continue
+		}
+		children++
+		var prompt string
+		for _, ev := range ld.Events {
+			var um session.UserMessage
+			if ev.Type == session.TypeUserMessage && ev.Decode(&um) == nil {
+				prompt = um.Message.Text()
+			}
+		}
+		if want := filepath.Join(dir, "repos", strings.TrimPrefix(prompt, "task ")); ld.Header.Cwd != want {
+			t.Errorf("child %q ran in %s, want %s", prompt, ld.Header.Cwd, want)
+		}
+	}
+	if children != dirs*per || len(batches) != dirs {
+		t.Errorf("%d children, batch sessions in %d workspaces; want %d and %d", children, len(batches), dirs*per, dirs)
 	}
 }
