@@ -111,6 +111,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 		return err
 	}
 	defer closeEng()
+	base.Engine = eng
 
 	// Every workspace is checked before any task runs: a bad cwd, agent
 	// or model stops the batch at once.
