@@ -15,6 +15,7 @@ import (
 	"github.com/reinsdev/reins/internal/batch"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/spf13/cobra"
@@ -313,7 +314,7 @@ func (ps *batchPlaces) acquire(dir string) (*batchPlace, error) {
 	m, err := h.ResolveModel(ps.f.model, ps.f.baseURL)
 	if err == nil {
 		var sess *harness.Session
-		sess, err = h.NewSession(harness.SessionOptions{Model: m, MaxSteps: ps.f.maxSteps, MaxTokens: ps.f.maxTokens, Permission: ps.perm, Agent: "batch"})
+		sess, err = h.NewSession(harness.SessionOptions{Model: m, MaxSteps: ps.f.maxSteps, MaxTokens: ps.f.maxTokens, Permission: ps.perm, Agent: "batch", Origin: session.OriginBatch})
 		if err == nil {
 			mgr := sess.Subagents
 			mgr.Limits.MaxParallel = ps.f.parallel

@@ -340,3 +340,32 @@ func TestBatchWorkspaces(t *testing.T) {
 		t.Errorf("%d children, batch sessions in %d workspaces; want %d and %d", children, len(batches), dirs*per, dirs)
 	}
 }
+
+// `reins run --continue` after a batch in the same folder continues the
+// folder's last real session, never the batch's own session.
+func TestContinueSkipsBatchSession(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	run := reinsCmd(t, home, "run", "-m", "mock/echo", "--cwd", dir, "--json", "first session")
+	var first bytes.Buffer
+	run.Stdout = &first
+	if code, stderr := exitCode(t, run); code != 0 {
+		t.Fatalf("run: %d %s", code, stderr)
+	}
+	var r1 runResult
+	json.Unmarshal(first.Bytes(), &r1)
+	tasks := writeTasks(t, t.TempDir(), 2)
+	if code, stderr := exitCode(t, reinsCmd(t, home, "batch", "-m", "mock/echo", "--cwd", dir, tasks)); code != 0 {
+		t.Fatalf("batch: %d %s", code, stderr)
+	}
+	cont := reinsCmd(t, home, "run", "-m", "mock/echo", "--cwd", dir, "--json", "-c", "again")
+	var second bytes.Buffer
+	cont.Stdout = &second
+	if code, stderr := exitCode(t, cont); code != 0 {
+		t.Fatalf("continue: %d %s", code, stderr)
+	}
+	var r2 runResult
+	json.Unmarshal(second.Bytes(), &r2)
+	if r2.SessionID != r1.SessionID || r1.SessionID == "" {
+		t.Errorf("--continue picked %q, want the run's session %q", r2.SessionID, r1.SessionID)
+	}
+}

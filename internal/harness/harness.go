@@ -423,6 +423,9 @@ type SessionOptions struct {
 	// NoInstructions leaves the project instructions out of the system
 	// prompt (an agent file's `instructions: false`).
 	NoInstructions bool
+	// Origin is the header's origin of a session without a parent (a
+	// child's is always subagent): session.OriginBatch for `reins batch`.
+	Origin string
 }
 
 // Session is a runnable session.
@@ -499,6 +502,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		if o.Model != nil {
 			hd.Model, hd.Provider = o.Model.Name, o.Model.Provider
 		}
+		hd.Origin = o.Origin
 		if o.Parent != "" {
 			hd.Origin = session.OriginSubagent
 		}
