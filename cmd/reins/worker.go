@@ -5,7 +5,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/reinsdev/reins/internal/engine/temporal"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tool"
@@ -50,14 +49,11 @@ func newWorkerCmd(s *streams) *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			r := &temporal.Runner{
-				Options: harness.Options{Home: h.Home, ConfigFile: f.config, Sandbox: f.sandbox},
-				BaseURL: f.baseURL, MaxPermission: perm, Logf: h.Logf,
-			}
 			tc := h.Config.Subagents.Temporal
 			fmt.Fprintf(s.err, "reins worker: task queue %s on %s (namespace %s), %d at once\n",
 				termsafe.Escape(tc.TaskQueue), termsafe.Escape(tc.Address), termsafe.Escape(tc.Namespace), par)
-			if err := temporal.Serve(ctx, tc, par, r.Run, h.Logf); err != nil && ctx.Err() == nil {
+			opts := harness.Options{Home: h.Home, ConfigFile: f.config, Sandbox: f.sandbox}
+			if err := serveWorker(ctx, h, opts, f.baseURL, perm, par); err != nil && ctx.Err() == nil {
 				return &exitError{code: exitFailed, msg: err.Error()}
 			}
 			return nil

@@ -5,12 +5,17 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/reinsdev/reins/internal/config"
-	"github.com/reinsdev/reins/internal/engine/temporal"
 	"github.com/reinsdev/reins/internal/subagent"
 )
+
+// ErrNoTemporal is the temporal engine asked of a reins built with the
+// notemporal tag, which leaves the Temporal SDK (and its start-up cost,
+// BENCHMARKS.md) out of the binary.
+var ErrNoTemporal = errors.New("this reins was built without the temporal engine (build tag notemporal)")
 
 // Open returns the engine cfg names, and the function that releases it.
 // model is the parent's PROVIDER/MODEL, the children's default model on a
@@ -20,14 +25,7 @@ func Open(cfg config.Subagents, model string, logf func(string, ...any)) (subage
 	case "", config.EngineLocal:
 		return nil, func() {}, nil
 	case config.EngineTemporal:
-		e, err := temporal.Dial(cfg.Temporal, logf)
-		if err != nil {
-			return nil, nil, fmt.Errorf("subagents.temporal: %w", err)
-		}
-		e.Model = model
-		// Submitting a run is its start: subagents.startTimeout bounds it.
-		e.Submit = cfg.StartTimeout
-		return e, e.Close, nil
+		return openTemporal(cfg, model, logf)
 	}
 	return nil, nil, fmt.Errorf("subagents.engine: unknown engine %q", cfg.Engine)
 }
