@@ -133,6 +133,8 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newACPCmd(s),
 		newTrustCmd(s),
 		newViewCmd(s),
+		newBatchCmd(s),
+		newWorkerCmd(s),
 	)
 	addInteractive(root, s)
 	markRuntime(root)

@@ -105,6 +105,12 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	defer tree.Stop()
 	opts.Budget = tree.Child(agentBudget(runAgent))
 	defer opts.Budget.Stop()
+	eng, closeEngine, err := openEngine(h, m)
+	if err != nil {
+		return err
+	}
+	defer closeEngine()
+	h.Engine = eng
 
 	var (
 		fold     subagent.Fold

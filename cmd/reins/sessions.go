@@ -56,7 +56,7 @@ func pickRunSession(f *runFlags) error {
 			return &exitError{code: exitFailed, msg: err.Error()}
 		}
 		for _, in := range infos { // newest first
-			if in.err == nil && in.header.ParentSession == "" && in.header.Cwd == abs {
+			if in.err == nil && in.header.ParentSession == "" && in.header.Origin != session.OriginBatch && in.header.Cwd == abs {
 				f.resume = in.header.ID
 				return nil
 			}

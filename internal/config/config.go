@@ -108,7 +108,38 @@ type Subagents struct {
 	IdleTimeout time.Duration
 	// MaxResultBytes bounds the child output one tool result carries.
 	MaxResultBytes int
+	// Engine is where background children and batch tasks run: local (in
+	// this process, the default) or temporal (docs/engine.md).
+	Engine Engine
+	// Temporal is the cluster of the temporal engine.
+	Temporal Temporal
 }
+
+// Engine is a subagents.engine value.
+type Engine string
+
+// Engines (docs/engine.md).
+const (
+	EngineLocal    Engine = "local"
+	EngineTemporal Engine = "temporal"
+)
+
+// Temporal is subagents.temporal: where the temporal engine's cluster is.
+type Temporal struct {
+	// Address is the frontend's host:port.
+	Address   string
+	Namespace string
+	// TaskQueue is the queue the parent submits to and `reins worker`
+	// polls.
+	TaskQueue string
+}
+
+// Temporal defaults (docs/engine.md): a local `temporal server start-dev`.
+const (
+	DefaultTemporalAddress   = "127.0.0.1:7233"
+	DefaultTemporalNamespace = "default"
+	DefaultTemporalTaskQueue = "reins"
+)
 
 // Sandbox is the confinement of the processes reins starts (docs/sandbox.md).
 type Sandbox struct {
@@ -422,7 +453,11 @@ type rawConfig struct {
 	maxToolRes     *int
 	mcpServers     []mcp.Server
 	mcpWarnings    []string
+	engine         *string
+	temporal       rawTemporal
 }
+
+type rawTemporal struct{ address, namespace, taskQueue *string }
 
 type rawProvider struct {
 	baseURL *string
@@ -585,7 +620,7 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 				return err
 			})
 		case "subagents":
-			err = d.fields(v, kp, []string{"maxDepth", "maxParallel", "maxBackgroundJobs", "startTimeout", "stallTimeout", "idleTimeout", "maxResultBytes"}, func(k string, v ast.Node, kp string) error {
+			err = d.fields(v, kp, []string{"maxDepth", "maxParallel", "maxBackgroundJobs", "startTimeout", "stallTimeout", "idleTimeout", "maxResultBytes", "engine", "temporal"}, func(k string, v ast.Node, kp string) error {
 				var err error
 				switch k {
 				case "maxDepth":
@@ -614,6 +649,27 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 					if err == nil && r.maxResultBytes != nil && *r.maxResultBytes < 1024 {
 						err = d.valueErr(d.resolve(v), kp, "an integer >= 1024")
 					}
+				case "engine":
+					r.engine, err = d.str(v, kp)
+					if err == nil && r.engine != nil && *r.engine != string(EngineLocal) && *r.engine != string(EngineTemporal) {
+						err = d.valueErr(d.resolve(v), kp, "local or temporal")
+					}
+				case "temporal":
+					err = d.fields(v, kp, []string{"address", "namespace", "taskQueue"}, func(k string, v ast.Node, kp string) error {
+						s, err := d.str(v, kp)
+						if err == nil && s != nil && strings.TrimSpace(*s) == "" {
+							err = d.valueErr(d.resolve(v), kp, "a non-empty string")
+						}
+						switch k {
+						case "address":
+							r.temporal.address = s
+						case "namespace":
+							r.temporal.namespace = s
+						case "taskQueue":
+							r.temporal.taskQueue = s
+						}
+						return err
+					})
 				}
 				return err
 			})
@@ -705,7 +761,8 @@ func merge(raws []*rawConfig) (*Config, error) {
 		Models:           map[string]ModelInfo{},
 		InstructionFiles: InstructionFiles,
 		Subagents: Subagents{MaxDepth: DefaultMaxDepth, MaxParallel: DefaultMaxParallel, MaxBackgroundJobs: DefaultMaxBackgroundJobs,
-			StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes},
+			StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes,
+			Engine: EngineLocal, Temporal: Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}},
 		Sandbox:   Sandbox{Enabled: true, Network: true},
 		Context:   Context{CompactAt: DefaultCompactAt, MaxToolResultBytes: DefaultMaxToolResultBytes},
 		providers: map[string]rawProvider{},
@@ -743,6 +800,12 @@ func merge(raws []*rawConfig) (*Config, error) {
 			c.Subagents.IdleTimeout = *r.idleTimeout
 		}
 		setInt(&c.Subagents.MaxResultBytes, r.maxResultBytes)
+		if r.engine != nil {
+			c.Subagents.Engine = Engine(*r.engine)
+		}
+		setStr(&c.Subagents.Temporal.Address, r.temporal.address)
+		setStr(&c.Subagents.Temporal.Namespace, r.temporal.namespace)
+		setStr(&c.Subagents.Temporal.TaskQueue, r.temporal.taskQueue)
 		if r.sandboxOn != nil {
 			c.Sandbox.Enabled = *r.sandboxOn
 		}
@@ -764,6 +827,12 @@ func merge(raws []*rawConfig) (*Config, error) {
 		}
 	}
 	return c, nil
+}
+
+func setStr(dst *string, v *string) {
+	if v != nil {
+		*dst = *v
+	}
 }
 
 func setInt(dst *int, v *int) {

@@ -127,7 +127,7 @@ subagents:
 	if d := cmp.Diff(wantAliases, c.ModelAliases); d != "" {
 		t.Errorf("ModelAliases (-want +got):\n%s", d)
 	}
-	if want := (Subagents{MaxDepth: 1, MaxParallel: 4, MaxBackgroundJobs: 1, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes}); c.Subagents != want {
+	if want := (Subagents{MaxDepth: 1, MaxParallel: 4, MaxBackgroundJobs: 1, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes, Engine: EngineLocal, Temporal: Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}}); c.Subagents != want {
 		t.Errorf("Subagents = %+v, want %+v", c.Subagents, want)
 	}
 	// The model named an alias defined in the same layer; it resolves.
@@ -148,7 +148,7 @@ func TestDefaults(t *testing.T) {
 		if cfg.Model != "deepseek/deepseek-chat" {
 			t.Errorf("Model = %q", cfg.Model)
 		}
-		if want := (Subagents{MaxDepth: 3, MaxParallel: 10, MaxBackgroundJobs: 10, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes}); cfg.Subagents != want {
+		if want := (Subagents{MaxDepth: 3, MaxParallel: 10, MaxBackgroundJobs: 10, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes, Engine: EngineLocal, Temporal: Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}}); cfg.Subagents != want {
 			t.Errorf("Subagents = %+v, want %+v", cfg.Subagents, want)
 		}
 		want := RetryPolicy{
@@ -714,6 +714,44 @@ func TestContext(t *testing.T) {
 			}
 			if c.Context != tt.want {
 				t.Errorf("Context = %+v, want %+v", c.Context, tt.want)
+			}
+		})
+	}
+}
+
+// subagents.engine and subagents.temporal (issue 22): local by default, a
+// local dev server's address, namespace and queue unless set; a wrong
+// engine or an empty string stops reins naming the key.
+func TestSubagentsEngine(t *testing.T) {
+	def := Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}
+	for _, tt := range []struct {
+		name, home, cwd string
+		engine          Engine
+		temporal        Temporal
+		badKey          string
+	}{
+		{"default", "", "", EngineLocal, def, ""},
+		{"temporal", "subagents: {engine: temporal}\n", "", EngineTemporal, def, ""},
+		{"cluster", "subagents: {engine: temporal, temporal: {address: 'tc:7233', namespace: ns}}\n", "subagents: {temporal: {taskQueue: q}}\n",
+			EngineTemporal, Temporal{Address: "tc:7233", Namespace: "ns", TaskQueue: "q"}, ""},
+		{"cwd back to local", "subagents: {engine: temporal}\n", "subagents: {engine: local}\n", EngineLocal, def, ""},
+		{"unknown engine", "subagents: {engine: k8s}\n", "", "", Temporal{}, "subagents.engine"},
+		{"empty address", "subagents: {temporal: {address: ''}}\n", "", "", Temporal{}, "subagents.temporal.address"},
+		{"unknown key", "subagents: {temporal: {host: x}}\n", "", "", Temporal{}, "subagents.temporal.host"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(layers(t, tt.home, tt.cwd, ""))
+			if tt.badKey != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.badKey) {
+					t.Fatalf("err = %v, want an error naming %s", err, tt.badKey)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Subagents.Engine != tt.engine || c.Subagents.Temporal != tt.temporal {
+				t.Errorf("engine %q temporal %+v, want %q %+v", c.Subagents.Engine, c.Subagents.Temporal, tt.engine, tt.temporal)
 			}
 		})
 	}

@@ -86,6 +86,9 @@ type Harness struct {
 	// when the first session that may use it is made, and Close tears
 	// them all down.
 	MCP *mcp.Manager
+	// Engine, when set, runs the children of this harness's sessions
+	// (subagents.engine other than local, docs/engine.md).
+	Engine subagent.Engine
 
 	logOnce sync.Once
 	logMu   sync.Mutex
@@ -448,6 +451,9 @@ type SessionOptions struct {
 	// mcpWithin is the parent's MCP rule: a child never has an MCP tool
 	// its parent may not have.
 	mcpWithin func(string) bool
+	// Origin is the header's origin of a session without a parent (a
+	// child's is always subagent): session.OriginBatch for `reins batch`.
+	Origin string
 }
 
 // Session is a runnable session.
@@ -531,6 +537,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		if o.Model != nil {
 			hd.Model, hd.Provider = o.Model.Name, o.Model.Provider
 		}
+		hd.Origin = o.Origin
 		if o.Parent != "" {
 			hd.Origin = session.OriginSubagent
 		}
@@ -543,7 +550,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	mgr := &subagent.Manager{
 		Agents: h.Agents, Limits: h.Config.Subagents, Log: s.Log, Depth: s.Log.Header().DelegationDepth,
 		Cwd: h.Cwd, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox, Budget: o.Budget,
-		ObserveRemote: h.ObserveRemote,
+		ObserveRemote: h.ObserveRemote, Engine: h.Engine,
 	}
 	allowMCP := mcpRule(o)
 	po := o

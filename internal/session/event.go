@@ -35,6 +35,10 @@ const (
 	defaultSessionLogName = "session.jsonl"
 )
 
+// OriginBatch is the origin of a `reins batch` session: its tasks are its
+// children, and `reins run --continue` never picks it.
+const OriginBatch = "batch"
+
 // Header is the first line of a session log.
 type Header struct {
 	Type            string    `json:"type"`

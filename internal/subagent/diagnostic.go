@@ -37,6 +37,9 @@ const (
 	StageSessionRun  = "session-run"
 	StageShutdown    = "shutdown"
 	StageRun         = "run"
+	// StageEngine is a child run by an engine other than local
+	// (docs/engine.md) that failed in the engine, not in the child.
+	StageEngine = "engine"
 
 	CategoryConfiguration   = "configuration"
 	CategoryTransport       = "transport"
@@ -62,6 +65,13 @@ const (
 	// CategoryNotContinuable is a continuation the child cannot take: an
 	// ACP agent without loadSession whose process was torn down.
 	CategoryNotContinuable = "not-continuable"
+	// CategoryEngineUnavailable is an engine that could not take or keep
+	// the run: its cluster unreachable, the run rejected or timed out
+	// waiting for a worker (docs/engine.md).
+	CategoryEngineUnavailable = "engine-unavailable"
+	// CategoryWorkerLost is a run whose workers kept dying under it until
+	// its retries ran out (docs/engine.md).
+	CategoryWorkerLost = "worker-lost"
 )
 
 // String renders the line.

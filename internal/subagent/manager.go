@@ -48,6 +48,9 @@ type Manager struct {
 	// ObserveRemote, when set, receives the events of out-of-process
 	// children as they arrive (Request.Observe).
 	ObserveRemote func(session.Header, session.Event)
+	// Engine, when set, starts every child instead of its provider doing
+	// it here (subagents.engine, docs/engine.md); nil is the local engine.
+	Engine Engine
 
 	once     sync.Once
 	mu       sync.Mutex
@@ -223,7 +226,11 @@ func (m *Manager) begin(ctx context.Context, req Request, prov Provider, p Param
 		r := Settle(Result{StopReason: StopAborted})
 		return nil, &r
 	}
-	run, err := prov.Start(ctx, req)
+	start := prov.Start
+	if m.Engine != nil {
+		start = func(ctx context.Context, req Request) (Run, error) { return m.Engine.Start(ctx, req, prov) }
+	}
+	run, err := start(ctx, req)
 	if err != nil {
 		m.release()
 		if m.Logf != nil {
@@ -324,10 +331,27 @@ func (m *Manager) Delegate(ctx context.Context, p Params) tool.Result {
 		}
 		return m.startJob(a.id, req, prov, p)
 	}
+	return m.present(req, Render(m.runForeground(ctx, req, prov, p)))
+}
+
+// Run runs one foreground child for p to its end and returns its settled
+// result, as the subagent tool does before rendering it: `reins batch`
+// runs each task this way. An error is the caller's (an unknown agent, the
+// depth limit) and published nothing.
+func (m *Manager) Run(ctx context.Context, p Params) (Result, error) {
+	m.init()
+	req, prov, err := m.request(p)
+	if err != nil {
+		return Result{}, err
+	}
+	return m.runForeground(ctx, req, prov, p), nil
+}
+
+func (m *Manager) runForeground(ctx context.Context, req Request, prov Provider, p Params) Result {
 	t0 := time.Now()
 	run, fail := m.begin(ctx, req, prov, p, false)
 	if fail != nil {
-		return m.present(req, Render(*fail))
+		return *fail
 	}
 	res := m.finish(ctx, req, run)
 	end := m.endEvent(req.RunID, res, time.Since(t0))
@@ -337,7 +361,7 @@ func (m *Manager) Delegate(ctx context.Context, p Params) tool.Result {
 		// LOG_WRITE at its next write, which fails with the same error.
 		m.logf("subagent %s (%s): the parent's log refused subagent/end: %v", req.RunID, req.Agent.Name, err)
 	}
-	return m.present(req, Render(res))
+	return res
 }
 
 // admission is a background call's place under maxBackgroundJobs, taken in

@@ -105,6 +105,16 @@ type Provider interface {
 	Start(ctx context.Context, req Request) (Run, error)
 }
 
+// Engine is where a Manager's children run when not here
+// (subagents.engine, docs/engine.md). Start has Provider.Start's contract:
+// prov is the provider this process would use, and an engine that runs the
+// child elsewhere still settles it into the same Result, with a fixed
+// diagnostic (StageEngine, CategoryEngineUnavailable, CategoryWorkerLost)
+// for its own failures.
+type Engine interface {
+	Start(ctx context.Context, req Request, prov Provider) (Run, error)
+}
+
 // Run is a published child run.
 type Run interface {
 	// Session is the child's session id, if it has one.

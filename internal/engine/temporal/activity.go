@@ -1,0 +1,55 @@
+package temporal
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+)
+
+// RunFunc runs one child to its settled outcome on this worker. An error
+// is a run that could not be set up here; it is not retried.
+type RunFunc func(ctx context.Context, t Task) (Outcome, error)
+
+// Activities are a worker's activities.
+type Activities struct {
+	Run RunFunc
+	// Every is the heartbeat period (0: HeartbeatEvery).
+	Every time.Duration
+}
+
+// RunChild is the activity: it runs the child while heartbeating, so that
+// a worker that dies is noticed within HeartbeatTimeout, and so that a
+// cancel of the workflow reaches the child (Temporal delivers it on a
+// heartbeat) and ends it through its own teardown.
+func (a *Activities) RunChild(ctx context.Context, t Task) (Outcome, error) {
+	every := a.Every
+	if every <= 0 {
+		every = HeartbeatEvery
+	}
+	hctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			activity.RecordHeartbeat(ctx)
+			select {
+			case <-tick.C:
+			case <-hctx.Done():
+				return
+			}
+		}
+	}()
+	out, err := a.Run(ctx, t)
+	stop()
+	wg.Wait()
+	if err != nil {
+		return Outcome{}, temporal.NewNonRetryableApplicationError("the child could not be set up on this worker", ErrTypeConfiguration, nil)
+	}
+	return out, nil
+}

@@ -1,0 +1,178 @@
+package temporal
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/subagent"
+)
+
+// Bounds of the parent's side.
+const (
+	// StartTimeout bounds submitting a run to the cluster.
+	StartTimeout = 30 * time.Second
+	// CancelGrace is how long a cancelled run's own aborted result is
+	// waited for before the parent settles it aborted by itself (a
+	// cluster gone at that moment must not hold the parent).
+	CancelGrace = 30 * time.Second
+	// cancelRPC bounds the cancel request itself.
+	cancelRPC = 10 * time.Second
+)
+
+// Engine submits child runs to a Temporal cluster as ChildRun workflows
+// (subagent.Engine).
+type Engine struct {
+	Client    client.Client
+	TaskQueue string
+	// Model is the parent's PROVIDER/MODEL, the children's default.
+	Model string
+	// Submit bounds submitting one run (0: StartTimeout): a cluster that
+	// does not accept it by then settles it engine-unavailable.
+	Submit time.Duration
+	Logf   func(format string, args ...any)
+}
+
+// Dial makes the engine's client for cfg. The client is lazy: a cluster
+// that is down is found by the first child, which settles error with
+// category engine-unavailable, rather than stopping reins at start.
+func Dial(cfg config.Temporal, logf func(string, ...any)) (*Engine, error) {
+	c, err := client.NewLazyClient(client.Options{HostPort: cfg.Address, Namespace: cfg.Namespace, Logger: Logger(logf)})
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{Client: c, TaskQueue: cfg.TaskQueue, Logf: logf}, nil
+}
+
+// Close closes the client. Runs already submitted go on on the cluster.
+func (e *Engine) Close() { e.Client.Close() }
+
+func (e *Engine) logf(format string, args ...any) {
+	if e.Logf != nil {
+		e.Logf(format, args...)
+	}
+}
+
+// TaskOf is the wire form of req.
+func (e *Engine) TaskOf(req subagent.Request) Task {
+	t := Task{
+		RunID: req.RunID, Agent: req.Agent.Name, Provider: req.Agent.Provider, Prompt: req.Prompt,
+		ParentSession: req.ParentSession, Depth: req.Depth, Cwd: req.Cwd, Permission: string(req.Permission),
+		Tools: req.Tools, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens, Model: e.Model,
+		DenyNetwork: req.Sandbox.DenyNetwork, Timeout: req.Agent.Timeout,
+	}
+	if t.Provider == "" {
+		t.Provider = config.ProviderInProcess
+	}
+	return t
+}
+
+// Start submits the run and returns once the cluster has accepted it. prov
+// is unused: the worker runs the child with its own provider.
+func (e *Engine) Start(ctx context.Context, req subagent.Request, _ subagent.Provider) (subagent.Run, error) {
+	t := e.TaskOf(req)
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	id := fmt.Sprintf("reins-%s-%s-%s", req.ParentSession, req.RunID, hex.EncodeToString(rnd[:]))
+	submit := e.Submit
+	if submit <= 0 {
+		submit = StartTimeout
+	}
+	sctx, cancel := context.WithTimeout(ctx, submit)
+	defer cancel()
+	wr, err := e.Client.ExecuteWorkflow(sctx, client.StartWorkflowOptions{ID: id, TaskQueue: e.TaskQueue}, WorkflowName, t)
+	if err != nil {
+		r := Failure(err, t.Provider)
+		if ctx.Err() != nil {
+			r = subagent.Result{StopReason: subagent.StopAborted}
+		}
+		return nil, &subagent.StartError{Diagnostic: r.Diagnostic, StopReason: r.StopReason, Err: err}
+	}
+	e.logf("subagent %s: temporal workflow %s", req.RunID, id)
+	return &run{e: e, id: id, runID: wr.GetRunID(), wr: wr, provider: t.Provider, stop: make(chan struct{})}, nil
+}
+
+type run struct {
+	e        *Engine
+	id       string
+	runID    string
+	wr       client.WorkflowRun
+	provider string
+
+	cancelOnce sync.Once
+	stop       chan struct{} // closed by the first cancel
+	mu         sync.Mutex
+	settled    bool
+}
+
+// Session is empty: the child's session is on the worker (docs/engine.md).
+func (r *run) Session() string { return "" }
+
+// Wait waits for the workflow's one result. When ctx ends first, the run
+// is cancelled and its aborted result waited for, at most CancelGrace.
+func (r *run) Wait(ctx context.Context) subagent.Result {
+	gctx, gcancel := context.WithCancel(context.Background())
+	defer gcancel()
+	stopParent := context.AfterFunc(ctx, r.Cancel)
+	defer stopParent()
+	go func() {
+		select {
+		case <-r.stop:
+			select {
+			case <-time.After(CancelGrace):
+				gcancel()
+			case <-gctx.Done():
+			}
+		case <-gctx.Done():
+		}
+	}()
+	var out Outcome
+	err := r.wr.Get(gctx, &out)
+	r.mu.Lock()
+	r.settled = true
+	r.mu.Unlock()
+	if err != nil {
+		select {
+		case <-r.stop:
+			return subagent.Result{StopReason: subagent.StopAborted}
+		default:
+		}
+		r.e.logf("temporal workflow %s: %v", r.id, err)
+		return Failure(err, r.provider)
+	}
+	if out.WorkerSession != "" {
+		r.e.logf("temporal workflow %s: the child's log is under worker session %s", r.id, out.WorkerSession)
+	}
+	return subagent.Settle(out.Result)
+}
+
+// Cancel cancels the workflow: Temporal cancels the activity, the worker's
+// child ends aborted through its own teardown.
+func (r *run) Cancel() {
+	r.cancelOnce.Do(func() {
+		close(r.stop)
+		ctx, cancel := context.WithTimeout(context.Background(), cancelRPC)
+		defer cancel()
+		if err := r.e.Client.CancelWorkflow(ctx, r.id, r.runID); err != nil {
+			r.e.logf("temporal workflow %s cancel: %v", r.id, err)
+		}
+	})
+}
+
+// Dispose cancels a run nobody waited for to its end; a settled run has
+// nothing to release here.
+func (r *run) Dispose() error {
+	r.mu.Lock()
+	settled := r.settled
+	r.mu.Unlock()
+	if !settled {
+		r.Cancel()
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/tool"
+)
+
+// Runner runs a worker's children: each in a harness of the task's
+// workspace made from this machine's configuration (REINS_HOME, config
+// layers, trust, keys), under a worker session that stands in for the
+// remote parent, so the child's session log is written here and nests
+// under it in `reins log`.
+type Runner struct {
+	// Options are the harness options of every task; Cwd is the task's.
+	Options harness.Options
+	// BaseURL is the worker's --base-url, for models of its provider.
+	BaseURL string
+	// MaxPermission is the widest mode a child gets on this worker
+	// (`reins worker --permission`): a parent's wider mode is narrowed to
+	// it, never widened.
+	MaxPermission tool.Permission
+	Logf          func(format string, args ...any)
+}
+
+func (r *Runner) logf(format string, args ...any) {
+	if r.Logf != nil {
+		r.Logf(format, args...)
+	}
+}
+
+// Run is the RunFunc: a set-up failure (a workspace, agent or model this
+// worker does not have) is an error, for the host log; everything after
+// the child started is its Result.
+func (r *Runner) Run(ctx context.Context, t Task) (Outcome, error) {
+	out, err := r.run(ctx, t)
+	if err != nil {
+		r.logf("worker: run %s of %s: %v", t.RunID, t.ParentSession, err)
+	}
+	return out, err
+}
+
+func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
+	perm, err := tool.ParsePermission(t.Permission)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if r.MaxPermission != "" {
+		perm = perm.Min(r.MaxPermission)
+	}
+	if t.Depth < 1 {
+		return Outcome{}, errors.New("a child run has depth 1 or more")
+	}
+	o := r.Options
+	o.Cwd = t.Cwd
+	h, err := harness.New(o)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer h.Close()
+	// A parent that denies the network denies it to its children here too.
+	h.Sandbox.DenyNetwork = h.Sandbox.DenyNetwork || t.DenyNetwork
+	if _, ok := h.Agents.Get(t.Agent); !ok {
+		return Outcome{}, fmt.Errorf("no agent %q on this worker", t.Agent)
+	}
+	m, err := h.ResolveModel(t.Model, r.BaseURL)
+	if err != nil {
+		return Outcome{}, err
+	}
+	sess, err := h.NewSession(harness.SessionOptions{
+		Model: m, MaxSteps: t.MaxSteps, MaxTokens: t.MaxTokens, Permission: perm, Tools: t.Tools,
+		Parent: t.ParentSession, Depth: t.Depth - 1, Agent: "worker",
+	})
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer func() {
+		if err := sess.Close(); err != nil {
+			r.logf("worker: session %s close: %v", sess.Log.Header().ID, err)
+		}
+	}()
+	res, err := sess.Subagents.Run(ctx, subagent.Params{Description: t.Description, Prompt: t.Prompt, Agent: t.Agent})
+	if err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Result: res, WorkerSession: sess.Log.Header().ID}, nil
+}

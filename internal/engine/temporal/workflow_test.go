@@ -1,0 +1,187 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/subagent"
+)
+
+func text(s string) []llm.Block { return []llm.Block{{Type: llm.BlockText, Text: s}} }
+
+// runWorkflow executes ChildRun in the SDK's test environment (no server)
+// with run as the activity's child runner, and returns its outcome.
+func runWorkflow(t *testing.T, task Task, run RunFunc, setup func(env *testsuite.TestWorkflowEnvironment)) Outcome {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	Register(env, run)
+	if setup != nil {
+		setup(env)
+	}
+	env.ExecuteWorkflow(WorkflowName, task)
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("workflow did not complete")
+	}
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error %v: an engine failure must be an Outcome", err)
+	}
+	var out Outcome
+	if err := env.GetWorkflowResult(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+var task = Task{RunID: "run-1", Agent: "general", Provider: "inprocess", Prompt: "p", Depth: 1, Permission: "workspace-write"}
+
+// Every way a child ends comes back through the workflow unchanged, under
+// the contract (Settle): output, stop reason, diagnostic, usage.
+func TestChildRunPassesTheResult(t *testing.T) {
+	for _, want := range []subagent.Result{
+		{StopReason: subagent.StopCompleted, Output: text("done"), Usage: llm.Usage{InputTokens: 10, OutputTokens: 2}},
+		{StopReason: subagent.StopMaxTokens, Output: text("partial")},
+		{StopReason: subagent.StopError, Diagnostic: "Subagent failure (provider: acp; stage: prompt; category: transport; stop reason: error)"},
+		{StopReason: subagent.StopRefusal},
+	} {
+		t.Run(want.StopReason, func(t *testing.T) {
+			out := runWorkflow(t, task, func(ctx context.Context, got Task) (Outcome, error) {
+				if got.Prompt != task.Prompt || got.Agent != task.Agent {
+					t.Errorf("activity got %+v", got)
+				}
+				return Outcome{Result: want, WorkerSession: "w1"}, nil
+			}, nil)
+			if out.WorkerSession != "w1" || llm.BlocksText(out.Result.Output) != llm.BlocksText(want.Output) ||
+				out.Result.StopReason != want.StopReason || out.Result.Diagnostic != want.Diagnostic || out.Result.Usage != want.Usage {
+				t.Errorf("outcome %+v, want %+v", out, want)
+			}
+		})
+	}
+}
+
+// A child-written stop reason outside the five, or an overlong
+// diagnostic, is settled (error, bounded) before the parent sees it.
+func TestChildRunSettles(t *testing.T) {
+	out := runWorkflow(t, task, func(context.Context, Task) (Outcome, error) {
+		return Outcome{Result: subagent.Result{StopReason: "weird", Diagnostic: strings.Repeat("x", 5000)}}, nil
+	}, nil)
+	if out.Result.StopReason != subagent.StopError || len(out.Result.Diagnostic) != subagent.MaxDiagnosticBytes {
+		t.Errorf("%q, %d bytes", out.Result.StopReason, len(out.Result.Diagnostic))
+	}
+}
+
+// A worker lost mid-run (its heartbeats stop) is retried on another
+// worker; the run settles once, with the retry's result.
+func TestChildRunRetriesALostWorker(t *testing.T) {
+	var calls atomic.Int32
+	out := runWorkflow(t, task, nil, func(env *testsuite.TestWorkflowEnvironment) {
+		env.OnActivity(ActivityName, mockAny, mockAny).Return(func(ctx context.Context, _ Task) (Outcome, error) {
+			if calls.Add(1) == 1 {
+				return Outcome{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil)
+			}
+			return Outcome{Result: subagent.Result{StopReason: subagent.StopCompleted, Output: text("second worker")}}, nil
+		})
+	})
+	if calls.Load() != 2 || out.Result.StopReason != subagent.StopCompleted || llm.BlocksText(out.Result.Output) != "second worker" {
+		t.Errorf("%d attempts, outcome %+v", calls.Load(), out)
+	}
+}
+
+// Workers that keep dying use up MaxAttempts; the run settles error with
+// the fixed worker-lost diagnostic and no worker text.
+func TestChildRunWorkerLost(t *testing.T) {
+	var calls atomic.Int32
+	out := runWorkflow(t, task, nil, func(env *testsuite.TestWorkflowEnvironment) {
+		env.OnActivity(ActivityName, mockAny, mockAny).Return(func(ctx context.Context, _ Task) (Outcome, error) {
+			calls.Add(1)
+			return Outcome{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, errors.New("SECRET worker text"))
+		})
+	})
+	want := "Subagent failure (provider: inprocess; stage: engine; category: worker-lost; stop reason: error)"
+	if calls.Load() != MaxAttempts || out.Result.StopReason != subagent.StopError || out.Result.Diagnostic != want {
+		t.Errorf("%d attempts, outcome %+v", calls.Load(), out)
+	}
+}
+
+// A run the worker cannot set up (no such agent there) is not retried: it
+// settles at once with category configuration.
+func TestChildRunConfigurationNotRetried(t *testing.T) {
+	var calls atomic.Int32
+	out := runWorkflow(t, Task{Provider: "acp", Depth: 1}, func(context.Context, Task) (Outcome, error) {
+		calls.Add(1)
+		return Outcome{}, errors.New("no agent SECRET")
+	}, nil)
+	want := "Subagent failure (provider: acp; stage: engine; category: configuration; stop reason: error)"
+	if calls.Load() != 1 || out.Result.Diagnostic != want || strings.Contains(out.Result.Diagnostic, "SECRET") {
+		t.Errorf("%d attempts, outcome %+v", calls.Load(), out)
+	}
+}
+
+// A cancelled workflow (job_kill, the parent cancelled) reaches the
+// child through the activity's heartbeat; the child's own aborted result,
+// partial output included, is the outcome.
+func TestChildRunCancel(t *testing.T) {
+	release := make(chan struct{})
+	var ended atomic.Bool
+	done := make(chan struct{})
+	out := runWorkflow(t, task, func(ctx context.Context, _ Task) (Outcome, error) {
+		defer close(done)
+		select {
+		case <-ctx.Done():
+			ended.Store(true)
+			return Outcome{Result: subagent.Result{StopReason: subagent.StopAborted, Output: text("half")}}, nil
+		case <-release:
+			return Outcome{Result: subagent.Result{StopReason: subagent.StopCompleted}}, nil
+		}
+	}, func(env *testsuite.TestWorkflowEnvironment) {
+		env.RegisterDelayedCallback(func() { env.CancelWorkflow() }, 200*time.Millisecond)
+		env.SetTestTimeout(time.Minute)
+	})
+	close(release)
+	<-done
+	// The SDK's test environment may settle the cancel itself before the
+	// activity has seen it; either way the parent gets aborted, no
+	// diagnostic, never completed.
+	if out.Result.StopReason != subagent.StopAborted || out.Result.Diagnostic != "" {
+		t.Errorf("outcome %+v (child saw the cancel: %v), want aborted with no diagnostic", out, ended.Load())
+	}
+}
+
+func TestFailure(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		err  error
+		cat  string
+	}{
+		{"heartbeat", temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil), subagent.CategoryWorkerLost},
+		{"start to close", temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_START_TO_CLOSE, nil), subagent.CategoryWorkerLost},
+		{"no worker", temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START, nil), subagent.CategoryEngineUnavailable},
+		{"cluster down", errors.New("dial tcp: connection refused"), subagent.CategoryEngineUnavailable},
+		{"configuration", temporal.NewNonRetryableApplicationError("m", ErrTypeConfiguration, nil), subagent.CategoryConfiguration},
+		{"other application error", temporal.NewApplicationError("m", "boom"), subagent.CategoryUnknown},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Failure(tt.err, "pi")
+			want := "Subagent failure (provider: pi; stage: engine; category: " + tt.cat + "; stop reason: error)"
+			if r.StopReason != subagent.StopError || r.Diagnostic != want {
+				t.Errorf("%+v, want %s", r, want)
+			}
+		})
+	}
+	if r := Failure(temporal.NewCanceledError(), "pi"); r.StopReason != subagent.StopAborted || r.Diagnostic != "" {
+		t.Errorf("cancel: %+v", r)
+	}
+}
+
+// mockAny matches any argument of a mocked activity.
+var mockAny = mock.Anything
