@@ -584,12 +584,12 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		system += h.Instructions
 	}
 	s.Agent = &agent.Agent{
-		Model: o.Model.Model, ModelName: o.Model.Name, Provider: o.Model.Provider, System: system,
-		Tools: reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm, Approve: o.Approve, Sandbox: h.Sandbox}, Log: s.Log,
-		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens, Retry: &retry.Executor{Policy: o.Model.Retry},
-		Inbox: mgr, Budget: o.Budget, Cost: h.Cost(o.Model),
+		System: system,
+		Tools:  reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm, Approve: o.Approve, Sandbox: h.Sandbox}, Log: s.Log,
+		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
+		Inbox: mgr, Budget: o.Budget,
 	}
-	s.Agent.Window, s.Agent.MaxOutput, s.Agent.Context = h.contextOf(o.Model)
+	h.UseModel(s.Agent, o.Model)
 	if s.Resumed != nil {
 		if err := s.Agent.LoadHistory(s.Resumed.Events); err != nil {
 			s.Log.Close()
@@ -597,6 +597,17 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		}
 	}
 	return s, nil
+}
+
+// UseModel points a at model m with everything that depends on the model:
+// its retry policy, its price (Cost) and the window it compacts against.
+// A session is made with it, and the interactive /model switches with it
+// between turns, so no model-dependent field is left behind.
+func (h *Harness) UseModel(a *agent.Agent, m *Model) {
+	a.Model, a.ModelName, a.Provider = m.Model, m.Name, m.Provider
+	a.Retry = &retry.Executor{Policy: m.Retry}
+	a.Cost = h.Cost(m)
+	a.Window, a.MaxOutput, a.Context = h.contextOf(m)
 }
 
 // contextOf is what a session on m compacts against: its own model's

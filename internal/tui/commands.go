@@ -1,14 +1,15 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/harness"
-	"github.com/reinsdev/reins/internal/llm/retry"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/trust"
@@ -124,16 +125,20 @@ func (m *Model) cmdModel(arg string) tea.Cmd {
 	}
 	// Between turns the agent's fields may change (agent.Agent); new
 	// children and /new take the template's model.
-	a := m.sess.Agent
-	a.Model, a.ModelName, a.Provider, a.Retry = nm.Model, nm.Name, nm.Provider, &retry.Executor{Policy: nm.Retry}
+	m.h.UseModel(m.sess.Agent, nm)
 	m.opts.Session.Model = nm
 	m.say("model: " + termsafe.EscapeLine(m.modelName()))
 	return nil
 }
 
+// cmdCompact summarizes the older history now (agent.Compact, as `reins
+// compact` does) as a turn of its own: Esc cancels it and the log records
+// it like any turn.
 func (m *Model) cmdCompact(string) tea.Cmd {
-	m.say("/compact: compaction is not available in this build yet")
-	return nil
+	return m.runTurn("/compact", func(ctx context.Context) (agent.TurnResult, *bool) {
+		res, ok := m.sess.Agent.Compact(ctx)
+		return res, &ok
+	})
 }
 
 func (m *Model) cmdCost(string) tea.Cmd {

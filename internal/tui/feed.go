@@ -29,8 +29,9 @@ type item struct {
 // turnDone is the end of a turn the screen started: it follows every
 // event of the turn in the feed.
 type turnDone struct {
-	seq int
-	res agent.TurnResult
+	seq       int
+	res       agent.TurnResult
+	compacted *bool // a /compact turn's outcome; nil for a prompt's turn
 }
 
 // approval is a tool call waiting for the user's answer.

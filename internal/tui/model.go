@@ -195,8 +195,9 @@ func (m *Model) setSession(s *harness.Session) {
 	m.always = map[string]bool{}
 }
 
-// loggedUsage is what a session's log says it used: its own steps and
-// its children's totals (subagent/end).
+// loggedUsage is what a session's log says it used: its own steps, its
+// summary requests (context/compacted) and its children's totals
+// (subagent/end).
 func loggedUsage(events []session.Event) llm.Usage {
 	var u llm.Usage
 	for _, e := range events {
@@ -208,6 +209,11 @@ func loggedUsage(events []session.Event) llm.Usage {
 			}
 		case session.TypeSubagentEnd:
 			var d session.SubagentEnd
+			if e.Decode(&d) == nil && d.Usage != nil {
+				u = u.Add(*d.Usage)
+			}
+		case session.TypeContextCompacted: // the summary request's
+			var d session.ContextCompacted
 			if e.Decode(&d) == nil && d.Usage != nil {
 				u = u.Add(*d.Usage)
 			}
@@ -407,17 +413,27 @@ func (m *Model) submit() tea.Cmd {
 // startTurn runs a turn for prompt on a goroutine of its own; its events
 // and then its end come through the feed, in order.
 func (m *Model) startTurn(prompt string) tea.Cmd {
-	m.commit(m.st.user.Render("› " + termsafe.Escape(prompt)))
+	sess := m.sess
+	return m.runTurn(prompt, func(ctx context.Context) (agent.TurnResult, *bool) {
+		return sess.Run(ctx, prompt), nil
+	})
+}
+
+// runTurn runs a turn (a prompt's, or /compact's) on a goroutine of its
+// own, shown as typed; its events and then its end come through the feed,
+// in order. compacted is set by a /compact turn only.
+func (m *Model) runTurn(shown string, run func(context.Context) (res agent.TurnResult, compacted *bool)) tea.Cmd {
+	m.commit(m.st.user.Render("› " + termsafe.Escape(shown)))
 	ctx, cancel := context.WithCancelCause(context.Background())
 	m.running, m.cancel, m.turnStart = true, cancel, m.now()
 	m.turnSeq++
-	seq, sess, f := m.turnSeq, m.sess, m.feed
+	seq, f := m.turnSeq, m.feed
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
 		defer cancel(nil)
-		res := sess.Run(ctx, prompt)
-		f.push(item{done: &turnDone{seq: seq, res: res}})
+		res, compacted := run(ctx)
+		f.push(item{done: &turnDone{seq: seq, res: res, compacted: compacted}})
 	}()
 	return tick()
 }
@@ -445,6 +461,18 @@ func (m *Model) turnDone(msg *turnDone) tea.Cmd {
 	m.flushTree()
 	m.live = liveStep{}
 	m.notice = ""
+	if c := msg.compacted; c != nil {
+		switch {
+		case *c:
+			m.say("/compact: the older history is summarized; the next turn sends the summary")
+		case msg.res.Failure != nil:
+			m.say("/compact: the summary request failed: " + termsafe.EscapeLine(msg.res.Failure.Code))
+		case msg.res.Reason == session.ReasonCompleted:
+			m.say("/compact: nothing to compact yet")
+		default:
+			m.say("/compact: " + termsafe.EscapeLine(msg.res.Reason))
+		}
+	}
 	if m.quitting {
 		return nil
 	}

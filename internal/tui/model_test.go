@@ -438,8 +438,10 @@ func TestSlashCommands(t *testing.T) {
 	if out := run("/log"); !strings.Contains(out, filepath.Join(first, session.FileName)) || !strings.Contains(out, "reins log "+first) {
 		t.Errorf("/log: %s", out)
 	}
-	if out := run("/compact"); !strings.Contains(out, "not available") {
-		t.Errorf("/compact: %s", out)
+	run("/compact") // a turn of its own: nothing to summarize yet
+	s.pump(func() bool { return !s.m.running })
+	if out := s.log(); !strings.Contains(out, "/compact: nothing to compact yet") {
+		t.Errorf("/compact on a new session: %s", out)
 	}
 	if out := run("/model mock/other"); !strings.Contains(out, "model: mock/other") || s.m.sess.Agent.ModelName != "other" {
 		t.Errorf("/model: %s", out)
@@ -453,6 +455,20 @@ func TestSlashCommands(t *testing.T) {
 	// A turn, so the first session has something to resume.
 	s.typeText("remember me")
 	s.pump(func() bool { return !s.m.running })
+	for _, p := range []string{"second", "third"} {
+		s.typeText(p)
+		s.pump(func() bool { return !s.m.running })
+	}
+	// With three turns there is an older part to summarize: the model's
+	// answer becomes the summary, recorded in the log.
+	run("/compact")
+	s.pump(func() bool { return !s.m.running })
+	if out := s.log(); !strings.Contains(out, "/compact: the older history is summarized") {
+		t.Errorf("/compact after three turns: %s", out)
+	}
+	if raw, err := os.ReadFile(s.m.sess.Log.Path()); err != nil || !strings.Contains(string(raw), `"`+session.TypeContextCompacted+`"`) {
+		t.Errorf("the log has no %s event (%v)", session.TypeContextCompacted, err)
+	}
 	used := s.m.usage
 	run("/new")
 	if s.m.root == first || !strings.Contains(s.log(), "new session") {
