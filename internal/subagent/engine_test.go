@@ -37,7 +37,7 @@ func TestManagerEngineHook(t *testing.T) {
 	m := newManager(t, l, prov)
 	eng := &recordingEngine{}
 	m.Engine = eng
-	if res := m.Delegate(t.Context(), Params{Description: "d", Prompt: "fg"}); res.Content != "child answer" {
+	if res := m.Delegate(t.Context(), Params{Description: "d", Prompt: "fg"}); !strings.HasPrefix(res.Content, "child answer\nchild: child-") {
 		t.Errorf("foreground: %+v", res)
 	}
 	if res := m.Delegate(t.Context(), Params{Description: "d", Prompt: "bg", RunInBackground: true}); res.IsError {
