@@ -12,45 +12,32 @@ import (
 )
 
 func newAgentsCmd(s *streams) *cobra.Command {
-	var f listingFlags
-	c := &cobra.Command{
-		Use:   "agents",
-		Short: "List the agent definitions found, with where each came from",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			h, err := f.open(s)
-			if err != nil {
-				return err
+	return listingCmd(s, "agents", "List the agent definitions found, with where each came from", func(h *harness.Harness) error {
+		tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tPROVIDER\tMODEL\tSOURCE\tDESCRIPTION")
+		for _, a := range h.Agents.List() {
+			model := a.Model
+			if model == "" {
+				model = "(parent's)"
 			}
-			defer h.Close()
-			tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tPROVIDER\tMODEL\tSOURCE\tDESCRIPTION")
-			for _, a := range h.Agents.List() {
-				model := a.Model
-				if model == "" {
-					model = "(parent's)"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cell(a.Name), cell(a.Provider), cell(model), cell(a.Source), cell(clip(a.Description, 60)))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cell(a.Name), cell(a.Provider), cell(model), cell(a.Source), cell(clip(a.Description, 60)))
+		}
+		// An untrusted folder's files are listed so the user sees what
+		// exists, but only by what cannot mislead: a checked name, the
+		// provider and the quoted path, never the file's description.
+		for _, a := range h.Agents.Ignored() {
+			name, prov := a.Name, a.Provider
+			if name == "" {
+				name, prov = "?", "?"
 			}
-			// An untrusted folder's files are listed so the user sees what
-			// exists, but only by what cannot mislead: a checked name, the
-			// provider and the quoted path, never the file's description.
-			for _, a := range h.Agents.Ignored() {
-				name, prov := a.Name, a.Provider
-				if name == "" {
-					name, prov = "?", "?"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t-\t%s\tuntrusted: not used until 'reins trust'\n", cell(name), cell(prov), trust.Quote(a.Source))
-			}
-			tw.Flush()
-			for _, w := range h.Warnings {
-				fmt.Fprintln(s.err, "warning: "+termsafe.Escape(w.String()))
-			}
-			return nil
-		},
-	}
-	f.register(c.Flags())
-	return c
+			fmt.Fprintf(tw, "%s\t%s\t-\t%s\tuntrusted: not used until 'reins trust'\n", cell(name), cell(prov), trust.Quote(a.Source))
+		}
+		tw.Flush()
+		for _, w := range h.Warnings {
+			fmt.Fprintln(s.err, "warning: "+termsafe.Escape(w.String()))
+		}
+		return nil
+	})
 }
 
 // cell is one table cell: escaped for the terminal, tabs and newlines

@@ -10,7 +10,6 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/tui"
 )
@@ -54,31 +53,11 @@ func isTTY(v any) bool {
 }
 
 func interactiveMain(ctx context.Context, s *streams, f *interactiveFlags) error {
-	perm, err := f.check()
-	if err != nil {
-		return err
-	}
-	if f.maxTokens < 0 {
-		return &exitError{code: exitUsage, msg: "--max-tokens: want 0 (the provider's default) or a positive number"}
-	}
-	if err := pickRunSession(&f.runFlags); err != nil {
-		return err
-	}
-	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox})
+	h, opts, _, err := openSession(s, &f.runFlags)
 	if err != nil {
 		return err
 	}
 	defer h.Close()
-	noticeUntrusted(s, h)
-	warnBroken(s, h)
-	opts := harness.SessionOptions{MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Permission: perm, Resume: f.resume}
-	modelSpec, _, err := agentOptions(h, f.agentName, f.model, &opts)
-	if err != nil {
-		return err
-	}
-	if opts.Model, err = h.ResolveModel(modelSpec, f.baseURL); err != nil {
-		return err
-	}
 	if ctx == nil {
 		ctx = context.Background()
 	}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
 // listingFlags are the flags of the commands that only read the
-// configuration (agents, models): which workspace, which extra config.
+// configuration (agents, models, mcp list): which workspace, which extra
+// config.
 type listingFlags struct{ cwd, config string }
 
 func (f *listingFlags) register(fl *pflag.FlagSet) {
@@ -23,4 +25,26 @@ func (f *listingFlags) open(s *streams) (*harness.Harness, error) {
 	}
 	noticeUntrusted(s, h)
 	return h, nil
+}
+
+// listingCmd is the command use (agents, models, mcp list) that only reads
+// the configuration, so that all of them take the same flags and open it
+// the same way: list prints from the opened harness, which is closed after.
+func listingCmd(s *streams, use, short string, list func(h *harness.Harness) error) *cobra.Command {
+	var f listingFlags
+	c := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			h, err := f.open(s)
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			return list(h)
+		},
+	}
+	f.register(c.Flags())
+	return c
 }

@@ -430,14 +430,10 @@ func (r *renderer) assistant(depth int, d session.AssistantMessage) {
 	}
 }
 
+// usageText is the usage line of reins log: the tokens as reins view says
+// them, and the cost as costText says it.
 func usageText(u llm.Usage) string {
-	s := fmt.Sprintf("tokens in %d out %d", u.InputTokens, u.OutputTokens)
-	if u.CacheReadTokens > 0 {
-		s += fmt.Sprintf(" cached %d", u.CacheReadTokens)
-	}
-	if u.ReasoningTokens > 0 {
-		s += fmt.Sprintf(" reasoning %d", u.ReasoningTokens)
-	}
+	s := u.TokensText()
 	if c := costText(u); c != "" {
 		s += "  " + c
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/internal/trust"
@@ -26,41 +27,28 @@ func newMCPCmd(s *streams) *cobra.Command {
 // servers (as a workspace-write session would, confined the same way);
 // they are torn down before it returns.
 func newMCPListCmd(s *streams) *cobra.Command {
-	var f listingFlags
-	c := &cobra.Command{
-		Use:   "list",
-		Short: "List the configured MCP servers, where each came from, their state and their tools",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			h, err := f.open(s)
-			if err != nil {
-				return err
+	return listingCmd(s, "list", "List the configured MCP servers, where each came from, their state and their tools", func(h *harness.Harness) error {
+		for _, w := range h.Config.MCPWarnings {
+			fmt.Fprintln(s.err, "reins: warning: "+termsafe.Escape(w))
+		}
+		all := h.MCPStatus(tool.WorkspaceWrite)
+		if len(all) == 0 {
+			fmt.Fprintln(s.out, "no MCP servers configured (mcpServers in a config, or .mcp.json in a trusted folder; docs/mcp.md)")
+			return nil
+		}
+		tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SERVER\tTRANSPORT\tSTATE\tSOURCE")
+		for _, st := range all {
+			state := string(st.State)
+			if st.Err != nil {
+				state += ": " + st.Err.Error()
 			}
-			defer h.Close()
-			for _, w := range h.Config.MCPWarnings {
-				fmt.Fprintln(s.err, "reins: warning: "+termsafe.Escape(w))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(st.Server.Name), st.Server.Transport(), cell(state), trust.Quote(st.Server.Source))
+			for _, t := range st.Tools {
+				sp := t.Spec()
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t\n", cell(sp.Name), t.Needs(), cell(clip(sp.Description, 60)))
 			}
-			all := h.MCPStatus(tool.WorkspaceWrite)
-			if len(all) == 0 {
-				fmt.Fprintln(s.out, "no MCP servers configured (mcpServers in a config, or .mcp.json in a trusted folder; docs/mcp.md)")
-				return nil
-			}
-			tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "SERVER\tTRANSPORT\tSTATE\tSOURCE")
-			for _, st := range all {
-				state := string(st.State)
-				if st.Err != nil {
-					state += ": " + st.Err.Error()
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(st.Server.Name), st.Server.Transport(), cell(state), trust.Quote(st.Server.Source))
-				for _, t := range st.Tools {
-					sp := t.Spec()
-					fmt.Fprintf(tw, "  %s\t%s\t%s\t\n", cell(sp.Name), t.Needs(), cell(clip(sp.Description, 60)))
-				}
-			}
-			return tw.Flush()
-		},
-	}
-	f.register(c.Flags())
-	return c
+		}
+		return tw.Flush()
+	})
 }

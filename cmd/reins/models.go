@@ -7,53 +7,41 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/models"
 	"github.com/spf13/cobra"
 )
 
 func newModelsCmd(s *streams) *cobra.Command {
-	var f listingFlags
-	c := &cobra.Command{
-		Use:   "models",
-		Short: "List known models per provider (built in, and config models:)",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			h, err := f.open(s)
-			if err != nil {
-				return err
+	return listingCmd(s, "models", "List known models per provider (built in, and config models:)", func(h *harness.Harness) error {
+		def := h.Config.Model
+		if target, ok := h.Config.ModelAliases[def]; ok {
+			def = target
+		}
+		tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "PROVIDER\tMODEL\tCONTEXT\tMAX OUTPUT\tPRICE IN/OUT $/Mtok\tSOURCE")
+		for _, r := range models.All(h.Config.Models) {
+			prov, name, _ := strings.Cut(r.Spec, "/")
+			if r.Spec == def {
+				name += " (default)"
 			}
-			defer h.Close()
-			def := h.Config.Model
-			if target, ok := h.Config.ModelAliases[def]; ok {
-				def = target
+			price := "-"
+			if p := r.Price; p.Input != nil || p.Output != nil {
+				price = num(p.Input) + "/" + num(p.Output)
 			}
-			tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "PROVIDER\tMODEL\tCONTEXT\tMAX OUTPUT\tPRICE IN/OUT $/Mtok\tSOURCE")
-			for _, r := range models.All(h.Config.Models) {
-				prov, name, _ := strings.Cut(r.Spec, "/")
-				if r.Spec == def {
-					name += " (default)"
-				}
-				price := "-"
-				if p := r.Price; p.Input != nil || p.Output != nil {
-					price = num(p.Input) + "/" + num(p.Output)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", prov, name, count(r.ContextWindow), count(r.MaxOutput), price, r.Source)
-			}
-			tw.Flush()
-			aliases := make([]string, 0, len(h.Config.ModelAliases))
-			for a, t := range h.Config.ModelAliases {
-				aliases = append(aliases, a+" = "+t)
-			}
-			slices.Sort(aliases)
-			for _, a := range aliases {
-				fmt.Fprintln(s.out, "alias "+a)
-			}
-			return nil
-		},
-	}
-	f.register(c.Flags())
-	return c
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", prov, name, count(r.ContextWindow), count(r.MaxOutput), price, r.Source)
+		}
+		tw.Flush()
+		aliases := make([]string, 0, len(h.Config.ModelAliases))
+		for a, t := range h.Config.ModelAliases {
+			aliases = append(aliases, a+" = "+t)
+		}
+		slices.Sort(aliases)
+		for _, a := range aliases {
+			fmt.Fprintln(s.out, "alias "+a)
+		}
+		return nil
+	})
 }
 
 func count(n int) string {

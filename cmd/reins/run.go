@@ -67,35 +67,49 @@ type runResult struct {
 	Usage      llm.Usage        `json:"usage"`
 }
 
-func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error {
+// openSession is the session setup reins run and the interactive reins
+// share, so that both start a session from the same flags the same way:
+// the flags checked, the session to resume picked (--continue), the
+// harness opened (its notices on stderr), the agent applied and the model
+// resolved. It returns the harness, which the caller closes, the session
+// options and the agent (nil without --agent).
+func openSession(s *streams, f *runFlags) (*harness.Harness, harness.SessionOptions, *config.Agent, error) {
+	var opts harness.SessionOptions
 	perm, err := f.check()
 	if err != nil {
-		return err
+		return nil, opts, nil, err
 	}
 	if f.maxTokens < 0 {
-		return &exitError{code: exitUsage, msg: "--max-tokens: want 0 (the provider's default) or a positive number"}
+		return nil, opts, nil, &exitError{code: exitUsage, msg: "--max-tokens: want 0 (the provider's default) or a positive number"}
 	}
 	if err := pickRunSession(f); err != nil {
-		return err
+		return nil, opts, nil, err
 	}
 	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox})
+	if err != nil {
+		return nil, opts, nil, err
+	}
+	noticeUntrusted(s, h)
+	warnBroken(s, h)
+	opts = harness.SessionOptions{MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Permission: perm, Resume: f.resume}
+	modelSpec, agent, err := agentOptions(h, f.agentName, f.model, &opts)
+	if err == nil {
+		opts.Model, err = h.ResolveModel(modelSpec, f.baseURL)
+	}
+	if err != nil {
+		h.Close()
+		return nil, opts, nil, err
+	}
+	return h, opts, agent, nil
+}
+
+func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error {
+	h, opts, runAgent, err := openSession(s, f)
 	if err != nil {
 		return err
 	}
 	defer h.Close()
-	noticeUntrusted(s, h)
-	warnBroken(s, h)
-
-	opts := harness.SessionOptions{MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Permission: perm, Resume: f.resume}
-	modelSpec, runAgent, err := agentOptions(h, f.agentName, f.model, &opts)
-	if err != nil {
-		return err
-	}
-	m, err := h.ResolveModel(modelSpec, f.baseURL)
-	if err != nil {
-		return err
-	}
-	opts.Model = m
+	m := opts.Model
 	limits, err := f.budgetFlags.limits(h, m)
 	if err != nil {
 		return err

@@ -22,15 +22,13 @@ func TestSubagentsStallTimeout(t *testing.T) {
 		{"not a duration", "subagents: {stallTimeout: later}\n", "", 0, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Load(layers(t, tt.home, tt.cwd, ""))
+			bad := ""
 			if tt.bad {
-				if err == nil || !strings.Contains(err.Error(), "subagents.stallTimeout") {
-					t.Fatalf("err = %v, want an error naming subagents.stallTimeout", err)
-				}
-				return
+				bad = "subagents.stallTimeout"
 			}
-			if err != nil {
-				t.Fatal(err)
+			c := loadCase(t, tt.home, tt.cwd, bad)
+			if c == nil {
+				return
 			}
 			if c.Subagents.StallTimeout != tt.want {
 				t.Errorf("StallTimeout = %v, want %v", c.Subagents.StallTimeout, tt.want)
@@ -55,15 +53,9 @@ func TestConfigBudget(t *testing.T) {
 		{"unknown key", "budget: {dollars: 3}\n", "", Budget{}, "budget.dollars"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Load(layers(t, tt.home, tt.cwd, ""))
-			if tt.badKey != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.badKey) {
-					t.Fatalf("err = %v, want an error naming %s", err, tt.badKey)
-				}
+			c := loadCase(t, tt.home, tt.cwd, tt.badKey)
+			if c == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if c.Budget != tt.want {
 				t.Errorf("Budget = %+v, want %+v", c.Budget, tt.want)

@@ -27,6 +27,24 @@ func writeFile(t *testing.T, path, content string) string {
 
 // layers writes the non-empty contents as the home, cwd and extra layers;
 // the cwd is trusted.
+// loadCase is the load of a config table test's case: the home and cwd
+// layers loaded, which must fail naming badKey when it is set (then
+// loadCase returns nil) and must succeed otherwise.
+func loadCase(t *testing.T, home, cwd, badKey string) *Config {
+	t.Helper()
+	c, err := Load(layers(t, home, cwd, ""))
+	if badKey != "" {
+		if err == nil || !strings.Contains(err.Error(), badKey) {
+			t.Fatalf("err = %v, want an error naming %s", err, badKey)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func layers(t *testing.T, home, cwd, extra string) LoadOptions {
 	t.Helper()
 	root := t.TempDir()
@@ -187,10 +205,7 @@ func TestMaxDepthZeroVersusUnset(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Load(layers(t, tt.home, tt.cwd, ""))
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := loadCase(t, tt.home, tt.cwd, "")
 			if c.Subagents.MaxDepth != tt.want {
 				t.Errorf("MaxDepth = %d, want %d", c.Subagents.MaxDepth, tt.want)
 			}
@@ -635,15 +650,13 @@ func TestSubagentsStartTimeout(t *testing.T) {
 		{"not a duration", "subagents: {startTimeout: soon}\n", "", 0, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Load(layers(t, tt.home, tt.cwd, ""))
+			bad := ""
 			if tt.bad {
-				if err == nil || !strings.Contains(err.Error(), "subagents.startTimeout") {
-					t.Fatalf("err = %v, want an error naming subagents.startTimeout", err)
-				}
-				return
+				bad = "subagents.startTimeout"
 			}
-			if err != nil {
-				t.Fatal(err)
+			c := loadCase(t, tt.home, tt.cwd, bad)
+			if c == nil {
+				return
 			}
 			if c.Subagents.StartTimeout != tt.want {
 				t.Errorf("StartTimeout = %v, want %v", c.Subagents.StartTimeout, tt.want)
@@ -669,15 +682,9 @@ func TestSubagentsIdleAndMaxResult(t *testing.T) {
 		{"max not a number", "subagents: {maxResultBytes: lots}\n", "", 0, 0, "subagents.maxResultBytes"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Load(layers(t, tt.home, tt.cwd, ""))
-			if tt.bad != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.bad) {
-					t.Fatalf("err = %v, want an error naming %s", err, tt.bad)
-				}
+			c := loadCase(t, tt.home, tt.cwd, tt.bad)
+			if c == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if c.Subagents.IdleTimeout != tt.idle || c.Subagents.MaxResultBytes != tt.max {
 				t.Errorf("IdleTimeout, MaxResultBytes = %v, %d, want %v, %d", c.Subagents.IdleTimeout, c.Subagents.MaxResultBytes, tt.idle, tt.max)
@@ -702,15 +709,9 @@ func TestContext(t *testing.T) {
 		{"unknown key", "context: {compactat: 0.5}\n", "", def, "context.compactat"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Load(layers(t, tt.home, tt.cwd, ""))
-			if tt.badKey != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.badKey) {
-					t.Fatalf("err = %v, want an error naming %s", err, tt.badKey)
-				}
+			c := loadCase(t, tt.home, tt.cwd, tt.badKey)
+			if c == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if c.Context != tt.want {
 				t.Errorf("Context = %+v, want %+v", c.Context, tt.want)
@@ -740,15 +741,9 @@ func TestSubagentsEngine(t *testing.T) {
 		{"unknown key", "subagents: {temporal: {host: x}}\n", "", "", Temporal{}, "subagents.temporal.host"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := Load(layers(t, tt.home, tt.cwd, ""))
-			if tt.badKey != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.badKey) {
-					t.Fatalf("err = %v, want an error naming %s", err, tt.badKey)
-				}
+			c := loadCase(t, tt.home, tt.cwd, tt.badKey)
+			if c == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if c.Subagents.Engine != tt.engine || c.Subagents.Temporal != tt.temporal {
 				t.Errorf("engine %q temporal %+v, want %q %+v", c.Subagents.Engine, c.Subagents.Temporal, tt.engine, tt.temporal)

@@ -11,6 +11,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"iter"
 	"time"
 )
@@ -129,6 +130,20 @@ func (u Usage) counts() int {
 
 // IsZero reports whether u has no counts and no cost.
 func (u Usage) IsZero() bool { return u.counts() == 0 && u.CostUSD == nil }
+
+// TokensText is u's token counts as one line ("tokens in 10 out 5", then
+// cached and reasoning when there are any), the way reins log and reins
+// view both say them; each adds its own cost.
+func (u Usage) TokensText() string {
+	s := fmt.Sprintf("tokens in %d out %d", u.InputTokens, u.OutputTokens)
+	if u.CacheReadTokens > 0 {
+		s += fmt.Sprintf(" cached %d", u.CacheReadTokens)
+	}
+	if u.ReasoningTokens > 0 {
+		s += fmt.Sprintf(" reasoning %d", u.ReasoningTokens)
+	}
+	return s
+}
 
 // ChunkType names the kind of a stream chunk.
 type ChunkType string

@@ -157,6 +157,26 @@ func (k *children) add(c *childEntry) {
 	}
 }
 
+// entry returns the child of req, recording it first if it is new: the
+// run's start (childStarted) and its end (childDone) may each be the first
+// the table hears of a child, and both must record it the same way (an
+// empty provider is the in-process one). k.mu is held.
+func (k *children) entry(req Request) *childEntry {
+	if k.byID == nil {
+		k.byID = map[string]*childEntry{}
+	}
+	c := k.byID[req.ChildID]
+	if c == nil {
+		provider := req.Agent.Provider
+		if provider == "" {
+			provider = config.ProviderInProcess
+		}
+		c = &childEntry{id: req.ChildID, agent: req.Agent.Name, provider: provider}
+		k.add(c)
+	}
+	return c
+}
+
 func (k *children) get(id string) *childEntry {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -262,18 +282,7 @@ func (m *Manager) childStarted(req Request, run Run) {
 	k := &m.kids
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.byID == nil {
-		k.byID = map[string]*childEntry{}
-	}
-	c := k.byID[req.ChildID]
-	if c == nil {
-		provider := req.Agent.Provider
-		if provider == "" {
-			provider = config.ProviderInProcess
-		}
-		c = &childEntry{id: req.ChildID, agent: req.Agent.Name, provider: provider}
-		k.add(c)
-	}
+	c := k.entry(req)
 	c.busy, c.started = true, true
 	if s := run.Session(); s != "" {
 		c.session = s

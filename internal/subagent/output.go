@@ -22,18 +22,7 @@ func (m *Manager) childDone(req Request, content string) {
 	k := &m.kids
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.byID == nil {
-		k.byID = map[string]*childEntry{}
-	}
-	c := k.byID[req.ChildID]
-	if c == nil {
-		provider := req.Agent.Provider
-		if provider == "" {
-			provider = config.ProviderInProcess
-		}
-		c = &childEntry{id: req.ChildID, agent: req.Agent.Name, provider: provider}
-		k.add(c)
-	}
+	c := k.entry(req)
 	c.busy = false
 	held := content[:cut(content, 0, maxHeldOutput)]
 	k.held += len(held) - len(c.output)

@@ -309,13 +309,7 @@ func buildDetail(id string, t *session.Tail) *Detail {
 
 // usageText is the short usage line of the page.
 func usageText(u llm.Usage) string {
-	s := fmt.Sprintf("tokens in %d out %d", u.InputTokens, u.OutputTokens)
-	if u.CacheReadTokens > 0 {
-		s += fmt.Sprintf(" cached %d", u.CacheReadTokens)
-	}
-	if u.ReasoningTokens > 0 {
-		s += fmt.Sprintf(" reasoning %d", u.ReasoningTokens)
-	}
+	s := u.TokensText()
 	if u.CostUSD != nil {
 		s += fmt.Sprintf(" $%.4f", *u.CostUSD)
 	}
