@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reinsdev/reins/internal/budget"
 	"io"
 	"os"
 	"os/signal"
@@ -23,6 +24,7 @@ import (
 
 type batchFlags struct {
 	sessionFlags
+	budgetFlags
 	maxTokens int
 	parallel  int
 	agent     string
@@ -45,12 +47,14 @@ func newBatchCmd(s *streams) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	f.register(fl, "workspace directory; a task's cwd is relative to it (default: the current directory)")
+	f.sessionFlags.register(fl, "workspace directory; a task's cwd is relative to it (default: the current directory)")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
 	fl.IntVar(&f.parallel, "parallel", 4, "most tasks running at once")
 	fl.StringVar(&f.agent, "agent", "", "the agent definition of tasks that name none (default: general)")
 	fl.StringVarP(&f.out, "out", "o", "", "write the results to this file (default: stdout); needed by --resume")
 	fl.BoolVar(&f.resume, "resume", false, "keep the results --out holds and run only the tasks it lacks")
+	// The budget covers the batch as a whole: every task and its children.
+	f.budgetFlags.register(fl)
 	return c
 }
 
@@ -107,16 +111,25 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	if err != nil {
 		return err
 	}
+	limits, err := f.budgetFlags.limits(base, bm)
+	if err != nil {
+		return err
+	}
 	eng, closeEng, err := openEngine(base, bm)
 	if err != nil {
 		return err
 	}
 	defer closeEng()
 	base.Engine = eng
+	// One budget for the whole batch (config budget: or the flags): once
+	// it runs out, no task or child starts, running ones stop, and each
+	// affected result ends aborted with category budget.
+	tree := budget.New(limits)
+	defer tree.Stop()
 
 	// Every workspace is checked before any task runs: a bad cwd, agent
 	// or model stops the batch at once.
-	places := &batchPlaces{s: s, f: f, base: base, perm: perm, eng: eng, left: map[string]int{}, open: map[string]*batchPlace{}}
+	places := &batchPlaces{s: s, f: f, base: base, perm: perm, eng: eng, budget: tree, left: map[string]int{}, open: map[string]*batchPlace{}}
 	defer places.closeAll()
 	// Each workspace's agents, read once; its harness is closed at once.
 	checked := map[string]*config.Agents{}
@@ -206,7 +219,11 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	case err != nil:
 		return &exitError{code: exitFailed, msg: "writing the results: " + err.Error()}
 	case failed > 0:
-		return &exitError{code: exitFailed, msg: fmt.Sprintf("%d of %d tasks did not complete", failed, len(tasks))}
+		msg := fmt.Sprintf("%d of %d tasks did not complete", failed, len(tasks))
+		if spent, ok := tree.Err().(*budget.Exhausted); ok {
+			msg += "; " + spent.Error()
+		}
+		return &exitError{code: exitFailed, msg: msg}
 	}
 	return nil
 }
@@ -259,6 +276,8 @@ type batchPlaces struct {
 	base *harness.Harness
 	perm tool.Permission
 	eng  subagent.Engine
+	// budget is the batch's: every task's child charges it.
+	budget *budget.Budget
 
 	mu   sync.Mutex
 	left map[string]int // tasks not yet finished, by workspace
@@ -314,7 +333,7 @@ func (ps *batchPlaces) acquire(dir string) (*batchPlace, error) {
 	m, err := h.ResolveModel(ps.f.model, ps.f.baseURL)
 	if err == nil {
 		var sess *harness.Session
-		sess, err = h.NewSession(harness.SessionOptions{Model: m, MaxSteps: ps.f.maxSteps, MaxTokens: ps.f.maxTokens, Permission: ps.perm, Agent: "batch", Origin: session.OriginBatch})
+		sess, err = h.NewSession(harness.SessionOptions{Model: m, MaxSteps: ps.f.maxSteps, MaxTokens: ps.f.maxTokens, Permission: ps.perm, Agent: "batch", Origin: session.OriginBatch, Budget: ps.budget})
 		if err == nil {
 			mgr := sess.Subagents
 			mgr.Limits.MaxParallel = ps.f.parallel

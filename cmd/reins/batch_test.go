@@ -369,3 +369,47 @@ func TestContinueSkipsBatchSession(t *testing.T) {
 		t.Errorf("--continue picked %q, want the run's session %q", r2.SessionID, r1.SessionID)
 	}
 }
+
+// TestBatchBudget: --budget-tokens covers the batch as a whole. Tasks run
+// one at a time against the mock model (about 2,100 tokens each); once the
+// budget is spent no task starts: the rest end aborted with category
+// budget, in input order, and reins exits 1 saying which budget ran out.
+func TestBatchBudget(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	tasks := writeTasks(t, dir, 6)
+	out := filepath.Join(dir, "out.jsonl")
+	code, stderr := exitCode(t, reinsCmd(t, home, "batch", "-m", "mock/echo", "--parallel", "1", "--budget-tokens", "5000", "-o", out, tasks))
+	if code != 1 || !strings.Contains(stderr, "the tokens budget ran out") {
+		t.Fatalf("exit %d, stderr %q; want 1 and the budget named", code, stderr)
+	}
+	res := readResults(t, out)
+	if len(res) != 6 {
+		t.Fatalf("%d results, want 6", len(res))
+	}
+	completed, used := 0, 0
+	for i, r := range res {
+		if r.ID != fmt.Sprintf("t%03d", i+1) {
+			t.Fatalf("result %d has id %s: not in input order", i, r.ID)
+		}
+		used += r.Usage.InputTokens + r.Usage.OutputTokens
+		switch r.StopReason {
+		case "completed":
+			if i != completed {
+				t.Errorf("task %s completed after a task the budget stopped", r.ID)
+			}
+			completed++
+		case "aborted":
+			if !strings.Contains(r.Diagnostic, "category: budget") {
+				t.Errorf("task %s: diagnostic %q, want category budget", r.ID, r.Diagnostic)
+			}
+		default:
+			t.Errorf("task %s: stop reason %s", r.ID, r.StopReason)
+		}
+	}
+	t.Logf("batch budget: %d tokens used of 5000, %d of 6 tasks completed", used, completed)
+	// At most one response of overshoot: the task under way when the
+	// budget ran out finishes its answer; none starts after.
+	if completed == 0 || completed > 3 {
+		t.Errorf("%d tasks completed under a 5,000-token budget at ~2,100 a task", completed)
+	}
+}
