@@ -116,6 +116,7 @@ func (c *Client) stream(ctx context.Context, req *llm.Request, yield func(llm.Ch
 		return call.Fail(err), true
 	}
 	defer resp.Body.Close()
+	defer llm.DrainBody(resp.Body) // first: the connection goes back to the pool
 	call.Touch()
 
 	if resp.StatusCode/100 != 2 {

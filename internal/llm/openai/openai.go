@@ -116,7 +116,8 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chun
 			return
 		}
 		defer resp.Body.Close()
-		call.Touch() // the status line and headers were bytes
+		defer llm.DrainBody(resp.Body) // first: the connection goes back to the pool
+		call.Touch()                   // the status line and headers were bytes
 
 		if resp.StatusCode != http.StatusOK {
 			prefix, _ := io.ReadAll(io.LimitReader(call.Body(resp.Body), maxErrorBody))
