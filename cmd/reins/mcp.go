@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/internal/trust"
@@ -51,4 +52,16 @@ func newMCPListCmd(s *streams) *cobra.Command {
 		}
 		return tw.Flush()
 	})
+}
+
+// noticeMCP says on stderr which MCP servers failed to start when the
+// session was made: the model only sees their tools answer a fixed error,
+// so the user learns it here. The text is reins's own (mcp.Error); what a
+// server wrote stays in the host log.
+func noticeMCP(s *streams, h *harness.Harness) {
+	for _, srv := range h.MCP.Servers() {
+		if st, fail := h.MCP.Status(srv.Name); st == mcp.StateFailed && fail != nil {
+			fmt.Fprintf(s.err, "reins: %s: %s\n", termsafe.EscapeLine(fail.Error()), h.HostLogPath())
+		}
+	}
 }

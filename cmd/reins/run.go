@@ -155,6 +155,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		}
 		return err
 	}
+	noticeMCP(s, h)
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
