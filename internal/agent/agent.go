@@ -127,7 +127,13 @@ func (a *Agent) LoadHistory(events []session.Event) error {
 // whose log could not be written ends error CodeLogWrite.
 func (a *Agent) RunTurn(ctx context.Context, prompt string) TurnResult {
 	t := &turn{a: a, n: a.Log.NextTurn()}
-	res := t.run(ctx, prompt)
+	return t.end(t.run(ctx, prompt))
+}
+
+// end records the turn's end as res says, syncs the log and returns res,
+// or the CodeLogWrite result when the log could not be written: the one
+// way every kind of turn (a prompt's, CloseTurn's, Compact's) closes.
+func (t *turn) end(res TurnResult) TurnResult {
 	end := session.TurnEnd{Turn: t.n, Reason: res.Reason, By: res.By, Failure: res.Failure}
 	if !res.Usage.IsZero() {
 		u := res.Usage
@@ -136,7 +142,7 @@ func (a *Agent) RunTurn(ctx context.Context, prompt string) TurnResult {
 	t.append(session.TypeTurnEnd, end)
 	t.sync()
 	if t.err != nil {
-		res = t.logWriteResult()
+		return t.logWriteResult()
 	}
 	return res
 }
@@ -158,13 +164,7 @@ func (a *Agent) CloseTurn(reason, by string, f *session.Failure) TurnResult {
 			t.user(s)
 		}
 	}
-	res := TurnResult{Turn: t.n, Reason: reason, By: by, Failure: f}
-	t.append(session.TypeTurnEnd, session.TurnEnd{Turn: t.n, Reason: reason, By: by, Failure: f})
-	t.sync()
-	if t.err != nil {
-		res = t.logWriteResult()
-	}
-	return res
+	return t.end(TurnResult{Turn: t.n, Reason: reason, By: by, Failure: f})
 }
 
 // AbortedBy says who ended a turn whose context is done: the cause the

@@ -251,15 +251,6 @@ func (a *Agent) Compact(ctx context.Context) (res TurnResult, compacted bool) {
 	case f != nil:
 		res = t.result(session.ReasonError, f)
 	}
-	end := session.TurnEnd{Turn: t.n, Reason: res.Reason, By: res.By, Failure: res.Failure}
-	if !res.Usage.IsZero() {
-		u := res.Usage
-		end.Usage = &u
-	}
-	t.append(session.TypeTurnEnd, end)
-	t.sync()
-	if t.err != nil {
-		return t.logWriteResult(), false
-	}
-	return res, compacted
+	res = t.end(res)
+	return res, compacted && t.err == nil
 }
