@@ -7,8 +7,13 @@ package llmtest
 import (
 	"bytes"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
+	"sync/atomic"
+	"testing"
+	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
 )
@@ -84,3 +89,27 @@ var reasonCodeRE = regexp.MustCompile(`^[A-Z0-9_]{1,64}$`)
 // ValidCode reports whether an error finish's code is one of docs/providers.md's or
 // an upper-cased, sanitised unknown finish reason ([A-Z0-9_], ≤ 64 bytes).
 func ValidCode(code string) bool { return knownCodes[code] || reasonCodeRE.MatchString(code) }
+
+// LingeringServer starts a server that answers every request with the
+// event stream body and then waits a moment before ending it (the chunked
+// encoding's last chunk comes after the stream's end marker, as from a
+// provider behind a proxy). It counts the connections clients opened: a
+// client that drops a finished stream's connection dials once per request.
+func LingeringServer(t testing.TB, body string) (*httptest.Server, *atomic.Int32) {
+	var dials atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, body)
+		w.(http.Flusher).Flush()
+		time.Sleep(20 * time.Millisecond)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			dials.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, &dials
+}

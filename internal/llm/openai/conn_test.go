@@ -1,15 +1,10 @@
 package openai
 
 import (
-	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/llmtest"
 )
 
 // A finished stream gives its connection back: the next request reuses it
@@ -17,26 +12,10 @@ import (
 // step). Fails when the body is closed right after [DONE], unread to its
 // end.
 func TestStreamReusesConnection(t *testing.T) {
-	var dials atomic.Int32
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		drain(r)
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\n")
-		w.(http.Flusher).Flush()
-		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n")
-		fmt.Fprint(w, "data: [DONE]\n\n")
-		w.(http.Flusher).Flush()
-		// The body's end (the chunked encoding's last chunk) comes a
-		// moment after [DONE], as from a provider behind a proxy.
-		time.Sleep(20 * time.Millisecond)
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			dials.Add(1)
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
+	srv, dials := llmtest.LingeringServer(t,
+		"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\n"+
+			"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"+
+			"data: [DONE]\n\n")
 	c := &Client{BaseURL: srv.URL, HTTP: srv.Client(), Provider: "openai"}
 	for i := range 5 {
 		if r := collect(t, t.Context(), c, simpleRequest); r.fin.Kind != llm.FinishStop {
