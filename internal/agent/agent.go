@@ -154,8 +154,8 @@ func (t *turn) end(res TurnResult) TurnResult {
 // or it reached its wake-up bound — kills them and closes with this turn,
 // so no job leaves the log without its end.
 func (a *Agent) CloseTurn(reason, by string, f *session.Failure) TurnResult {
-	if reason == session.ReasonAborted && a.Budget.Err() != nil {
-		by = session.AbortedByBudget // whoever cancelled did so because of it
+	if reason == session.ReasonAborted {
+		by = a.abortedBy(by)
 	}
 	t := &turn{a: a, n: a.Log.NextTurn()}
 	t.append(session.TypeTurnStart, session.TurnStart{Turn: t.n})
@@ -307,12 +307,17 @@ func (t *turn) result(reason string, f *session.Failure) TurnResult {
 
 func (t *turn) aborted(ctx context.Context) TurnResult {
 	r := t.result(session.ReasonAborted, nil)
-	r.By = AbortedBy(ctx)
-	if t.a.Budget.Err() != nil {
-		// The budget ran out: whoever else cancelled did so because of it.
-		r.By = session.AbortedByBudget
-	}
+	r.By = t.a.abortedBy(AbortedBy(ctx))
 	return r
+}
+
+// abortedBy is who ended an aborted turn: by, unless the budget ran out —
+// then whoever cancelled did so because of it.
+func (a *Agent) abortedBy(by string) string {
+	if a.Budget.Err() != nil {
+		return session.AbortedByBudget
+	}
+	return by
 }
 
 // price sets u's cost from the model's price, when u has none.
