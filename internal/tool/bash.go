@@ -20,9 +20,6 @@ import (
 const (
 	bashDefaultTimeout = 120 * time.Second
 	bashMaxTimeout     = 600 * time.Second
-	// bashKeep bounds the output held in memory; the registry's cap cuts
-	// the result further. A chatty command cannot exhaust memory.
-	bashKeep = 1 << 20
 )
 
 // bashLadder is the teardown of a bash command's group (docs/subagents.md): no
@@ -82,7 +79,7 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if ctx.Err() != nil {
 		return Errorf("command canceled before it started")
 	}
-	return runBash(ctx, env.Policy(), dir, *a.Command, timeout)
+	return runBash(ctx, env.Policy(), dir, *a.Command, timeout, env.OutputCap)
 }
 
 // runBash runs command in its own process group and returns only when the
@@ -91,7 +88,7 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 // The output goes through a pipe of our own rather than exec's copier, so
 // cmd.Wait returns when the leader exits even if a background grandchild
 // still holds the pipe; the group is then torn down, which closes it.
-func runBash(ctx context.Context, pol sandbox.Policy, dir, command string, timeout time.Duration) Result {
+func runBash(ctx context.Context, pol sandbox.Policy, dir, command string, timeout time.Duration, outCap int) Result {
 	cmd, err := sandbox.Command(pol, "bash", "-c", command)
 	if err != nil {
 		return Errorf("cannot start bash: %v", err)
@@ -110,7 +107,15 @@ func runBash(ctx context.Context, pol sandbox.Policy, dir, command string, timeo
 		return Errorf("cannot start bash: %v", osErr(err))
 	}
 
-	out := &headBuffer{limit: bashKeep}
+	// Head and tail together fit the result cap with room for the marker
+	// and status lines, so the registry's cap (which keeps a head) never
+	// cuts the tail and the exit code off.
+	keep := outCap
+	if keep <= 0 {
+		keep = DefaultOutputCap
+	}
+	keep = max(keep-256, 256)
+	out := newHeadTail(keep/3, keep-keep/3)
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -173,27 +178,89 @@ func joinOutput(out, status string) string {
 	return out + status
 }
 
-// headBuffer keeps the first limit bytes written to it and counts the rest.
-type headBuffer struct {
-	limit   int
-	buf     []byte
-	dropped int64
+// headTailBuffer keeps the first head and the last tail bytes written to
+// it and counts what fell between: a build log puts its failure at the end,
+// so the tail is always kept (issue 29). Memory is bounded by head+tail
+// whatever the command prints.
+type headTailBuffer struct {
+	head, tail int
+	h          []byte
+	ring       []byte // the last bytes, oldest first once full
+	start      int    // index of the oldest byte in ring when full
+	total      int64
 }
 
-func (h *headBuffer) Write(p []byte) (int, error) {
-	if room := h.limit - len(h.buf); room > 0 {
-		n := min(room, len(p))
-		h.buf = append(h.buf, p[:n]...)
-		h.dropped += int64(len(p) - n)
-	} else {
-		h.dropped += int64(len(p))
-	}
-	return len(p), nil
+func newHeadTail(head, tail int) *headTailBuffer {
+	return &headTailBuffer{head: head, tail: tail}
 }
 
-func (h *headBuffer) String() string {
-	if h.dropped == 0 {
-		return string(h.buf)
+func (b *headTailBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	b.total += int64(n)
+	if room := b.head - len(b.h); room > 0 {
+		k := min(room, len(p))
+		b.h = append(b.h, p[:k]...)
+		p = p[k:]
 	}
-	return fmt.Sprintf("%s\n[output truncated: %d more bytes not kept]", h.buf, h.dropped)
+	if len(p) >= b.tail {
+		b.ring = append(b.ring[:0], p[len(p)-b.tail:]...)
+		b.start = 0
+		return n, nil
+	}
+	for len(p) > 0 {
+		if len(b.ring) < b.tail {
+			k := min(b.tail-len(b.ring), len(p))
+			b.ring = append(b.ring, p[:k]...)
+			p = p[k:]
+			continue
+		}
+		k := copy(b.ring[b.start:], p)
+		p = p[k:]
+		b.start = (b.start + k) % b.tail
+	}
+	return n, nil
+}
+
+// String is the kept output: all of it when it fitted, else the head cut
+// after its last full line, a line saying how many bytes were dropped, and
+// the tail from its first full line.
+func (b *headTailBuffer) String() string {
+	tail := append(append([]byte{}, b.ring[b.start:]...), b.ring[:b.start]...)
+	if b.total <= int64(len(b.h)+len(tail)) {
+		return string(b.h) + string(tail)
+	}
+	head := b.h
+	if i := bytesLastNL(head); i >= 0 {
+		head = head[:i+1]
+	}
+	if i := bytesIndexNL(tail); i >= 0 && i < len(tail)-1 {
+		tail = tail[i+1:]
+	}
+	dropped := b.total - int64(len(head)) - int64(len(tail))
+	var s strings.Builder
+	s.Write(head)
+	if len(head) > 0 && head[len(head)-1] != '\n' {
+		s.WriteByte('\n')
+	}
+	fmt.Fprintf(&s, "[... %d bytes of output dropped from the middle (%d in all) ...]\n", dropped, b.total)
+	s.Write(tail)
+	return s.String()
+}
+
+func bytesLastNL(p []byte) int {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '\n' {
+			return i
+		}
+	}
+	return -1
+}
+
+func bytesIndexNL(p []byte) int {
+	for i, c := range p {
+		if c == '\n' {
+			return i
+		}
+	}
+	return -1
 }

@@ -160,17 +160,49 @@ func TestBashCanceledBeforeStart(t *testing.T) {
 	}
 }
 
-func TestHeadBuffer(t *testing.T) {
-	h := &headBuffer{limit: 5}
-	for _, s := range []string{"abc", "defg", "hij"} {
+func TestHeadTailBuffer(t *testing.T) {
+	h := newHeadTail(4, 6)
+	for _, s := range []string{"ab\nc", "defg", "hi\njk", "\nlm"} {
 		if n, err := h.Write([]byte(s)); n != len(s) || err != nil {
 			t.Fatalf("Write(%q) = %d, %v", s, n, err)
 		}
 	}
-	if got, want := h.String(), "abcde\n[output truncated: 5 more bytes not kept]"; got != want {
+	// 16 bytes: head "ab\nc" cut to "ab\n", tail "\njk\nlm" from its first full line.
+	if got, want := h.String(), "ab\n[... 8 bytes of output dropped from the middle (16 in all) ...]\njk\nlm"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
-	if got := strings.TrimSpace((&headBuffer{limit: 5}).String()); got != "" {
+	small := newHeadTail(4, 6)
+	small.Write([]byte("0123456789"))
+	if got := small.String(); got != "0123456789" {
+		t.Errorf("output that fits = %q", got)
+	}
+	if got := newHeadTail(5, 5).String(); got != "" {
 		t.Errorf("empty buffer = %q", got)
+	}
+	big := newHeadTail(3, 3)
+	big.Write([]byte("abcdefghijklmnop"))
+	if got := big.String(); !strings.HasSuffix(got, "nop") || !strings.HasPrefix(got, "abc\n[... 10 bytes") {
+		t.Errorf("one big write = %q", got)
+	}
+}
+
+// TestBashLongOutputKeepsTail: a command printing far more than the cap
+// still shows its last line and its exit code to the model (issue 29 item
+// 2: the failure of a build log is at its end), and says how much of the
+// middle was dropped.
+func TestBashLongOutputKeepsTail(t *testing.T) {
+	env := newEnv(t, WorkspaceWrite)
+	res := call(t, env, "bash", map[string]any{"command": "seq 1 400000; echo FAIL; exit 3"})
+	if !res.IsError {
+		t.Fatal("exit 3 is not an error result")
+	}
+	if !strings.HasSuffix(res.Content, "400000\nFAIL\n[exit code 3]") {
+		t.Errorf("result does not end with the tail and the exit code: …%q", res.Content[max(0, len(res.Content)-200):])
+	}
+	if !strings.HasPrefix(res.Content, "1\n2\n3\n") || !strings.Contains(res.Content, "bytes of output dropped from the middle") {
+		t.Errorf("result lacks the head or the dropped-bytes line: %q…", res.Content[:200])
+	}
+	if len(res.Content) > DefaultOutputCap {
+		t.Errorf("result is %d bytes, over the cap %d", len(res.Content), DefaultOutputCap)
 	}
 }

@@ -61,7 +61,15 @@ func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if err != nil {
 		return Errorf("%v", err)
 	}
-	f, _, err := openRegular(abs, os.O_RDWR, 0)
+	if err := env.checkProtected(*a.Path, abs); err != nil {
+		return Errorf("%v", err)
+	}
+	fsy, err := env.files()
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	defer fsy.Close()
+	f, _, err := openRegular(fsy, abs, os.O_RDWR, 0)
 	if err != nil {
 		return Errorf("edit %s: %v", *a.Path, osErr(err))
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"sort"
 	"syscall"
 )
 
@@ -18,15 +19,15 @@ var errNotRegular = errors.New("not a regular file")
 // check is made on the opened file (Fstat), so nothing can be swapped in
 // between a check and the open. O_TRUNC is refused here: truncating must
 // wait until the file is known to be regular (see truncate).
-func openRegular(name string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, error) {
+func openRegular(fsy *fsys, name string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, error) {
 	if flag&os.O_TRUNC != 0 {
 		return nil, nil, errors.New("openRegular: O_TRUNC is not allowed")
 	}
 	// A quick look first: opening some devices has effects of its own.
-	if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() {
+	if fi, err := fsy.Stat(name); err == nil && !fi.Mode().IsRegular() {
 		return nil, nil, errNotRegular
 	}
-	f, err := os.OpenFile(name, flag|syscall.O_NONBLOCK, perm)
+	f, err := fsy.OpenFile(name, flag|syscall.O_NONBLOCK, perm)
 	if err != nil {
 		if errors.Is(err, syscall.ENXIO) {
 			// A FIFO (made since the look above) with no reader.
@@ -53,4 +54,9 @@ func replaceContent(f *os.File, data []byte) error {
 	}
 	_, err := f.WriteAt(data, 0)
 	return err
+}
+
+// sortEntries sorts directory entries by name, as os.ReadDir does.
+func sortEntries(es []fs.DirEntry) {
+	sort.Slice(es, func(i, j int) bool { return es[i].Name() < es[j].Name() })
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -69,16 +68,20 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if err != nil {
 		return Errorf("%v", err)
 	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+	fsy, err := env.files()
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	defer fsy.Close()
+	if fi, err := fsy.Stat(root); err != nil || !fi.IsDir() {
 		// A missing base directory simply has no matches.
 		return Result{Content: "no files match " + *a.Pattern}
 	}
 
-	root = walkRoot(root)
 	var found []string
 	more := false
 	errStop := errors.New("stop")
-	err = walkBounded(ctx, root, func(p string, d fs.DirEntry, err error) error {
+	err = walkBounded(ctx, fsy, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable entries are skipped
 		}

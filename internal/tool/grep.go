@@ -83,7 +83,12 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if err != nil {
 		return Errorf("%v", err)
 	}
-	fi, err := os.Stat(root)
+	fsy, err := env.files()
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	defer fsy.Close()
+	fi, err := fsy.Stat(root)
 	if err != nil {
 		return Errorf("grep %s: %v", a.Path, osErr(err))
 	}
@@ -93,12 +98,11 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		// device could block or never end).
 		return Errorf("grep %s: not a regular file", a.Path)
 	}
-	s := &grepSearch{ctx: ctx, env: env, re: re}
+	s := &grepSearch{ctx: ctx, env: env, fsy: fsy, re: re}
 	if !fi.IsDir() {
 		err = s.file(root)
 	} else {
-		root = walkRoot(root)
-		err = walkBounded(ctx, root, func(p string, d fs.DirEntry, err error) error {
+		err = walkBounded(ctx, fsy, root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // unreadable entries are skipped
 			}
@@ -147,6 +151,7 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 type grepSearch struct {
 	ctx context.Context
 	env *Env
+	fsy *fsys
 	re  *regexp.Regexp
 	out strings.Builder
 	n   int
@@ -155,7 +160,7 @@ type grepSearch struct {
 // file searches one file; files that are unreadable, not regular, too
 // large or binary are skipped.
 func (s *grepSearch) file(p string) error {
-	f, fi, err := openRegular(p, os.O_RDONLY, 0)
+	f, fi, err := openRegular(s.fsy, p, os.O_RDONLY, 0)
 	if err != nil {
 		return nil
 	}

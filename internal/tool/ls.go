@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -44,14 +43,19 @@ func (lsTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if err != nil {
 		return Errorf("%v", err)
 	}
-	fi, err := os.Stat(abs)
+	fsy, err := env.files()
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	defer fsy.Close()
+	fi, err := fsy.Stat(abs)
 	if err != nil {
 		return Errorf("ls %s: %v", name, osErr(err))
 	}
 	if !fi.IsDir() {
 		return Errorf("%s is not a directory", name)
 	}
-	entries, err := os.ReadDir(abs) // sorted by name
+	entries, err := fsy.ReadDir(abs) // sorted by name
 	if err != nil {
 		return Errorf("ls %s: %v", name, osErr(err))
 	}
@@ -64,7 +68,7 @@ func (lsTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 			return canceled("ls " + name)
 		}
 		b.WriteString(e.Name())
-		if e.IsDir() || isDirLink(filepath.Join(abs, e.Name()), e) {
+		if e.IsDir() || isDirLink(fsy, filepath.Join(abs, e.Name()), e) {
 			b.WriteByte('/')
 		}
 		b.WriteByte('\n')
@@ -74,10 +78,10 @@ func (lsTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 
 // isDirLink reports whether e is a symlink to a directory, which lists as
 // a directory since that is how it is used.
-func isDirLink(p string, e fs.DirEntry) bool {
+func isDirLink(fsy *fsys, p string, e fs.DirEntry) bool {
 	if e.Type()&fs.ModeSymlink == 0 {
 		return false
 	}
-	fi, err := os.Stat(p)
+	fi, err := fsy.Stat(p)
 	return err == nil && fi.IsDir()
 }

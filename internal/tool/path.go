@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/reinsdev/reins/internal/protect"
 )
 
 // OutsideWorkspaceError is the refusal of a path that leaves the workspace
@@ -145,11 +147,48 @@ func (env *Env) display(abs string) string {
 	return filepath.ToSlash(rel)
 }
 
-// walkRoot returns the path to hand filepath.WalkDir for the directory abs:
-// WalkDir does not follow a symlinked root, but does with a trailing slash.
-func walkRoot(abs string) string {
-	if fi, err := os.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return abs + string(filepath.Separator)
+// ProtectedPathError is the refusal by write and edit of a path that the
+// protected list covers (.git/hooks, .git/config, .reins, .claude,
+// .mcp.json and config sandbox.protect): code planted there would run
+// later, outside any sandbox.
+type ProtectedPathError struct {
+	// Path is the path as the model gave it; Protected the list entry that
+	// covers it.
+	Path, Protected string
+}
+
+func (e *ProtectedPathError) Error() string {
+	return fmt.Sprintf("path %q is protected (%s is on the protected list; change it yourself outside reins)", e.Path, filepath.ToSlash(e.Protected))
+}
+
+// checkProtected refuses abs (the lexical path Resolve returned for the
+// model's path) when a protected path covers it, as written or with its
+// symlinks resolved (a link in the workspace to .git/hooks is no way
+// around it). full-access is not confined and is not checked.
+func (env *Env) checkProtected(path, abs string) error {
+	if env.Permission == FullAccess {
+		return nil
 	}
-	return abs
+	list := protect.List(env.Protect)
+	ws := filepath.Clean(env.Workspace)
+	cands := []string{}
+	if rel, err := filepath.Rel(ws, abs); err == nil {
+		cands = append(cands, rel)
+	}
+	if realWS, err := realPath(ws); err == nil {
+		if real, err := realPath(abs); err == nil {
+			if rel, err := filepath.Rel(realWS, real); err == nil {
+				cands = append(cands, rel)
+			}
+		}
+	}
+	for _, rel := range cands {
+		if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		if p := protect.Match(rel, list); p != "" {
+			return &ProtectedPathError{Path: path, Protected: p}
+		}
+	}
+	return nil
 }

@@ -72,14 +72,19 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if err != nil {
 		return Errorf("%v", err)
 	}
-	fi, err := os.Stat(abs)
+	fsy, err := env.files()
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	defer fsy.Close()
+	fi, err := fsy.Stat(abs)
 	if err != nil {
 		return Errorf("read %s: %v", *a.Path, osErr(err))
 	}
 	if fi.IsDir() {
 		return Errorf("%s is a directory; use ls to list it", *a.Path)
 	}
-	f, fi, err := openRegular(abs, os.O_RDONLY, 0)
+	f, fi, err := openRegular(fsy, abs, os.O_RDONLY, 0)
 	if err != nil {
 		return Errorf("read %s: %v", *a.Path, osErr(err))
 	}

@@ -72,6 +72,10 @@ type Env struct {
 	// its Off and DenyNetwork come from the configuration; the mode and
 	// workspace are this Env's (see Policy).
 	Sandbox sandbox.Policy
+	// Protect are the extra protected paths (config sandbox.protect,
+	// relative to the workspace) that write and edit refuse, on top of
+	// protect.Builtin.
+	Protect []string
 }
 
 // Policy is the sandbox policy of a process started on behalf of this Env.

@@ -47,10 +47,18 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result 
 	if err != nil {
 		return Errorf("%v", err)
 	}
-	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+	if err := env.checkProtected(*a.Path, abs); err != nil {
+		return Errorf("%v", err)
+	}
+	fsy, err := env.files()
+	if err != nil {
+		return Errorf("%v", err)
+	}
+	defer fsy.Close()
+	if fi, err := fsy.Stat(abs); err == nil && fi.IsDir() {
 		return Errorf("%s is a directory", *a.Path)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	if err := fsy.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return Errorf("write %s: cannot create parent directories: %v", *a.Path, osErr(err))
 	}
 	if ctx.Err() != nil {
@@ -58,7 +66,7 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result 
 	}
 	// An existing file keeps its mode; anything but a regular file is
 	// refused before a byte is written (a FIFO would block forever).
-	f, _, err := openRegular(abs, os.O_WRONLY|os.O_CREATE, 0o644)
+	f, _, err := openRegular(fsy, abs, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return Errorf("write %s: %v", *a.Path, osErr(err))
 	}

@@ -1,0 +1,167 @@
+package tool
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// fsys is how a file tool reaches the files of one call.
+//
+// Resolve checks a path before anything is opened, but a check followed by a
+// reopen by name is a race: a process the model started (a background bash
+// job, say) can swap a folder for a symlink to outside between the two, and
+// reins itself runs unconfined (issue 26 item 5). So in the modes that keep
+// tools inside the workspace every open, stat, mkdir and directory read goes
+// through an os.Root of the workspace: the kernel resolves each component
+// beneath the root (openat with O_NOFOLLOW, symlinks followed by hand and
+// refused when they leave it), so no step of any path, whatever is renamed
+// meanwhile, lands outside. In full-access mode root is nil and the plain
+// os functions are used.
+//
+// Paths passed in are the lexical absolute paths Resolve returns; results
+// keep naming files that way.
+type fsys struct {
+	root *os.Root
+	// ws and realWS are the workspace as configured and with its own
+	// symlinks resolved: an absolute path the model gave may use either.
+	ws, realWS string
+}
+
+// files returns the fsys of one call; close it when the call is done.
+func (env *Env) files() (*fsys, error) {
+	if env.Workspace == "" {
+		return nil, errors.New("no workspace directory is set")
+	}
+	ws := filepath.Clean(env.Workspace)
+	if env.Permission == FullAccess {
+		return &fsys{ws: ws, realWS: ws}, nil
+	}
+	r, err := os.OpenRoot(ws)
+	if err != nil {
+		return nil, errors.New("cannot open the workspace: " + osErr(err).Error())
+	}
+	real, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		real = ws
+	}
+	return &fsys{root: r, ws: ws, realWS: real}, nil
+}
+
+func (f *fsys) Close() {
+	if f.root != nil {
+		f.root.Close()
+	}
+}
+
+// errOutside is returned when a path handed to fsys is lexically outside
+// the workspace in a confined mode (Resolve refuses such paths first; this
+// is the second wall).
+var errOutside = errors.New("path escapes the workspace")
+
+// rel turns the absolute path abs into the name to hand the root.
+func (f *fsys) rel(abs string) (string, error) {
+	for _, base := range []string{f.ws, f.realWS} {
+		r, err := filepath.Rel(base, abs)
+		if err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return r, nil
+		}
+	}
+	return "", errOutside
+}
+
+// OpenFile is os.OpenFile beneath the workspace.
+func (f *fsys) OpenFile(abs string, flag int, perm fs.FileMode) (*os.File, error) {
+	if f.root == nil {
+		return os.OpenFile(abs, flag, perm)
+	}
+	r, err := f.rel(abs)
+	if err != nil {
+		return nil, err
+	}
+	return f.root.OpenFile(r, flag, perm)
+}
+
+// Open opens abs for reading (a file or a directory).
+func (f *fsys) Open(abs string) (*os.File, error) { return f.OpenFile(abs, os.O_RDONLY, 0) }
+
+// Stat is os.Stat beneath the workspace.
+func (f *fsys) Stat(abs string) (fs.FileInfo, error) {
+	if f.root == nil {
+		return os.Stat(abs)
+	}
+	r, err := f.rel(abs)
+	if err != nil {
+		return nil, err
+	}
+	return f.root.Stat(r)
+}
+
+// Lstat is os.Lstat beneath the workspace.
+func (f *fsys) Lstat(abs string) (fs.FileInfo, error) {
+	if f.root == nil {
+		return os.Lstat(abs)
+	}
+	r, err := f.rel(abs)
+	if err != nil {
+		return nil, err
+	}
+	return f.root.Lstat(r)
+}
+
+// MkdirAll is os.MkdirAll beneath the workspace.
+func (f *fsys) MkdirAll(abs string, perm fs.FileMode) error {
+	if f.root == nil {
+		return os.MkdirAll(abs, perm)
+	}
+	r, err := f.rel(abs)
+	if err != nil {
+		return err
+	}
+	if r == "." {
+		return nil
+	}
+	return f.root.MkdirAll(r, perm)
+}
+
+// Remove is os.Remove beneath the workspace.
+func (f *fsys) Remove(abs string) error {
+	if f.root == nil {
+		return os.Remove(abs)
+	}
+	r, err := f.rel(abs)
+	if err != nil {
+		return err
+	}
+	return f.root.Remove(r)
+}
+
+// Rename is os.Rename with both ends beneath the workspace.
+func (f *fsys) Rename(from, to string) error {
+	if f.root == nil {
+		return os.Rename(from, to)
+	}
+	a, err := f.rel(from)
+	if err != nil {
+		return err
+	}
+	b, err := f.rel(to)
+	if err != nil {
+		return err
+	}
+	return f.root.Rename(a, b)
+}
+
+// ReadDir reads the directory abs, sorted by name.
+func (f *fsys) ReadDir(abs string) ([]fs.DirEntry, error) {
+	d, err := f.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	es, err := d.ReadDir(-1)
+	sortEntries(es)
+	return es, err
+}
