@@ -18,9 +18,10 @@ func TestBuiltins(t *testing.T) {
 		"write": {WorkspaceWrite, []string{"path", "content"}, []string{"path", "content"}},
 		"edit":  {WorkspaceWrite, []string{"path", "old_string", "new_string"}, []string{"path", "old_string", "new_string", "replace_all"}},
 		"bash":  {WorkspaceWrite, []string{"command"}, []string{"command", "timeout"}},
-		"grep":  {ReadOnly, []string{"pattern"}, []string{"pattern", "path", "glob"}},
-		"glob":  {ReadOnly, []string{"pattern"}, []string{"pattern", "path"}},
-		"ls":    {ReadOnly, nil, []string{"path"}},
+		"grep": {ReadOnly, []string{"pattern"}, []string{"pattern", "path", "glob", "type", "output_mode",
+			"-A", "-B", "-C", "-i", "-n", "multiline", "head_limit", "offset"}},
+		"glob": {ReadOnly, []string{"pattern"}, []string{"pattern", "path"}},
+		"ls":   {ReadOnly, nil, []string{"path"}},
 	}
 	tools := Builtins()
 	if len(tools) != len(want) {

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/reinsdev/reins/internal/llm"
 )
@@ -24,7 +24,7 @@ type globTool struct{}
 
 func (globTool) Spec() llm.ToolSpec {
 	return spec("glob",
-		"Find files whose path matches a glob pattern, e.g. \"**/*.go\" or \"src/*.{ts,tsx}\". \"**\" matches any number of directories. Paths are listed sorted, relative to the workspace. .git and node_modules are skipped unless the pattern names them.",
+		"Find files whose path matches a glob pattern, e.g. \"**/*.go\" or \"src/*.{ts,tsx}\". \"**\" matches any number of directories. Paths are listed newest first (by modification time), relative to the workspace. Honours .gitignore, .ignore and .git/info/exclude; hidden entries, .git and node_modules are skipped unless the pattern names them.",
 		`{
   "type": "object",
   "properties": {
@@ -78,38 +78,35 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		return Result{Content: "no files match " + *a.Pattern}
 	}
 
-	var found []string
-	more := false
-	errStop := errors.New("stop")
-	err = walkBounded(ctx, fsy, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // unreadable entries are skipped
-		}
-		if p == root {
+	type hit struct {
+		name  string
+		mtime int64
+	}
+	var (
+		mu    sync.Mutex
+		found []hit
+	)
+	opts := treeOpts{hidden: namesHidden(rest), keepDir: func(name string) bool { return strings.Contains(pattern, name) }}
+	err = walkTree(ctx, fsy, root, opts, func(tf treeFile) error {
+		if !m.Match(tf.rel) {
 			return nil
 		}
-		if d.IsDir() {
-			if skipDirs[d.Name()] && !strings.Contains(pattern, d.Name()) {
-				return filepath.SkipDir
-			}
-			return nil
+		var mt int64
+		if fi, err := tf.dir.stat(tf.name); err == nil {
+			mt = fi.ModTime().UnixNano()
+		} else if tf.link {
+			return nil // a link out of the workspace, or dangling
 		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil || !m.Match(filepath.ToSlash(rel)) {
-			return nil
-		}
-		if len(found) == globMaxResults {
-			more = true
-			return errStop
-		}
-		found = append(found, env.display(p))
+		mu.Lock()
+		found = append(found, hit{env.display(tf.abs), mt})
+		mu.Unlock()
 		return nil
 	})
 	bounded := errors.Is(err, errWalkBound)
 	switch {
 	case ctx.Err() != nil:
 		return canceled("glob " + *a.Pattern)
-	case err != nil && !errors.Is(err, errStop) && !bounded:
+	case err != nil && !bounded:
 		return Errorf("glob %s: %v", *a.Pattern, err)
 	}
 	if len(found) == 0 {
@@ -118,14 +115,25 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		}
 		return Result{Content: "no files match " + *a.Pattern}
 	}
-	sort.Strings(found)
+	// Newest first (what the model most likely wants is what changed
+	// last); equal times by path, so the order is stable.
+	sort.Slice(found, func(i, j int) bool {
+		if found[i].mtime != found[j].mtime {
+			return found[i].mtime > found[j].mtime
+		}
+		return found[i].name < found[j].name
+	})
+	more := len(found) > globMaxResults
+	if more {
+		found = found[:globMaxResults]
+	}
 	var b strings.Builder
 	for _, f := range found {
-		b.WriteString(f)
+		b.WriteString(f.name)
 		b.WriteByte('\n')
 	}
 	if more {
-		fmt.Fprintf(&b, "[stopped after %d files; narrow the pattern]\n", globMaxResults)
+		fmt.Fprintf(&b, "[stopped after %d files, the newest; narrow the pattern]\n", globMaxResults)
 	}
 	if bounded {
 		b.WriteString(walkBoundNote())

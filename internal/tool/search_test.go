@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestGlobMatch(t *testing.T) {
@@ -169,6 +170,8 @@ func TestGrepSkipsLinksOut(t *testing.T) {
 func TestGlob(t *testing.T) {
 	env := newEnv(t, ReadOnly)
 	writeFiles(t, env.Workspace, searchTree)
+	// One modification time for all, so the order is by path.
+	sameTimes(t, env.Workspace, time.Unix(1_700_000_000, 0))
 	tests := []struct {
 		name    string
 		args    any
@@ -199,5 +202,37 @@ func TestGlob(t *testing.T) {
 				t.Errorf("glob = {IsError:%v}\n%s\nwant {IsError:%v}\n%s", res.IsError, res.Content, tt.isError, tt.want)
 			}
 		})
+	}
+}
+
+// sameTimes gives every file under dir the modification time tm.
+func sameTimes(t *testing.T, dir string, tm time.Time) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		return os.Chtimes(p, tm, tm)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGlobNewestFirst: glob lists the most recently changed files first,
+// then equal times by path.
+func TestGlobNewestFirst(t *testing.T) {
+	env := newEnv(t, ReadOnly)
+	writeFiles(t, env.Workspace, map[string]string{"a.go": "", "b.go": "", "c/d.go": "", "e.go": ""})
+	base := time.Unix(1_700_000_000, 0)
+	for name, age := range map[string]int{"a.go": 3, "b.go": 1, "c/d.go": 2, "e.go": 1} {
+		tm := base.Add(-time.Duration(age) * time.Hour)
+		if err := os.Chtimes(filepath.Join(env.Workspace, name), tm, tm); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantResult(t, call(t, env, "glob", map[string]any{"pattern": "**/*.go"}), false)
+	if got := call(t, env, "glob", map[string]any{"pattern": "**/*.go"}).Content; got != "b.go\ne.go\nc/d.go\na.go\n" {
+		t.Errorf("glob order:\n%s", got)
 	}
 }
