@@ -44,11 +44,21 @@ type Rules struct {
 	pats []pattern
 }
 
+type matchHow int
+
+const (
+	byBase matchHow = iota
+	bySuffix
+	byRegexp
+)
+
 type pattern struct {
 	negate  bool
 	dirOnly bool
-	// exactly one of the matchers below is set: base (a literal name at
-	// any depth), suffix (a "*.ext" name at any depth) or re.
+	// how says which matcher applies: base (a literal name at any depth),
+	// suffix (a "*.ext" name at any depth, "*" being the empty suffix) or
+	// re.
+	how    matchHow
 	base   string
 	suffix string
 	re     *regexp.Regexp
@@ -96,7 +106,7 @@ func parseLine(s string) (pattern, bool) {
 			return p, true
 		}
 		if rest, ok := strings.CutPrefix(s, "*"); ok && !strings.ContainsAny(rest, `*?[\`) {
-			p.suffix = rest
+			p.how, p.suffix = bySuffix, rest
 			return p, true
 		}
 	}
@@ -110,7 +120,7 @@ func parseLine(s string) (pattern, bool) {
 	if err != nil {
 		return pattern{}, false // a malformed class: git ignores the line too
 	}
-	p.re = re
+	p.how, p.re = byRegexp, re
 	return p, true
 }
 
@@ -219,10 +229,10 @@ func (r *Rules) Match(path string, isDir bool) Decision {
 			continue
 		}
 		var hit bool
-		switch {
-		case p.re != nil:
+		switch p.how {
+		case byRegexp:
 			hit = p.re.MatchString(rel)
-		case p.suffix != "":
+		case bySuffix:
 			hit = strings.HasSuffix(base, p.suffix)
 		default:
 			hit = base == p.base

@@ -97,9 +97,9 @@ func TestBashTimeoutKillsGroup(t *testing.T) {
 	env := newEnv(t, WorkspaceWrite)
 	res := call(t, env, "bash", map[string]any{
 		"command": "echo pgid=$$; sleep 300 & sleep 300",
-		"timeout": 1,
+		"timeout": 5, // room for a loaded machine to start bash and echo
 	})
-	wantResult(t, res, true, "[command timed out after 1 s and was killed]")
+	wantResult(t, res, true, "[command timed out after 5 s and was killed]")
 	assertGroupGone(t, pgidOf(t, res))
 }
 
@@ -109,9 +109,9 @@ func TestBashTimeoutIgnoringTERM(t *testing.T) {
 	env := newEnv(t, WorkspaceWrite)
 	res := call(t, env, "bash", map[string]any{
 		"command": "trap '' TERM; echo pgid=$$; sleep 300 & sleep 300",
-		"timeout": 1,
+		"timeout": 5, // room for a loaded machine to start bash and echo
 	})
-	wantResult(t, res, true, "[command timed out after 1 s and was killed]")
+	wantResult(t, res, true, "[command timed out after 5 s and was killed]")
 	assertGroupGone(t, pgidOf(t, res))
 }
 

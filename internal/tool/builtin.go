@@ -11,11 +11,11 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 )
 
-// Builtins returns the built-in tools: read, write, edit, bash, grep, glob
-// and ls (docs/agents.md).
+// Builtins returns the built-in tools: read, write, edit, multi_edit, bash,
+// grep, glob and ls (docs/agents.md).
 func Builtins() []Tool {
 	return []Tool{
-		readTool{}, writeTool{}, editTool{}, bashTool{},
+		readTool{}, writeTool{}, editTool{}, multiEditTool{}, bashTool{},
 		grepTool{}, globTool{}, lsTool{},
 	}
 }

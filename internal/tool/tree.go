@@ -2,7 +2,6 @@ package tool
 
 import (
 	"context"
-	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -366,6 +365,3 @@ func (d dirH) lstat(name string) (fs.FileInfo, error) {
 	}
 	return os.Lstat(filepath.Join(d.abs, name))
 }
-
-// errTreeStop ends a walk early without an error.
-var errTreeStop = errors.New("stop")
