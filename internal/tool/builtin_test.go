@@ -14,11 +14,12 @@ func TestBuiltins(t *testing.T) {
 		required []string
 		params   []string
 	}{
-		"read":       {ReadOnly, []string{"path"}, []string{"path", "offset", "limit"}},
-		"write":      {WorkspaceWrite, []string{"path", "content"}, []string{"path", "content"}},
-		"edit":       {WorkspaceWrite, []string{"path", "old_string", "new_string"}, []string{"path", "old_string", "new_string", "replace_all"}},
-		"multi_edit": {WorkspaceWrite, []string{"path", "edits"}, []string{"path", "edits"}},
-		"bash":       {WorkspaceWrite, []string{"command"}, []string{"command", "timeout"}},
+		"read":        {ReadOnly, []string{"path"}, []string{"path", "offset", "limit"}},
+		"write":       {WorkspaceWrite, []string{"path", "content"}, []string{"path", "content"}},
+		"edit":        {WorkspaceWrite, []string{"path", "old_string", "new_string"}, []string{"path", "old_string", "new_string", "replace_all"}},
+		"apply_patch": {WorkspaceWrite, []string{"input"}, []string{"input"}},
+		"multi_edit":  {WorkspaceWrite, []string{"path", "edits"}, []string{"path", "edits"}},
+		"bash":        {WorkspaceWrite, []string{"command"}, []string{"command", "timeout"}},
 		"grep": {ReadOnly, []string{"pattern"}, []string{"pattern", "path", "glob", "type", "output_mode",
 			"-A", "-B", "-C", "-i", "-n", "multiline", "head_limit", "offset"}},
 		"glob": {ReadOnly, []string{"pattern"}, []string{"pattern", "path"}},
@@ -63,7 +64,7 @@ func TestBuiltins(t *testing.T) {
 		}
 	}
 	r := NewBuiltinRegistry()
-	if got := strings.Join(r.Names(), ","); got != "bash,edit,glob,grep,ls,multi_edit,read,write" {
+	if got := strings.Join(r.Names(), ","); got != "apply_patch,bash,edit,glob,grep,ls,multi_edit,read,write" {
 		t.Errorf("registry names = %s", got)
 	}
 }
