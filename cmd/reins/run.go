@@ -16,6 +16,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/internal/trust"
 	"github.com/spf13/cobra"
 )
@@ -277,6 +278,7 @@ func agentOptions(h *harness.Harness, agentName, model string, opts *harness.Ses
 		opts.System, opts.Tools, opts.NoInstructions = ag.SystemPrompt, ag.Tools, ag.NoInstructions
 		opts.Agent = ag.Name
 		opts.MCPServers = ag.MCPServers
+		opts.ToolProfile = tool.Profile(ag.ToolProfile)
 	}
 	return modelSpec, ag, nil
 }

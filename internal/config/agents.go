@@ -47,6 +47,10 @@ type Agent struct {
 	// (mcp__<server>__<tool>), which an agent gets only by naming them
 	// here or their server in MCPServers.
 	Tools []string
+	// ToolProfile is `tools: profile codex|claude|minimal`: which shapes of
+	// the built-in tools the agent is offered (tool.Profile); empty picks
+	// them from the model. Tools stays nil (the parent's tools) then.
+	ToolProfile string
 	// MCPServers are the MCP servers whose every tool the agent gets
 	// (`mcpServers: [NAME, ...]`); an acp child receives them in
 	// session/new.
@@ -482,6 +486,15 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 		warn("%s", w)
 	}
 
+	if prof, ok := toolProfile(d, toolsNode); ok {
+		switch prof {
+		case "codex", "claude", "minimal":
+			ag.ToolProfile = prof
+		default:
+			return nil, nil, d.valueErr(toolsNode, "tools", "profile codex, profile claude or profile minimal")
+		}
+		toolsNode = nil
+	}
 	if toolsNode != nil {
 		names, err := toolList(d, toolsNode)
 		if err != nil {
@@ -541,6 +554,27 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 
 // toolList reads tools as a comma-separated string or a list. nil means
 // the key was null (the parent's tools).
+// toolProfile reads `tools: profile NAME` (ok false for any other tools
+// value); NAME is returned lower-cased, unchecked.
+func toolProfile(d *decoder, n ast.Node) (string, bool) {
+	if n == nil {
+		return "", false
+	}
+	n = d.resolve(n)
+	if isNull(n) {
+		return "", false
+	}
+	s, ok := d.scalarText(n)
+	if !ok {
+		return "", false
+	}
+	f := strings.Fields(s)
+	if len(f) != 2 || strings.ToLower(f[0]) != "profile" {
+		return "", false
+	}
+	return strings.ToLower(f[1]), true
+}
+
 func toolList(d *decoder, n ast.Node) ([]string, error) {
 	n = d.resolve(n)
 	if isNull(n) {

@@ -135,6 +135,11 @@ timeout: 10m
 			warns: []string{`agent "a": tool "WebFetch" is not available in reins; dropped`},
 		},
 		{
+			name: "tools: profile NAME picks a tool profile and keeps the parent's tools",
+			file: agentFile("tools: profile Codex\n", "p"),
+			want: Agent{Name: "a", Provider: "inprocess", Permission: "reject", ToolProfile: "codex", SystemPrompt: "p"},
+		},
+		{
 			name: "alias-mapped model",
 			file: agentFile("model: sonnet\n", "p"),
 			want: Agent{Name: "a", Provider: "inprocess", Permission: "reject", Model: "anthropic/claude-sonnet-4-5", SystemPrompt: "p"},
@@ -287,6 +292,7 @@ func TestAgentErrors(t *testing.T) {
 		{"bad model", "---\nmodel: gpt-4o\n---\n", KindValue, "model", 2, "PROVIDER/MODEL"},
 		{"bad name", "---\nname: my agent\n---\n", KindValue, "name", 2, "letters, digits"},
 		{"tools wrong type", "---\ntools: {read: true}\n---\n", KindValue, "tools", 2, "comma-separated"},
+		{"bad tool profile", "---\ntools: profile gemini\n---\n", KindValue, "tools", 2, "profile codex, profile claude or profile minimal"},
 		{"env wrong type", "---\nenv: [A=1]\n---\n", KindValue, "env", 2, "want a mapping"},
 		{"acp without command", "---\nprovider: acp\n---\n", KindValue, "command", 0, "needs one"},
 	}

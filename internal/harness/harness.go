@@ -427,6 +427,9 @@ type SessionOptions struct {
 	Permission tool.Permission
 	// Tools is an allowlist of tool names; nil means all built-ins.
 	Tools []string
+	// ToolProfile is the agent file's `tools: profile NAME`; empty picks
+	// the profile from the model (tool.ProfileFor).
+	ToolProfile tool.Profile
 	// Parent and Depth describe a child session.
 	Parent string
 	Depth  int
@@ -558,6 +561,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	mgr.Providers = h.providers(po)
 	s.Subagents = mgr
 	reg := tool.NewRegistry(append(tool.Builtins(), mgr.Tools()...)...)
+	reg = sessionProfile(o).Filter(reg)
 	if o.Tools != nil {
 		names := o.Tools
 		if slices.Contains(names, "subagent") && !slices.Contains(names, "subagent_output") {
@@ -718,4 +722,14 @@ func DefaultSystemPrompt(cwd string) string {
 		"Reporting:\n" +
 		"- When the task is done, end with a short plain answer: what you found or changed (files, commands run and their results), and anything left undone or uncertain. If you could not finish, say so and why.\n" +
 		"- Do not claim a test passed or a change works unless you ran it."
+}
+
+// sessionProfile is the tool profile of a session: the agent file's, else
+// the one its model's maker trained it on.
+func sessionProfile(o SessionOptions) tool.Profile {
+	provider, name := "", ""
+	if o.Model != nil {
+		provider, name = o.Model.Provider, o.Model.Name
+	}
+	return tool.ProfileFor(o.ToolProfile, provider, name)
 }
