@@ -132,6 +132,9 @@ func walkTree(ctx context.Context, fsy *fsys, start string, opts treeOpts, fn fu
 	stopWake := context.AfterFunc(ctx, func() { w.fail(ctx.Err()) })
 	wg.Wait()
 	stopWake()
+	// A walk that stopped early leaves jobs queued: their parents'
+	// directories are still open for them.
+	releaseJobs(w.queue)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -142,6 +145,34 @@ type dirJob struct {
 	abs, rel string
 	stack    *ignore.Stack
 	inGit    bool
+	// parent, when set, is the open parent directory: the job opens its
+	// directory by name from it (one openat beneath the workspace) rather
+	// than resolving the whole path from the root again.
+	parent *sharedDir
+	name   string
+}
+
+// sharedDir is an open directory that its subdirectories' jobs still need;
+// the last user closes it. The number open at once is bounded by the
+// queue of pending directories, itself bounded by walkMaxEntries.
+type sharedDir struct {
+	d    dirH
+	refs atomic.Int32
+}
+
+// releaseJobs gives up the parent directories of jobs that will not run.
+func releaseJobs(js []dirJob) {
+	for _, j := range js {
+		if j.parent != nil {
+			j.parent.release()
+		}
+	}
+}
+
+func (s *sharedDir) release() {
+	if s.refs.Add(-1) == 0 {
+		s.d.close()
+	}
 }
 
 type treeWalk struct {
@@ -203,11 +234,25 @@ func (w *treeWalk) dir(j dirJob) ([]dirJob, error) {
 	if err := w.ctx.Err(); err != nil {
 		return nil, err
 	}
-	d, err := w.fsy.openDir(j.abs)
+	var d dirH
+	var err error
+	if j.parent != nil && j.parent.d.root != nil {
+		var sub *os.Root
+		sub, err = j.parent.d.root.OpenRoot(j.name)
+		d = dirH{root: sub, abs: j.abs}
+		j.parent.release()
+	} else {
+		if j.parent != nil {
+			j.parent.release()
+		}
+		d, err = w.fsy.openDir(j.abs)
+	}
 	if err != nil {
 		return nil, nil // unreadable directories are skipped
 	}
-	defer d.close()
+	self := &sharedDir{d: d}
+	self.refs.Store(1)
+	defer func() { self.release() }()
 	var f *os.File
 	if d.root != nil {
 		f, err = d.root.Open(".")
@@ -249,9 +294,11 @@ func (w *treeWalk) dir(j dirJob) ([]dirJob, error) {
 		abs := filepath.Join(j.abs, name)
 		switch {
 		case isDir:
-			subs = append(subs, dirJob{abs: abs, rel: rel, stack: stack, inGit: inGit})
+			self.refs.Add(1)
+			subs = append(subs, dirJob{abs: abs, rel: rel, stack: stack, inGit: inGit, parent: self, name: name})
 		case e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0:
 			if err := w.fn(treeFile{dir: d, name: name, abs: abs, rel: rel, link: e.Type()&fs.ModeSymlink != 0}); err != nil {
+				releaseJobs(subs)
 				return nil, err
 			}
 		}
