@@ -472,6 +472,9 @@ type Session struct {
 // log. It is idempotent.
 func (s *Session) Close() error {
 	s.Subagents.Close()
+	if s.Agent != nil && s.Agent.Env != nil && s.Agent.Env.Shells != nil {
+		s.Agent.Env.Shells.Close() // background bash commands end with the session
+	}
 	return s.Log.Close()
 }
 
@@ -589,7 +592,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	}
 	s.Agent = &agent.Agent{
 		System: system,
-		Tools:  reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm, Approve: o.Approve, Sandbox: h.Sandbox}, Log: s.Log,
+		Tools:  reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm, Approve: o.Approve, Sandbox: h.Sandbox, Shells: tool.NewShells()}, Log: s.Log,
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
 		Inbox: mgr, Budget: o.Budget,
 	}

@@ -40,7 +40,8 @@ func (bashTool) Spec() llm.ToolSpec {
   "type": "object",
   "properties": {
     "command": {"type": "string", "description": "The shell command to run."},
-    "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 600, "description": "Timeout in seconds (default 120, max 600)."}
+    "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 600, "description": "Timeout in seconds (default 120, max 600)."},
+    "background": {"type": "boolean", "description": "Start the command and return at once with an id (a dev server, a watcher); read its output with bash_output, stop it with bash_kill. It is killed when the session ends."}
   },
   "required": ["command"],
   "additionalProperties": false
@@ -50,8 +51,9 @@ func (bashTool) Spec() llm.ToolSpec {
 func (bashTool) Needs() Permission { return WorkspaceWrite }
 
 type bashArgs struct {
-	Command *string  `json:"command"`
-	Timeout *float64 `json:"timeout"`
+	Command    *string  `json:"command"`
+	Timeout    *float64 `json:"timeout"`
+	Background bool     `json:"background"`
 }
 
 func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
@@ -78,6 +80,9 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	}
 	if ctx.Err() != nil {
 		return Errorf("command canceled before it started")
+	}
+	if a.Background {
+		return runBackground(env, dir, *a.Command)
 	}
 	return runBash(ctx, env.Policy(), dir, *a.Command, timeout, env.OutputCap)
 }

@@ -15,7 +15,7 @@ import (
 // grep, glob and ls (docs/agents.md).
 func Builtins() []Tool {
 	return []Tool{
-		readTool{}, writeTool{}, editTool{}, multiEditTool{}, applyPatchTool{}, bashTool{},
+		readTool{}, writeTool{}, editTool{}, multiEditTool{}, applyPatchTool{}, bashTool{}, bashOutputTool{}, bashKillTool{},
 		grepTool{}, globTool{}, lsTool{},
 	}
 }

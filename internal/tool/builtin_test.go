@@ -19,7 +19,9 @@ func TestBuiltins(t *testing.T) {
 		"edit":        {WorkspaceWrite, []string{"path", "old_string", "new_string"}, []string{"path", "old_string", "new_string", "replace_all"}},
 		"apply_patch": {WorkspaceWrite, []string{"input"}, []string{"input"}},
 		"multi_edit":  {WorkspaceWrite, []string{"path", "edits"}, []string{"path", "edits"}},
-		"bash":        {WorkspaceWrite, []string{"command"}, []string{"command", "timeout"}},
+		"bash":        {WorkspaceWrite, []string{"command"}, []string{"command", "timeout", "background"}},
+		"bash_output": {WorkspaceWrite, []string{"id"}, []string{"id"}},
+		"bash_kill":   {WorkspaceWrite, []string{"id"}, []string{"id"}},
 		"grep": {ReadOnly, []string{"pattern"}, []string{"pattern", "path", "glob", "type", "output_mode",
 			"-A", "-B", "-C", "-i", "-n", "multiline", "head_limit", "offset"}},
 		"glob": {ReadOnly, []string{"pattern"}, []string{"pattern", "path"}},
@@ -64,7 +66,7 @@ func TestBuiltins(t *testing.T) {
 		}
 	}
 	r := NewBuiltinRegistry()
-	if got := strings.Join(r.Names(), ","); got != "apply_patch,bash,edit,glob,grep,ls,multi_edit,read,write" {
+	if got := strings.Join(r.Names(), ","); got != "apply_patch,bash,bash_kill,bash_output,edit,glob,grep,ls,multi_edit,read,write" {
 		t.Errorf("registry names = %s", got)
 	}
 }
@@ -75,7 +77,7 @@ func TestBadArguments(t *testing.T) {
 	env := newEnv(t, FullAccess)
 	for _, tl := range Builtins() {
 		name := tl.Spec().Name
-		for _, raw := range []string{`{`, `"str"`, `[1,2]`, `42`, `{"path": 1, "pattern": 2, "command": 3, "content": 4}`} {
+		for _, raw := range []string{`{`, `"str"`, `[1,2]`, `42`, `{"path": 1, "pattern": 2, "command": 3, "content": 4, "input": 5, "id": 6, "edits": 7}`} {
 			res := call(t, env, name, json.RawMessage(raw))
 			if !res.IsError || !strings.HasPrefix(res.Content, "invalid arguments") {
 				t.Errorf("%s(%s) = %+v, want an invalid-arguments error", name, raw, res)

@@ -29,9 +29,9 @@ const (
 
 // profileTools are the built-ins each profile keeps.
 var profileTools = map[Profile][]string{
-	ProfileDefault: {"read", "write", "edit", "multi_edit", "bash", "grep", "glob", "ls"},
-	ProfileCodex:   {"read", "apply_patch", "bash", "grep", "glob", "ls"},
-	ProfileClaude:  {"read", "write", "edit", "multi_edit", "bash", "grep", "glob", "ls"},
+	ProfileDefault: {"read", "write", "edit", "multi_edit", "bash", "bash_output", "bash_kill", "grep", "glob", "ls"},
+	ProfileCodex:   {"read", "apply_patch", "bash", "bash_output", "bash_kill", "grep", "glob", "ls"},
+	ProfileClaude:  {"read", "write", "edit", "multi_edit", "bash", "bash_output", "bash_kill", "grep", "glob", "ls"},
 	ProfileMinimal: {"read", "write", "edit", "bash"},
 }
 

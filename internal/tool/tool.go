@@ -72,6 +72,10 @@ type Env struct {
 	// its Off and DenyNetwork come from the configuration; the mode and
 	// workspace are this Env's (see Policy).
 	Sandbox sandbox.Policy
+	// Shells are the session's background bash commands (bash with
+	// background: true, bash_output, bash_kill); nil refuses them. The
+	// session closes it at its end.
+	Shells *Shells
 	// Protect are the extra protected paths (config sandbox.protect,
 	// relative to the workspace) that write and edit refuse, on top of
 	// protect.Builtin.
