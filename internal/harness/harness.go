@@ -564,7 +564,11 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	mgr.Providers = h.providers(po)
 	s.Subagents = mgr
 	reg := tool.NewRegistry(append(tool.Builtins(), mgr.Tools()...)...)
-	reg = sessionProfile(o).Filter(reg)
+	if o.Tools == nil || o.ToolProfile != "" {
+		// An explicit allowlist names its tools itself; the profile picks
+		// the shapes otherwise (or when an agent file asks for one).
+		reg = sessionProfile(o).Filter(reg)
+	}
 	if o.Tools != nil {
 		names := o.Tools
 		if slices.Contains(names, "subagent") && !slices.Contains(names, "subagent_output") {

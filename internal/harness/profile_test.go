@@ -55,6 +55,24 @@ func TestToolProfileInRequest(t *testing.T) {
 		{"anthropic/claude-sonnet-4-5", "", []string{"bash", "edit", "glob", "grep", "ls", "multi_edit", "read", "write"}, []string{"apply_patch"}},
 		{"anthropic/claude-sonnet-4-5", tool.ProfileMinimal, []string{"bash", "edit", "read", "write"}, []string{"apply_patch", "multi_edit", "grep"}},
 	}
+	// An explicit allowlist names its tools itself: edit stays for an
+	// OpenAI model when asked for.
+	t.Run("allowlist wins", func(t *testing.T) {
+		f := newFixture(t, "replies:\n  - {match: HELLO, text: hi}\n", map[string]string{})
+		m, err := f.h.ResolveModel("openai/gpt-5", f.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := f.h.NewSession(SessionOptions{Model: m, Tools: []string{"read", "edit"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		s.Run(context.Background(), "HELLO")
+		if got := requestTools(t, f.srv.Requests()[0].Body); strings.Join(got, ",") != "edit,read" {
+			t.Errorf("tools %v, want [edit read]", got)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.model+"/"+string(tt.profile), func(t *testing.T) {
 			f := newFixture(t, "replies:\n  - {match: HELLO, text: hi}\n", map[string]string{})
