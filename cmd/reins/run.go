@@ -65,6 +65,9 @@ type runResult struct {
 	Diagnostic string           `json:"diagnostic,omitempty"`
 	Error      *session.Failure `json:"error,omitempty"`
 	Usage      llm.Usage        `json:"usage"`
+	// Model and Effort are what the run used (Model: PROVIDER/MODEL).
+	Model  string     `json:"model,omitempty"`
+	Effort llm.Effort `json:"effort,omitempty"`
 }
 
 // openSession is the session setup reins run and the interactive reins
@@ -94,12 +97,14 @@ func openSession(s *streams, f *runFlags) (*harness.Harness, harness.SessionOpti
 	opts = harness.SessionOptions{MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Permission: perm, Resume: f.resume}
 	modelSpec, agent, err := agentOptions(h, f.agentName, f.model, &opts)
 	if err == nil {
+		h.Effort = runEffort(f, agent)
 		opts.Model, err = h.ResolveModel(modelSpec, f.baseURL)
 	}
 	if err != nil {
 		h.Close()
 		return nil, opts, nil, err
 	}
+	noticeModel(s, h, modelSpec, opts.Model)
 	return h, opts, agent, nil
 }
 
@@ -184,6 +189,8 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		Output:     llm.BlocksText(fold.Collect()),
 		Error:      res.Failure,
 		Usage:      res.Usage,
+		Model:      m.Provider + "/" + m.Name,
+		Effort:     m.Effort,
 	}
 	// The log is the truth: a turn/end that could not be made durable (or a
 	// log that failed as it was closed) is no completed run.
