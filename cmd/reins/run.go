@@ -211,7 +211,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	}
 	var werr error
 	if events != nil {
-		werr = events.close(out)
+		werr = events.close(streamResult{Type: "result", runResult: out})
 	} else if f.json {
 		enc := json.NewEncoder(jsonSafe{s.out})
 		enc.SetEscapeHTML(false)
