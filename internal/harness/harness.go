@@ -663,7 +663,13 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 			if prov == parent.Model.Provider {
 				base = parent.Model.BaseURL
 			}
-			if m, err = h.ResolveModel(spec, base); err != nil {
+			if m, err = h.resolveModel(spec, base, cmp.Or(req.Agent.Effort, h.Effort, h.Config.Effort)); err != nil {
+				return nil, err
+			}
+		} else if e := req.Agent.Effort; e != "" && e != m.Effort {
+			// The agent file's effort on the parent's model.
+			var err error
+			if m, err = h.resolveModel(m.Provider+"/"+m.Name, m.BaseURL, e); err != nil {
 				return nil, err
 			}
 		}

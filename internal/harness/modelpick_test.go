@@ -80,3 +80,41 @@ func TestEffortModel(t *testing.T) {
 		t.Errorf("sonnet resolved to %s, not in the catalogue", m.Name)
 	}
 }
+
+// TestAgentFileEffort: an agent file's `effort` reaches its child's
+// requests on the parent's model; the parent's own requests carry none.
+func TestAgentFileEffort(t *testing.T) {
+	f := newFixture(t, `
+replies:
+  - match: delegate-thinking
+    toolCalls: [{id: p1, name: subagent, arguments: {description: think, prompt: "CHILD-TASK think", agent: thinker}}]
+  - {match: CHILD-TASK, text: CHILD-DONE}
+  - {match: CHILD-DONE, text: parent done}
+`, map[string]string{
+		".reins/agents/thinker.md": "---\nname: thinker\ndescription: thinks\neffort: high\n---\nThink hard.\n",
+	})
+	s := f.session(t)
+	if res := s.Run(t.Context(), "delegate-thinking"); res.Reason != "completed" {
+		t.Fatalf("parent turn %+v", res)
+	}
+	var child, parent int
+	for _, r := range f.srv.Requests() {
+		body := string(r.Body)
+		isChild := strings.Contains(body, "Think hard.")
+		has := strings.Contains(body, `"reasoning_effort":"high"`)
+		switch {
+		case isChild && !has:
+			t.Errorf("a child request without the agent's effort: %.200s", body)
+		case !isChild && strings.Contains(body, "reasoning_effort"):
+			t.Errorf("a parent request with an effort: %.200s", body)
+		}
+		if isChild {
+			child++
+		} else {
+			parent++
+		}
+	}
+	if child == 0 || parent == 0 {
+		t.Errorf("%d child and %d parent requests", child, parent)
+	}
+}
