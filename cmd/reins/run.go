@@ -51,7 +51,10 @@ func newRunCmd(s *streams) *cobra.Command {
 	fl.BoolVar(&f.json, "json", false, "print one JSON object instead of the output text")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
 	fl.StringVar(&f.resume, "resume", "", "continue this session (any unique id prefix) with a new prompt, in its workspace unless --cwd")
-	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of the workspace")
+	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the workspace's last active session that has a turn")
+	// -y means what it means for the interactive reins; a headless run
+	// never asks, so it changes nothing here.
+	fl.BoolP("yes", "y", false, "do not ask before write, edit and bash (reins run never asks: accepted for the same command line as reins)")
 	fl.BoolVar(&f.streamJSON, "stream-json", false, "write every event of the run and its children as JSON lines on stdout, then the --json object")
 	f.budgetFlags.register(fl)
 	return c
