@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/reinsdev/reins/internal/budget"
@@ -101,7 +102,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 		out, tasks = jsonSafe{rf}, todo
 	}
 
-	base, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox})
+	base, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox, Effort: f.effortOf()})
 	if err != nil {
 		return err
 	}
@@ -193,7 +194,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 		defer places.release(t.Cwd, p)
 		var r subagent.Result
 		if err == nil {
-			r, err = p.sess.Subagents.Run(ctx, subagent.Params{Description: "batch task " + t.ID, Prompt: t.Prompt, Agent: t.Agent})
+			r, err = p.sess.Subagents.Run(ctx, subagent.Params{Description: taskLabel(t.ID), Prompt: t.Prompt, Agent: t.Agent})
 		}
 		if err != nil {
 			// Checked before the batch started (workspace, agent, model);
@@ -201,7 +202,11 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 			base.Logf("batch task %s: %v", t.ID, err)
 			r = subagent.Result{StopReason: subagent.StopError}
 		}
-		return batch.FromSubagent(t.ID, r)
+		res := batch.FromSubagent(t.ID, r)
+		if id, ok := places.children.LoadAndDelete(taskLabel(t.ID)); ok {
+			res.SessionID = id.(string)
+		}
+		return res
 	}
 	err = batch.Run(ctx, tasks, out, batch.Options{Parallel: f.parallel, Progress: func(p batch.Progress) {
 		failed = p.Failed
@@ -279,6 +284,11 @@ type batchPlaces struct {
 	// budget is the batch's: every task's child charges it.
 	budget *budget.Budget
 
+	// children maps a task's label ("batch task ID") to its child
+	// session, from the subagent/start events of the batch sessions, so
+	// that each result names the session `reins log` shows.
+	children sync.Map
+
 	mu   sync.Mutex
 	left map[string]int // tasks not yet finished, by workspace
 	open map[string]*batchPlace
@@ -293,7 +303,7 @@ func (ps *batchPlaces) harness(dir string) (*harness.Harness, error) {
 	if dir == ps.base.Cwd {
 		return ps.base, nil
 	}
-	h, err := harness.New(harness.Options{Cwd: dir, ConfigFile: ps.f.config, Sandbox: ps.f.sandbox})
+	h, err := harness.New(harness.Options{Cwd: dir, ConfigFile: ps.f.config, Sandbox: ps.f.sandbox, Effort: ps.f.effortOf()})
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +343,8 @@ func (ps *batchPlaces) acquire(dir string) (*batchPlace, error) {
 	m, err := h.ResolveModel(ps.f.model, ps.f.baseURL)
 	if err == nil {
 		var sess *harness.Session
-		sess, err = h.NewSession(harness.SessionOptions{Model: m, MaxSteps: ps.f.maxSteps, MaxTokens: ps.f.maxTokens, Permission: ps.perm, Agent: "batch", Origin: session.OriginBatch, Budget: ps.budget})
+		sess, err = h.NewSession(harness.SessionOptions{Model: m, MaxSteps: ps.f.maxSteps, MaxTokens: ps.f.maxTokens, Permission: ps.perm, Agent: "batch", Origin: session.OriginBatch, Budget: ps.budget,
+			Observe: ps.observe})
 		if err == nil {
 			mgr := sess.Subagents
 			mgr.Limits.MaxParallel = ps.f.parallel
@@ -430,5 +441,19 @@ func (b *batchBar) update(p batch.Progress) {
 func (b *batchBar) done() {
 	if b.drawn {
 		fmt.Fprintln(b.w)
+	}
+}
+
+// taskLabel is the label of task id's child run.
+func taskLabel(id string) string { return "batch task " + id }
+
+// observe notes each task's child session as it starts.
+func (ps *batchPlaces) observe(_ session.Header, e session.Event) {
+	if e.Type != session.TypeSubagentStart {
+		return
+	}
+	var st session.SubagentStart
+	if json.Unmarshal(e.Data, &st) == nil && st.ChildSession != "" {
+		ps.children.Store(st.Label, st.ChildSession)
 	}
 }

@@ -64,7 +64,13 @@ func checkAll(t *testing.T, res []batch.Result, n int) {
 	if len(res) != n {
 		t.Fatalf("%d results, want %d", len(res), n)
 	}
+	seen := map[string]bool{}
 	for i, r := range res {
+		// Each result names its own session (issue 31).
+		if r.SessionID == "" || seen[r.SessionID] {
+			t.Fatalf("result %d = %+v: no sessionId of its own", i, r)
+		}
+		seen[r.SessionID] = true
 		want := fmt.Sprintf("t%03d", i+1)
 		if r.ID != want || r.StopReason != "completed" || !strings.HasPrefix(r.Output, fmt.Sprintf("mock: task %d", i+1)) || r.Usage.InputTokens == 0 {
 			t.Fatalf("result %d = %+v, want id %s completed with the echo of its prompt", i, r, want)

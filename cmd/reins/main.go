@@ -44,6 +44,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	err = didYouMean(root, err)
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
@@ -110,6 +111,8 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Version:       version,
 	}
 	root.SetVersionTemplate("reins {{.Version}}\n")
+	root.SetFlagErrorFunc(flagError)
+	root.SuggestionsMinimumDistance = 2
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -3,6 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,6 +106,22 @@ func cmdLastSession(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("SESSION", last)
 }
 
+// cmdCatalogd serves file args[0] as catwalk's /v2/providers on loopback
+// and points $REINS_CATALOG_URL at it (reins models --refresh).
+func cmdCatalogd(ts *testscript.TestScript, neg bool, args []string) {
+	body := ts.ReadFile(args[0])
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v2/providers" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, body)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv("REINS_CATALOG_URL", srv.URL)
+}
+
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
@@ -117,6 +136,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"mockllm":      cmdMockLLM,
+			"catalogd":     cmdCatalogd,
 			"mockrequests": cmdMockRequests,
 			"mockbody":     cmdMockBody,
 			"lastsession":  cmdLastSession,

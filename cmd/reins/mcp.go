@@ -45,6 +45,9 @@ func newMCPListCmd(s *streams) *cobra.Command {
 				state += ": " + st.Err.Error()
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(st.Server.Name), st.Server.Transport(), cell(state), trust.Quote(st.Server.Source))
+			if st.State == mcp.StateFailed {
+				fmt.Fprintf(tw, "  cause: %s\n", mcpCause(st.Server, h.Getenv)) // no tab: no column
+			}
 			for _, t := range st.Tools {
 				sp := t.Spec()
 				fmt.Fprintf(tw, "  %s\t%s\t%s\t\n", cell(sp.Name), t.Needs(), cell(clip(sp.Description, 60)))
@@ -58,10 +61,22 @@ func newMCPListCmd(s *streams) *cobra.Command {
 // session was made: the model only sees their tools answer a fixed error,
 // so the user learns it here. The text is reins's own (mcp.Error); what a
 // server wrote stays in the host log.
+//
+// It says so once per change: the same failures again in the same
+// workspace are not repeated (mcpNoticeNew); `reins mcp list` shows them
+// with their causes whenever asked.
 func noticeMCP(s *streams, h *harness.Harness) {
+	var lines []string
 	for _, srv := range h.MCP.Servers() {
 		if st, fail := h.MCP.Status(srv.Name); st == mcp.StateFailed && fail != nil {
-			fmt.Fprintf(s.err, "reins: %s: %s\n", termsafe.EscapeLine(fail.Error()), h.HostLogPath())
+			lines = append(lines, fmt.Sprintf("reins: %s: %s", termsafe.EscapeLine(fail.Error()), h.HostLogPath()))
 		}
 	}
+	if !mcpNoticeNew(h, lines) {
+		return
+	}
+	for _, l := range lines {
+		fmt.Fprintln(s.err, l)
+	}
+	fmt.Fprintln(s.err, "reins: reins mcp list shows why; this is said again only when it changes")
 }

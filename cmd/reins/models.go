@@ -1,22 +1,46 @@
 package main
 
 import (
+	"cmp"
+	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
+	"github.com/reinsdev/reins/internal/catalog"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/models"
+	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
+// catalogURLEnv overrides where `reins models --refresh` fetches the
+// catalogue from (catwalk's /v2/providers under it).
+const catalogURLEnv = "REINS_CATALOG_URL"
+
 func newModelsCmd(s *streams) *cobra.Command {
-	return listingCmd(s, "models", "List known models per provider (built in, and config models:)", func(h *harness.Harness) error {
-		def := h.Config.Model
-		if target, ok := h.Config.ModelAliases[def]; ok {
-			def = target
+	var refresh bool
+	c := listingCmd(s, "models", "List the model catalogue per provider (embedded or refreshed, and config models:)", func(h *harness.Harness) error {
+		if refresh {
+			url := cmp.Or(h.Getenv(catalogURLEnv), catalog.DefaultURL)
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			c, err := catalog.Refresh(ctx, url, harness.CatalogFile(h.Home))
+			if err != nil {
+				return &exitError{code: exitFailed, msg: "models --refresh from " + termsafe.EscapeLine(url) + ": " + termsafe.EscapeLine(err.Error()) + " (the catalogue in use is unchanged)"}
+			}
+			fmt.Fprintf(s.err, "reins: %d models fetched from %s into %s\n", len(c.Models), termsafe.EscapeLine(url), harness.CatalogFile(h.Home))
+		}
+		def, _ := h.DefaultModel()
+		if p, m, err := h.Config.ResolveModel(def); err == nil {
+			def = p + "/" + m
+			if cm, ok := catalog.Current().Lookup(p, m); ok {
+				def = cm.Spec() // an undated id marks its dated release
+			}
 		}
 		tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "PROVIDER\tMODEL\tCONTEXT\tMAX OUTPUT\tPRICE IN/OUT $/Mtok\tSOURCE")
@@ -29,7 +53,7 @@ func newModelsCmd(s *streams) *cobra.Command {
 			if p := r.Price; p.Input != nil || p.Output != nil {
 				price = num(p.Input) + "/" + num(p.Output)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", prov, name, count(r.ContextWindow), count(r.MaxOutput), price, r.Source)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.EscapeLine(prov), termsafe.EscapeLine(name), count(r.ContextWindow), count(r.MaxOutput), price, r.Source)
 		}
 		tw.Flush()
 		aliases := make([]string, 0, len(h.Config.ModelAliases))
@@ -38,10 +62,25 @@ func newModelsCmd(s *streams) *cobra.Command {
 		}
 		slices.Sort(aliases)
 		for _, a := range aliases {
-			fmt.Fprintln(s.out, "alias "+a)
+			fmt.Fprintln(s.out, "alias "+termsafe.EscapeLine(a))
 		}
+		short := slices.Sorted(func(yield func(string) bool) {
+			for n := range catalog.Short {
+				if !yield(n) {
+					return
+				}
+			}
+		})
+		for _, n := range short {
+			if p, m, err := catalog.Current().Resolve(n); err == nil {
+				fmt.Fprintf(s.out, "short %s = %s/%s\n", n, p, m)
+			}
+		}
+		fmt.Fprintln(s.out, "catalogue: "+termsafe.EscapeLine(catalog.Current().Source))
 		return nil
 	})
+	c.Flags().BoolVar(&refresh, "refresh", false, "fetch the current catalogue from the network into $REINS_HOME/models.json first ("+catalogURLEnv+" overrides "+catalog.DefaultURL+")")
+	return c
 }
 
 func count(n int) string {
@@ -55,5 +94,6 @@ func num(f *float64) string {
 	if f == nil {
 		return "?"
 	}
-	return strconv.FormatFloat(*f, 'f', -1, 64)
+	// The catalogue's JSON has float artefacts (0.39999999999999997).
+	return strconv.FormatFloat(math.Round(*f*1e6)/1e6, 'f', -1, 64)
 }

@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/session"
@@ -24,7 +27,11 @@ func runPrompt(s *streams, args []string) (string, error) {
 		fromStdin = true
 	}
 	if !fromStdin {
-		return strings.Join(args, " "), nil
+		prompt := strings.Join(args, " ")
+		if s.in == nil || isTerminal(s.in) {
+			return prompt, nil
+		}
+		return withPiped(s, prompt)
 	}
 	if s.in == nil {
 		return "", &exitError{code: exitUsage, msg: "no prompt: stdin is closed"}
@@ -62,4 +69,81 @@ func withProviderMessage(msg string, failure *session.Failure, m *harness.Model,
 		msg = "turn ended with " + failure.Code
 	}
 	return msg + d
+}
+
+// maxPiped bounds the piped text `reins run PROMPT` adds to its prompt.
+const maxPiped = 1 << 20
+
+// pipedWait is how long `reins run PROMPT` waits for the first byte on a
+// stdin pipe that a caller left open without writing to it (a CI step, an
+// editor task) before it runs without piped text, as Claude Code does.
+var pipedWait = 3 * time.Second
+
+// withPiped is prompt with what is piped on stdin (`echo context | reins run
+// "summarize this"`): the prompt, then the text as a fenced block, as
+// Claude Code's -p and pi combine them. Over maxPiped, the text is cut and
+// both the prompt and stderr say so; nothing piped leaves the prompt alone.
+func withPiped(s *streams, prompt string) (string, error) {
+	type read struct {
+		b   []byte
+		err error
+	}
+	started := make(chan struct{})
+	got := make(chan read, 1)
+	go func() { // ends at EOF, or with the process if the pipe never does
+		lr := &firstRead{r: io.LimitReader(s.in, maxPiped+1), first: started}
+		b, err := io.ReadAll(lr)
+		lr.signal()
+		got <- read{b, err}
+	}()
+	if f, ok := s.in.(*os.File); ok && isPipe(f) {
+		t := time.NewTimer(pipedWait)
+		select {
+		case <-started: // a writer is there: wait for all of it
+		case <-t.C:
+			fmt.Fprintf(s.err, "reins: nothing arrived on stdin in %s; running without it (use < /dev/null to skip the wait)\n", pipedWait)
+			return prompt, nil
+		}
+		t.Stop()
+	}
+	r := <-got
+	if r.err != nil {
+		return "", &exitError{code: exitUsage, msg: "reading stdin: " + r.err.Error()}
+	}
+	text := strings.TrimRight(string(r.b), "\r\n")
+	if strings.TrimSpace(text) == "" {
+		return prompt, nil
+	}
+	note := ""
+	if len(r.b) > maxPiped {
+		text = strings.ToValidUTF8(string(r.b[:maxPiped]), "")
+		note = fmt.Sprintf("\n[reins: the piped input was cut at its first %d KiB]", maxPiped>>10)
+		fmt.Fprintf(s.err, "reins: the piped input is over %d KiB; the prompt has its first %d KiB\n", maxPiped>>10, maxPiped>>10)
+	}
+	fence := "```"
+	for strings.Contains(text, fence) {
+		fence += "`"
+	}
+	return prompt + "\n\n" + fence + "\n" + text + "\n" + fence + note, nil
+}
+
+// firstRead closes first when its first Read returns (data or EOF).
+type firstRead struct {
+	r     io.Reader
+	first chan struct{}
+	once  sync.Once
+}
+
+func (f *firstRead) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	f.signal()
+	return n, err
+}
+
+func (f *firstRead) signal() { f.once.Do(func() { close(f.first) }) }
+
+// isPipe says f is a FIFO or socket, where a writer may never come.
+func isPipe(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
 }

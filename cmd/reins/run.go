@@ -52,7 +52,10 @@ func newRunCmd(s *streams) *cobra.Command {
 	fl.BoolVar(&f.json, "json", false, "print one JSON object instead of the output text")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
 	fl.StringVar(&f.resume, "resume", "", "continue this session (any unique id prefix) with a new prompt, in its workspace unless --cwd")
-	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the latest session of the workspace")
+	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the workspace's last active session that has a turn")
+	// -y means what it means for the interactive reins; a headless run
+	// never asks, so it changes nothing here.
+	fl.BoolP("yes", "y", false, "do not ask before write, edit and bash (reins run never asks: accepted for the same command line as reins)")
 	fl.BoolVar(&f.streamJSON, "stream-json", false, "write every event of the run and its children as JSON lines on stdout, then the --json object")
 	f.budgetFlags.register(fl)
 	return c
@@ -66,6 +69,9 @@ type runResult struct {
 	Diagnostic string           `json:"diagnostic,omitempty"`
 	Error      *session.Failure `json:"error,omitempty"`
 	Usage      llm.Usage        `json:"usage"`
+	// Model and Effort are what the run used (Model: PROVIDER/MODEL).
+	Model  string     `json:"model,omitempty"`
+	Effort llm.Effort `json:"effort,omitempty"`
 }
 
 // openSession is the session setup reins run and the interactive reins
@@ -95,12 +101,14 @@ func openSession(s *streams, f *runFlags) (*harness.Harness, harness.SessionOpti
 	opts = harness.SessionOptions{MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Permission: perm, Resume: f.resume}
 	modelSpec, agent, err := agentOptions(h, f.agentName, f.model, &opts)
 	if err == nil {
+		h.Effort = runEffort(f, agent)
 		opts.Model, err = h.ResolveModel(modelSpec, f.baseURL)
 	}
 	if err != nil {
 		h.Close()
 		return nil, opts, nil, err
 	}
+	noticeModel(s, h, modelSpec, opts.Model)
 	return h, opts, agent, nil
 }
 
@@ -185,6 +193,8 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		Output:     llm.BlocksText(fold.Collect()),
 		Error:      res.Failure,
 		Usage:      res.Usage,
+		Model:      m.Provider + "/" + m.Name,
+		Effort:     m.Effort,
 	}
 	// The log is the truth: a turn/end that could not be made durable (or a
 	// log that failed as it was closed) is no completed run.
@@ -205,7 +215,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	}
 	var werr error
 	if events != nil {
-		werr = events.close(out)
+		werr = events.close(streamResult{Type: "result", runResult: out})
 	} else if f.json {
 		enc := json.NewEncoder(jsonSafe{s.out})
 		enc.SetEscapeHTML(false)

@@ -23,6 +23,9 @@ func newSDKCmd(s *streams) *cobra.Command {
 			"and its tools limit every session to that allowlist. Logs go to stderr.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.effort != "" {
+				return &exitError{code: exitUsage, msg: "--effort: reins sdk takes its effort from config effort"}
+			}
 			if cfg.MaxTokens < 0 {
 				return &exitError{code: exitUsage, msg: "--max-tokens: want 0 (the provider's default) or a positive number"}
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/session"
@@ -32,8 +33,32 @@ func resolveSessionArg(root, arg string, noneCode int) (string, error) {
 	return "", &exitError{code: exitFailed, msg: err.Error()}
 }
 
+// lastActive is the session --continue takes in workspace cwd: the root
+// session (not a batch task's) with at least one turn whose log was
+// written last. A session opened and quit without a prompt, or the fresh
+// one /new leaves, has no turn and is passed over, and one resumed
+// yesterday but worked in just now beats a newer one left idle (the
+// log's modification time is its last activity). "" when none.
+func lastActive(root string, infos []sessionInfo, cwd string) string {
+	best := ""
+	var bestT time.Time
+	for _, in := range infos { // newest first: on a tie, the newer wins
+		if in.err != nil || in.header.ParentSession != "" || in.header.Origin == session.OriginBatch || in.header.Cwd != cwd || in.turns == 0 {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(root, in.header.ID, session.FileName))
+		if err != nil {
+			continue
+		}
+		if best == "" || fi.ModTime().After(bestT) {
+			best, bestT = in.header.ID, fi.ModTime()
+		}
+	}
+	return best
+}
+
 // pickRunSession settles which session `reins run` continues and where it
-// runs: --continue is the newest root session of the workspace; --resume
+// runs: --continue is the workspace's last active session (lastActive); --resume
 // takes any unique id prefix and runs in the session's recorded
 // workspace unless --cwd says otherwise. It rewrites f.resume to the full
 // id and f.cwd to the workspace.
@@ -55,13 +80,11 @@ func pickRunSession(f *runFlags) error {
 		if err != nil {
 			return &exitError{code: exitFailed, msg: err.Error()}
 		}
-		for _, in := range infos { // newest first
-			if in.err == nil && in.header.ParentSession == "" && in.header.Origin != session.OriginBatch && in.header.Cwd == abs {
-				f.resume = in.header.ID
-				return nil
-			}
+		if id := lastActive(root, infos, abs); id != "" {
+			f.resume = id
+			return nil
 		}
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("--continue: no session in %s yet (see reins log --all)", trust.Quote(abs))}
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("--continue: no session with a turn in %s yet (see reins log --all)", trust.Quote(abs))}
 	}
 	if f.resume == "" {
 		return nil

@@ -159,3 +159,11 @@ func runAgentName(ag *config.Agent) string {
 	}
 	return ag.Name
 }
+
+// streamResult is the last line of --stream-json (SPEC §12): the --json
+// object with "type":"result" first, so a consumer that dispatches on
+// type, as on every other line, finds it.
+type streamResult struct {
+	Type string `json:"type"`
+	runResult
+}

@@ -140,9 +140,10 @@ replies:
 	}
 	t.Logf("%d lines, %d sessions, event types %v", len(lines), len(sessions), types)
 
-	// The last line is the --json object: the same fields as reins run
-	// --json prints for the same run.
-	var last, plain runResult
+	// The last line is {"type":"result", ...the --json object} (SPEC §12):
+	// the same fields as reins run --json prints for the same run.
+	var last streamResult
+	var plain runResult
 	if err := json.Unmarshal(lines[len(lines)-1], &last); err != nil {
 		t.Fatalf("last line is not the --json object: %v", err)
 	}
@@ -159,6 +160,9 @@ replies:
 	again, _ := encodeLine(last)
 	if !bytes.Equal(again, append(lines[len(lines)-1], '\n')) {
 		t.Errorf("the last line is not exactly a --json object:\n%s\n%s", lines[len(lines)-1], again)
+	}
+	if last.Type != "result" || !bytes.HasPrefix(lines[len(lines)-1], []byte(`{"type":"result",`)) {
+		t.Errorf("the last line has no type result: %s", lines[len(lines)-1])
 	}
 	if last.StopReason != plain.StopReason || last.Output != plain.Output || (last.Error == nil) != (plain.Error == nil) {
 		t.Errorf("the last line %+v differs from --json's %+v", last, plain)

@@ -19,6 +19,7 @@ func newTrustCmd(s *streams) *cobra.Command {
 	var (
 		list   bool
 		revoke string
+		yes    bool
 	)
 	c := &cobra.Command{
 		Use:   "trust [DIR]",
@@ -67,6 +68,9 @@ func newTrustCmd(s *streams) *cobra.Command {
 			if len(args) == 1 {
 				dir = args[0]
 			}
+			if err := wideTrust(dir, yes); err != nil {
+				return err
+			}
 			canon, err := store.Trust(cmd.Context(), dir)
 			var ce *trust.CorruptError
 			switch {
@@ -82,6 +86,7 @@ func newTrustCmd(s *streams) *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&list, "list", false, "list the trusted folders")
+	c.Flags().BoolVarP(&yes, "yes", "y", false, "trust even the file system's root or your home folder")
 	c.Flags().StringVar(&revoke, "revoke", "", "stop trusting `DIR` (exit 2 if it was not trusted)")
 	return c
 }

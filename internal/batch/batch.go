@@ -45,7 +45,10 @@ type Task struct {
 
 // Result is one line of the results.
 type Result struct {
-	ID         string    `json:"id"`
+	ID string `json:"id"`
+	// SessionID is the task's session (reins log SESSION shows it); empty
+	// when the task never started one.
+	SessionID  string    `json:"sessionId,omitempty"`
 	StopReason string    `json:"stopReason"`
 	Output     string    `json:"output"`
 	Diagnostic string    `json:"diagnostic,omitempty"`

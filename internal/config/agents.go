@@ -13,6 +13,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
+	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/smallfile"
 )
@@ -71,7 +72,10 @@ type Agent struct {
 	// sessions do not get the project instructions (AGENTS.md, CLAUDE.md)
 	// appended to its system prompt.
 	NoInstructions bool
-	SystemPrompt   string
+	// Effort is front matter `effort` (low, medium, high): the reasoning
+	// effort of the agent's sessions; "" leaves the run's.
+	Effort       llm.Effort
+	SystemPrompt string
 	// Source is the definition's file, or "builtin".
 	Source string
 }
@@ -386,7 +390,7 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 		modelSpec *string
 		cmdSet    bool
 	)
-	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox", "instructions", "budget", "mcpServers"}
+	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox", "instructions", "budget", "mcpServers", "effort"}
 	if lenient {
 		known = append(known, "color")
 	}
@@ -411,6 +415,14 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 					return d.valueErr(d.resolve(v), kp, "one of inprocess, acp, reins, pi")
 				}
 				ag.Provider = *s
+			}
+		case "effort":
+			if s, err = d.str(v, kp); err == nil && s != nil {
+				e, perr := llm.ParseEffort(*s)
+				if perr != nil {
+					return d.valueErr(d.resolve(v), kp, "low, medium or high")
+				}
+				ag.Effort = e
 			}
 		case "model":
 			modelNode = v

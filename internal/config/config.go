@@ -26,6 +26,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
+	"github.com/reinsdev/reins/internal/catalog"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/retry"
 	"github.com/reinsdev/reins/internal/mcp"
@@ -156,7 +157,14 @@ type Sandbox struct {
 
 // Config is the merged configuration with defaults applied.
 type Config struct {
-	Model        string
+	Model string
+	// ModelFrom is the file of the layer that set `model` ("": none did,
+	// and Model is DefaultModel, which the keys that are set may replace:
+	// SPEC §12 "provider from keys").
+	ModelFrom string
+	// Effort is config `effort` (low, medium, high; "": the provider's
+	// default), what --effort overrides.
+	Effort       llm.Effort
 	ModelAliases map[string]string
 	// Models is the `models:` table: what the user says about models,
 	// keyed by PROVIDER/MODEL (`reins models` lists them).
@@ -434,6 +442,7 @@ type rawConfig struct {
 	origin         Origin
 	model          *string
 	modelLine      int
+	effort         *string
 	providers      map[string]rawProvider
 	modelAliases   map[string]string
 	models         map[string]ModelInfo
@@ -492,7 +501,7 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 		return nil, err
 	}
 	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}, models: map[string]ModelInfo{}}
-	err = d.fields(body, "", []string{"model", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions", "budget", "context", "mcpServers"}, func(k string, v ast.Node, kp string) error {
+	err = d.fields(body, "", []string{"model", "effort", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions", "budget", "context", "mcpServers"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
 		case "budget":
@@ -567,6 +576,13 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 				r.models[name] = mi
 				return err
 			})
+		case "effort":
+			r.effort, err = d.str(v, kp)
+			if err == nil && r.effort != nil {
+				if _, perr := llm.ParseEffort(*r.effort); perr != nil {
+					err = d.valueErr(d.resolve(v), kp, "low, medium or high")
+				}
+			}
 		case "model":
 			r.model, err = d.str(v, kp)
 			r.modelLine = d.line(v)
@@ -772,6 +788,10 @@ func merge(raws []*rawConfig) (*Config, error) {
 		c.Files = append(c.Files, r.file)
 		if r.model != nil {
 			c.Model, modelFrom = *r.model, r
+			c.ModelFrom = r.file
+		}
+		if r.effort != nil {
+			c.Effort = llm.Effort(*r.effort)
 		}
 		maps.Copy(c.ModelAliases, r.modelAliases)
 		maps.Copy(c.Models, r.models)
@@ -822,7 +842,7 @@ func merge(raws []*rawConfig) (*Config, error) {
 	if modelFrom != nil {
 		if _, _, err := c.ResolveModel(c.Model); err != nil {
 			return nil, &Error{Kind: KindValue, File: modelFrom.file, Key: "model", Line: modelFrom.modelLine,
-				Want: "PROVIDER/MODEL (PROVIDER one of " + strings.Join(Providers, ", ") + ") or a modelAliases name",
+				Want: "PROVIDER/MODEL (PROVIDER one of " + strings.Join(Providers, ", ") + "), a short name (" + shortNames() + ") or a modelAliases name",
 				Got:  quoteBounded(c.Model)}
 		}
 	}
@@ -1066,11 +1086,21 @@ func (c *Config) ResolveModel(spec string) (provider, model string, err error) {
 		}
 		return provider, model, nil
 	}
+	if !strings.Contains(spec, "/") && spec != "" {
+		// A short name (sonnet, gpt, ...) or a model id without its
+		// provider: the catalogue says which (SPEC §12).
+		return catalog.Current().Resolve(spec)
+	}
 	provider, model, err = splitModel(spec)
 	if err != nil {
 		return "", "", fmt.Errorf("model %q: %w", spec, err)
 	}
 	return provider, model, nil
+}
+
+// shortNames lists the catalogue's short model names.
+func shortNames() string {
+	return strings.Join(slices.Sorted(maps.Keys(catalog.Short)), ", ")
 }
 
 var errModelForm = errors.New("want PROVIDER/MODEL such as " + DefaultModel + " or a modelAliases name; PROVIDER is one of " + strings.Join(Providers, ", "))

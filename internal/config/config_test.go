@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/reinsdev/reins/internal/catalog"
 )
 
 // writeFile creates path (and its directories) with content.
@@ -333,11 +335,11 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name:     "bad model",
-			body:     "providers: {deepseek: {apiKey: " + secret + "}}\nmodel: gpt-4o\n",
+			body:     "providers: {deepseek: {apiKey: " + secret + "}}\nmodel: gpt-4o-nonesuch\n",
 			kind:     KindValue,
 			key:      "model",
 			line:     2,
-			contains: []string{"PROVIDER/MODEL", `got "gpt-4o"`},
+			contains: []string{"PROVIDER/MODEL", "a short name", `got "gpt-4o-nonesuch"`},
 		},
 		{
 			name:     "bad alias target",
@@ -475,7 +477,9 @@ func TestResolveModel(t *testing.T) {
 		{spec: "mock/echo", provider: "mock", model: "echo"},
 		{spec: "openai/library/qwen:7b", provider: "openai", model: "library/qwen:7b"},
 		{spec: "sonnet", provider: "anthropic", model: "claude-sonnet-4-5"},
-		{spec: "gpt-4o", errContaining: "want PROVIDER/MODEL"},
+		{spec: "gpt-4o", provider: "openai", model: "gpt-4o"},                         // a unique id needs no provider (SPEC §12)
+		{spec: "gpt", provider: "openai", model: catalog.Current().Default("openai")}, // newest of the family
+		{spec: "no-such-model", errContaining: `no model named "no-such-model"`},
 		{spec: "", errContaining: "want PROVIDER/MODEL"},
 		{spec: "openai/", errContaining: "want PROVIDER/MODEL"},
 		{spec: "/gpt", errContaining: "want PROVIDER/MODEL"},
@@ -489,7 +493,7 @@ func TestResolveModel(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.errContaining) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.errContaining)
 				}
-				if !strings.Contains(err.Error(), "deepseek, openai, anthropic, mock") {
+				if _, short := errors.AsType[*catalog.NameError](err); !short && !strings.Contains(err.Error(), "deepseek, openai, anthropic, mock") {
 					t.Errorf("err %q does not list the providers", err)
 				}
 				return

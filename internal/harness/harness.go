@@ -6,6 +6,7 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/budget"
+	"github.com/reinsdev/reins/internal/catalog"
 	"github.com/reinsdev/reins/internal/compact"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
@@ -89,6 +91,9 @@ type Harness struct {
 	// Engine, when set, runs the children of this harness's sessions
 	// (subagents.engine other than local, docs/engine.md).
 	Engine subagent.Engine
+	// Effort is --effort (or the --agent's `effort`), the reasoning effort
+	// of the models this harness resolves; "" takes config `effort`.
+	Effort llm.Effort
 
 	logOnce sync.Once
 	logMu   sync.Mutex
@@ -109,6 +114,8 @@ type Options struct {
 	Getenv     func(string) string
 	// Sandbox is --sandbox: "on", "off", or empty for the config's choice.
 	Sandbox string
+	// Effort is --effort (Harness.Effort).
+	Effort llm.Effort
 }
 
 // ConfigError marks an error in the user's configuration or flags: the CLI
@@ -128,6 +135,8 @@ func New(opts Options) (*Harness, error) {
 	if home == "" {
 		home = DefaultHome(getenv)
 	}
+	// Before the config: its model may be a short name the catalogue resolves.
+	catalog.UseCacheFile(CatalogFile(home))
 	cwd := opts.Cwd
 	if cwd == "" {
 		var err error
@@ -171,7 +180,7 @@ func New(opts Options) (*Harness, error) {
 	default:
 		return nil, &ConfigError{fmt.Errorf("--sandbox: want on or off, got %q", opts.Sandbox)}
 	}
-	h := &Harness{Home: home, Cwd: cwd, Config: cfg, Agents: agents, Warnings: warnings, Getenv: getenv, Trusted: trusted, Sandbox: pol}
+	h := &Harness{Home: home, Cwd: cwd, Config: cfg, Agents: agents, Warnings: warnings, Getenv: getenv, Trusted: trusted, Sandbox: pol, Effort: opts.Effort}
 	if !trusted {
 		lo.InstructionFiles = &cfg.InstructionFiles
 		h.Ignored = config.ProjectFiles(lo)
@@ -290,6 +299,9 @@ type Model struct {
 	// BaseURL is the --base-url the model was resolved with; a child
 	// agent on the same provider inherits it.
 	BaseURL string
+	// Effort is the reasoning effort every request through the model
+	// carries (llm.Request.Effort); "" for none.
+	Effort llm.Effort
 
 	noteMu sync.Mutex
 	note   string
@@ -353,13 +365,23 @@ func (h *Harness) HostLogPath() string { return filepath.Join(h.Home, "logs", "r
 // ResolveModel builds the adapter for spec (PROVIDER/MODEL or an alias;
 // empty means the configured default). baseURL is the --base-url flag.
 func (h *Harness) ResolveModel(spec, baseURL string) (*Model, error) {
+	return h.resolveModel(spec, baseURL, cmp.Or(h.Effort, h.Config.Effort))
+}
+
+func (h *Harness) resolveModel(spec, baseURL string, effort llm.Effort) (*Model, error) {
 	if spec == "" {
-		spec = h.Config.Model
+		spec, _ = h.DefaultModel()
 	}
 	provider, name, err := h.Config.ResolveModel(spec)
+	if err == nil {
+		err = available(provider)
+	} else if aerr := available(strings.SplitN(spec, "/", 2)[0]); aerr != nil {
+		err = aerr
+	}
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
+	name = effortModel(provider, name, effort)
 	url, key, err := h.Config.Endpoint(provider, h.Getenv, baseURL)
 	if err != nil {
 		return nil, &ConfigError{err}
@@ -386,6 +408,7 @@ func (h *Harness) ResolveModel(spec, baseURL string) (*Model, error) {
 	default:
 		return nil, &ConfigError{fmt.Errorf("unknown provider %q", provider)}
 	}
+	m.Model, m.Effort = withEffort(m.Model, provider, effort), effort
 	return m, nil
 }
 
@@ -395,7 +418,7 @@ func (h *Harness) ResolveModel(spec, baseURL string) (*Model, error) {
 // key yet. Callers answer prompts themselves and never run a turn on it.
 func (h *Harness) PlaceholderModel(spec string) *Model {
 	if spec == "" {
-		spec = h.Config.Model
+		spec, _ = h.DefaultModel()
 	}
 	provider, name, _ := h.Config.ResolveModel(spec)
 	fail := llm.ModelFunc(func(context.Context, *llm.Request) iter.Seq[llm.Chunk] {
@@ -651,7 +674,13 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 			if prov == parent.Model.Provider {
 				base = parent.Model.BaseURL
 			}
-			if m, err = h.ResolveModel(spec, base); err != nil {
+			if m, err = h.resolveModel(spec, base, cmp.Or(req.Agent.Effort, h.Effort, h.Config.Effort)); err != nil {
+				return nil, err
+			}
+		} else if e := req.Agent.Effort; e != "" && e != m.Effort {
+			// The agent file's effort on the parent's model.
+			var err error
+			if m, err = h.resolveModel(m.Provider+"/"+m.Name, m.BaseURL, e); err != nil {
 				return nil, err
 			}
 		}

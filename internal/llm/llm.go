@@ -233,6 +233,55 @@ type Request struct {
 	Messages  []Message
 	Tools     []ToolSpec
 	MaxTokens int
+	// Effort is how hard a reasoning model should think (--effort, config
+	// and agent-file `effort`); empty sends no such field and leaves the
+	// provider's default. Each wire maps it to its own knob, and only
+	// there: OpenAI chat sends `reasoning_effort` (the string), the
+	// Responses wire `reasoning: {effort}` (the string), Anthropic
+	// `thinking: {type: enabled, budget_tokens: Effort.ThinkingBudget()}`
+	// with max_tokens raised by that budget, Gemini
+	// `generationConfig.thinkingConfig.thinkingBudget` (ThinkingBudget).
+	// DeepSeek's knob is a model choice (deepseek-reasoner), which the
+	// harness makes before the request exists.
+	Effort Effort
+}
+
+// Effort is a reasoning effort: low, medium or high (SPEC §12).
+type Effort string
+
+// The efforts --effort accepts.
+const (
+	EffortLow    Effort = "low"
+	EffortMedium Effort = "medium"
+	EffortHigh   Effort = "high"
+)
+
+// Efforts lists the valid efforts, lowest first.
+var Efforts = []Effort{EffortLow, EffortMedium, EffortHigh}
+
+// ParseEffort checks s: "" (none) or one of Efforts.
+func ParseEffort(s string) (Effort, error) {
+	switch e := Effort(s); e {
+	case "", EffortLow, EffortMedium, EffortHigh:
+		return e, nil
+	}
+	return "", fmt.Errorf("effort %q: want low, medium or high", s)
+}
+
+// ThinkingBudget is the thinking-token budget of e on the wires that take
+// a number (Anthropic budget_tokens, Gemini thinkingBudget); 0 for none.
+// High stays at 16384 so that with the default 8192 output tokens the
+// request fits every model's output limit (32000 for the smallest).
+func (e Effort) ThinkingBudget() int {
+	switch e {
+	case EffortLow:
+		return 2048
+	case EffortMedium:
+		return 8192
+	case EffortHigh:
+		return 16384
+	}
+	return 0
 }
 
 // Model streams one response per request. The returned sequence yields zero

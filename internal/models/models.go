@@ -1,13 +1,16 @@
-// Package models is reins's catalogue of models: the context window, output
-// limit and price of the models users commonly name, overridden entry by
-// entry by config `models:`. The agent compacts against a model's window
-// and prices its usage here; `reins models` lists the same table.
+// Package models is reins's table of models: the context window, output
+// limit and price of each model, from the model catalogue
+// (internal/catalog: catwalk's data, embedded or refreshed), overridden
+// entry by entry by config `models:`. The agent compacts against a model's
+// window and prices its usage here; budgets and `/cost` use the same
+// prices, and `reins models` lists the same table.
 package models
 
 import (
 	"maps"
 	"slices"
 
+	"github.com/reinsdev/reins/internal/catalog"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 )
@@ -16,8 +19,9 @@ import (
 type Source string
 
 const (
-	Builtin Source = "builtin"
-	Config  Source = "config"
+	Catalog Source = "catalog" // the model catalogue
+	Builtin Source = "builtin" // reins's own few entries (builtin)
+	Config  Source = "config"  // config `models:` set a field
 	Unknown Source = ""
 )
 
@@ -28,42 +32,57 @@ type Info struct {
 	config.ModelInfo
 }
 
-func price(in, out, cacheRead, cacheWrite float64) config.ModelPrice {
-	p := config.ModelPrice{Input: &in, Output: &out, CacheRead: &cacheRead}
-	if cacheWrite >= 0 {
-		p.CacheWrite = &cacheWrite
-	}
-	return p
+func price(in, out, cacheRead float64) config.ModelPrice {
+	return config.ModelPrice{Input: &in, Output: &out, CacheRead: &cacheRead}
 }
 
-// builtin is the small table reins starts from: windows, output limits and
-// list prices (USD per million tokens) as the providers publish them. The
-// OpenAI-compatible wires bill no cache writes (-1: none, so a cache write
-// reported there prices as unknown). Prices change: config `models:`
-// overrides any field, and a model not listed here works with -m all the
-// same, with its window and price unknown.
+// builtin are the models reins names that the catalogue does not list:
+// DeepSeek's long-standing deepseek-chat (the default model, SPEC §1) and
+// deepseek-reasoner (what --effort picks for it), and the keyless mock
+// models. DeepSeek bills no cache writes (nil: a cache write prices as
+// unknown).
 var builtin = map[string]config.ModelInfo{
-	"deepseek/deepseek-chat":      {ContextWindow: 128000, MaxOutput: 8192, Price: price(0.28, 0.42, 0.028, -1)},
-	"deepseek/deepseek-reasoner":  {ContextWindow: 128000, MaxOutput: 65536, Price: price(0.28, 0.42, 0.028, -1)},
-	"openai/gpt-4.1":              {ContextWindow: 1047576, MaxOutput: 32768, Price: price(2, 8, 0.5, -1)},
-	"openai/gpt-4.1-mini":         {ContextWindow: 1047576, MaxOutput: 32768, Price: price(0.4, 1.6, 0.1, -1)},
-	"openai/gpt-4o":               {ContextWindow: 128000, MaxOutput: 16384, Price: price(2.5, 10, 1.25, -1)},
-	"openai/gpt-4o-mini":          {ContextWindow: 128000, MaxOutput: 16384, Price: price(0.15, 0.6, 0.075, -1)},
-	"anthropic/claude-sonnet-4-5": {ContextWindow: 200000, MaxOutput: 64000, Price: price(3, 15, 0.3, 3.75)},
-	"anthropic/claude-opus-4-1":   {ContextWindow: 200000, MaxOutput: 32000, Price: price(15, 75, 1.5, 18.75)},
-	"anthropic/claude-haiku-4-5":  {ContextWindow: 200000, MaxOutput: 64000, Price: price(1, 5, 0.1, 1.25)},
-	"mock/echo":                   {},
-	"mock/demo":                   {},
+	"deepseek/deepseek-chat":     {ContextWindow: 128000, MaxOutput: 8192, Price: price(0.28, 0.42, 0.028)},
+	"deepseek/deepseek-reasoner": {ContextWindow: 128000, MaxOutput: 65536, Price: price(0.28, 0.42, 0.028)},
+	"mock/echo":                  {},
+	"mock/demo":                  {},
 }
 
-// Lookup returns spec's entry: the built-in one with every field config
-// sets replaced. cfg is config `models:` (nil: none).
-func Lookup(cfg map[string]config.ModelInfo, spec string) Info {
-	mi, ok := builtin[spec]
-	src := Unknown
-	if ok {
-		src = Builtin
+// base is spec's entry before config: reins's own, else the catalogue's
+// (an undated id finds its dated release there).
+func base(spec string) (config.ModelInfo, Source) {
+	if mi, ok := builtin[spec]; ok {
+		return mi, Builtin
 	}
+	prov, id, ok := splitSpec(spec)
+	if !ok {
+		return config.ModelInfo{}, Unknown
+	}
+	m, ok := catalog.Current().Lookup(prov, id)
+	if !ok {
+		return config.ModelInfo{}, Unknown
+	}
+	return fromCatalog(m), Catalog
+}
+
+func fromCatalog(m catalog.Model) config.ModelInfo {
+	return config.ModelInfo{ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput,
+		Price: config.ModelPrice{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheWrite: m.CacheWrite}}
+}
+
+func splitSpec(spec string) (prov, id string, ok bool) {
+	for i := range len(spec) {
+		if spec[i] == '/' {
+			return spec[:i], spec[i+1:], i > 0 && i < len(spec)-1
+		}
+	}
+	return "", "", false
+}
+
+// Lookup returns spec's entry: the catalogue's (or reins's own) with every
+// field config sets replaced. cfg is config `models:` (nil: none).
+func Lookup(cfg map[string]config.ModelInfo, spec string) Info {
+	mi, src := base(spec)
 	if c, ok := cfg[spec]; ok {
 		src = Config
 		if c.ContextWindow > 0 {
@@ -88,17 +107,28 @@ func Lookup(cfg map[string]config.ModelInfo, spec string) Info {
 	return Info{Spec: spec, Source: src, ModelInfo: mi}
 }
 
-// All returns the built-in entries and config's, merged, sorted by spec.
+// All returns the catalogue's models, reins's own and config's, merged:
+// the catalogue's in its order (each provider's newest first), then the
+// rest sorted by spec.
 func All(cfg map[string]config.ModelInfo) []Info {
-	specs := slices.Collect(maps.Keys(builtin))
-	for s := range cfg {
-		if _, ok := builtin[s]; !ok {
+	var specs []string
+	seen := map[string]bool{}
+	for _, m := range catalog.Current().Models {
+		if s := m.Spec(); !seen[s] {
+			seen[s] = true
 			specs = append(specs, s)
 		}
 	}
-	slices.Sort(specs)
-	out := make([]Info, 0, len(specs))
-	for _, s := range specs {
+	var rest []string
+	for _, s := range slices.Concat(slices.Collect(maps.Keys(builtin)), slices.Collect(maps.Keys(cfg))) {
+		if !seen[s] {
+			seen[s] = true
+			rest = append(rest, s)
+		}
+	}
+	slices.Sort(rest)
+	out := make([]Info, 0, len(specs)+len(rest))
+	for _, s := range slices.Concat(specs, rest) {
 		out = append(out, Lookup(cfg, s))
 	}
 	return out

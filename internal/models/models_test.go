@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/reinsdev/reins/internal/catalog"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 )
@@ -65,8 +66,28 @@ func TestLookupOverrides(t *testing.T) {
 	if b := Lookup(nil, "anthropic/claude-sonnet-4-5"); *b.Price.Output != 15 || b.ContextWindow != 200000 {
 		t.Errorf("builtin mutated: %+v", b)
 	}
+	// Both config entries are rows of their own: the undated sonnet id
+	// is the name the user gave.
 	all := All(cfg)
-	if len(all) != len(builtin)+1 || all[0].Spec > all[len(all)-1].Spec {
-		t.Errorf("All: %d entries", len(all))
+	if want := len(catalog.Current().Models) + len(builtin) + 2; len(all) != want {
+		t.Errorf("All: %d entries, want %d", len(all), want)
+	}
+	if all[len(all)-1].Spec != "mock/echo" && all[len(all)-1].Spec != "local/tiny" {
+		t.Errorf("All: the catalogue's entries come first, then the rest sorted: last is %s", all[len(all)-1].Spec)
+	}
+}
+
+// TestFromCatalog: prices, windows and output limits come from the
+// catalogue, including a model the old hand table never had.
+func TestFromCatalog(t *testing.T) {
+	for _, m := range catalog.Current().Models {
+		i := Lookup(nil, m.Spec())
+		if i.Source != Catalog || i.ContextWindow != m.ContextWindow || i.MaxOutput != m.MaxOutput || i.Price.Input != m.Input {
+			t.Fatalf("%s: %+v, catalogue %+v", m.Spec(), i, m)
+		}
+	}
+	sonnet := Lookup(nil, "anthropic/claude-sonnet-4-6")
+	if sonnet.Source != Catalog || sonnet.ContextWindow == 0 || sonnet.Price.Input == nil || sonnet.Price.CacheWrite == nil {
+		t.Errorf("sonnet 4.6: %+v", sonnet)
 	}
 }

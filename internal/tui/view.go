@@ -107,6 +107,9 @@ func (m *Model) liveAnswer(t string, room int) string {
 func (m *Model) status() string {
 	u := m.usage.Add(m.turnUsage)
 	parts := []string{termsafe.EscapeLine(m.modelName()), shortID(m.root), usageText(u)}
+	if sm := m.opts.Session.Model; sm != nil && sm.Effort != "" {
+		parts[0] += " · effort " + string(sm.Effort) // --effort, config or agent
+	}
 	switch {
 	case len(m.approvals) > 0:
 		parts = append(parts, "waiting for approval")

@@ -125,6 +125,7 @@ func encodeRequest(req *llm.Request, cache *enccache.Cache[encodedMessage]) ([]b
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
+	maxTokens += req.Effort.ThinkingBudget()
 	size := 128 + len(req.Model) + len(req.System)
 	for _, t := range tools {
 		size += len(t) + 1
@@ -142,6 +143,13 @@ func encodeRequest(req *llm.Request, cache *enccache.Cache[encodedMessage]) ([]b
 	buf = append(buf, `,"max_tokens":`...)
 	buf = strconv.AppendInt(buf, int64(maxTokens), 10)
 	buf = append(buf, `,"stream":true`...)
+	if b := req.Effort.ThinkingBudget(); b > 0 {
+		// Extended thinking: max_tokens counts the thinking too, so it
+		// was raised by the budget above.
+		buf = append(buf, `,"thinking":{"type":"enabled","budget_tokens":`...)
+		buf = strconv.AppendInt(buf, int64(b), 10)
+		buf = append(buf, '}')
+	}
 	if req.System != "" {
 		buf = append(buf, `,"system":[{"type":"text","text":`...)
 		buf = appendString(buf, req.System)

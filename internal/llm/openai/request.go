@@ -175,6 +175,10 @@ func encodeRequest(req *llm.Request, deepseek bool, cache *enccache.Cache[[]byte
 		buf = append(buf, `,"max_tokens":`...)
 		buf = strconv.AppendInt(buf, int64(req.MaxTokens), 10)
 	}
+	if req.Effort != "" {
+		buf = append(buf, `,"reasoning_effort":`...)
+		buf = appendJSON(buf, string(req.Effort))
+	}
 	if tools != nil {
 		buf = append(buf, `,"tools":`...)
 		buf = append(buf, tools...)
