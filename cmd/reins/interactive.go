@@ -53,6 +53,9 @@ func isTTY(v any) bool {
 }
 
 func interactiveMain(ctx context.Context, s *streams, f *interactiveFlags) error {
+	if in, ok := s.in.(*os.File); ok {
+		defer holdInput(in)()
+	}
 	h, opts, _, err := openSession(s, &f.runFlags)
 	if err != nil {
 		return err

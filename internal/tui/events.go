@@ -26,6 +26,7 @@ func (m *Model) items(its []item) tea.Cmd {
 				continue
 			}
 			m.approvals = append(m.approvals, it.approve)
+			cmds = append(cmds, m.front())
 			continue
 		}
 		m.event(it.header, it.event)

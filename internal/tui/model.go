@@ -10,6 +10,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -54,6 +55,11 @@ type Options struct {
 	NoColor bool
 	// Now is the clock of elapsed times; time.Now when nil.
 	Now func() time.Time
+	// FlushInput discards the input the terminal holds and nobody read
+	// yet; called when an approval question comes to the front, so no
+	// key typed (or planted) before it can answer it. Run sets it when
+	// the input is a terminal.
+	FlushInput func()
 }
 
 // Model is the Bubble Tea model of the interactive session.
@@ -146,6 +152,8 @@ func New(opts Options, print func(string)) (*Model, error) {
 	if opts.Ask {
 		m.opts.Session.Approve = m.feed.ask
 	}
+	cwd := m.h.Cwd
+	m.feed.preview = func(name string, args json.RawMessage) *preview { return makePreview(cwd, name, args) }
 	m.editor = newEditor(opts.NoColor)
 	sess, err := m.h.NewSession(m.opts.Session)
 	if err != nil {
@@ -168,7 +176,10 @@ func newEditor(noColor bool) textarea.Model {
 	ed.DynamicHeight = true
 	ed.MinHeight = 1
 	ed.MaxHeight = 8
-	ed.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "shift+enter", "ctrl+j"))
+	// Enter always sends. LF (Ctrl-J) is Enter too: keys typed before
+	// the terminal left canonical mode carry Enter as LF, and taking it
+	// for a new line would merge two quick prompts into one unsent one.
+	ed.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "shift+enter"))
 	// Ctrl-D exits; the clipboard is the terminal's (bracketed paste).
 	ed.KeyMap.DeleteCharacterForward = key.NewBinding(key.WithKeys("delete"))
 	ed.KeyMap.Paste = key.NewBinding(key.WithDisabled())
@@ -284,6 +295,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tick()
 		}
 		return m, nil
+	case armMsg:
+		m.arm(msg.a)
+		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case tea.InterruptMsg:
@@ -312,19 +326,27 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if len(m.approvals) > 0 {
 		switch s {
+		case "ctrl+c":
+			m.answer(false, false)
+			m.cancelTurn()
+			return m.front()
+		case "ctrl+d":
+			return m.quit()
+		}
+		if !m.approvals[0].armed {
+			return nil // typed before the question was shown: never an answer
+		}
+		switch s {
 		case "y", "enter":
 			m.answer(true, false)
 		case "a":
 			m.answer(true, true)
 		case "n", "esc":
 			m.answer(false, false)
-		case "ctrl+c":
-			m.answer(false, false)
-			m.cancelTurn()
-		case "ctrl+d":
-			return m.quit()
+		default:
+			return nil
 		}
-		return nil
+		return m.front()
 	}
 	switch s {
 	case "ctrl+d":
@@ -351,7 +373,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.notice = "press Ctrl-C again to exit (or Ctrl-D)"
 		}
 		return nil
-	case "enter":
+	case "enter", "ctrl+j":
 		return m.submit()
 	case "up":
 		if m.editor.Line() == 0 && m.hpos > 0 {

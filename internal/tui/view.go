@@ -48,10 +48,7 @@ func (m *Model) View() tea.View {
 		b = append(b, lines...)
 	}
 	if len(m.approvals) > 0 {
-		a := m.approvals[0]
-		q := fmt.Sprintf("? allow %s %s", termsafe.EscapeLine(a.name), termsafe.EscapeLine(callSummary(a.name, string(a.args))))
-		b = append(b, fitLine(m.st.warn.Render(q), w))
-		b = append(b, fitLine("  [y] once  [a] "+termsafe.EscapeLine(a.name)+" for this session  [n] reject", w))
+		b = append(b, m.questionView()...)
 	}
 	if m.notice != "" {
 		b = append(b, fitLine(m.st.dim.Render(m.notice), w))

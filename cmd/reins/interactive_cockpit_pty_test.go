@@ -1,0 +1,114 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
+)
+
+// userPrompts are the user messages of the only root session under home.
+func userPrompts(t *testing.T, home string) []string {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(home, "sessions", "*", session.FileName))
+	var out []string
+	for _, p := range paths {
+		ld, err := session.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ld.Header.ParentSession != "" {
+			continue
+		}
+		for _, e := range ld.Events {
+			if e.Type != session.TypeUserMessage {
+				continue
+			}
+			var d session.UserMessage
+			if e.Decode(&d) == nil && d.Message.Role == llm.RoleUser {
+				out = append(out, llm.BlocksText(d.Message.Content))
+			}
+		}
+	}
+	return out
+}
+
+// TestInteractiveTypeAhead (issue 30 item 2): 50 keys and Enter typed
+// the moment reins starts, before its first frame, then a second prompt
+// right behind them: both arrive whole, in order, and each is sent as its
+// own prompt (Enter never becomes a new line).
+func TestInteractiveTypeAhead(t *testing.T) {
+	first := "TYPEAHEAD-" + strings.Repeat("abcd", 10) // 50 keys
+	url, _ := startMock(t, `
+replies:
+  - match: "`+first+`"
+    text: "got the first"
+  - match: SECOND-PROMPT
+    text: "got the second"
+`)
+	home := t.TempDir()
+	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", t.TempDir(), "-m", "openai/test", "--base-url", url)
+	tm.typeKeys(first + "\r" + "SECOND-PROMPT\r")
+	tm.waitFor("got the first")
+	tm.waitFor("got the second")
+	tm.typeKeys("\x04")
+	if err := wait(); err != nil {
+		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
+	}
+	if got := userPrompts(t, home); len(got) != 2 || got[0] != first || got[1] != "SECOND-PROMPT" {
+		t.Errorf("prompts the model got: %q", got)
+	}
+}
+
+// TestInteractiveApprovalDiff (issue 26 item 6, issue 30): a write over an
+// existing file asks with the diff against it, the removed line included,
+// before anything is written; a long bash command is shown whole, its
+// tail too, with its escape character made visible.
+func TestInteractiveApprovalDiff(t *testing.T) {
+	url, _ := startMock(t, `
+replies:
+  - match: WRITE-IT
+    toolCalls:
+      - {id: w1, name: write, arguments: {path: greet.md, content: "hello\nnew line\n"}}
+  - match: "to greet.md"
+    text: "written."
+  - match: RUN-IT
+    toolCalls:
+      - {id: b1, name: bash, arguments: {command: "echo running: go test ./internal/... -run TestUnit -count=1 -v -timeout 10m -tags integration -coverprofile cover.out \e[8m; echo HIDDEN-TAIL"}}
+  - match: "not approved"
+    text: "refused."
+`)
+	home, cwd := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "greet.md"), []byte("hello\nold line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
+	tm.waitFor("new session")
+	tm.typeKeys("WRITE-IT\r")
+	tm.waitFor("? allow write greet.md (overwrites 15 bytes with 15 bytes)")
+	tm.waitFor("- old line")
+	tm.waitFor("+ new line")
+	tm.waitFor("[y] once")
+	if b, _ := os.ReadFile(filepath.Join(cwd, "greet.md")); string(b) != "hello\nold line\n" {
+		t.Fatalf("written before the answer: %q", b)
+	}
+	tm.typeKeys("y")
+	tm.waitFor("written.")
+	if b, _ := os.ReadFile(filepath.Join(cwd, "greet.md")); string(b) != "hello\nnew line\n" {
+		t.Fatalf("greet.md after y: %q", b)
+	}
+	tm.typeKeys("RUN-IT\r")
+	tm.waitFor("HIDDEN-TAIL")
+	tm.waitFor(`\x1b[8m;`)
+	tm.waitFor("reins · approve bash?")
+	tm.waitFor("[y] once")
+	tm.typeKeys("n")
+	tm.waitFor("refused.")
+	tm.typeKeys("\x04")
+	if err := wait(); err != nil {
+		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
+	}
+}
