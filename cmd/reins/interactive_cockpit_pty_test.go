@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,5 +111,51 @@ replies:
 	tm.typeKeys("\x04")
 	if err := wait(); err != nil {
 		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
+	}
+}
+
+// TestInteractiveTable (issue 30 item 5): an answer's GFM table renders on
+// a real 80-column terminal with its columns lined up (every row's
+// separators at the same cells), its lines kept.
+func TestInteractiveTable(t *testing.T) {
+	url, _ := startMock(t, `
+replies:
+  - match: TABLE
+    text: "Results:\n\n| package | tests | time |\n|---|---:|---:|\n| internal/tui | 41 | 5.4 s |\n| cmd/reins | 212 | 61.0 s |\n\nfirst line\nsecond line"
+`)
+	home := t.TempDir()
+	tm, wait := startTermSize(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, 30, 80, "--cwd", t.TempDir(), "-m", "openai/test", "--base-url", url)
+	tm.waitFor("new session")
+	tm.typeKeys("TABLE please\r")
+	tm.waitFor("second line")
+	tm.typeKeys("\x04")
+	if err := wait(); err != nil {
+		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
+	}
+	var bars []int
+	rows := 0
+	for _, l := range strings.Split(tm.text(), "\n") {
+		l = strings.TrimRight(l, "\r")
+		if !strings.Contains(l, "internal/tui") && !strings.Contains(l, "cmd/reins") && !strings.Contains(l, "package") {
+			continue
+		}
+		var at []int
+		for i, r := range []rune(l) {
+			if r == '|' {
+				at = append(at, i)
+			}
+		}
+		rows++
+		if bars == nil {
+			bars = at
+		} else if fmt.Sprint(at) != fmt.Sprint(bars) {
+			t.Errorf("column separators at %v, the header's at %v: %q", at, bars, l)
+		}
+	}
+	if rows != 3 || len(bars) != 2 {
+		t.Errorf("%d table rows, separators %v; screen:\n%s", rows, bars, tm.text())
+	}
+	if !strings.Contains(tm.text(), "  first line\r\n  second line") && !strings.Contains(tm.text(), "  first line\n  second line") {
+		t.Errorf("the answer's line break was not kept:\n%q", tm.text())
 	}
 }
