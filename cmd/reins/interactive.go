@@ -61,6 +61,8 @@ func interactiveMain(ctx context.Context, s *streams, f *interactiveFlags) error
 		return err
 	}
 	defer h.Close()
+	var opened harnesses
+	defer opened.close()
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -91,6 +93,7 @@ func interactiveMain(ctx context.Context, s *streams, f *interactiveFlags) error
 	}()
 	err = tui.Run(ctx, s.in, s.out, tui.Options{
 		Harness: h, Session: opts, Ask: !f.yes, BaseURL: f.baseURL, NoColor: os.Getenv("NO_COLOR") != "",
+		Trust: trustQuestion(s, f, h, &opened),
 	})
 	cancel()
 	<-watched

@@ -159,3 +159,69 @@ replies:
 		t.Errorf("the answer's line break was not kept:\n%q", tm.text())
 	}
 }
+
+// TestInteractiveTrustQuestion (issue 30 item 1): in an untrusted folder
+// with an AGENTS.md the terminal asks first, the status bar saying
+// "untrusted"; a prompt typed meanwhile waits for the answer. y trusts the
+// folder and its instructions reach the model at once; n runs without
+// them and asks again next time; x runs without them and never asks again.
+func TestInteractiveTrustQuestion(t *testing.T) {
+	url, _ := startMock(t, `
+replies:
+  - match: PROJECT-RULE-42
+    repeat: true
+    text: "rules applied"
+fallback:
+  text: "no rules"
+`)
+	env := []string{"NO_COLOR=1", "TERM=xterm-256color"}
+	for _, tc := range []struct {
+		key, said, answer string
+		asksAgain         bool
+	}{
+		{"y", "its instructions, agents and MCP servers are in use", "rules applied", false},
+		{"n", "not trusted this time", "no rules", true},
+		{"x", "will not ask about this folder again", "no rules", false},
+	} {
+		t.Run(tc.key, func(t *testing.T) {
+			home, cwd := t.TempDir(), t.TempDir()
+			if err := os.WriteFile(filepath.Join(cwd, "AGENTS.md"), []byte("PROJECT-RULE-42: be brief\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tm, wait := startTerm(t, home, env, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
+			tm.waitFor("? trust ")
+			tm.waitFor("AGENTS.md")
+			tm.waitFor("· untrusted")
+			tm.waitFor("[y] trust this folder  [n] not this time  [x] never ask here")
+			tm.typeKeys("hi\r") // queued behind the question
+			tm.waitFor("sent once the folder question is answered")
+			tm.typeKeys(tc.key)
+			tm.waitFor(tc.said)
+			tm.waitFor(tc.answer)
+			tm.typeKeys("\x04")
+			if err := wait(); err != nil {
+				t.Fatalf("exit %v; screen:\n%s", err, tm.text())
+			}
+			b, _ := os.ReadFile(filepath.Join(home, "trusted.json"))
+			if got := strings.Contains(string(b), filepath.Base(cwd)); got != (tc.key == "y") {
+				t.Errorf("trusted.json after %s: %s", tc.key, b)
+			}
+			// The next launch.
+			tm, wait = startTerm(t, home, env, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
+			tm.waitFor("new session")
+			tm.typeKeys("again and again\r")
+			if tc.asksAgain {
+				tm.waitFor("[y] trust this folder")
+				tm.typeKeys("n")
+			}
+			tm.waitFor(tc.answer)
+			if !tc.asksAgain && strings.Contains(tm.text(), "? trust ") {
+				t.Errorf("asked again after %s:\n%s", tc.key, tm.text())
+			}
+			tm.typeKeys("\x04")
+			if err := wait(); err != nil {
+				t.Fatalf("exit %v; screen:\n%s", err, tm.text())
+			}
+		})
+	}
+}

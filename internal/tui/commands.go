@@ -37,6 +37,7 @@ func init() {
 		{name: "log", help: "where this session's log is, and how to render it", run: (*Model).cmdLog},
 		{name: "resume", args: "ID", help: "continue another session of this workspace", idle: true, run: (*Model).cmdResume},
 		{name: "new", help: "start a new session", idle: true, run: (*Model).cmdNew},
+		{name: "trust", help: "trust this folder, so its instructions, agents and MCP servers are used", idle: true, run: (*Model).cmdTrust},
 		{name: "quit", help: "exit (also Ctrl-D)", run: func(m *Model, _ string) tea.Cmd { return m.quit() }},
 	}
 }

@@ -55,6 +55,9 @@ type Options struct {
 	NoColor bool
 	// Now is the clock of elapsed times; time.Now when nil.
 	Now func() time.Time
+	// Trust, when set, lets the screen ask whether to trust an untrusted
+	// folder whose own files were ignored (trust.go).
+	Trust *TrustQuestion
 	// FlushInput discards the input the terminal holds and nobody read
 	// yet; called when an approval question comes to the front, so no
 	// key typed (or planted) before it can answer it. Run sets it when
@@ -95,6 +98,9 @@ type Model struct {
 
 	usage     llm.Usage // completed turns of this session, children included
 	turnUsage llm.Usage // the running turn so far, children included
+
+	trustQ  *trustAsk // the folder question, while it is up
+	sentAny bool      // a prompt went to the session
 
 	ctrlC    bool // Ctrl-C on an empty prompt once: the next one exits
 	unfold   bool // Ctrl-O: show reasoning text rather than its size
@@ -142,18 +148,10 @@ func New(opts Options, print func(string)) (*Model, error) {
 		m.now = time.Now
 	}
 	m.md = newMarkdown(opts.NoColor)
-	prev := m.h.Observe
-	m.h.Observe = func(hd session.Header, e session.Event) {
-		if prev != nil {
-			prev(hd, e)
-		}
-		m.feed.observe(hd, e)
-	}
+	m.attach()
 	if opts.Ask {
 		m.opts.Session.Approve = m.feed.ask
 	}
-	cwd := m.h.Cwd
-	m.feed.preview = func(name string, args json.RawMessage) *preview { return makePreview(cwd, name, args) }
 	m.editor = newEditor(opts.NoColor)
 	sess, err := m.h.NewSession(m.opts.Session)
 	if err != nil {
@@ -165,6 +163,20 @@ func New(opts Options, print func(string)) (*Model, error) {
 		m.replay(sess.Resumed.Events)
 	}
 	return m, nil
+}
+
+// attach makes m.h report to the screen: its events, and the previews
+// of the questions its tools ask.
+func (m *Model) attach() {
+	prev := m.h.Observe
+	m.h.Observe = func(hd session.Header, e session.Event) {
+		if prev != nil {
+			prev(hd, e)
+		}
+		m.feed.observe(hd, e)
+	}
+	cwd := m.h.Cwd
+	m.feed.preview = func(name string, args json.RawMessage) *preview { return makePreview(cwd, name, args) }
 }
 
 func newEditor(noColor bool) textarea.Model {
@@ -264,8 +276,14 @@ func (m *Model) commit(s string) {
 	}
 }
 
-// Init starts waiting for the session's events.
-func (m *Model) Init() tea.Cmd { return m.waitFeed() }
+// Init starts waiting for the session's events, and asks about an
+// untrusted folder.
+func (m *Model) Init() tea.Cmd {
+	if t := m.opts.Trust; t != nil && t.AskNow && m.untrusted() {
+		return tea.Batch(m.waitFeed(), m.askTrust())
+	}
+	return m.waitFeed()
+}
 
 // waitFeed is the one outstanding read of the feed.
 func (m *Model) waitFeed() tea.Cmd {
@@ -297,6 +315,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case armMsg:
 		m.arm(msg.a)
+		return m, nil
+	case trustArmMsg:
+		if m.trustQ == msg.q {
+			msg.q.armed = true
+		}
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
@@ -347,6 +370,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		return m.front()
+	}
+	// The folder question takes y/n/x while the prompt is empty, so a
+	// prompt being typed is not taken for an answer.
+	if m.trustQ != nil && m.trustQ.armed && m.editor.Value() == "" {
+		if c := m.trustKey(s); c != nil || m.trustQ == nil {
+			return c
+		}
 	}
 	switch s {
 	case "ctrl+d":
@@ -419,7 +449,7 @@ func (m *Model) submit() tea.Cmd {
 	if strings.HasPrefix(text, "/") {
 		return m.slash(text)
 	}
-	if m.running {
+	if m.running || m.trustQ != nil {
 		if len(m.queue) >= maxQueued {
 			m.notice = fmt.Sprintf("the queue is full (%d prompts); wait for the turn to end", maxQueued)
 			m.editor.SetValue(text)
@@ -427,6 +457,9 @@ func (m *Model) submit() tea.Cmd {
 		}
 		m.queue = append(m.queue, text)
 		m.notice = fmt.Sprintf("queued (%d waiting)", len(m.queue))
+		if m.trustQ != nil {
+			m.notice += "; sent once the folder question is answered"
+		}
 		return nil
 	}
 	return m.startTurn(text)
@@ -436,6 +469,7 @@ func (m *Model) submit() tea.Cmd {
 // and then its end come through the feed, in order.
 func (m *Model) startTurn(prompt string) tea.Cmd {
 	sess := m.sess
+	m.sentAny = true
 	return m.runTurn(prompt, func(ctx context.Context) (agent.TurnResult, *bool) {
 		return sess.Run(ctx, prompt), nil
 	})

@@ -47,6 +47,9 @@ func (m *Model) View() tea.View {
 		b = append(b, m.st.bold.Render("children"))
 		b = append(b, lines...)
 	}
+	if m.trustQ != nil && len(m.approvals) == 0 {
+		b = append(b, m.trustView()...)
+	}
 	if len(m.approvals) > 0 {
 		b = append(b, m.questionView()...)
 	}
@@ -104,6 +107,9 @@ func (m *Model) liveAnswer(t string, room int) string {
 func (m *Model) status() string {
 	u := m.usage.Add(m.turnUsage)
 	parts := []string{termsafe.EscapeLine(m.modelName()), shortID(m.root), usageText(u)}
+	if t := m.trustStatus(); t != "" {
+		parts = append(parts, t)
+	}
 	switch {
 	case len(m.approvals) > 0:
 		parts = append(parts, "waiting for approval")
