@@ -225,3 +225,33 @@ fallback:
 		})
 	}
 }
+
+// TestInteractiveExpand (issue 30 item 4): a result shown folded ("(5
+// lines)") is printed whole by Ctrl-O, and later results stay whole until
+// Ctrl-O again.
+func TestInteractiveExpand(t *testing.T) {
+	url, _ := startMock(t, `
+replies:
+  - match: LIST-IT
+    toolCalls:
+      - {id: b1, name: bash, arguments: {command: "printf 'row-one\nrow-two\nrow-three\nrow-FOUR\n'"}}
+  - match: "row-one"
+    text: "listed."
+`)
+	home := t.TempDir()
+	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", t.TempDir(), "-m", "openai/test", "--base-url", url, "--yes")
+	tm.waitFor("new session")
+	tm.typeKeys("LIST-IT\r")
+	tm.waitFor("→ row-one (")
+	tm.waitFor("listed.")
+	if strings.Contains(tm.text(), "│ row-FOUR") {
+		t.Fatal("the result was not folded")
+	}
+	tm.typeKeys("\x0f") // Ctrl-O
+	tm.waitFor("▾ 1 folded results")
+	tm.waitFor("│ row-FOUR")
+	tm.typeKeys("\x04")
+	if err := wait(); err != nil {
+		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
+	}
+}

@@ -73,7 +73,7 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 		}
 		fmt.Fprintf(&b, "  %-12s %s\n", name, c.help)
 	}
-	b.WriteString("keys: Enter sends · Alt-Enter (Shift-Enter) new line · Up/Down history · Ctrl-O unfolds reasoning\n")
+	b.WriteString("keys: Enter sends · Alt-Enter (Shift-Enter) new line · Up/Down history · Ctrl-O full transcript (reasoning, whole results)\n")
 	b.WriteString("      Esc or Ctrl-C cancels the running turn · Ctrl-C twice or Ctrl-D exits\n")
 	b.WriteString("      a prompt sent while a turn runs is queued")
 	m.say(b.String())

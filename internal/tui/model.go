@@ -99,6 +99,7 @@ type Model struct {
 	usage     llm.Usage // completed turns of this session, children included
 	turnUsage llm.Usage // the running turn so far, children included
 
+	folded  []folded  // results shown folded, for Ctrl-O (latest maxFolded)
 	trustQ  *trustAsk // the folder question, while it is up
 	sentAny bool      // a prompt went to the session
 
@@ -214,7 +215,7 @@ func (m *Model) setSession(s *harness.Session) {
 	if s.Resumed != nil {
 		m.usage = loggedUsage(s.Resumed.Events)
 	}
-	m.tree, m.pastJobs = newTree(), nil
+	m.tree, m.pastJobs, m.folded = newTree(), nil, nil
 	m.always = map[string]bool{}
 }
 
@@ -382,7 +383,15 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+d":
 		return m.quit()
 	case "ctrl+o":
+		// The full transcript: reasoning text, whole results (those
+		// folded so far are printed now), until Ctrl-O again.
 		m.unfold = !m.unfold
+		if m.unfold {
+			m.expand()
+			m.notice = "full transcript (Ctrl-O folds again)"
+		} else {
+			m.notice = ""
+		}
 		return nil
 	case "esc":
 		if m.running {
