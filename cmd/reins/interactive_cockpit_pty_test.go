@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
@@ -253,5 +255,54 @@ replies:
 	tm.typeKeys("\x04")
 	if err := wait(); err != nil {
 		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
+	}
+}
+
+// TestInteractiveResumePick (issue 30 item 3): Tab completes a slash
+// command, and /resume takes the short id's last part (as the status bar
+// shows it, not a prefix) or words of the first prompt; with no argument
+// it lists this folder's sessions and /resume N picks one.
+func TestInteractiveResumePick(t *testing.T) {
+	url, _ := startMock(t, `
+fallback:
+  text: "fine"
+`)
+	home, cwd := t.TempDir(), t.TempDir()
+	env := []string{"NO_COLOR=1", "TERM=xterm-256color"}
+	tm, wait := startTerm(t, home, env, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
+	tm.waitFor("new session")
+	tm.typeKeys("a first prompt about zebras\r")
+	tm.waitFor("fine")
+	tm.typeKeys("\x04")
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`continue it with: reins --resume (\d{8}-\d{6}-([0-9a-f]{4}))`).FindStringSubmatch(tm.text())
+	if m == nil {
+		t.Fatalf("no session id:\n%s", tm.text())
+	}
+	short, tail := m[1], m[2]
+
+	tm, wait = startTerm(t, home, env, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
+	tm.waitFor("new session")
+	tm.typeKeys("/res\t")
+	tm.waitFor("/resume ")
+	tm.typeKeys(tail + "\r")
+	tm.waitFor("resumed session " + short)
+	tm.waitFor("a first prompt about zebras")
+	tm.typeKeys("/new\r")
+	tm.waitFor("· new session")
+	tm.typeKeys("/resume\r")
+	tm.waitFor("sessions of this folder")
+	tm.waitFor(" 1. " + short)
+	tm.typeKeys("/resume zebras\r")
+	for deadline := time.Now().Add(60 * time.Second); strings.Count(tm.text(), "resumed session "+short) < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("/resume zebras did not resume %s:\n%s", short, tm.text())
+		}
+	}
+	tm.typeKeys("\x04")
+	if err := wait(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -35,10 +35,12 @@ func init() {
 		{name: "compact", help: "summarise the conversation to free context", idle: true, run: (*Model).cmdCompact},
 		{name: "cost", help: "tokens and cost of this session", run: (*Model).cmdCost},
 		{name: "log", help: "where this session's log is, and how to render it", run: (*Model).cmdLog},
-		{name: "resume", args: "ID", help: "continue another session of this workspace", idle: true, run: (*Model).cmdResume},
+		{name: "resume", args: "[TEXT]", help: "continue another session of this workspace: a list, filtered by id or first prompt", idle: true, run: (*Model).cmdResume},
 		{name: "new", help: "start a new session", idle: true, run: (*Model).cmdNew},
+		{name: "clear", help: "start a new session (as /new)", idle: true, run: (*Model).cmdNew},
 		{name: "trust", help: "trust this folder, so its instructions, agents and MCP servers are used", idle: true, run: (*Model).cmdTrust},
 		{name: "quit", help: "exit (also Ctrl-D)", run: func(m *Model, _ string) tea.Cmd { return m.quit() }},
+		{name: "exit", help: "exit (as /quit)", run: func(m *Model, _ string) tea.Cmd { return m.quit() }},
 	}
 }
 
@@ -167,14 +169,13 @@ func (m *Model) cmdNew(string) tea.Cmd {
 }
 
 func (m *Model) cmdResume(arg string) tea.Cmd {
-	if arg == "" {
-		m.say("/resume ID: give a session id or a unique prefix (see reins log)")
-		return nil
-	}
 	id, err := session.Resolve(m.h.SessionsDir(), arg)
-	if err != nil {
-		m.say("/resume: " + termsafe.EscapeLine(err.Error()))
-		return nil
+	if arg == "" || err != nil {
+		// Not an id's prefix: pick among this folder's sessions.
+		var ok bool
+		if id, ok = m.cmdResumePick(arg); !ok {
+			return nil
+		}
 	}
 	if id == m.root {
 		m.say("/resume: that is this session")

@@ -100,6 +100,7 @@ type Model struct {
 	turnUsage llm.Usage // the running turn so far, children included
 
 	folded  []folded  // results shown folded, for Ctrl-O (latest maxFolded)
+	picks   []string  // the session ids the last /resume list numbered
 	trustQ  *trustAsk // the folder question, while it is up
 	sentAny bool      // a prompt went to the session
 
@@ -414,6 +415,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "enter", "ctrl+j":
 		return m.submit()
+	case "tab":
+		if strings.HasPrefix(m.editor.Value(), "/") {
+			return m.completeSlash()
+		}
 	case "up":
 		if m.editor.Line() == 0 && m.hpos > 0 {
 			if m.hpos == len(m.history) {
