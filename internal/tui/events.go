@@ -249,6 +249,28 @@ func (m *Model) diff(c *call) []string {
 		return nil
 	}
 	var out []string
+	// The diff the question showed, against the file as it was then
+	// (removed lines too), when the call was asked about.
+	if d, ok := m.asked[c.name+"\x00"+c.args]; ok {
+		delete(m.asked, c.name+"\x00"+c.args)
+		for i, l := range d {
+			if i == maxDiffLines {
+				out = append(out, m.st.dim.Render(fmt.Sprintf("    … %d more lines", len(d)-maxDiffLines)))
+				break
+			}
+			switch l.kind {
+			case diffGap:
+				out = append(out, m.st.dim.Render(fmt.Sprintf("    ⋯ %d unchanged lines", l.n)))
+			case diffDel:
+				out = append(out, fitLine(m.st.bad.Render("    - "+termsafe.EscapeLine(l.text)), m.width))
+			case diffAdd:
+				out = append(out, fitLine(m.st.ok.Render("    + "+termsafe.EscapeLine(l.text)), m.width))
+			default:
+				out = append(out, fitLine(m.st.dim.Render("      "+termsafe.EscapeLine(l.text)), m.width))
+			}
+		}
+		return out
+	}
 	add := func(prefix string, text string, st func(...string) string) {
 		ls := strings.Split(strings.TrimRight(text, "\n"), "\n")
 		for i, l := range ls {

@@ -34,6 +34,7 @@ const (
 	maxPrompt    = 64 << 10 // characters in the editor
 	maxLiveText  = 64 << 10 // bytes of the streaming answer kept for the live view
 	maxPastJobs  = 100      // settled background jobs /jobs lists
+	maxAsked     = 64       // allowed questions' diffs kept for their results
 	minLiveLines = 3
 )
 
@@ -99,8 +100,11 @@ type Model struct {
 	usage     llm.Usage // completed turns of this session, children included
 	turnUsage llm.Usage // the running turn so far, children included
 
-	folded  []folded  // results shown folded, for Ctrl-O (latest maxFolded)
-	picks   []string  // the session ids the last /resume list numbered
+	folded []folded // results shown folded, for Ctrl-O (latest maxFolded)
+	picks  []string // the session ids the last /resume list numbered
+	// asked are the diffs questions showed, by tool name and arguments,
+	// for the settled call's block (at most maxAsked).
+	asked   map[string][]diffLine
 	trustQ  *trustAsk // the folder question, while it is up
 	sentAny bool      // a prompt went to the session
 
@@ -572,6 +576,12 @@ func (m *Model) flushTree() {
 func (m *Model) answer(ok, always bool) {
 	a := m.approvals[0]
 	m.approvals = m.approvals[1:]
+	if ok && a.preview != nil && len(a.preview.diff) > 0 {
+		if m.asked == nil || len(m.asked) >= maxAsked {
+			m.asked = map[string][]diffLine{}
+		}
+		m.asked[a.name+"\x00"+string(a.args)] = a.preview.diff
+	}
 	if always {
 		m.always[a.name] = true
 	}

@@ -795,3 +795,29 @@ func TestApprovalShowsEverything(t *testing.T) {
 	s.send(tea.KeyPressMsg{Code: 'n', Text: "n"})
 	<-a.reply
 }
+
+// TestSettledWriteShowsRemovedLines: an allowed overwrite's settled block
+// in the scrollback shows the diff its question showed, the removed lines
+// included, not only the new content.
+func TestSettledWriteShowsRemovedLines(t *testing.T) {
+	s := newScreen(t, `
+replies:
+  - match: WRITE
+    toolCalls:
+      - {id: w1, name: write, arguments: {path: out.txt, content: "same\nnew\n"}}
+  - match: "to out.txt"
+    text: "written"
+`, nil)
+	if err := os.WriteFile(filepath.Join(s.cwd, "out.txt"), []byte("same\nold\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.typeText("WRITE it")
+	s.pump(func() bool { return len(s.m.approvals) > 0 })
+	s.armHead()
+	s.send(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	s.pump(func() bool { return !s.m.running })
+	log := s.log()
+	if !strings.Contains(log, "    - old\n    + new") || !strings.Contains(log, "      same") {
+		t.Errorf("settled write block:\n%s", log)
+	}
+}
