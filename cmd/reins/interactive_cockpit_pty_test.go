@@ -306,3 +306,46 @@ fallback:
 		t.Fatal(err)
 	}
 }
+
+// TestInteractiveModeCycle (issue 30 item 3): Shift-Tab cycles ask →
+// auto-edit → read-only: in auto-edit a write runs without a question; in
+// read-only a command is refused without one; the status bar names the
+// mode.
+func TestInteractiveModeCycle(t *testing.T) {
+	url, _ := startMock(t, `
+replies:
+  - match: WRITE-A
+    toolCalls:
+      - {id: w1, name: write, arguments: {path: a.txt, content: "auto\n"}}
+  - match: "to a.txt"
+    text: "wrote it."
+  - match: RUN-B
+    toolCalls:
+      - {id: b1, name: bash, arguments: {command: "touch b.txt"}}
+  - match: "not approved"
+    text: "was refused."
+`)
+	home, cwd := t.TempDir(), t.TempDir()
+	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
+	tm.waitFor("new session")
+	tm.typeKeys("\x1b[Z") // Shift-Tab
+	tm.waitFor("· auto-edit")
+	tm.typeKeys("WRITE-A\r")
+	tm.waitFor("wrote it.")
+	tm.waitFor("allowed (auto-edit)")
+	if b, err := os.ReadFile(filepath.Join(cwd, "a.txt")); err != nil || string(b) != "auto\n" {
+		t.Fatalf("a.txt: %q %v", b, err)
+	}
+	tm.typeKeys("\x1b[Z")
+	tm.waitFor("· read-only")
+	tm.typeKeys("RUN-B\r")
+	tm.waitFor("was refused.")
+	tm.waitFor("refused (read-only mode")
+	if _, err := os.Stat(filepath.Join(cwd, "b.txt")); err == nil {
+		t.Error("bash ran in read-only mode")
+	}
+	tm.typeKeys("\x04")
+	if err := wait(); err != nil {
+		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
+	}
+}

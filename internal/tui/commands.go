@@ -77,7 +77,7 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 	}
 	b.WriteString("keys: Enter sends · Alt-Enter (Shift-Enter) new line · Up/Down history · Ctrl-O full transcript (reasoning, whole results)\n")
 	b.WriteString("      Esc or Ctrl-C cancels the running turn · Ctrl-C twice or Ctrl-D exits\n")
-	b.WriteString("      a prompt sent while a turn runs is queued")
+	b.WriteString("      Shift-Tab cycles ask → auto-edit → read-only · Tab completes /commands\n      a prompt sent while a turn runs is queued")
 	m.say(b.String())
 	return nil
 }

@@ -21,8 +21,8 @@ func (m *Model) items(its []item) tea.Cmd {
 			continue
 		}
 		if it.approve != nil {
-			if m.always[it.approve.name] {
-				it.approve.reply <- true
+			if ok, decided := m.autoAnswer(it.approve); decided {
+				it.approve.reply <- ok
 				continue
 			}
 			m.approvals = append(m.approvals, it.approve)

@@ -102,6 +102,7 @@ type Model struct {
 
 	folded []folded // results shown folded, for Ctrl-O (latest maxFolded)
 	picks  []string // the session ids the last /resume list numbered
+	mode   askMode  // Shift-Tab
 	// asked are the diffs questions showed, by tool name and arguments,
 	// for the settled call's block (at most maxAsked).
 	asked   map[string][]diffLine
@@ -148,7 +149,7 @@ type (
 func New(opts Options, print func(string)) (*Model, error) {
 	m := &Model{
 		opts: opts, h: opts.Harness, feed: newFeed(), st: newStyles(opts.NoColor), now: opts.Now,
-		tree: newTree(), always: map[string]bool{}, print: print, width: 80, height: 24,
+		tree: newTree(), always: map[string]bool{}, print: print, width: 80, height: 24, mode: modeAsk,
 	}
 	if m.now == nil {
 		m.now = time.Now
@@ -423,6 +424,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		if strings.HasPrefix(m.editor.Value(), "/") {
 			return m.completeSlash()
 		}
+	case "shift+tab":
+		m.cycleMode()
+		return nil
 	case "up":
 		if m.editor.Line() == 0 && m.hpos > 0 {
 			if m.hpos == len(m.history) {

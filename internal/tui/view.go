@@ -110,6 +110,9 @@ func (m *Model) status() string {
 	if t := m.trustStatus(); t != "" {
 		parts = append(parts, t)
 	}
+	if m.mode != modeAsk {
+		parts = append(parts, string(m.mode))
+	}
 	switch {
 	case len(m.approvals) > 0:
 		parts = append(parts, "waiting for approval")
