@@ -349,3 +349,30 @@ replies:
 		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
 	}
 }
+
+// TestInteractiveModelPick (issue 30 item 3): /model alone lists the
+// catalogue; /model TEXT narrows it and switches on a single match;
+// /model N picks from the last list. The status bar follows.
+func TestInteractiveModelPick(t *testing.T) {
+	url, _ := startMock(t, `
+fallback:
+  text: "fine"
+`)
+	home := t.TempDir()
+	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", t.TempDir(), "-m", "openai/test", "--base-url", url)
+	tm.waitFor("new session")
+	tm.typeKeys("/model\r")
+	tm.waitFor("the catalogue (/model N picks")
+	tm.waitFor("mock/echo")
+	tm.typeKeys("/model haiku\r")
+	tm.waitFor("model: anthropic/claude-haiku-4-5")
+	tm.typeKeys("/model mock\r")
+	tm.waitFor(" 2. mock/echo")
+	tm.typeKeys("/model 2\r")
+	tm.waitFor("model: mock/echo")
+	tm.waitFor("mock/echo · ") // the status bar
+	tm.typeKeys("\x04")
+	if err := wait(); err != nil {
+		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -31,7 +32,7 @@ func init() {
 		{name: "help", help: "this list, and the keys", run: (*Model).cmdHelp},
 		{name: "agents", help: "the agent definitions a subagent can run as", run: (*Model).cmdAgents},
 		{name: "jobs", help: "background jobs of this session", run: (*Model).cmdJobs},
-		{name: "model", args: "NAME", help: "switch the model (PROVIDER/MODEL or an alias)", idle: true, run: (*Model).cmdModel},
+		{name: "model", args: "[NAME]", help: "switch the model: alone, the catalogue to pick from; PROVIDER/MODEL, an alias or part of a name", idle: true, run: (*Model).cmdModel},
 		{name: "compact", help: "summarise the conversation to free context", idle: true, run: (*Model).cmdCompact},
 		{name: "cost", help: "tokens and cost of this session", run: (*Model).cmdCost},
 		{name: "log", help: "where this session's log is, and how to render it", run: (*Model).cmdLog},
@@ -117,12 +118,18 @@ func (m *Model) cmdJobs(string) tea.Cmd {
 }
 
 func (m *Model) cmdModel(arg string) tea.Cmd {
-	if arg == "" {
-		m.say("model: " + termsafe.EscapeLine(m.modelName()) + " (/model PROVIDER/MODEL to switch)")
-		return nil
-	}
+	_, isNum := strconv.Atoi(arg)
 	nm, err := m.h.ResolveModel(arg, m.opts.BaseURL)
-	if err != nil {
+	if arg == "" || isNum == nil || err != nil && !strings.Contains(arg, "/") {
+		spec, ok := m.pickModel(arg)
+		if !ok {
+			return nil
+		}
+		if nm, err = m.h.ResolveModel(spec, m.opts.BaseURL); err != nil {
+			m.say("/model: " + termsafe.EscapeLine(err.Error()))
+			return nil
+		}
+	} else if err != nil {
 		m.say("/model: " + termsafe.EscapeLine(err.Error()))
 		return nil
 	}

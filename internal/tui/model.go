@@ -103,6 +103,8 @@ type Model struct {
 	folded []folded // results shown folded, for Ctrl-O (latest maxFolded)
 	picks  []string // the session ids the last /resume list numbered
 	mode   askMode  // Shift-Tab
+	// modelPicks are the specs the last /model list numbered.
+	modelPicks []string
 	// asked are the diffs questions showed, by tool name and arguments,
 	// for the settled call's block (at most maxAsked).
 	asked   map[string][]diffLine

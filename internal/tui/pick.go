@@ -2,12 +2,14 @@ package tui
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/reinsdev/reins/internal/models"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
 )
@@ -152,4 +154,64 @@ func (m *Model) completeSlash() tea.Cmd {
 		m.notice = strings.Join(names, "  ")
 	}
 	return nil
+}
+
+// modelChoices are the models /model offers: the catalogue (built-in
+// entries and config's) as PROVIDER/MODEL, then the config's aliases.
+// One function, so a richer catalogue replaces it in one place.
+func (m *Model) modelChoices() []string {
+	var out []string
+	for _, in := range models.All(m.h.Config.Models) {
+		out = append(out, in.Spec)
+	}
+	aliases := make([]string, 0, len(m.h.Config.ModelAliases))
+	for a := range m.h.Config.ModelAliases {
+		aliases = append(aliases, a)
+	}
+	sort.Strings(aliases)
+	return append(out, aliases...)
+}
+
+// pickModel is /model with no name or a name that does not resolve: a
+// numbered list of modelChoices filtered by arg (fuzzy); one best match
+// is the choice, and /model N picks from the last list.
+func (m *Model) pickModel(arg string) (spec string, ok bool) {
+	if n, err := strconv.Atoi(arg); err == nil && n >= 1 && n <= len(m.modelPicks) {
+		return m.modelPicks[n-1], true
+	}
+	var best []string
+	tier := 0
+	for _, c := range m.modelChoices() {
+		t := 3
+		if arg != "" {
+			t = fuzzy(arg, c, "")
+		}
+		switch {
+		case t == 0 || t < tier:
+		case t > tier:
+			best, tier = []string{c}, t
+		default:
+			best = append(best, c)
+		}
+	}
+	if arg != "" && len(best) == 1 {
+		return best[0], true
+	}
+	if len(best) == 0 {
+		m.say("/model: nothing in the catalogue matches " + strconv.Quote(termsafe.EscapeLine(Cut(arg, 40))) + " (reins models lists it)")
+		return "", false
+	}
+	m.modelPicks = m.modelPicks[:0]
+	var b strings.Builder
+	b.WriteString("model: " + termsafe.EscapeLine(m.modelName()) + "; the catalogue (/model N picks, /model TEXT narrows, /model PROVIDER/MODEL names any):")
+	for i, c := range best {
+		if i == maxPicks*3 {
+			fmt.Fprintf(&b, "\n  … and %d more", len(best)-i)
+			break
+		}
+		m.modelPicks = append(m.modelPicks, c)
+		fmt.Fprintf(&b, "\n  %2d. %s", i+1, termsafe.EscapeLine(c))
+	}
+	m.say(b.String())
+	return "", false
 }
