@@ -821,3 +821,28 @@ replies:
 		t.Errorf("settled write block:\n%s", log)
 	}
 }
+
+// TestModelPick: /model lists the catalogue, /model TEXT narrows it and
+// switches on one match, /model N picks from the last list.
+func TestModelPick(t *testing.T) {
+	s := newScreen(t, "", nil)
+	s.typeText("/model")
+	if l := s.log(); !strings.Contains(l, "the catalogue (/model N picks") || !strings.Contains(l, "mock/echo") {
+		t.Fatalf("/model:\n%s", l)
+	}
+	s.typeText("/model demo")
+	if got := s.m.modelName(); got != "mock/demo" {
+		t.Fatalf("/model demo: %s\n%s", got, s.log())
+	}
+	s.typeText("/model mock")
+	if !strings.Contains(s.log(), " 2. mock/echo") {
+		t.Fatalf("/model mock:\n%s", s.log())
+	}
+	s.typeText("/model 2")
+	if got := s.m.modelName(); got != "mock/echo" {
+		t.Fatalf("/model 2: %s\n%s", got, s.log())
+	}
+	if !strings.Contains(s.view(), "mock/echo · ") {
+		t.Errorf("status bar:\n%s", s.view())
+	}
+}
