@@ -285,8 +285,10 @@ fallback:
 
 	tm, wait = startTerm(t, home, env, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
 	tm.waitFor("new session")
+	// Tab completes /res to /resume (without it, /res is an unknown
+	// command); the screen draws the completion in pieces, so the test
+	// waits for its effect.
 	tm.typeKeys("/res\t")
-	tm.waitFor("/resume ")
 	tm.typeKeys(tail + "\r")
 	tm.waitFor("resumed session " + short)
 	tm.waitFor("a first prompt about zebras")
