@@ -53,11 +53,16 @@ func isTTY(v any) bool {
 }
 
 func interactiveMain(ctx context.Context, s *streams, f *interactiveFlags) error {
+	if in, ok := s.in.(*os.File); ok {
+		defer holdInput(in)()
+	}
 	h, opts, _, err := openSession(s, &f.runFlags)
 	if err != nil {
 		return err
 	}
 	defer h.Close()
+	var opened harnesses
+	defer opened.close()
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -88,6 +93,7 @@ func interactiveMain(ctx context.Context, s *streams, f *interactiveFlags) error
 	}()
 	err = tui.Run(ctx, s.in, s.out, tui.Options{
 		Harness: h, Session: opts, Ask: !f.yes, BaseURL: f.baseURL, NoColor: os.Getenv("NO_COLOR") != "",
+		Trust: trustQuestion(s, f, h, &opened),
 	})
 	cancel()
 	<-watched

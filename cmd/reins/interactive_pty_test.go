@@ -32,9 +32,15 @@ type ptyTerm struct {
 
 func startTerm(t *testing.T, home string, env []string, args ...string) (*ptyTerm, func() error) {
 	t.Helper()
+	return startTermSize(t, home, env, 40, 100, args...)
+}
+
+// startTermSize is startTerm on a terminal of rows × cols.
+func startTermSize(t *testing.T, home string, env []string, rows, cols uint16, args ...string) (*ptyTerm, func() error) {
+	t.Helper()
 	cmd := reinsCmd(t, home, args...)
 	cmd.Env = append(cmd.Env, env...)
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
 	if err != nil {
 		t.Fatalf("this test needs a pseudo-terminal (/dev/ptmx): %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -31,13 +32,16 @@ func init() {
 		{name: "help", help: "this list, and the keys", run: (*Model).cmdHelp},
 		{name: "agents", help: "the agent definitions a subagent can run as", run: (*Model).cmdAgents},
 		{name: "jobs", help: "background jobs of this session", run: (*Model).cmdJobs},
-		{name: "model", args: "NAME", help: "switch the model (PROVIDER/MODEL or an alias)", idle: true, run: (*Model).cmdModel},
+		{name: "model", args: "[NAME]", help: "switch the model: alone, the catalogue to pick from; PROVIDER/MODEL, an alias or part of a name", idle: true, run: (*Model).cmdModel},
 		{name: "compact", help: "summarise the conversation to free context", idle: true, run: (*Model).cmdCompact},
 		{name: "cost", help: "tokens and cost of this session", run: (*Model).cmdCost},
 		{name: "log", help: "where this session's log is, and how to render it", run: (*Model).cmdLog},
-		{name: "resume", args: "ID", help: "continue another session of this workspace", idle: true, run: (*Model).cmdResume},
+		{name: "resume", args: "[TEXT]", help: "continue another session of this workspace: a list, filtered by id or first prompt", idle: true, run: (*Model).cmdResume},
 		{name: "new", help: "start a new session", idle: true, run: (*Model).cmdNew},
+		{name: "clear", help: "start a new session (as /new)", idle: true, run: (*Model).cmdNew},
+		{name: "trust", help: "trust this folder, so its instructions, agents and MCP servers are used", idle: true, run: (*Model).cmdTrust},
 		{name: "quit", help: "exit (also Ctrl-D)", run: func(m *Model, _ string) tea.Cmd { return m.quit() }},
+		{name: "exit", help: "exit (as /quit)", run: func(m *Model, _ string) tea.Cmd { return m.quit() }},
 	}
 }
 
@@ -72,9 +76,9 @@ func (m *Model) cmdHelp(string) tea.Cmd {
 		}
 		fmt.Fprintf(&b, "  %-12s %s\n", name, c.help)
 	}
-	b.WriteString("keys: Enter sends · Alt-Enter (Shift-Enter, Ctrl-J) new line · Up/Down history · Ctrl-O unfolds reasoning\n")
+	b.WriteString("keys: Enter sends · Alt-Enter (Shift-Enter) new line · Up/Down history · Ctrl-O full transcript (reasoning, whole results)\n")
 	b.WriteString("      Esc or Ctrl-C cancels the running turn · Ctrl-C twice or Ctrl-D exits\n")
-	b.WriteString("      a prompt sent while a turn runs is queued")
+	b.WriteString("      Shift-Tab cycles ask → auto-edit → read-only · Tab completes /commands\n      a prompt sent while a turn runs is queued")
 	m.say(b.String())
 	return nil
 }
@@ -114,12 +118,18 @@ func (m *Model) cmdJobs(string) tea.Cmd {
 }
 
 func (m *Model) cmdModel(arg string) tea.Cmd {
-	if arg == "" {
-		m.say("model: " + termsafe.EscapeLine(m.modelName()) + " (/model PROVIDER/MODEL to switch)")
-		return nil
-	}
+	_, isNum := strconv.Atoi(arg)
 	nm, err := m.h.ResolveModel(arg, m.opts.BaseURL)
-	if err != nil {
+	if arg == "" || isNum == nil || err != nil && !strings.Contains(arg, "/") {
+		spec, ok := m.pickModel(arg)
+		if !ok {
+			return nil
+		}
+		if nm, err = m.h.ResolveModel(spec, m.opts.BaseURL); err != nil {
+			m.say("/model: " + termsafe.EscapeLine(err.Error()))
+			return nil
+		}
+	} else if err != nil {
 		m.say("/model: " + termsafe.EscapeLine(err.Error()))
 		return nil
 	}
@@ -166,14 +176,13 @@ func (m *Model) cmdNew(string) tea.Cmd {
 }
 
 func (m *Model) cmdResume(arg string) tea.Cmd {
-	if arg == "" {
-		m.say("/resume ID: give a session id or a unique prefix (see reins log)")
-		return nil
-	}
 	id, err := session.Resolve(m.h.SessionsDir(), arg)
-	if err != nil {
-		m.say("/resume: " + termsafe.EscapeLine(err.Error()))
-		return nil
+	if arg == "" || err != nil {
+		// Not an id's prefix: pick among this folder's sessions.
+		var ok bool
+		if id, ok = m.cmdResumePick(arg); !ok {
+			return nil
+		}
 	}
 	if id == m.root {
 		m.say("/resume: that is this session")

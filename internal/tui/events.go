@@ -21,11 +21,12 @@ func (m *Model) items(its []item) tea.Cmd {
 			continue
 		}
 		if it.approve != nil {
-			if m.always[it.approve.name] {
-				it.approve.reply <- true
+			if ok, decided := m.autoAnswer(it.approve); decided {
+				it.approve.reply <- ok
 				continue
 			}
 			m.approvals = append(m.approvals, it.approve)
+			cmds = append(cmds, m.front())
 			continue
 		}
 		m.event(it.header, it.event)
@@ -178,8 +179,16 @@ func (m *Model) toolBlock(c *call, r session.ToolResult) string {
 		head += " " + m.st.dim.Render(termsafe.EscapeLine(sum))
 	}
 	lines := []string{fitLine(head, m.width)}
-	if rs := resultSummary(r.Content); rs != "" {
+	if m.unfold && strings.TrimSpace(r.Content) != "" {
+		lines = append(lines, m.fullResult(r.Content)...)
+	} else if rs := resultSummary(r.Content); rs != "" {
 		lines = append(lines, fitLine("    "+m.st.dim.Render("→ "+rs), m.width))
+		if strings.Contains(strings.TrimRight(r.Content, "\n"), "\n") {
+			m.folded = append(m.folded, folded{head: head, content: r.Content})
+			if len(m.folded) > maxFolded {
+				m.folded = m.folded[len(m.folded)-maxFolded:]
+			}
+		}
 	}
 	if !r.IsError {
 		lines = append(lines, m.diff(c)...)
@@ -240,6 +249,28 @@ func (m *Model) diff(c *call) []string {
 		return nil
 	}
 	var out []string
+	// The diff the question showed, against the file as it was then
+	// (removed lines too), when the call was asked about.
+	if d, ok := m.asked[c.name+"\x00"+c.args]; ok {
+		delete(m.asked, c.name+"\x00"+c.args)
+		for i, l := range d {
+			if i == maxDiffLines {
+				out = append(out, m.st.dim.Render(fmt.Sprintf("    … %d more lines", len(d)-maxDiffLines)))
+				break
+			}
+			switch l.kind {
+			case diffGap:
+				out = append(out, m.st.dim.Render(fmt.Sprintf("    ⋯ %d unchanged lines", l.n)))
+			case diffDel:
+				out = append(out, fitLine(m.st.bad.Render("    - "+termsafe.EscapeLine(l.text)), m.width))
+			case diffAdd:
+				out = append(out, fitLine(m.st.ok.Render("    + "+termsafe.EscapeLine(l.text)), m.width))
+			default:
+				out = append(out, fitLine(m.st.dim.Render("      "+termsafe.EscapeLine(l.text)), m.width))
+			}
+		}
+		return out
+	}
 	add := func(prefix string, text string, st func(...string) string) {
 		ls := strings.Split(strings.TrimRight(text, "\n"), "\n")
 		for i, l := range ls {
@@ -301,4 +332,43 @@ func (m *Model) replay(events []session.Event) {
 			m.commit(m.md.render(termsafe.Escape(x.text)))
 		}
 	}
+}
+
+// Bounds of what Ctrl-O expands: the latest folded results, and the
+// lines of each shown (reins log shows the whole).
+const (
+	maxFolded      = 20
+	maxExpandLines = 400
+)
+
+// folded is a result shown as one summary line, kept for Ctrl-O.
+type folded struct{ head, content string }
+
+// fullResult is a result's text as the expanded transcript shows it:
+// escaped, wrapped, at most maxExpandLines lines.
+func (m *Model) fullResult(content string) []string {
+	ls := strings.Split(strings.TrimRight(content, "\n"), "\n")
+	var out []string
+	for i, l := range ls {
+		if i == maxExpandLines {
+			out = append(out, m.st.dim.Render(fmt.Sprintf("    … %d more lines (reins log %s shows them)", len(ls)-i, m.root)))
+			break
+		}
+		out = append(out, hang(termsafe.EscapeLine(l), "    │ ", "    │ ", m.width)...)
+	}
+	return out
+}
+
+// expand prints the results folded since the last expansion, whole.
+func (m *Model) expand() {
+	if len(m.folded) == 0 {
+		return
+	}
+	b := []string{m.st.dim.Render(fmt.Sprintf("  ▾ %d folded results", len(m.folded)))}
+	for _, f := range m.folded {
+		b = append(b, fitLine(f.head, m.width))
+		b = append(b, m.fullResult(f.content)...)
+	}
+	m.folded = nil
+	m.commit(strings.Join(b, "\n"))
 }

@@ -36,9 +36,13 @@ type turnDone struct {
 
 // approval is a tool call waiting for the user's answer.
 type approval struct {
-	name  string
-	args  json.RawMessage
-	reply chan bool // buffered: the screen never blocks answering
+	name    string
+	args    json.RawMessage
+	reply   chan bool // buffered: the screen never blocks answering
+	preview *preview  // what the question shows; computed when asked
+	// arming: the screen queued the message that arms it; armed: keys
+	// typed now answer it (approve.go).
+	arming, armed bool
 }
 
 // feed carries items from the session (the harness's observer, called
@@ -52,6 +56,9 @@ type feed struct {
 	wake   chan struct{} // 1-buffered: items are pending
 	closed bool
 	done   chan struct{} // closed by close
+	// preview computes what a question shows, on the asking goroutine
+	// (set by New before any session runs).
+	preview func(name string, args json.RawMessage) *preview
 }
 
 func newFeed() *feed {
@@ -87,6 +94,9 @@ func (f *feed) observe(h session.Header, e session.Event) { f.push(item{header: 
 // cancelled turn refuses). A closed screen refuses.
 func (f *feed) ask(ctx context.Context, name string, args json.RawMessage) bool {
 	a := &approval{name: name, args: args, reply: make(chan bool, 1)}
+	if f.preview != nil {
+		a.preview = f.preview(name, args)
+	}
 	if !f.push(item{approve: a}) {
 		return false
 	}

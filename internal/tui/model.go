@@ -10,6 +10,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -33,6 +34,7 @@ const (
 	maxPrompt    = 64 << 10 // characters in the editor
 	maxLiveText  = 64 << 10 // bytes of the streaming answer kept for the live view
 	maxPastJobs  = 100      // settled background jobs /jobs lists
+	maxAsked     = 64       // allowed questions' diffs kept for their results
 	minLiveLines = 3
 )
 
@@ -54,6 +56,14 @@ type Options struct {
 	NoColor bool
 	// Now is the clock of elapsed times; time.Now when nil.
 	Now func() time.Time
+	// Trust, when set, lets the screen ask whether to trust an untrusted
+	// folder whose own files were ignored (trust.go).
+	Trust *TrustQuestion
+	// FlushInput discards the input the terminal holds and nobody read
+	// yet; called when an approval question comes to the front, so no
+	// key typed (or planted) before it can answer it. Run sets it when
+	// the input is a terminal.
+	FlushInput func()
 }
 
 // Model is the Bubble Tea model of the interactive session.
@@ -89,6 +99,17 @@ type Model struct {
 
 	usage     llm.Usage // completed turns of this session, children included
 	turnUsage llm.Usage // the running turn so far, children included
+
+	folded []folded // results shown folded, for Ctrl-O (latest maxFolded)
+	picks  []string // the session ids the last /resume list numbered
+	mode   askMode  // Shift-Tab
+	// modelPicks are the specs the last /model list numbered.
+	modelPicks []string
+	// asked are the diffs questions showed, by tool name and arguments,
+	// for the settled call's block (at most maxAsked).
+	asked   map[string][]diffLine
+	trustQ  *trustAsk // the folder question, while it is up
+	sentAny bool      // a prompt went to the session
 
 	ctrlC    bool // Ctrl-C on an empty prompt once: the next one exits
 	unfold   bool // Ctrl-O: show reasoning text rather than its size
@@ -130,19 +151,13 @@ type (
 func New(opts Options, print func(string)) (*Model, error) {
 	m := &Model{
 		opts: opts, h: opts.Harness, feed: newFeed(), st: newStyles(opts.NoColor), now: opts.Now,
-		tree: newTree(), always: map[string]bool{}, print: print, width: 80, height: 24,
+		tree: newTree(), always: map[string]bool{}, print: print, width: 80, height: 24, mode: modeAsk,
 	}
 	if m.now == nil {
 		m.now = time.Now
 	}
 	m.md = newMarkdown(opts.NoColor)
-	prev := m.h.Observe
-	m.h.Observe = func(hd session.Header, e session.Event) {
-		if prev != nil {
-			prev(hd, e)
-		}
-		m.feed.observe(hd, e)
-	}
+	m.attach()
 	if opts.Ask {
 		m.opts.Session.Approve = m.feed.ask
 	}
@@ -159,6 +174,20 @@ func New(opts Options, print func(string)) (*Model, error) {
 	return m, nil
 }
 
+// attach makes m.h report to the screen: its events, and the previews
+// of the questions its tools ask.
+func (m *Model) attach() {
+	prev := m.h.Observe
+	m.h.Observe = func(hd session.Header, e session.Event) {
+		if prev != nil {
+			prev(hd, e)
+		}
+		m.feed.observe(hd, e)
+	}
+	cwd := m.h.Cwd
+	m.feed.preview = func(name string, args json.RawMessage) *preview { return makePreview(cwd, name, args) }
+}
+
 func newEditor(noColor bool) textarea.Model {
 	ed := textarea.New()
 	ed.ShowLineNumbers = false
@@ -168,7 +197,10 @@ func newEditor(noColor bool) textarea.Model {
 	ed.DynamicHeight = true
 	ed.MinHeight = 1
 	ed.MaxHeight = 8
-	ed.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "shift+enter", "ctrl+j"))
+	// Enter always sends. LF (Ctrl-J) is Enter too: keys typed before
+	// the terminal left canonical mode carry Enter as LF, and taking it
+	// for a new line would merge two quick prompts into one unsent one.
+	ed.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "shift+enter"))
 	// Ctrl-D exits; the clipboard is the terminal's (bracketed paste).
 	ed.KeyMap.DeleteCharacterForward = key.NewBinding(key.WithKeys("delete"))
 	ed.KeyMap.Paste = key.NewBinding(key.WithDisabled())
@@ -191,7 +223,7 @@ func (m *Model) setSession(s *harness.Session) {
 	if s.Resumed != nil {
 		m.usage = loggedUsage(s.Resumed.Events)
 	}
-	m.tree, m.pastJobs = newTree(), nil
+	m.tree, m.pastJobs, m.folded = newTree(), nil, nil
 	m.always = map[string]bool{}
 }
 
@@ -253,8 +285,14 @@ func (m *Model) commit(s string) {
 	}
 }
 
-// Init starts waiting for the session's events.
-func (m *Model) Init() tea.Cmd { return m.waitFeed() }
+// Init starts waiting for the session's events, and asks about an
+// untrusted folder.
+func (m *Model) Init() tea.Cmd {
+	if t := m.opts.Trust; t != nil && t.AskNow && m.untrusted() {
+		return tea.Batch(m.waitFeed(), m.askTrust())
+	}
+	return m.waitFeed()
+}
 
 // waitFeed is the one outstanding read of the feed.
 func (m *Model) waitFeed() tea.Cmd {
@@ -282,6 +320,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		if m.running {
 			return m, tick()
+		}
+		return m, nil
+	case armMsg:
+		m.arm(msg.a)
+		return m, nil
+	case trustArmMsg:
+		if m.trustQ == msg.q {
+			msg.q.armed = true
 		}
 		return m, nil
 	case tea.KeyPressMsg:
@@ -312,25 +358,48 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if len(m.approvals) > 0 {
 		switch s {
+		case "ctrl+c":
+			m.answer(false, false)
+			m.cancelTurn()
+			return m.front()
+		case "ctrl+d":
+			return m.quit()
+		}
+		if !m.approvals[0].armed {
+			return nil // typed before the question was shown: never an answer
+		}
+		switch s {
 		case "y", "enter":
 			m.answer(true, false)
 		case "a":
 			m.answer(true, true)
 		case "n", "esc":
 			m.answer(false, false)
-		case "ctrl+c":
-			m.answer(false, false)
-			m.cancelTurn()
-		case "ctrl+d":
-			return m.quit()
+		default:
+			return nil
 		}
-		return nil
+		return m.front()
+	}
+	// The folder question takes y/n/x while the prompt is empty, so a
+	// prompt being typed is not taken for an answer.
+	if m.trustQ != nil && m.trustQ.armed && m.editor.Value() == "" {
+		if c := m.trustKey(s); c != nil || m.trustQ == nil {
+			return c
+		}
 	}
 	switch s {
 	case "ctrl+d":
 		return m.quit()
 	case "ctrl+o":
+		// The full transcript: reasoning text, whole results (those
+		// folded so far are printed now), until Ctrl-O again.
 		m.unfold = !m.unfold
+		if m.unfold {
+			m.expand()
+			m.notice = "full transcript (Ctrl-O folds again)"
+		} else {
+			m.notice = ""
+		}
 		return nil
 	case "esc":
 		if m.running {
@@ -351,8 +420,15 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.notice = "press Ctrl-C again to exit (or Ctrl-D)"
 		}
 		return nil
-	case "enter":
+	case "enter", "ctrl+j":
 		return m.submit()
+	case "tab":
+		if strings.HasPrefix(m.editor.Value(), "/") {
+			return m.completeSlash()
+		}
+	case "shift+tab":
+		m.cycleMode()
+		return nil
 	case "up":
 		if m.editor.Line() == 0 && m.hpos > 0 {
 			if m.hpos == len(m.history) {
@@ -397,7 +473,7 @@ func (m *Model) submit() tea.Cmd {
 	if strings.HasPrefix(text, "/") {
 		return m.slash(text)
 	}
-	if m.running {
+	if m.running || m.trustQ != nil {
 		if len(m.queue) >= maxQueued {
 			m.notice = fmt.Sprintf("the queue is full (%d prompts); wait for the turn to end", maxQueued)
 			m.editor.SetValue(text)
@@ -405,6 +481,9 @@ func (m *Model) submit() tea.Cmd {
 		}
 		m.queue = append(m.queue, text)
 		m.notice = fmt.Sprintf("queued (%d waiting)", len(m.queue))
+		if m.trustQ != nil {
+			m.notice += "; sent once the folder question is answered"
+		}
 		return nil
 	}
 	return m.startTurn(text)
@@ -414,6 +493,7 @@ func (m *Model) submit() tea.Cmd {
 // and then its end come through the feed, in order.
 func (m *Model) startTurn(prompt string) tea.Cmd {
 	sess := m.sess
+	m.sentAny = true
 	return m.runTurn(prompt, func(ctx context.Context) (agent.TurnResult, *bool) {
 		return sess.Run(ctx, prompt), nil
 	})
@@ -502,6 +582,12 @@ func (m *Model) flushTree() {
 func (m *Model) answer(ok, always bool) {
 	a := m.approvals[0]
 	m.approvals = m.approvals[1:]
+	if ok && a.preview != nil && len(a.preview.diff) > 0 {
+		if m.asked == nil || len(m.asked) >= maxAsked {
+			m.asked = map[string][]diffLine{}
+		}
+		m.asked[a.name+"\x00"+string(a.args)] = a.preview.diff
+	}
 	if always {
 		m.always[a.name] = true
 	}

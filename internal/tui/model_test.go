@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -117,6 +118,16 @@ func (s *screen) ev(id, typ string, data any) item {
 }
 
 func (s *screen) feedItems(its ...item) { s.send(feedMsg{its}) }
+
+// armHead delivers what the program would after drawing the head
+// question: the message that arms it.
+func (s *screen) armHead() {
+	if len(s.m.approvals) == 0 {
+		return // answered without a question (allowed for the session)
+	}
+	s.view()
+	s.send(armMsg{s.m.approvals[0]})
+}
 
 func chunk(text string) session.AssistantChunk {
 	return session.AssistantChunk{Chunk: llm.Chunk{Type: llm.ChunkTextDelta, Delta: text}}
@@ -243,6 +254,7 @@ func TestApprovals(t *testing.T) {
 	ask := func(name string) *approval {
 		a := &approval{name: name, args: json.RawMessage(`{"path":"f.txt"}`), reply: make(chan bool, 1)}
 		s.feedItems(item{approve: a})
+		s.armHead()
 		return a
 	}
 	got := func(a *approval) bool {
@@ -256,7 +268,7 @@ func TestApprovals(t *testing.T) {
 	}
 	a := ask("write")
 	v := s.view()
-	if !strings.Contains(v, "? allow write path=f.txt") || !strings.Contains(v, "[y] once  [a] write for this session  [n] reject") {
+	if !strings.Contains(v, "? allow write f.txt") || !strings.Contains(v, "[y] once  [a] write for this session  [n] reject") {
 		t.Fatalf("no question:\n%s", v)
 	}
 	if s.m.View().WindowTitle != "reins · approve write?" {
@@ -285,6 +297,7 @@ func TestApprovals(t *testing.T) {
 	if v := s.view(); !strings.Contains(v, "? allow bash") {
 		t.Errorf("the bash ask is not next:\n%s", v)
 	}
+	s.armHead()
 	s.send(tea.KeyPressMsg{Code: 'n', Text: "n"})
 	if got(c) {
 		t.Error("bash allowed")
@@ -322,6 +335,7 @@ replies:
 		s.committed = nil
 		s.typeText("WRITE it")
 		s.pump(func() bool { return len(s.m.approvals) > 0 })
+		s.armHead()
 		s.send(tea.KeyPressMsg{Code: rune(tc.key[0]), Text: tc.key})
 		s.pump(func() bool { return !s.m.running })
 		if !strings.Contains(s.log(), tc.want) {
@@ -542,7 +556,7 @@ fallback:
 	}
 	s.send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	s.pump(func() bool { return !s.m.running })
-	if !strings.Contains(s.log(), "echo: a\nb") && !strings.Contains(s.log(), "echo: a b") {
+	if !strings.Contains(s.log(), "echo: a\n  b\n  pasted line") { // the answer keeps its lines
 		t.Errorf("multi-line prompt answer:\n%s", s.log())
 	}
 
@@ -692,5 +706,143 @@ func TestResumeReplayBounded(t *testing.T) {
 	}
 	if strings.Contains(log, "prompt 4\n") || !strings.Contains(log, "prompt 5") || !strings.Contains(log, "mock: prompt 24") {
 		t.Errorf("not the latest 40 messages:\n%s", log)
+	}
+}
+
+// TestApprovalShowsEverything (issue 26 item 6): an overwrite's question
+// shows the diff against the file as it is, removed lines too; an edit's
+// shows the file's lines around the change; a bash command is shown
+// whole, wrapped and with its control characters visible, however long;
+// keys that arrive before the question is armed never answer it.
+func TestApprovalShowsEverything(t *testing.T) {
+	s := newScreen(t, "", nil)
+	if err := os.WriteFile(filepath.Join(s.cwd, "greet.md"), []byte("# Hello\nkeep me\nold line\nlast\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ask := func(name, args string) *approval {
+		a := &approval{name: name, args: json.RawMessage(args), reply: make(chan bool, 1)}
+		a.preview = makePreview(s.cwd, name, a.args)
+		s.feedItems(item{approve: a})
+		return a
+	}
+	a := ask("write", `{"path":"greet.md","content":"# Hello\nkeep me\nnew line\nlast\n"}`)
+	// Typed before the question was armed: dropped, not an answer.
+	s.view()
+	s.send(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	select {
+	case <-a.reply:
+		t.Fatal("a key typed before the question was armed answered it")
+	default:
+	}
+	if v := s.view(); strings.Contains(v, "[y] once") {
+		t.Errorf("answer keys shown before the question is armed:\n%s", v)
+	}
+	s.armHead()
+	v := s.view()
+	for _, want := range []string{"? allow write greet.md (overwrites 30 bytes with 30 bytes)", "      keep me", "    - old line", "    + new line", "      last", "[y] once"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("write question lacks %q:\n%s", want, v)
+		}
+	}
+	s.send(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	if <-a.reply {
+		t.Error("n allowed")
+	}
+
+	a = ask("edit", `{"path":"greet.md","old_string":"old line","new_string":"edited\nline"}`)
+	s.armHead()
+	v = s.view()
+	for _, want := range []string{"? allow edit greet.md", "    - old line", "    + edited", "    + line", "      keep me"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("edit question lacks %q:\n%s", want, v)
+		}
+	}
+	s.send(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	<-a.reply
+
+	// The hidden tail of a long command, and a control character in it.
+	cmd := "echo running: go test ./internal/... -run TestUnit -count=1 -v -timeout 10m -tags integration \x1b[8m; rm -rf .git"
+	args, _ := json.Marshal(map[string]string{"command": cmd, "description": "run the tests"})
+	a = ask("bash", string(args))
+	s.armHead()
+	v = s.view()
+	flat := strings.Join(strings.Fields(v), " ")
+	for _, want := range []string{`\x1b[8m;`, "rm -rf .git", "description: run the tests"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("bash question lacks %q:\n%s", want, v)
+		}
+	}
+	for _, l := range strings.Split(v, "\n") {
+		if ansi.StringWidth(l) > 80 {
+			t.Errorf("line wider than the screen: %q", l)
+		}
+	}
+	s.send(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	if !<-a.reply {
+		t.Error("y did not allow")
+	}
+
+	// Too tall for the screen: printed whole above, the live view says so.
+	long := strings.Repeat("line\n", 100)
+	a = ask("write", `{"path":"big.txt","content":`+strconv.Quote(long)+`}`)
+	s.armHead()
+	if v := s.view(); !strings.Contains(v, "more lines: the whole question is printed above") {
+		t.Errorf("tall question:\n%s", v)
+	}
+	if n := strings.Count(s.log(), "    + line"); n != 100 {
+		t.Errorf("the scrollback holds %d of the 100 added lines", n)
+	}
+	s.send(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	<-a.reply
+}
+
+// TestSettledWriteShowsRemovedLines: an allowed overwrite's settled block
+// in the scrollback shows the diff its question showed, the removed lines
+// included, not only the new content.
+func TestSettledWriteShowsRemovedLines(t *testing.T) {
+	s := newScreen(t, `
+replies:
+  - match: WRITE
+    toolCalls:
+      - {id: w1, name: write, arguments: {path: out.txt, content: "same\nnew\n"}}
+  - match: "to out.txt"
+    text: "written"
+`, nil)
+	if err := os.WriteFile(filepath.Join(s.cwd, "out.txt"), []byte("same\nold\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.typeText("WRITE it")
+	s.pump(func() bool { return len(s.m.approvals) > 0 })
+	s.armHead()
+	s.send(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	s.pump(func() bool { return !s.m.running })
+	log := s.log()
+	if !strings.Contains(log, "    - old\n    + new") || !strings.Contains(log, "      same") {
+		t.Errorf("settled write block:\n%s", log)
+	}
+}
+
+// TestModelPick: /model lists the catalogue, /model TEXT narrows it and
+// switches on one match, /model N picks from the last list.
+func TestModelPick(t *testing.T) {
+	s := newScreen(t, "", nil)
+	s.typeText("/model")
+	if l := s.log(); !strings.Contains(l, "the catalogue (/model N picks") || !strings.Contains(l, "mock/echo") {
+		t.Fatalf("/model:\n%s", l)
+	}
+	s.typeText("/model demo")
+	if got := s.m.modelName(); got != "mock/demo" {
+		t.Fatalf("/model demo: %s\n%s", got, s.log())
+	}
+	s.typeText("/model mock")
+	if !strings.Contains(s.log(), " 2. mock/echo") {
+		t.Fatalf("/model mock:\n%s", s.log())
+	}
+	s.typeText("/model 2")
+	if got := s.m.modelName(); got != "mock/echo" {
+		t.Fatalf("/model 2: %s\n%s", got, s.log())
+	}
+	if !strings.Contains(s.view(), "mock/echo · ") {
+		t.Errorf("status bar:\n%s", s.view())
 	}
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
+	"golang.org/x/sys/unix"
 
 	"github.com/reinsdev/reins/internal/agent"
 )
@@ -64,6 +67,10 @@ func (p *printer) loop(prog *tea.Program, done <-chan struct{}) {
 // session: nothing it started outlives it.
 func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	pr := newPrinter()
+	if f, ok := in.(*os.File); ok && opts.FlushInput == nil && term.IsTerminal(f.Fd()) {
+		fd := int(f.Fd())
+		opts.FlushInput = func() { unix.IoctlSetInt(fd, unix.TCFLSH, unix.TCIFLUSH) }
+	}
 	m, err := New(opts, pr.push)
 	if err != nil {
 		return err

@@ -47,11 +47,11 @@ func (m *Model) View() tea.View {
 		b = append(b, m.st.bold.Render("children"))
 		b = append(b, lines...)
 	}
+	if m.trustQ != nil && len(m.approvals) == 0 {
+		b = append(b, m.trustView()...)
+	}
 	if len(m.approvals) > 0 {
-		a := m.approvals[0]
-		q := fmt.Sprintf("? allow %s %s", termsafe.EscapeLine(a.name), termsafe.EscapeLine(callSummary(a.name, string(a.args))))
-		b = append(b, fitLine(m.st.warn.Render(q), w))
-		b = append(b, fitLine("  [y] once  [a] "+termsafe.EscapeLine(a.name)+" for this session  [n] reject", w))
+		b = append(b, m.questionView()...)
 	}
 	if m.notice != "" {
 		b = append(b, fitLine(m.st.dim.Render(m.notice), w))
@@ -109,6 +109,12 @@ func (m *Model) status() string {
 	parts := []string{termsafe.EscapeLine(m.modelName()), shortID(m.root), usageText(u)}
 	if sm := m.opts.Session.Model; sm != nil && sm.Effort != "" {
 		parts[0] += " · effort " + string(sm.Effort) // --effort, config or agent
+	}
+	if t := m.trustStatus(); t != "" {
+		parts = append(parts, t)
+	}
+	if m.mode != modeAsk {
+		parts = append(parts, string(m.mode))
 	}
 	switch {
 	case len(m.approvals) > 0:
