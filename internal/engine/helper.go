@@ -186,12 +186,20 @@ func (h *helper) read(r io.ReadCloser, e *helperEngine) {
 		if r == nil {
 			continue
 		}
+		// Each channel holds one answer; a repeated one (a helper that
+		// breaks the protocol) is dropped rather than block this reader.
 		switch m.Op {
 		case wire.OpStarted:
-			r.started <- m.Failed
+			select {
+			case r.started <- m.Failed:
+			default:
+			}
 		case wire.OpResult:
 			if m.Result != nil {
-				r.result <- *m.Result
+				select {
+				case r.result <- *m.Result:
+				default:
+				}
 			}
 		}
 	}

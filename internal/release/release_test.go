@@ -95,8 +95,8 @@ func TestReleaseInstallsOffline(t *testing.T) {
 		}
 	}
 	// reins finds its Temporal helper beside itself in the platform
-	// package: `reins worker --help` is the helper's help.
-	cmd := exec.Command(filepath.Join(prefix, "node_modules", ".bin", "reins-cli"), "worker", "--help")
+	// package (not on PATH): `reins worker --help` is the helper's help.
+	cmd := exec.Command(filepath.Join(prefix, "node_modules", platform, "bin", "reins"), "worker", "--help")
 	cmd.Env = append(os.Environ(), "REINS_TEMPORAL=", "PATH=/nonexistent")
 	got, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(got), "--parallel") {
