@@ -40,7 +40,13 @@ type cleanM struct {
 	mark string
 }
 
-func (c cleanM) Run() int { return testutil.Clean(c.mark, c.m.Run()) }
+func (c cleanM) Run() int {
+	code := c.m.Run()
+	if helperDir != "" {
+		os.RemoveAll(helperDir)
+	}
+	return testutil.Clean(c.mark, code)
+}
 
 // mockServers holds each script's wire-level fake endpoint.
 var mockServers sync.Map // *testscript.TestScript -> *mock.Server

@@ -1,5 +1,3 @@
-//go:build !notemporal
-
 package main
 
 import (
@@ -10,20 +8,60 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/reinsdev/reins/internal/engine"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/testutil"
 )
+
+var (
+	helperOnce sync.Once
+	helperErr  error
+	// helperDir holds the reins-temporal this test binary built; cleanM
+	// removes it.
+	helperDir string
+)
+
+// useTemporalHelper builds reins-temporal once for this test binary
+// (unless $REINS_TEMPORAL names one: scripts/test builds it) and names it
+// in $REINS_TEMPORAL for every reins the tests start.
+func useTemporalHelper(t *testing.T) {
+	t.Helper()
+	helperOnce.Do(func() {
+		if os.Getenv(engine.HelperEnv) != "" {
+			return
+		}
+		dir, err := os.MkdirTemp("", "reins-temporal-helper-")
+		if err != nil {
+			helperErr = err
+			return
+		}
+		helperDir = dir
+		bin := filepath.Join(dir, engine.HelperName)
+		cmd := exec.Command("go", "build", "-o", bin, "./cmd/reins-temporal")
+		cmd.Dir = testutil.RepoRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			helperErr = fmt.Errorf("go build ./cmd/reins-temporal: %v\n%s", err, out)
+			return
+		}
+		helperErr = os.Setenv(engine.HelperEnv, bin)
+	})
+	if helperErr != nil {
+		t.Fatal(helperErr)
+	}
+}
 
 // temporalSetup starts a real `temporal server start-dev` and writes a
 // config that points reins at it, on a task queue of its own. The caller
 // defers stop.
 func temporalSetup(t *testing.T) (cfg string, stop func()) {
 	t.Helper()
+	useTemporalHelper(t)
 	addr, stop := testutil.StartTemporal(t, testutil.MarkChildren(t))
 	cfg = filepath.Join(t.TempDir(), "temporal.yaml")
 	src := fmt.Sprintf("subagents:\n  engine: temporal\n  temporal: {address: %q, namespace: default, taskQueue: %q}\n  maxParallel: 20\n  maxBackgroundJobs: 20\n",
@@ -196,6 +234,7 @@ func TestTemporalTwoWorkersOneKilled(t *testing.T) {
 // subagents.startTimeout), nothing hangs, and the cluster's words stay in
 // the host log.
 func TestTemporalEngineUnavailable(t *testing.T) {
+	useTemporalHelper(t)
 	dir, home := t.TempDir(), t.TempDir()
 	cfg := filepath.Join(dir, "c.yaml")
 	// Nothing listens on port 1.

@@ -1,70 +1,37 @@
 package main
 
 import (
-	"fmt"
-	"os/signal"
-	"syscall"
-
-	"github.com/reinsdev/reins/internal/harness"
-	"github.com/reinsdev/reins/internal/termsafe"
-	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/internal/engine"
 	"github.com/spf13/cobra"
 )
 
-type workerFlags struct {
-	cwd, config, baseURL, sandbox, permission string
-	parallel                                  int
-}
-
+// newWorkerCmd is `reins worker`: it becomes `reins-temporal worker` with
+// the same arguments (the helper binary holds the Temporal SDK, so that
+// no other reins command pays for it; docs/engine.md). On Unix the helper
+// replaces this process (exec), so a signal or a SIGKILL meant for the
+// worker reaches the worker.
 func newWorkerCmd(s *streams) *cobra.Command {
-	var f workerFlags
-	c := &cobra.Command{
-		Use:   "worker",
+	return &cobra.Command{
+		Use:   "worker [--cwd DIR] [--config FILE] [--base-url URL] [--sandbox on|off] [--permission MODE] [--parallel N]",
 		Short: "Run child runs for parents on a Temporal cluster (subagents.engine: temporal)",
 		Long: "worker polls the task queue of subagents.temporal {address, namespace, taskQueue}\n" +
 			"and runs each child it is given with this machine's config, agents, trust and keys,\n" +
-			"writing the child's session log here. It runs until SIGINT or SIGTERM.",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.parallel < 0 {
-				return &exitError{code: exitUsage, msg: "--parallel: want a positive number"}
-			}
-			perm, err := tool.ParsePermission(f.permission)
+			"writing the child's session log here. It runs until SIGINT or SIGTERM.\n" +
+			"It is " + engine.HelperName + " worker, found beside reins or on PATH ($" + engine.HelperEnv + " overrides).",
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, err := engine.Helper()
 			if err != nil {
-				return &exitError{code: exitUsage, msg: "--permission: " + err.Error()}
+				return &exitError{code: exitUsage, msg: err.Error()}
 			}
-			if f.sandbox != "" && f.sandbox != "on" && f.sandbox != "off" {
-				return &exitError{code: exitUsage, msg: "--sandbox: want on or off"}
-			}
-			h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox})
+			code, err := execHelper(cmd.Context(), s, path, append([]string{"worker"}, args...))
 			if err != nil {
-				return err
+				return &exitError{code: exitFailed, msg: "start " + engine.HelperName + ": " + err.Error()}
 			}
-			defer h.Close()
-			noticeUntrusted(s, h)
-			warnBroken(s, h)
-			par := f.parallel
-			if par == 0 {
-				par = h.Config.Subagents.MaxParallel
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
-			tc := h.Config.Subagents.Temporal
-			fmt.Fprintf(s.err, "reins worker: task queue %s on %s (namespace %s), %d at once\n",
-				termsafe.Escape(tc.TaskQueue), termsafe.Escape(tc.Address), termsafe.Escape(tc.Namespace), par)
-			opts := harness.Options{Home: h.Home, ConfigFile: f.config, Sandbox: f.sandbox}
-			if err := serveWorker(ctx, h, opts, f.baseURL, perm, par); err != nil && ctx.Err() == nil {
-				return &exitError{code: exitFailed, msg: err.Error()}
+			if code != 0 {
+				return &exitError{code: code}
 			}
 			return nil
 		},
 	}
-	fl := c.Flags()
-	fl.StringVar(&f.cwd, "cwd", "", "the folder whose config names the cluster (default: the current directory)")
-	fl.StringVar(&f.config, "config", "", "an extra config file, applied last (also to every child)")
-	fl.StringVar(&f.baseURL, "base-url", "", "the base URL of the children's model provider")
-	fl.StringVar(&f.sandbox, "sandbox", "", "on or off: confine every process a child starts (default from config: on)")
-	fl.StringVar(&f.permission, "permission", string(tool.WorkspaceWrite), "the widest permission mode a child gets here: a parent's wider mode is narrowed to it")
-	fl.IntVar(&f.parallel, "parallel", 0, "most children running at once (default: subagents.maxParallel)")
-	return c
 }

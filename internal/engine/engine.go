@@ -1,21 +1,16 @@
 // Package engine chooses where child runs execute (subagents.engine,
 // docs/engine.md): local, in this process through each provider (nil
 // subagent.Engine: the Manager's own path), or temporal, as workflows on
-// a Temporal cluster that `reins worker` processes execute.
+// a Temporal cluster that `reins worker` processes execute, submitted
+// through the reins-temporal helper binary (helper.go).
 package engine
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/subagent"
 )
-
-// ErrNoTemporal is the temporal engine asked of a reins built with the
-// notemporal tag, which leaves the Temporal SDK (and its start-up cost,
-// BENCHMARKS.md) out of the binary.
-var ErrNoTemporal = errors.New("this reins was built without the temporal engine (build tag notemporal)")
 
 // Open returns the engine cfg names, and the function that releases it.
 // model is the parent's PROVIDER/MODEL, the children's default model on a

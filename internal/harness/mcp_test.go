@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/testutil"
 )
@@ -204,9 +206,50 @@ func TestMCPHostileServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	k, v, _ := strings.Cut(testutil.MarkChildren(t), "=")
+	// The start bound must let crashy and everything start and make mute
+	// time out. How long a node server takes to start is the machine's
+	// business: when a server that answers did not start in time, the
+	// whole session is tried again with twice the bound.
+	for start := 2 * time.Second; ; start *= 2 {
+		f, rs, turns := hostileRun(t, canary, script, k, v, start)
+		crash, _ := resultFor(rs, "call_crash")
+		echo, _ := resultFor(rs, "call_echo")
+		if slow := "did not finish starting"; strings.Contains(crash.Content, slow) || strings.Contains(echo.Content, slow) {
+			f.h.Close()
+			if start > time.Minute {
+				t.Fatalf("the servers that answer did not start within %s", start)
+			}
+			t.Logf("start bound %s: a server that answers did not start in time on this machine (crashy: %q; everything: %q); again with %s", start, crash.Content, echo.Content, 2*start)
+			continue
+		}
+		for prompt, res := range turns {
+			if res.Reason != session.ReasonCompleted {
+				t.Errorf("%s: %+v", prompt, res)
+			}
+		}
+		if !crash.IsError || crash.Content != "MCP server crashy has stopped (it exited or its connection broke); its tools are unavailable for the rest of this run" {
+			t.Errorf("crashy: %+v", crash)
+		}
+		if echo.IsError || echo.Content != "Echo: still" {
+			t.Errorf("echo after the failures: %+v", echo)
+		}
+		if r, _ := resultFor(rs, "call_mute"); !r.IsError || r.Content != fmt.Sprintf("MCP server mute did not finish starting within %s; its tools are unavailable (details in the reins host log)", start) {
+			t.Errorf("mute: %+v", r)
+		}
+		hostileChecks(t, f, rs, canary)
+		return
+	}
+}
+
+// hostileRun is one session of TestMCPHostileServers with MCP start bound
+// start; it returns its tool results and how each prompt's turn ended (a
+// server that did not start in time leaves the mock model without its
+// next reply: that turn ends error, and the caller tries again).
+func hostileRun(t *testing.T, canary, script, k, v string, start time.Duration) (*fixture, []session.ToolResult, map[string]agent.TurnResult) {
+	t.Helper()
 	extra := fmt.Sprintf("  crashy: {command: node, args: [%q, crash], env: {%s: %q, REINS_CANARY: %s}}\n"+
 		"  mute: {command: node, args: [%q, silent], env: {%s: %q, REINS_CANARY: %s}}\n"+
-		"subagents: {startTimeout: 2s}\n", script, k, v, canary, script, k, v, canary)
+		"subagents: {startTimeout: %s}\n", script, k, v, canary, script, k, v, canary, start)
 	f := newFixture(t, hostileScript, map[string]string{
 		".reins/config.yaml":    mcpConfig(t, extra),
 		".reins/agents/user.md": "---\nname: user\ndescription: x\ntools: [mcp__mute__poke]\n---\nx\n",
@@ -224,27 +267,23 @@ func TestMCPHostileServers(t *testing.T) {
 	}
 	defer s.Close()
 	ctx := context.Background()
+	turns := map[string]agent.TurnResult{}
 	for _, prompt := range []string{"CALL-CRASHY", "CALL-MUTE", "CALL-ECHO"} {
-		if res := s.Run(ctx, prompt); res.Reason != session.ReasonCompleted {
-			t.Errorf("%s: %+v", prompt, res)
-		}
+		turns[prompt] = s.Run(ctx, prompt)
 	}
-	rs := allToolResults(t, f.h)
-	if r, _ := resultFor(rs, "call_crash"); !r.IsError || r.Content != "MCP server crashy has stopped (it exited or its connection broke); its tools are unavailable for the rest of this run" {
-		t.Errorf("crashy: %+v", r)
-	}
-	if r, _ := resultFor(rs, "call_echo"); r.IsError || r.Content != "Echo: still" {
-		t.Errorf("echo after the failures: %+v", r)
-	}
-	if r, _ := resultFor(rs, "call_mute"); !r.IsError || r.Content != "MCP server mute did not finish starting within 2s; its tools are unavailable (details in the reins host log)" {
-		t.Errorf("mute: %+v", r)
-	}
+	s.Close()
+	return f, allToolResults(t, f.h), turns
+}
+
+// hostileChecks: nothing the servers wrote reached the model or a
+// session log.
+func hostileChecks(t *testing.T, f *fixture, rs []session.ToolResult, canary string) {
+	t.Helper()
 	for _, rq := range f.srv.Requests() {
 		if strings.Contains(string(rq.Body), canary) || strings.Contains(string(rq.Body), "hostile") {
 			t.Fatalf("server-written text reached the model: %.300s", rq.Body)
 		}
 	}
-	s.Close()
 	f.h.Close()
 	testutil.CanaryOnlyInHostLog(t, f.h.Home, canary)
 	var sb strings.Builder

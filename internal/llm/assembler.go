@@ -7,8 +7,14 @@ package llm
 // One rule lives here because every consumer needs it: a max-tokens finish
 // drops the step's tool calls, whose arguments may be cut mid-JSON. A
 // tool-only step cut by max-tokens therefore assembles to no blocks at all.
+//
+// Deltas are appended to byte buffers, one per block, and become the
+// blocks' strings only in Blocks: appending to a string copies it, which
+// made a long streamed answer (or a long tool argument) quadratic in its
+// length (BENCHMARKS.md, "Streaming").
 type Assembler struct {
 	blocks []Block
+	bufs   [][]byte    // per block: its Text, or its Arguments for a tool call
 	open   map[int]int // chunk index -> position in blocks
 	usage  Usage
 	finish *Finish
@@ -27,21 +33,23 @@ func (a *Assembler) Push(c Chunk) {
 			b = *c.Block
 		}
 		a.open[c.Index] = len(a.blocks)
+		var buf []byte
+		if b.Type == BlockToolCall {
+			buf, b.Arguments = append(buf, b.Arguments...), ""
+		} else {
+			buf, b.Text = append(buf, b.Text...), ""
+		}
 		a.blocks = append(a.blocks, b)
+		a.bufs = append(a.bufs, buf)
 	case ChunkTextDelta, ChunkReasoningDelta, ChunkToolCallDelta:
-		b := a.block(c)
-		switch c.Type {
-		case ChunkTextDelta:
-			b.Text += c.Delta
+		i := a.block(c)
+		a.bufs[i] = append(a.bufs[i], c.Delta...)
+		if c.Type == ChunkTextDelta {
 			a.text = append(a.text, c.Delta...)
-		case ChunkReasoningDelta:
-			b.Text += c.Delta
-		case ChunkToolCallDelta:
-			b.Arguments += c.Delta
 		}
 	case ChunkBlockEnd:
 		if c.Signature != "" {
-			a.block(c).Signature = c.Signature
+			a.blocks[a.block(c)].Signature = c.Signature
 		}
 	case ChunkUsage:
 		if c.Usage != nil {
@@ -55,11 +63,11 @@ func (a *Assembler) Push(c Chunk) {
 	}
 }
 
-// block returns the block a delta belongs to, opening one of the delta's
-// kind if the adapter sent no block-start.
-func (a *Assembler) block(c Chunk) *Block {
+// block returns the position of the block a delta belongs to, opening one
+// of the delta's kind if the adapter sent no block-start.
+func (a *Assembler) block(c Chunk) int {
 	if i, ok := a.open[c.Index]; ok {
-		return &a.blocks[i]
+		return i
 	}
 	t := BlockText
 	switch c.Type {
@@ -69,7 +77,7 @@ func (a *Assembler) block(c Chunk) *Block {
 		t = BlockToolCall
 	}
 	a.Push(Chunk{Type: ChunkBlockStart, Index: c.Index, Block: &Block{Type: t}})
-	return &a.blocks[a.open[c.Index]]
+	return a.open[c.Index]
 }
 
 // Blocks returns the assembled content in the order blocks opened. After a
@@ -77,9 +85,14 @@ func (a *Assembler) block(c Chunk) *Block {
 func (a *Assembler) Blocks() []Block {
 	dropCalls := a.finish != nil && a.finish.Kind == FinishMaxTokens
 	out := make([]Block, 0, len(a.blocks))
-	for _, b := range a.blocks {
+	for i, b := range a.blocks {
 		if dropCalls && b.Type == BlockToolCall {
 			continue
+		}
+		if b.Type == BlockToolCall {
+			b.Arguments = string(a.bufs[i])
+		} else {
+			b.Text = string(a.bufs[i])
 		}
 		out = append(out, b)
 	}

@@ -121,11 +121,13 @@ func TestContinueKeptThenCold(t *testing.T) {
 	if prov.disposed.Load() != 1 {
 		t.Errorf("disposed %d after idle teardown, want 1", prov.disposed.Load())
 	}
+	// Back to an hour before the cold continuation: with 1 ms, whether its
+	// child was still kept when "five" came depended on the machine's speed.
+	m.Limits.IdleTimeout = time.Hour
 	r4 := m.Delegate(t.Context(), Params{Description: "d", Prompt: "four", Continue: id})
 	if r4.Content != "answer to four\nchild: "+id || prov.continued != 1 || prov.sessions[0] != "child-session-1" {
 		t.Fatalf("cold continuation %+v (continued %d, sessions %v)", r4, prov.continued, prov.sessions)
 	}
-	m.Limits.IdleTimeout = time.Hour
 	m.Delegate(t.Context(), Params{Description: "d", Prompt: "five", Continue: id})
 	m.Close()
 	if m.Kept() != 0 || prov.disposed.Load() != 2 {

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/engine/wire"
 	"github.com/reinsdev/reins/internal/subagent"
 )
 
@@ -60,26 +61,20 @@ func (e *Engine) logf(format string, args ...any) {
 }
 
 // TaskOf is the wire form of req.
-func (e *Engine) TaskOf(req subagent.Request) Task {
-	t := Task{
-		RunID: req.RunID, Agent: req.Agent.Name, Provider: req.Agent.Provider, Prompt: req.Prompt,
-		ParentSession: req.ParentSession, Depth: req.Depth, Cwd: req.Cwd, Permission: string(req.Permission),
-		Tools: req.Tools, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens, Model: e.Model,
-		DenyNetwork: req.Sandbox.DenyNetwork, Timeout: req.Agent.Timeout,
-	}
-	if t.Provider == "" {
-		t.Provider = config.ProviderInProcess
-	}
-	return t
-}
+func (e *Engine) TaskOf(req subagent.Request) Task { return wire.TaskOf(req, e.Model) }
 
 // Start submits the run and returns once the cluster has accepted it. prov
 // is unused: the worker runs the child with its own provider.
 func (e *Engine) Start(ctx context.Context, req subagent.Request, _ subagent.Provider) (subagent.Run, error) {
-	t := e.TaskOf(req)
+	return e.StartTask(ctx, e.TaskOf(req))
+}
+
+// StartTask submits t (Start of a request already in wire form: what
+// `reins-temporal client` is given).
+func (e *Engine) StartTask(ctx context.Context, t Task) (subagent.Run, error) {
 	var rnd [6]byte
 	rand.Read(rnd[:])
-	id := fmt.Sprintf("reins-%s-%s-%s", req.ParentSession, req.RunID, hex.EncodeToString(rnd[:]))
+	id := fmt.Sprintf("reins-%s-%s-%s", t.ParentSession, t.RunID, hex.EncodeToString(rnd[:]))
 	submit := e.Submit
 	if submit <= 0 {
 		submit = StartTimeout
@@ -94,7 +89,7 @@ func (e *Engine) Start(ctx context.Context, req subagent.Request, _ subagent.Pro
 		}
 		return nil, &subagent.StartError{Diagnostic: r.Diagnostic, StopReason: r.StopReason, Err: err}
 	}
-	e.logf("subagent %s: temporal workflow %s", req.RunID, id)
+	e.logf("subagent %s: temporal workflow %s", t.RunID, id)
 	return &run{e: e, id: id, runID: wr.GetRunID(), wr: wr, provider: t.Provider, stop: make(chan struct{})}, nil
 }
 

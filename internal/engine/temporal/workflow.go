@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/reinsdev/reins/internal/engine/wire"
 	"github.com/reinsdev/reins/internal/subagent"
 )
 
@@ -45,37 +46,12 @@ const (
 // retrying elsewhere would not help, so it is not retried.
 const ErrTypeConfiguration = "reins-configuration"
 
-// Task is a child run as it crosses the wire: the request by name, for
-// the worker to resolve against its own configuration and keys.
-type Task struct {
-	RunID         string
-	Description   string
-	Agent         string
-	Provider      string // the agent's provider, for the diagnostic
-	Prompt        string
-	ParentSession string
-	Depth         int
-	Cwd           string
-	Permission    string
-	// Tools is the child's tool allowlist; nil is every tool.
-	Tools     []string
-	MaxSteps  int
-	MaxTokens int
-	// Model is the parent's PROVIDER/MODEL, the child's model unless its
-	// agent file names one; the worker uses its own key and endpoint.
-	Model string
-	// DenyNetwork carries a parent's `sandbox: {network: false}` down.
-	DenyNetwork bool
-	// Timeout is the agent file's timeout (0: none).
-	Timeout time.Duration
-}
-
-// Outcome is a settled run: the child's result and the session on the
-// worker under which the child's log lies.
-type Outcome struct {
-	Result        subagent.Result
-	WorkerSession string
-}
+// Task and Outcome are defined in package wire, which reins itself
+// imports without the SDK.
+type (
+	Task    = wire.Task
+	Outcome = wire.Outcome
+)
 
 // ChildRun is the workflow of one child run: one activity, retried on
 // another worker while workers are lost, and a result that is always an

@@ -97,8 +97,11 @@ replies:
 	if end.LastAssistantMessage == nil || end.LastAssistantMessage.Text() != "working" {
 		t.Errorf("partial output %+v, want the child's \"working\"", end.LastAssistantMessage)
 	}
-	if took > stall+2*time.Second {
-		t.Errorf("the stalled child ended %s after its start, more than stallTimeout + 2s", took)
+	// The watch ended it, not the parent's 2-minute deadline: the bound
+	// is generous, so that a busy machine's slower teardown cannot fail
+	// it and a watch that never fired still does.
+	if took > 3*stall+30*time.Second {
+		t.Errorf("the stalled child ended %s after its start, more than 3 × stallTimeout + 30s", took)
 	}
 	if live := testutil.Marked(mv); len(live) > 0 {
 		t.Errorf("processes left behind: %v", live)

@@ -28,9 +28,52 @@ import (
 // (keep-alives are not progress); with subagents.stallTimeout 3s it is
 // stopped, its result is aborted with category stalled within the stall
 // timeout plus 2 s of its last message, and no process is left.
+//
+// The stall watch counts from the spawn, and how long pi (node) takes to
+// make its first request is the machine's business: when the child was
+// stopped before it made its request, the run is tried again with twice
+// the stall timeout. The bound on its end is counted from the request,
+// with the time pi took to start it as the margin's scale.
 func TestStalledPiChild(t *testing.T) {
-	const stall = 3 * time.Second
 	nm := testutil.Peers(t)
+	for stall := 3 * time.Second; ; stall *= 2 {
+		ld, since := stalledPiRun(t, nm, stall)
+		var began, ended time.Time
+		for _, e := range ld.Events {
+			switch e.Type {
+			case session.TypeSubagentStart:
+				began = e.Time
+			case session.TypeSubagentEnd:
+				ended = e.Time
+			}
+		}
+		end := subagentEnd(t, ld.Events)
+		if since.IsZero() || since.After(ended) {
+			if stall > time.Minute {
+				t.Fatal("pi never made its request")
+			}
+			t.Logf("stallTimeout %s: pi was stopped before it made its request on this machine; again with %s", stall, 2*stall)
+			continue
+		}
+		want := "Subagent failure (provider: pi; stage: run; category: stalled; stop reason: aborted)"
+		if end.StopReason != "aborted" || end.Diagnostic != want {
+			t.Errorf("subagent/end %s %q, want aborted %q", end.StopReason, end.Diagnostic, want)
+		}
+		took, startup := ended.Sub(since), since.Sub(began)
+		t.Logf("stalled pi child: %s %q %s after its start, %s after its stalling request (stallTimeout %s)",
+			end.StopReason, end.Diagnostic, ended.Sub(began).Round(time.Millisecond), took.Round(time.Millisecond), stall)
+		if bound := stall + 2*time.Second + startup; took > bound {
+			t.Errorf("the stalled child ended %s after its last message, more than stallTimeout + 2s + its start-up (%s)", took, startup)
+		}
+		return
+	}
+}
+
+// stalledPiRun is one parent session of TestStalledPiChild, with its own
+// model endpoint and subagents.stallTimeout stall; it returns the parent's
+// log and when pi's stalling request arrived (zero: it never did).
+func stalledPiRun(t *testing.T, nm string, stall time.Duration) (*session.Loaded, time.Time) {
+	t.Helper()
 	sc, err := mock.Parse([]byte(`
 replies:
   - match: delegate-stall
@@ -56,7 +99,7 @@ replies:
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.FlushInterval = -1
 	var mu sync.Mutex
-	var stalledAt time.Time
+	var stalledAt time.Time // the latest stalling request
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		if strings.Contains(string(body), "stall-now") && strings.Contains(string(body), `"model":"mock-model"`) {
@@ -93,7 +136,7 @@ env:
 ---
 You are a scout.
 `, piDir, piDir, filepath.Join(nm, ".bin")+":"+os.Getenv("PATH"), markKey, markVal))
-	write(t, filepath.Join(cwd, ".reins", "config.yaml"), "subagents: {stallTimeout: 3s}\nproviders:\n  openai:\n    retry: {maxRetries: 0}\n")
+	write(t, filepath.Join(cwd, ".reins", "config.yaml"), "subagents: {stallTimeout: "+stall.String()+"}\nproviders:\n  openai:\n    retry: {maxRetries: 0}\n")
 	testutil.Trust(t, home, cwd)
 	h, err := harness.New(harness.Options{Home: home, Cwd: cwd, Getenv: func(string) string { return "" }})
 	if err != nil {
@@ -120,30 +163,7 @@ You are a scout.
 	if err != nil {
 		t.Fatal(err)
 	}
-	var began, ended time.Time
 	mu.Lock()
-	since := stalledAt
-	mu.Unlock()
-	for _, e := range ld.Events {
-		switch e.Type {
-		case session.TypeSubagentStart:
-			began = e.Time
-		case session.TypeSubagentEnd:
-			ended = e.Time
-		}
-	}
-	end := subagentEnd(t, ld.Events)
-	if since.IsZero() {
-		t.Fatal("pi never made its request")
-	}
-	took := ended.Sub(since)
-	t.Logf("stalled pi child: %s %q %s after its start, %s after its stalling request (stallTimeout %s)",
-		end.StopReason, end.Diagnostic, ended.Sub(began).Round(time.Millisecond), took.Round(time.Millisecond), stall)
-	want := "Subagent failure (provider: pi; stage: run; category: stalled; stop reason: aborted)"
-	if end.StopReason != "aborted" || end.Diagnostic != want {
-		t.Errorf("subagent/end %s %q, want aborted %q", end.StopReason, end.Diagnostic, want)
-	}
-	if took > stall+2*time.Second {
-		t.Errorf("the stalled child ended %s after its last message, more than stallTimeout + 2s", took)
-	}
+	defer mu.Unlock()
+	return ld, stalledAt
 }

@@ -58,8 +58,11 @@ replies:
 	if ends[0].StopReason != "aborted" || ends[0].Diagnostic != want {
 		t.Errorf("subagent/end %s %q, want aborted %q", ends[0].StopReason, ends[0].Diagnostic, want)
 	}
-	if took > stall+2*time.Second {
-		t.Errorf("the stalled child ended %s after its start, more than stallTimeout + 2s", took)
+	// The watch ended it, not the parent's 2-minute deadline: the bound
+	// is generous, so that a busy machine's slower teardown cannot fail
+	// it and a watch that never fired still does.
+	if took > 3*stall+30*time.Second {
+		t.Errorf("the stalled child ended %s after its start, more than 3 × stallTimeout + 30s", took)
 	}
 }
 

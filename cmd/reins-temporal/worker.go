@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/reinsdev/reins/internal/engine/temporal"
+	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tool"
+	"github.com/spf13/cobra"
+)
+
+type workerFlags struct {
+	cwd, config, baseURL, sandbox, permission string
+	parallel                                  int
+}
+
+// newWorkerCmd is `reins worker` (which execs it).
+func newWorkerCmd(stderr io.Writer) *cobra.Command {
+	var f workerFlags
+	c := &cobra.Command{
+		Use:   "worker",
+		Short: "Run child runs for parents on a Temporal cluster (subagents.engine: temporal)",
+		Long: "worker polls the task queue of subagents.temporal {address, namespace, taskQueue}\n" +
+			"and runs each child it is given with this machine's config, agents, trust and keys,\n" +
+			"writing the child's session log here. It runs until SIGINT or SIGTERM.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.parallel < 0 {
+				return &exitError{code: exitUsage, msg: "--parallel: want a positive number"}
+			}
+			perm, err := tool.ParsePermission(f.permission)
+			if err != nil {
+				return &exitError{code: exitUsage, msg: "--permission: " + err.Error()}
+			}
+			if f.sandbox != "" && f.sandbox != "on" && f.sandbox != "off" {
+				return &exitError{code: exitUsage, msg: "--sandbox: want on or off"}
+			}
+			h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox})
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			if n := h.UntrustedNotice(); n != "" {
+				fmt.Fprintln(stderr, "reins: "+termsafe.Escape(n))
+			}
+			for _, w := range h.Warnings {
+				if strings.HasPrefix(w.Message, "skipped: ") {
+					fmt.Fprintln(stderr, "reins: warning: "+w.String())
+				}
+			}
+			par := f.parallel
+			if par == 0 {
+				par = h.Config.Subagents.MaxParallel
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			tc := h.Config.Subagents.Temporal
+			fmt.Fprintf(stderr, "reins worker: task queue %s on %s (namespace %s), %d at once\n",
+				termsafe.Escape(tc.TaskQueue), termsafe.Escape(tc.Address), termsafe.Escape(tc.Namespace), par)
+			opts := harness.Options{Home: h.Home, ConfigFile: f.config, Sandbox: f.sandbox}
+			r := &temporal.Runner{Options: opts, BaseURL: f.baseURL, MaxPermission: perm, Logf: h.Logf}
+			if err := temporal.Serve(ctx, tc, par, r.Run, h.Logf); err != nil && ctx.Err() == nil {
+				return &exitError{code: exitFailed, msg: err.Error()}
+			}
+			return nil
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.cwd, "cwd", "", "the folder whose config names the cluster (default: the current directory)")
+	fl.StringVar(&f.config, "config", "", "an extra config file, applied last (also to every child)")
+	fl.StringVar(&f.baseURL, "base-url", "", "the base URL of the children's model provider")
+	fl.StringVar(&f.sandbox, "sandbox", "", "on or off: confine every process a child starts (default from config: on)")
+	fl.StringVar(&f.permission, "permission", string(tool.WorkspaceWrite), "the widest permission mode a child gets here: a parent's wider mode is narrowed to it")
+	fl.IntVar(&f.parallel, "parallel", 0, "most children running at once (default: subagents.maxParallel)")
+	return c
+}
