@@ -11,6 +11,6 @@ import (
 )
 
 // serveWorker fails: this reins has no temporal engine.
-func serveWorker(context.Context, *harness.Harness, harness.Options, string, tool.Permission, int) error {
+func serveWorker(context.Context, *harness.Harness, harness.Options, string, tool.Permission, int, []string) error {
 	return engine.ErrNoTemporal
 }

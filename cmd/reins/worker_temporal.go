@@ -11,7 +11,7 @@ import (
 )
 
 // serveWorker runs the Temporal worker of `reins worker` until ctx ends.
-func serveWorker(ctx context.Context, h *harness.Harness, opts harness.Options, baseURL string, perm tool.Permission, parallel int) error {
-	r := &temporal.Runner{Options: opts, BaseURL: baseURL, MaxPermission: perm, Logf: h.Logf}
+func serveWorker(ctx context.Context, h *harness.Harness, opts harness.Options, baseURL string, perm tool.Permission, parallel int, roots []string) error {
+	r := &temporal.Runner{Options: opts, BaseURL: baseURL, MaxPermission: perm, Roots: roots, Logf: h.Logf}
 	return temporal.Serve(ctx, h.Config.Subagents.Temporal, parallel, r.Run, h.Logf)
 }
