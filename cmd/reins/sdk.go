@@ -23,6 +23,12 @@ func newSDKCmd(s *streams) *cobra.Command {
 			"and its tools limit every session to that allowlist. Logs go to stderr.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// The flags are defaults initialize may override, but a flag
+			// value that is not one is a usage error like everywhere
+			// (docs/cli.md, "Exit status by command").
+			if _, err := f.check(); err != nil {
+				return err
+			}
 			if cfg.MaxTokens < 0 {
 				return &exitError{code: exitUsage, msg: "--max-tokens: want 0 (the provider's default) or a positive number"}
 			}
