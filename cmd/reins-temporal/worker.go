@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -17,6 +19,7 @@ import (
 type workerFlags struct {
 	cwd, config, baseURL, sandbox, permission string
 	parallel                                  int
+	roots                                     []string
 }
 
 // newWorkerCmd is `reins worker` (which execs it).
@@ -63,7 +66,20 @@ func newWorkerCmd(stderr io.Writer) *cobra.Command {
 			fmt.Fprintf(stderr, "reins worker: task queue %s on %s (namespace %s), %d at once\n",
 				termsafe.Escape(tc.TaskQueue), termsafe.Escape(tc.Address), termsafe.Escape(tc.Namespace), par)
 			opts := harness.Options{Home: h.Home, ConfigFile: f.config, Sandbox: f.sandbox}
-			r := &temporal.Runner{Options: opts, BaseURL: f.baseURL, MaxPermission: perm, Logf: h.Logf}
+			// The folders a submitted task may name as its cwd: this
+			// worker's workspace and every --root (workspace.Check).
+			roots := []string{h.Cwd}
+			for _, r := range f.roots {
+				abs, err := filepath.Abs(r)
+				if err != nil {
+					return &exitError{code: exitUsage, msg: "--root: " + err.Error()}
+				}
+				if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+					return &exitError{code: exitUsage, msg: "--root " + termsafe.Escape(r) + ": not a directory"}
+				}
+				roots = append(roots, abs)
+			}
+			r := &temporal.Runner{Options: opts, BaseURL: f.baseURL, MaxPermission: perm, Roots: roots, Logf: h.Logf}
 			if err := temporal.Serve(ctx, tc, par, r.Run, h.Logf); err != nil && ctx.Err() == nil {
 				return &exitError{code: exitFailed, msg: err.Error()}
 			}
@@ -76,6 +92,7 @@ func newWorkerCmd(stderr io.Writer) *cobra.Command {
 	fl.StringVar(&f.baseURL, "base-url", "", "the base URL of the children's model provider")
 	fl.StringVar(&f.sandbox, "sandbox", "", "on or off: confine every process a child starts (default from config: on)")
 	fl.StringVar(&f.permission, "permission", string(tool.WorkspaceWrite), "the widest permission mode a child gets here: a parent's wider mode is narrowed to it")
+	fl.StringArrayVar(&f.roots, "root", nil, "a folder (with its subfolders) a submitted child may run in, besides --cwd; repeatable (not needed with --permission full-access)")
 	fl.IntVar(&f.parallel, "parallel", 0, "most children running at once (default: subagents.maxParallel)")
 	return c
 }

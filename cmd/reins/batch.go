@@ -18,6 +18,7 @@ import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/smallfile"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/spf13/cobra"
@@ -80,7 +81,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	case f.resume && f.out == "":
 		return &exitError{code: exitUsage, msg: "--resume needs --out FILE: the results of the earlier run"}
 	}
-	tf, err := os.Open(file)
+	tf, err := smallfile.Open(file, os.O_RDONLY)
 	if err != nil {
 		return &exitError{code: exitUsage, msg: err.Error()}
 	}
@@ -94,7 +95,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	// (termsafe.JSON): the same bytes whether they land on one or in a file.
 	var out io.Writer = jsonSafe{s.out}
 	if f.out != "" {
-		rf, todo, err := openResults(f.out, f.resume, tasks)
+		rf, todo, err := openResults(f.out, file, f.resume, tasks)
 		if err != nil {
 			return err
 		}
@@ -235,18 +236,47 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 
 // openResults opens the results file: truncated for a new batch; for
 // --resume kept up to its last whole result line, with the tasks it
-// already holds left out of todo.
-func openResults(path string, resume bool, tasks []batch.Task) (*os.File, []batch.Task, error) {
-	if !resume {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-		if err != nil {
-			return nil, nil, &exitError{code: exitUsage, msg: "--out: " + err.Error()}
-		}
-		return f, tasks, nil
+// already holds left out of todo. The file may not be the task file, and
+// only one batch writes it at a time (batch.LockResults): both are usage
+// errors, found before anything is written.
+func openResults(path, taskFile string, resume bool, tasks []batch.Task) (*os.File, []batch.Task, error) {
+	if batch.SameFile(path, taskFile) {
+		return nil, nil, &exitError{code: exitUsage, msg: "--out names the task file " + path + ": the results would replace the tasks"}
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	flag := os.O_WRONLY | os.O_CREATE
+	if resume {
+		flag = os.O_RDWR | os.O_CREATE
+	}
+	// Not O_TRUNC: the file is truncated only once it is ours.
+	f, err := os.OpenFile(path, flag, 0o644)
 	if err != nil {
 		return nil, nil, &exitError{code: exitUsage, msg: "--out: " + err.Error()}
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, &exitError{code: exitFailed, msg: "--out: " + err.Error()}
+	}
+	if !fi.Mode().IsRegular() {
+		if resume {
+			f.Close()
+			return nil, nil, &exitError{code: exitUsage, msg: "--out " + path + ": --resume needs a regular file"}
+		}
+		return f, tasks, nil // a device or pipe (-o /dev/stdout): nothing to lock or truncate
+	}
+	if err := batch.LockResults(f); err != nil {
+		f.Close()
+		if errors.Is(err, batch.ErrResultsInUse) {
+			return nil, nil, &exitError{code: exitUsage, msg: "--out " + path + ": " + err.Error()}
+		}
+		return nil, nil, &exitError{code: exitFailed, msg: "--out: " + err.Error()}
+	}
+	if !resume {
+		if err := f.Truncate(0); err != nil {
+			f.Close()
+			return nil, nil, &exitError{code: exitFailed, msg: "--out: " + err.Error()}
+		}
+		return f, tasks, nil
 	}
 	done, good, err := batch.Finished(f)
 	if err == nil {

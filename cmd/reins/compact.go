@@ -45,7 +45,7 @@ func newCompactCmd(s *streams) *cobra.Command {
 
 func compactMain(ctx context.Context, s *streams, f *compactFlags, arg string) error {
 	root := sessionsRoot()
-	id, err := resolveSessionArg(root, arg, exitFailed)
+	id, err := resolveSessionArg(root, arg)
 	if err != nil {
 		return err
 	}

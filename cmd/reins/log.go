@@ -54,7 +54,7 @@ func newLogCmd(s *streams) *cobra.Command {
 				}
 				return listSessions(s.out, root, asJSON, lf)
 			}
-			id, err := resolveSessionArg(root, args[0], exitFailed)
+			id, err := resolveSessionArg(root, args[0])
 			if err != nil {
 				return err
 			}

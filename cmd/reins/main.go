@@ -38,10 +38,22 @@ func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 // Main runs the CLI and returns its exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	harness.ReinsVersion = version
+	catchSIGPIPE()
+	var watched *watchedWriter
+	if !isTerminal(stdout) {
+		// A terminal is left as it is (the interactive screen and the
+		// streamed answer need the *os.File); a pipe or file is watched.
+		watched = &watchedWriter{w: stdout}
+		stdout = watched
+	}
 	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
+		if werr := watched.failed(); werr != nil {
+			fmt.Fprintln(stderr, "reins: writing to stdout: "+termsafe.Escape(werr.Error()))
+			return exitFailed
+		}
 		return exitOK
 	}
 	err = didYouMean(root, err)

@@ -53,12 +53,15 @@ func newModelsCmd(s *streams) *cobra.Command {
 			if p := r.Price; p.Input != nil || p.Output != nil {
 				price = num(p.Input) + "/" + num(p.Output)
 			}
+			// Names come from config files (a repository's too): escaped,
+			// tabs included, so they can neither drive the terminal nor
+			// shift the columns.
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.EscapeLine(prov), termsafe.EscapeLine(name), count(r.ContextWindow), count(r.MaxOutput), price, r.Source)
 		}
 		tw.Flush()
 		aliases := make([]string, 0, len(h.Config.ModelAliases))
 		for a, t := range h.Config.ModelAliases {
-			aliases = append(aliases, a+" = "+t)
+			aliases = append(aliases, termsafe.EscapeLine(a)+" = "+termsafe.EscapeLine(t))
 		}
 		slices.Sort(aliases)
 		for _, a := range aliases {

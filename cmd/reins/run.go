@@ -172,11 +172,21 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	gotSig := make(chan os.Signal, 1)
+	var broken <-chan struct{} // nil: never
+	if events != nil {
+		broken = events.broken
+	}
 	go func() {
 		select {
 		case sig := <-sigs:
 			cancel(agent.ErrAbortedByUser)
 			gotSig <- sig
+		case <-broken:
+			// The reader of --stream-json went away: nobody can see the
+			// run any more, so it ends as the user's abort, its log
+			// closed; the failed write makes the exit status 1.
+			cancel(agent.ErrAbortedByUser)
+			gotSig <- nil
 		case <-ctx.Done():
 			gotSig <- nil
 		}

@@ -26,6 +26,12 @@ func newSDKCmd(s *streams) *cobra.Command {
 			if f.effort != "" {
 				return &exitError{code: exitUsage, msg: "--effort: reins sdk takes its effort from config effort"}
 			}
+			// The flags are defaults initialize may override, but a flag
+			// value that is not one is a usage error like everywhere
+			// (docs/cli.md, "Exit status by command").
+			if _, err := f.check(); err != nil {
+				return err
+			}
 			if cfg.MaxTokens < 0 {
 				return &exitError{code: exitUsage, msg: "--max-tokens: want 0 (the provider's default) or a positive number"}
 			}

@@ -5,21 +5,30 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/trust"
 )
 
 // sessionsRoot is $REINS_HOME/sessions.
 func sessionsRoot() string { return filepath.Join(harness.DefaultHome(os.Getenv), "sessions") }
 
-// resolveSessionArg turns a session id or unique prefix into the full id:
-// no match is exit 1 (nothing to show), an ambiguous prefix exit 2 listing
-// the candidates.
-func resolveSessionArg(root, arg string, noneCode int) (string, error) {
+// resolveSessionArg turns a session id, a unique prefix of one, or a
+// child id the model was shown (`child: child-1a2b3c4d`) into the full
+// session id. An argument that names no session, or several, is exit 2
+// for every command that takes one (a usage error: nothing was read); a
+// sessions directory that cannot be read is exit 1.
+func resolveSessionArg(root, arg string) (string, error) {
 	id, err := session.Resolve(root, arg)
+	if errors.Is(err, session.ErrNotFound) && strings.HasPrefix(arg, "child-") {
+		id, err = resolveChildID(root, arg)
+	}
 	if err == nil {
 		return id, nil
 	}
@@ -28,7 +37,7 @@ func resolveSessionArg(root, arg string, noneCode int) (string, error) {
 		return "", &exitError{code: exitUsage, msg: amb.Error()}
 	}
 	if errors.Is(err, session.ErrNotFound) {
-		return "", &exitError{code: noneCode, msg: fmt.Sprintf("no such session %s in %s", arg, root)}
+		return "", &exitError{code: exitUsage, msg: fmt.Sprintf("no such session %s in %s", arg, root)}
 	}
 	return "", &exitError{code: exitFailed, msg: err.Error()}
 }
@@ -55,6 +64,41 @@ func lastActive(root string, infos []sessionInfo, cwd string) string {
 		}
 	}
 	return best
+}
+
+// resolveChildID finds the session of the child the model knows as id
+// (subagent.ChildID: a hash of the parent's session id and the child's
+// first run id, which its subagent/start records with the child's
+// session).
+func resolveChildID(root, id string) (string, error) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return "", session.ErrNotFound
+	}
+	var match []string
+	for _, e := range ents {
+		ld, err := session.Load(filepath.Join(root, e.Name(), session.FileName))
+		if err != nil {
+			continue
+		}
+		for _, ev := range ld.Events {
+			var d session.SubagentStart
+			if ev.Type != session.TypeSubagentStart || ev.Decode(&d) != nil || d.Continues != "" || d.ChildSession == "" {
+				continue
+			}
+			if subagent.ChildID(ld.Header.ID, d.RunID) == id && session.ValidID(d.ChildSession) && !slices.Contains(match, d.ChildSession) {
+				match = append(match, d.ChildSession)
+			}
+		}
+	}
+	switch len(match) {
+	case 0:
+		return "", session.ErrNotFound
+	case 1:
+		return match[0], nil
+	}
+	sort.Strings(match)
+	return "", &session.AmbiguousError{Prefix: id, Candidates: match}
 }
 
 // pickRunSession settles which session `reins run` continues and where it
@@ -89,7 +133,7 @@ func pickRunSession(f *runFlags) error {
 	if f.resume == "" {
 		return nil
 	}
-	id, err := resolveSessionArg(root, f.resume, exitUsage)
+	id, err := resolveSessionArg(root, f.resume)
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) && ee.code == exitUsage {

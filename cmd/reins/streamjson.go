@@ -45,6 +45,9 @@ type jsonStream struct {
 	rootAgent string
 	q         chan []byte
 	done      chan struct{}
+	// broken is closed at the first failed write: the reader went away
+	// (`| head -1`), and the run it streams ends as an abort.
+	broken chan struct{}
 
 	mu      sync.Mutex
 	closed  bool
@@ -53,7 +56,7 @@ type jsonStream struct {
 }
 
 func newJSONStream(w io.Writer, rootAgent string) *jsonStream {
-	s := &jsonStream{w: w, rootAgent: rootAgent, q: make(chan []byte, streamLimit), done: make(chan struct{})}
+	s := &jsonStream{w: w, rootAgent: rootAgent, q: make(chan []byte, streamLimit), done: make(chan struct{}), broken: make(chan struct{})}
 	go s.run()
 	return s
 }
@@ -121,7 +124,9 @@ func (s *jsonStream) write(line []byte) {
 	if s.err != nil {
 		return
 	}
-	_, s.err = s.w.Write(line)
+	if _, s.err = s.w.Write(line); s.err != nil {
+		close(s.broken)
+	}
 }
 
 // close stops the stream once every queued line is written, then writes

@@ -84,7 +84,8 @@ type workerProc struct {
 func startWorker(t *testing.T, cfg, script string) *workerProc {
 	t.Helper()
 	w := &workerProc{home: t.TempDir(), done: make(chan struct{})}
-	w.cmd = reinsCmd(t, w.home, "worker", "--config", cfg, "--parallel", "20")
+	// The parents run in other temporary folders: the worker serves them all.
+	w.cmd = reinsCmd(t, w.home, "worker", "--config", cfg, "--parallel", "20", "--root", os.TempDir())
 	w.cmd.Env = append(w.cmd.Env, "REINS_MOCK_SCRIPT="+script)
 	w.cmd.Stderr = &w.errb
 	if err := w.cmd.Start(); err != nil {

@@ -33,7 +33,7 @@ func newViewCmd(s *streams) *cobra.Command {
 			id := ""
 			if len(args) == 1 {
 				var err error
-				if id, err = resolveSessionArg(root, args[0], exitFailed); err != nil {
+				if id, err = resolveSessionArg(root, args[0]); err != nil {
 					return err
 				}
 			}

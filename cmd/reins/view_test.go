@@ -57,7 +57,7 @@ replies:
 	}{
 		{"export", []string{"view", "--export", out, id[:len(id)-2]}, 0},
 		{"export without a session", []string{"view", "--export", out}, 2},
-		{"unknown session", []string{"view", "--no-open", "nope"}, 1},
+		{"unknown session", []string{"view", "--no-open", "nope"}, 2}, // as for every SESSION argument (docs/cli.md)
 		{"bad port", []string{"view", "--no-open", "--port", "70000"}, 2},
 		{"two sessions", []string{"view", "a", "b"}, 2},
 	}

@@ -12,7 +12,7 @@ import (
 // worker reaches the worker.
 func newWorkerCmd(s *streams) *cobra.Command {
 	return &cobra.Command{
-		Use:   "worker [--cwd DIR] [--config FILE] [--base-url URL] [--sandbox on|off] [--permission MODE] [--parallel N]",
+		Use:   "worker [--cwd DIR] [--config FILE] [--base-url URL] [--sandbox on|off] [--permission MODE] [--root DIR]... [--parallel N]",
 		Short: "Run child runs for parents on a Temporal cluster (subagents.engine: temporal)",
 		Long: "worker polls the task queue of subagents.temporal {address, namespace, taskQueue}\n" +
 			"and runs each child it is given with this machine's config, agents, trust and keys,\n" +

@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"sync"
@@ -26,6 +28,11 @@ import (
 
 // tooLongAnswer is the answer to an over-long line.
 const tooLongAnswer = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: line too long"}}` + "\n"
+
+// notJSONAnswer is the answer to a line that is not JSON: coder/acp-go-sdk
+// logs such a line and drops it without a word, where JSON-RPC 2.0 (and
+// `reins sdk`) answer a parse error; the filter answers it here instead.
+const notJSONAnswer = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}` + "\n"
 
 // lockedWriter serialises Write calls.
 type lockedWriter struct {
@@ -66,6 +73,13 @@ func filterFrames(in io.Reader, out io.Writer) (r io.Reader, start, stop func())
 				}
 				pw.CloseWithError(err) // nil: the SDK sees io.EOF
 				return
+			}
+			if len(bytes.TrimSpace(b)) > 0 && !json.Valid(b) {
+				if _, werr := io.WriteString(out, notJSONAnswer); werr != nil {
+					pw.CloseWithError(werr)
+					return
+				}
+				continue
 			}
 			if _, err := pw.Write(append(b, '\n')); err != nil {
 				return // the SDK stopped reading

@@ -57,9 +57,15 @@ type Exhausted struct {
 	Kind  Kind
 	Limit string // the cap, as the user wrote it (20000 tokens, $0.50, 30s)
 	Used  string // what was used when it ran out
+	// Note says how the use was counted where that is not plain: the
+	// tokens of unknown price a dollar cap counted at the fallback price.
+	Note string
 }
 
 func (e *Exhausted) Error() string {
+	if e.Note != "" {
+		return fmt.Sprintf("the %s budget ran out (used %s of %s; %s)", e.Kind, e.Used, e.Limit, e.Note)
+	}
 	return fmt.Sprintf("the %s budget ran out (used %s of %s)", e.Kind, e.Used, e.Limit)
 }
 
@@ -77,7 +83,8 @@ type Budget struct {
 	mu       sync.Mutex
 	tokens   int
 	usd      float64
-	unpriced int // tokens charged without a known price
+	unpriced int     // tokens charged without a known price
+	fallback float64 // what those tokens count at FallbackInput/Output
 	err      *Exhausted
 }
 
@@ -137,9 +144,26 @@ func (b *Budget) Err() error {
 	return nil
 }
 
+// The fallback price, in US dollars per million tokens, of a usage whose
+// model has no known price, when a dollar cap counts it: the dearest
+// built-in prices (anthropic/claude-opus-4-1), so that a child on an
+// unpriced model — a `reins run --budget-usd` whose children run a local
+// or unlisted model — uses up the cap rather than running uncapped
+// (docs/cli.md, "Budgets").
+const (
+	FallbackInputUSD  = 15.0
+	FallbackOutputUSD = 75.0
+)
+
+// fallbackCost is u at the fallback price.
+func fallbackCost(u llm.Usage) float64 {
+	return (float64(u.InputTokens)*FallbackInputUSD + float64(u.OutputTokens)*FallbackOutputUSD) / 1e6
+}
+
 // Charge counts u against b and its parents and exhausts any whose cap it
-// reaches. A usage whose cost is unknown counts its tokens but no dollars
-// (Unpriced says how many such tokens there were).
+// reaches. A usage whose cost is unknown counts its tokens, and against a
+// dollar cap counts at the fallback price (Unpriced says how many such
+// tokens there were; Used's dollars are the priced ones only).
 func (b *Budget) Charge(u llm.Usage) {
 	n := u.InputTokens + u.OutputTokens
 	for x := b; x != nil; x = x.parent {
@@ -149,13 +173,18 @@ func (b *Budget) Charge(u llm.Usage) {
 			x.usd += *u.CostUSD
 		} else {
 			x.unpriced += n
+			x.fallback += fallbackCost(u)
 		}
 		l := x.limits
 		switch {
 		case l.Tokens > 0 && x.tokens >= l.Tokens:
 			x.exhaust(&Exhausted{Kind: Tokens, Limit: strconv.Itoa(l.Tokens) + " tokens", Used: strconv.Itoa(x.tokens) + " tokens"})
-		case l.USD > 0 && x.usd >= l.USD:
-			x.exhaust(&Exhausted{Kind: USD, Limit: Dollars(l.USD), Used: Dollars(x.usd)})
+		case l.USD > 0 && x.usd+x.fallback >= l.USD:
+			e := &Exhausted{Kind: USD, Limit: Dollars(l.USD), Used: Dollars(x.usd + x.fallback)}
+			if x.unpriced > 0 {
+				e.Note = fmt.Sprintf("%d tokens of unknown price counted at $%g/$%g per million in/out", x.unpriced, FallbackInputUSD, FallbackOutputUSD)
+			}
+			x.exhaust(e)
 		}
 		x.mu.Unlock()
 	}
@@ -197,7 +226,7 @@ func (b *Budget) Remaining() Limits {
 	var r Limits
 	for x := b; x != nil; x = x.parent {
 		x.mu.Lock()
-		l, tok, usd, began := x.limits, x.tokens, x.usd, x.began
+		l, tok, usd, began := x.limits, x.tokens, x.usd+x.fallback, x.began
 		x.mu.Unlock()
 		if l.Tokens > 0 {
 			r.Tokens = tighter(r.Tokens, max(l.Tokens-tok, 1))

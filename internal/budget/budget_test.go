@@ -3,6 +3,7 @@ package budget
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,7 +29,8 @@ func TestChargeExhausts(t *testing.T) {
 		{"cache reads are input", Limits{Tokens: 100}, []llm.Usage{{InputTokens: 100, CacheReadTokens: 90}}, Tokens},
 		{"usd under", Limits{USD: 1}, []llm.Usage{{InputTokens: 1, CostUSD: usd(0.5)}}, ""},
 		{"usd reached", Limits{USD: 1}, []llm.Usage{{InputTokens: 1, CostUSD: usd(0.5)}, {InputTokens: 1, CostUSD: usd(0.5)}}, USD},
-		{"unknown cost counts no dollars", Limits{USD: 1}, []llm.Usage{{InputTokens: 1e6}}, ""},
+		{"unknown cost counts at the fallback price", Limits{USD: 1}, []llm.Usage{{InputTokens: 1e6}}, USD},
+		{"unknown cost under the cap at the fallback price", Limits{USD: 1}, []llm.Usage{{InputTokens: 1000}}, ""},
 		{"tokens first", Limits{Tokens: 10, USD: 1}, []llm.Usage{{InputTokens: 10, CostUSD: usd(2)}}, Tokens},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -120,4 +122,36 @@ func TestBindAfterExhaustionIsCancelled(t *testing.T) {
 		t.Fatal("a nil budget limits something")
 	}
 	nilB.Charge(llm.Usage{InputTokens: 5})
+}
+
+// TestUnpricedCountsAtFallback: usage of a model without a price (a child
+// on a local or unlisted model) is never free under a dollar cap: it
+// counts at the stated fallback price, and the cap bites.
+func TestUnpricedCountsAtFallback(t *testing.T) {
+	b := New(Limits{USD: 0.002})
+	defer b.Stop()
+	// 180 unpriced requests of ~1000 tokens each would have gone uncapped.
+	n := 0
+	for ; n < 180 && b.Err() == nil; n++ {
+		b.Charge(llm.Usage{InputTokens: 1000, OutputTokens: 40})
+	}
+	var e *Exhausted
+	if !errors.As(b.Err(), &e) || e.Kind != USD {
+		t.Fatalf("after %d unpriced responses: err %v, want the usd budget exhausted", n, b.Err())
+	}
+	// $15/M in, $75/M out: 1000 in + 40 out = $0.018 — the first response.
+	if n != 1 || !strings.Contains(e.Error(), "1040 tokens of unknown price counted at $15/$75 per million in/out") {
+		t.Errorf("stopped after %d responses: %v", n, e)
+	}
+	if r := b.Remaining(); r.USD > 1e-6 {
+		t.Errorf("remaining %v after the fallback spent it", r.USD)
+	}
+	// A child budget charges its parent the same way.
+	root := New(Limits{USD: 1})
+	defer root.Stop()
+	child := root.Child(Limits{Tokens: 1 << 30})
+	child.Charge(llm.Usage{InputTokens: 1_000_000, OutputTokens: 0})
+	if !errors.As(root.Err(), &e) {
+		t.Errorf("root not exhausted by a child's unpriced million tokens ($15): %v", root.Err())
+	}
 }

@@ -142,7 +142,7 @@ func Choose(history []llm.Message, raw []int, e *Estimator, keep int) (r Range, 
 	// turn, so the tail kept is at least one whole step.
 	last := -1
 	for i := len(history) - 1; i >= from; i-- {
-		if boundary(history, i) {
+		if Boundary(history, i) {
 			last = i
 			break
 		}
@@ -157,7 +157,7 @@ func Choose(history []llm.Message, raw []int, e *Estimator, keep int) (r Range, 
 		if kept > keep {
 			break
 		}
-		if i < to && boundary(history, i) {
+		if i < to && Boundary(history, i) {
 			to = i
 		}
 	}
@@ -171,9 +171,9 @@ func Choose(history []llm.Message, raw []int, e *Estimator, keep int) (r Range, 
 	return Range{From: from, To: to}, true
 }
 
-// boundary reports whether the history may be cut before message i: it is
+// Boundary reports whether the history may be cut before message i: it is
 // not a tool result, so every call before it has its result before it.
-func boundary(history []llm.Message, i int) bool {
+func Boundary(history []llm.Message, i int) bool {
 	if history[i].Role == llm.RoleTool {
 		return false
 	}

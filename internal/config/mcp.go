@@ -27,7 +27,7 @@ func parseMCPServers(d *decoder, n ast.Node, path string) ([]mcp.Server, error) 
 	var out []mcp.Server
 	err := d.each(n, path, mcpWant, func(name string, sv ast.Node, sp string, line int) error {
 		if !mcp.ValidName(name) {
-			return &Error{Kind: KindValue, File: d.file, Key: sp, Line: line, Want: "a server name of letters, digits, '_' and '-' (no \"__\", at most 40 bytes)"}
+			return &Error{Kind: KindValue, File: d.file, Key: sp, Line: line, Want: "a server name of letters, digits, '_' and '-' (no \"__\", no '_' at the end, at most 40 bytes)"}
 		}
 		s := mcp.Server{Name: name, Source: d.file}
 		var typ *string
@@ -148,7 +148,7 @@ func readMCPJSON(path string) (servers []mcp.Server, warnings []string, err erro
 			continue
 		}
 		if !mcp.ValidName(name) {
-			warnings = append(warnings, fmt.Sprintf("%s: server %s skipped: want a name of letters, digits, '_' and '-'", trust.Quote(path), quoteBounded(name)))
+			warnings = append(warnings, fmt.Sprintf("%s: server %s skipped: want a name of letters, digits, '_' and '-' (no \"__\", no '_' at the end)", trust.Quote(path), quoteBounded(name)))
 			continue
 		}
 		s := mcp.Server{Name: name, Command: e.Command, Args: e.Args, Env: e.Env, URL: e.URL, Headers: e.Headers, Source: path}

@@ -2,6 +2,8 @@ package harness
 
 import (
 	"fmt"
+	"github.com/reinsdev/reins/internal/smallfile"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,11 +62,7 @@ func loadInstructions(home, cwd string, names []string) string {
 		}
 		for _, name := range names {
 			path := filepath.Join(dir, name)
-			fi, err := os.Stat(path)
-			if err != nil || !fi.Mode().IsRegular() {
-				continue
-			}
-			data, err := os.ReadFile(path)
+			data, err := readInstructions(path)
 			if err != nil {
 				continue
 			}
@@ -81,4 +79,16 @@ func loadInstructions(home, cwd string, names []string) string {
 		}
 	}
 	return b.String()
+}
+
+// readInstructions reads an instruction file a repository names: only a
+// regular file (checked on the opened file, not a stat before it), and no
+// more of it than can be shown, however large it is.
+func readInstructions(path string) ([]byte, error) {
+	f, err := smallfile.Open(path, os.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxInstructionBytes+1))
 }

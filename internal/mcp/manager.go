@@ -472,6 +472,7 @@ func (c *conn) list(ctx context.Context, cs *sdk.ClientSession) ([]*Tool, error)
 			continue
 		}
 		if seen[tl.spec.Name] {
+			c.m.logf("mcp server %s: tool %q listed twice; the second is not offered", c.srv.Name, t.Name)
 			continue
 		}
 		seen[tl.spec.Name] = true

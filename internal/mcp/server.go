@@ -51,9 +51,12 @@ func (s Server) Transport() Transport {
 
 // ValidName reports whether s may name a server: letters, digits, '_' and
 // '-', at most 40 bytes, no "__" (which separates the parts of a tool
-// name). A name becomes part of tool names models must accept.
+// name) and no '_' at the end. A name becomes part of tool names models
+// must accept, and the end rule keeps that naming one-to-one: server "a_"
+// with tool "b" and server "a" with tool "_b" would both be mcp__a___b,
+// one server's tool lost and calls routed to the other.
 func ValidName(s string) bool {
-	if s == "" || len(s) > 40 || strings.Contains(s, "__") {
+	if s == "" || len(s) > 40 || strings.Contains(s, "__") || strings.HasSuffix(s, "_") {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

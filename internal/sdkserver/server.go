@@ -379,8 +379,13 @@ func (s *Server) prompt(id json.RawMessage, params json.RawMessage) {
 		if ss == nil {
 			// A session this runtime does not hold is loaded from its
 			// log: a parent continues its child after an idle teardown.
-			if ss = s.load(sid); ss == nil {
-				s.answer(id, nil, sdk.CodeInvalidParams, "session/prompt: unknown session")
+			var inUse bool
+			if ss, inUse = s.load(sid); ss == nil {
+				msg := "session/prompt: unknown session"
+				if inUse {
+					msg = "session/prompt: session in use by another reins"
+				}
+				s.answer(id, nil, sdk.CodeInvalidParams, msg)
 				return
 			}
 		}
@@ -771,13 +776,14 @@ func (o *outbox) close() {
 // load reopens the session sid from its log in this runtime's home, with
 // the runtime's options, and registers it. Only an exact id is accepted,
 // and a runtime started for a parent (initialize's parentSession) loads
-// only that parent's children. nil: no such session, or it is in use.
-func (s *Server) load(sid string) *sess {
+// only that parent's children. nil: no such session, or it is in use —
+// then inUse is true, so the client hears "in use", not "unknown".
+func (s *Server) load(sid string) (ss *sess, inUse bool) {
 	if sid == "." || sid == ".." || strings.ContainsAny(sid, `/\`) {
-		return nil
+		return nil, false
 	}
 	if _, err := os.Stat(filepath.Join(s.h.SessionsDir(), sid, session.FileName)); err != nil {
-		return nil
+		return nil, false
 	}
 	// A child of one of this runtime's sessions may be kept alive for
 	// its parent: release it, so its log can be opened here.
@@ -796,20 +802,21 @@ func (s *Server) load(sid string) *sess {
 	})
 	if err != nil {
 		s.logf("load session %s: %v", sid, err)
-		return nil
+		var iu *session.InUseError
+		return nil, errors.As(err, &iu)
 	}
 	if hd := hs.Log.Header(); hd.ID != sid || (s.init.ParentSession != "" && hd.ParentSession != s.init.ParentSession) {
 		s.logf("load session %s: not a child of this runtime's parent", sid)
 		hs.Close()
-		return nil
+		return nil, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if other := s.sessions[sid]; other != nil {
 		hs.Close()
-		return other
+		return other, false
 	}
-	ss := &sess{s: hs}
+	ss = &sess{s: hs}
 	s.sessions[sid] = ss
-	return ss
+	return ss, false
 }

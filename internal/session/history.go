@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/reinsdev/reins/internal/compact"
@@ -72,6 +73,9 @@ func HistoryEntries(events []Event) ([]Entry, error) {
 			if r.FromSeq > r.ToSeq || r.ToSeq >= e.Seq {
 				return nil, fmt.Errorf("session: event %d: context/compacted replaces %d..%d, not an earlier range", e.Seq, r.FromSeq, r.ToSeq)
 			}
+			if err := checkCompaction(out, r); err != nil {
+				return nil, fmt.Errorf("session: event %d: context/compacted replaces %d..%d: %w", e.Seq, r.FromSeq, r.ToSeq, err)
+			}
 			out = ApplyCompaction(out, r, d.Summary)
 		}
 	}
@@ -83,14 +87,7 @@ func HistoryEntries(events []Event) ([]Entry, error) {
 // ordered by position and stays so. It returns es unchanged when no entry
 // lies in r (a range that replaces nothing has no place to put a summary).
 func ApplyCompaction(es []Entry, r SeqRange, summary string) []Entry {
-	i := 0
-	for i < len(es) && es[i].Seq < r.FromSeq {
-		i++
-	}
-	j := i
-	for j < len(es) && es[j].Seq <= r.ToSeq {
-		j++
-	}
+	i, j := span(es, r)
 	if i == j {
 		return es
 	}
@@ -99,6 +96,54 @@ func ApplyCompaction(es []Entry, r SeqRange, summary string) []Entry {
 	out = append(out, Entry{r.FromSeq, compact.SummaryMessage(summary)})
 	return append(out, es[j:]...)
 }
+
+// span is the half-open index range [i, j) of the entries of es whose
+// position lies in r.
+func span(es []Entry, r SeqRange) (i, j int) {
+	for i < len(es) && es[i].Seq < r.FromSeq {
+		i++
+	}
+	j = i
+	for j < len(es) && es[j].Seq <= r.ToSeq {
+		j++
+	}
+	return i, j
+}
+
+// checkCompaction refuses a range compact.Choose never picks and a
+// crafted or damaged log could hold: one that replaces the first prompt
+// (the task itself would be gone), or one whose either end falls between
+// a tool call and its results (a result without its call, or a call
+// without its result: a provider answers such a history with HTTP 400).
+func checkCompaction(es []Entry, r SeqRange) error {
+	i, j := span(es, r)
+	if i == j {
+		return nil
+	}
+	first := -1
+	for k, e := range es {
+		if e.Message.Role == llm.RoleUser {
+			first = k
+			break
+		}
+	}
+	if first < 0 || i <= first {
+		return errReplacesFirstPrompt
+	}
+	msgs := make([]llm.Message, len(es))
+	for k, e := range es {
+		msgs[k] = e.Message
+	}
+	if !compact.Boundary(msgs, i) || j < len(msgs) && !compact.Boundary(msgs, j) {
+		return errSplitsToolCall
+	}
+	return nil
+}
+
+var (
+	errReplacesFirstPrompt = errors.New("it would replace the first prompt")
+	errSplitsToolCall      = errors.New("it would separate a tool call from its result")
+)
 
 // DanglingCalls returns the ids of tool calls in history that have no result,
 // in order: what a crash between a tool call and its result leaves behind.

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/reinsdev/reins/internal/smallfile"
 )
 
 // Loaded is a session log as read, after repair.
@@ -53,8 +55,13 @@ func (e *CorruptError) Error() string {
 }
 
 // Load reads and repairs the log at path. The file is not modified.
+//
+// Only a regular file is read (a log symlinked to /dev/zero or a FIFO is
+// refused by name, not read until memory runs out), and no line may be
+// longer than 64 MiB: a longer one is a *CorruptError ("line too long"),
+// found with at most that much of it in memory.
 func Load(path string) (*Loaded, error) {
-	f, err := os.Open(path)
+	f, err := smallfile.Open(path, os.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
@@ -77,14 +84,22 @@ func Read(r io.Reader) (*Loaded, error) {
 		openTurn = -1
 	)
 	for {
-		line, err := br.ReadBytes('\n')
+		line, long, err := readLine(br, maxLineBytes)
 		if err != nil && err != io.EOF {
 			return nil, err
 		}
-		if len(line) == 0 {
+		if len(line) == 0 && long == 0 {
 			break
 		}
 		lineNo++
+		if long > 0 {
+			if err == io.EOF {
+				// A crash tail can be long too: dropped like a short one.
+				ld.Repair.DroppedBytes = long
+				break
+			}
+			return nil, &CorruptError{Line: lineNo, Reason: "line too long"}
+		}
 		complete := line[len(line)-1] == '\n'
 		body := bytes.TrimRight(line, "\r\n")
 		if lineNo == 1 {
@@ -140,6 +155,35 @@ func Read(r io.Reader) (*Loaded, error) {
 	ld.Repair.ValidSize = offset
 	closeTurn(ld, openTurn)
 	return ld, nil
+}
+
+// readLine reads one line with its '\n' (none at the end of the input).
+// A line longer than limit is not kept: it is read through to its end and
+// only its length is returned (long > 0), so memory stays within max
+// whatever the file holds.
+func readLine(br *bufio.Reader, limit int) (line []byte, long int64, err error) {
+	for {
+		frag, err := br.ReadSlice('\n')
+		if long > 0 {
+			long += int64(len(frag))
+		} else if len(line)+len(frag) > limit {
+			long = int64(len(line) + len(frag))
+			line = nil
+		} else {
+			if need := len(line) + len(frag); need > cap(line) {
+				// Doubling, not append's gentler growth past 256 bytes:
+				// a line near the limit costs about twice the limit in
+				// all, not four times.
+				grown := make([]byte, len(line), min(limit, max(need, 2*cap(line))))
+				copy(grown, line)
+				line = grown
+			}
+			line = append(line, frag...)
+		}
+		if err != bufio.ErrBufferFull {
+			return line, long, err
+		}
+	}
 }
 
 // closeTurn appends the synthesized turn/end of an unclosed last turn.

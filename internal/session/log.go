@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reinsdev/reins/internal/smallfile"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -241,7 +242,7 @@ func newLog(f *os.File, path string, h Header, next int64, openTurn, lastTurn in
 // is what no other writer can change any more; a session held by another
 // Log is refused with an *InUseError.
 func Reopen(path string, opts Options) (*Log, *Loaded, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	f, err := smallfile.Open(path, os.O_RDWR|os.O_APPEND)
 	if err != nil {
 		return nil, nil, fmt.Errorf("session: reopen: %w", err)
 	}

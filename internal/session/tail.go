@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reinsdev/reins/internal/smallfile"
 	"io"
 	"os"
 )
@@ -55,7 +56,7 @@ func (t *Tail) Offset() int64 { return t.off }
 // anything new (or a restart from scratch) was read. A corrupt line is a
 // *CorruptError, as for Load; the events before it are kept.
 func (t *Tail) Poll() (changed bool, err error) {
-	f, err := os.Open(t.path)
+	f, err := smallfile.Open(t.path, os.O_RDONLY)
 	if err != nil {
 		return false, err
 	}

@@ -49,3 +49,33 @@ func TestRead(t *testing.T) {
 		t.Errorf("size = %q", got)
 	}
 }
+
+// TestOpen refuses what is not a regular file before anything is read, and
+// a FIFO without a writer does not block the open.
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	ok := filepath.Join(dir, "ok")
+	os.WriteFile(ok, []byte("hello"), 0o644)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "zero")
+	if err := os.Symlink("/dev/zero", link); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(ok, os.O_RDWR|os.O_APPEND)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, p := range []string{fifo, link, dir} {
+		var e *Error
+		if f, err := Open(p, os.O_RDONLY); !errors.As(err, &e) || e.Reason != "not a regular file" {
+			if f != nil {
+				f.Close()
+			}
+			t.Errorf("Open(%s) = %v, want not a regular file", p, err)
+		}
+	}
+}

@@ -112,7 +112,25 @@ func (m *Manager) loadChildren() int {
 		return 0
 	}
 	parent, maxRun := ld.Header.ID, 0
+	byRun := map[string]*childEntry{} // run id -> its child
 	for _, e := range ld.Events {
+		if e.Type == session.TypeSubagentEnd {
+			// The output subagent_output pages through after a resume:
+			// the child's result as the parent's log recorded it, rendered
+			// as its tool result was.
+			var d session.SubagentEnd
+			if e.Decode(&d) != nil {
+				continue
+			}
+			if c := byRun[d.RunID]; c != nil {
+				r := Result{StopReason: d.StopReason, Diagnostic: d.Diagnostic}
+				if d.LastAssistantMessage != nil {
+					r.Output = d.LastAssistantMessage.Content
+				}
+				k.hold(c, Render(r).Content)
+			}
+			continue
+		}
 		if e.Type != session.TypeSubagentStart {
 			continue
 		}
@@ -136,6 +154,7 @@ func (m *Manager) loadChildren() int {
 		if d.ChildSession != "" {
 			c.session = d.ChildSession
 		}
+		byRun[d.RunID] = c
 	}
 	return maxRun
 }

@@ -24,6 +24,12 @@ func (m *Manager) childDone(req Request, content string) {
 	defer k.mu.Unlock()
 	c := k.entry(req)
 	c.busy = false
+	k.hold(c, content)
+}
+
+// hold keeps content as c's latest output (at most maxHeldOutput of it,
+// maxHeldTotal over all children, the oldest dropped first). k.mu is held.
+func (k *children) hold(c *childEntry, content string) {
 	held := content[:cut(content, 0, maxHeldOutput)]
 	k.held += len(held) - len(c.output)
 	k.seq++

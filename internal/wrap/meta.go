@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/reinsdev/reins/internal/smallfile"
 )
 
 // Meta describes one child run: the META.json of `reins wrap` (docs/wrap.md).
@@ -44,9 +46,13 @@ type Meta struct {
 	Args []string `json:"args,omitempty"`
 }
 
+// MaxMetaBytes bounds META.json: it holds the task text, which is far
+// smaller; a larger file is refused, as is anything but a regular file.
+const MaxMetaBytes = 64 << 20
+
 // LoadMeta reads and checks a META.json file.
 func LoadMeta(path string) (Meta, error) {
-	data, err := os.ReadFile(path)
+	data, err := smallfile.Read(path, MaxMetaBytes)
 	if err != nil {
 		return Meta{}, err
 	}

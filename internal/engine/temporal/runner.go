@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/reinsdev/reins/internal/engine/workspace"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
@@ -24,7 +25,10 @@ type Runner struct {
 	// (`reins worker --permission`): a parent's wider mode is narrowed to
 	// it, never widened.
 	MaxPermission tool.Permission
-	Logf          func(format string, args ...any)
+	// Roots are the folders whose subfolders a task may name as its cwd
+	// (workspace.Check): the worker's --cwd and --root folders.
+	Roots []string
+	Logf  func(format string, args ...any)
 }
 
 func (r *Runner) logf(format string, args ...any) {
@@ -54,6 +58,9 @@ func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
 	}
 	if t.Depth < 1 {
 		return Outcome{}, errors.New("a child run has depth 1 or more")
+	}
+	if err := workspace.Check(t.Cwd, r.Roots, perm); err != nil {
+		return Outcome{}, err
 	}
 	o := r.Options
 	o.Cwd = t.Cwd

@@ -25,7 +25,7 @@ func newRunner(t *testing.T, script string, max tool.Permission) (*Runner, strin
 		t.Fatal(err)
 	}
 	env := map[string]string{"REINS_MOCK_SCRIPT": sp}
-	return &Runner{Options: harness.Options{Home: home, Sandbox: "off", Getenv: func(k string) string { return env[k] }}, MaxPermission: max}, home
+	return &Runner{Options: harness.Options{Home: home, Sandbox: "off", Getenv: func(k string) string { return env[k] }}, MaxPermission: max, Roots: []string{os.TempDir()}}, home
 }
 
 // The worker runs the child with its own harness and writes the child's
@@ -93,6 +93,7 @@ func TestRunnerSetupErrors(t *testing.T) {
 	}{
 		{"unknown agent", func(t *Task) { t.Agent = "nobody" }, `no agent "nobody"`},
 		{"missing cwd", func(t *Task) { t.Cwd = filepath.Join(cwd, "gone") }, "not a directory"},
+		{"cwd outside the worker's roots", func(t *Task) { t.Cwd = "/" }, "outside the folders"},
 		{"bad permission", func(t *Task) { t.Permission = "root" }, "root"},
 		{"depth 0", func(t *Task) { t.Depth = 0 }, "depth"},
 		{"unknown model", func(t *Task) { t.Model = "nope/x" }, "nope"},
