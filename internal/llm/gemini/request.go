@@ -160,4 +160,6 @@ func isObject(raw json.RawMessage) bool {
 // sent without one; they are never sent back.
 const generatedPrefix = "gemini-call-"
 
-func isGenerated(id string) bool { return len(id) > len(generatedPrefix) && id[:len(generatedPrefix)] == generatedPrefix }
+func isGenerated(id string) bool {
+	return len(id) > len(generatedPrefix) && id[:len(generatedPrefix)] == generatedPrefix
+}

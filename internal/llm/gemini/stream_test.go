@@ -21,8 +21,8 @@ import (
 func data(s string) string { return "data: " + s + "\r\n\r\n" }
 
 const (
-	docText1 = `{"candidates": [{"content": {"parts": [{"text": "The"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 8,"totalTokenCount": 8},"modelVersion": "gemini-2.5-flash"}`
-	docText2 = `{"candidates": [{"content": {"parts": [{"text": " sky is blue."}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 8,"candidatesTokenCount": 5,"totalTokenCount": 40,"cachedContentTokenCount": 2,"thoughtsTokenCount": 27},"modelVersion": "gemini-2.5-flash","responseId": "abc"}`
+	docText1   = `{"candidates": [{"content": {"parts": [{"text": "The"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 8,"totalTokenCount": 8},"modelVersion": "gemini-2.5-flash"}`
+	docText2   = `{"candidates": [{"content": {"parts": [{"text": " sky is blue."}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 8,"candidatesTokenCount": 5,"totalTokenCount": 40,"cachedContentTokenCount": 2,"thoughtsTokenCount": 27},"modelVersion": "gemini-2.5-flash","responseId": "abc"}`
 	docThought = `{"candidates": [{"content": {"parts": [{"text": "**Considering the weather**\n\nThe user wants...","thought": true}],"role": "model"},"index": 0}]}`
 	docCall    = `{"candidates": [{"content": {"parts": [{"functionCall": {"name": "get_current_weather","args": {"location": "Boston, MA"}},"thoughtSignature": "CiQBVKhc7opaque"}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 71,"candidatesTokenCount": 20,"totalTokenCount": 150,"thoughtsTokenCount": 59}}`
 )
