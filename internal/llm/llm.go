@@ -233,6 +233,9 @@ type Request struct {
 	Messages  []Message
 	Tools     []ToolSpec
 	MaxTokens int
+	// Effort is the reasoning effort asked for ("", low, medium, high:
+	// --effort); each adapter maps it to its wire's knob.
+	Effort string
 }
 
 // Model streams one response per request. The returned sequence yields zero

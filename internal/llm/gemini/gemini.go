@@ -42,7 +42,8 @@ type Client struct {
 	// IdleTimeout and ProgressTimeout are llm.StartCall's (<= 0: defaults).
 	IdleTimeout, ProgressTimeout time.Duration
 	// ThinkingBudget, when non-zero, is sent as
-	// generationConfig.thinkingConfig.thinkingBudget (reins's --effort).
+	// generationConfig.thinkingConfig.thinkingBudget; a request's Effort
+	// wins (EffortBudget).
 	ThinkingBudget int
 	// Logf receives raw provider error texts for the host log; may be nil.
 	Logf func(format string, args ...any)
@@ -71,7 +72,11 @@ func EffortBudget(effort string) int {
 // Stream sends req and yields the response as chunks ending with exactly
 // one finish.
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chunk] {
-	body, err := encodeRequest(req, c.ThinkingBudget)
+	budget := c.ThinkingBudget
+	if req.Effort != "" {
+		budget = EffortBudget(req.Effort)
+	}
+	body, err := encodeRequest(req, budget)
 	if err != nil {
 		return func(yield func(llm.Chunk) bool) {
 			yield(llm.ErrorFinish(llm.CodeInvalidRequest, "request could not be encoded"))

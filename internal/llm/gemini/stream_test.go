@@ -139,8 +139,9 @@ func TestToolLoopAgainstMock(t *testing.T) {
 		{Match: "contents of a", Text: "done"},
 	}})
 	defer stop()
-	c := &Client{BaseURL: url, APIKey: "k", ThinkingBudget: EffortBudget("low")}
+	c := &Client{BaseURL: url, APIKey: "k", ThinkingBudget: 99}
 	req := simpleRequest()
+	req.Effort = "low" // the request's effort wins over the client's budget
 	req.Tools = []llm.ToolSpec{{Name: "read", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}}
 	step := func() *llm.Assembler {
 		var a llm.Assembler

@@ -35,7 +35,8 @@ type Client struct {
 	HTTP *http.Client
 	// IdleTimeout and ProgressTimeout are llm.StartCall's (<= 0: defaults).
 	IdleTimeout, ProgressTimeout time.Duration
-	// Effort, when set, is sent as reasoning.effort (low, medium, high).
+	// Effort, when set, is sent as reasoning.effort (low, medium, high);
+	// a request's own Effort wins.
 	Effort string
 	// Logf receives raw provider error texts for the host log; may be nil.
 	Logf func(format string, args ...any)
@@ -49,7 +50,11 @@ var _ llm.Model = (*Client)(nil)
 // Stream sends req and yields the response as chunks ending with exactly
 // one finish.
 func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chunk] {
-	body, err := encodeRequest(req, c.Effort)
+	effort := c.Effort
+	if req.Effort != "" {
+		effort = req.Effort
+	}
+	body, err := encodeRequest(req, effort)
 	if err != nil {
 		return func(yield func(llm.Chunk) bool) {
 			yield(llm.ErrorFinish(llm.CodeInvalidRequest, "request could not be encoded"))

@@ -24,8 +24,9 @@ func TestReasoningCarriedAcrossTurns(t *testing.T) {
 		{Match: "contents of a", Text: "done"},
 	}})
 	defer stop()
-	c := &Client{BaseURL: url + "/v1", APIKey: "k", Effort: "high"}
+	c := &Client{BaseURL: url + "/v1", APIKey: "k", Effort: "low"}
 	req := simpleRequest()
+	req.Effort = "high" // the request's effort wins over the client's
 	req.Tools = []llm.ToolSpec{{Name: "read", Description: "read a file", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}}
 	step := func() *llm.Assembler {
 		var a llm.Assembler
