@@ -468,12 +468,13 @@ type rawProvider struct {
 	apiKeyEnv *string
 	baseURL   *string
 	apiKey    *string
-	// from is the layer that set baseURL, and keyFrom the one that set
-	// apiKey: Endpoint decides by them where a key may go.
-	from, keyFrom layerRef
-	idleTimeout   *time.Duration
-	progressTO    *time.Duration
-	retry         rawRetry
+	// from is the layer that set baseURL, keyFrom the one that set
+	// apiKey, and keyEnvFrom the one that set apiKeyEnv: Endpoint decides
+	// by them where a key may go.
+	from, keyFrom, keyEnvFrom layerRef
+	idleTimeout               *time.Duration
+	progressTO                *time.Duration
+	retry                     rawRetry
 }
 
 type rawRetry struct {
@@ -585,7 +586,7 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 					return &Error{Kind: KindUnknownKey, File: file, Key: pp, Line: line, Want: "a provider name: " + strings.Join(Providers, ", ")}
 				}
 				p, err := parseProvider(d, pv, pp)
-				p.from, p.keyFrom = layerRef{file, origin}, layerRef{file, origin}
+				p.from, p.keyFrom, p.keyEnvFrom = layerRef{file, origin}, layerRef{file, origin}, layerRef{file, origin}
 				r.providers[name] = p
 				return err
 			})
@@ -866,9 +867,12 @@ func pick[T any](hi, lo *T) *T {
 
 // over returns p layered over lo: fields p sets win.
 func (p rawProvider) over(lo rawProvider) rawProvider {
-	from, keyFrom := p.from, p.keyFrom
+	from, keyFrom, keyEnvFrom := p.from, p.keyFrom, p.keyEnvFrom
 	if p.baseURL == nil {
 		from = lo.from
+	}
+	if p.apiKeyEnv == nil {
+		keyEnvFrom = lo.keyEnvFrom
 	}
 	if p.apiKey == nil {
 		keyFrom = lo.keyFrom
@@ -880,6 +884,7 @@ func (p rawProvider) over(lo rawProvider) rawProvider {
 		apiKey:      pick(p.apiKey, lo.apiKey),
 		from:        from,
 		keyFrom:     keyFrom,
+		keyEnvFrom:  keyEnvFrom,
 		idleTimeout: pick(p.idleTimeout, lo.idleTimeout),
 		progressTO:  pick(p.progressTO, lo.progressTO),
 		retry: rawRetry{
@@ -1034,6 +1039,11 @@ func (c *Config) Endpoint(provider string, getenv func(string) string, baseURLFl
 	}
 	raw := c.providers[provider]
 	if raw.apiKeyEnv != nil {
+		// Which of the user's variables is sent is the user's choice
+		// alone, like where a key goes.
+		if !raw.keyEnvFrom.origin.UserChosen() {
+			return "", "", fmt.Errorf("%s: providers.%s.apiKeyEnv would choose which of your variables is sent, but this file is not your config, a --config file or a trusted folder's", trust.Quote(raw.keyEnvFrom.file), provider)
+		}
 		keyEnv = *raw.apiKeyEnv
 	}
 	from := ""
