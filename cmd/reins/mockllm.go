@@ -13,9 +13,11 @@ func newMockLLMCmd(s *streams) *cobra.Command {
 	var addr, script string
 	c := &cobra.Command{
 		Use:   "mock-llm [--addr HOST:PORT] [--script FILE]",
-		Short: "Serve a scripted, wire-level OpenAI-compatible and Anthropic endpoint",
-		Long: "mock-llm answers POST /chat/completions, /v1/chat/completions (OpenAI wire) and\n" +
-			"/v1/messages (Anthropic wire) from a script of replies and faults (see README).\n" +
+		Short: "Serve a scripted, wire-level endpoint on all four wires (chat, Responses, Anthropic, Gemini)",
+		Long: "mock-llm answers POST /chat/completions, /v1/chat/completions (chat wire),\n" +
+			"/v1/responses, /responses (Responses wire), /v1/messages (Anthropic wire) and\n" +
+			"/v1beta/models/MODEL:streamGenerateContent (Gemini wire, also without v1beta)\n" +
+			"from one script of replies and faults (see README).\n" +
 			"Without --script it echoes the last message. It binds loopback by default and\n" +
 			"prints its address on stdout.",
 		Args: cobra.NoArgs,

@@ -55,7 +55,7 @@ const (
 )
 
 // Providers lists the model providers reins knows (docs/providers.md), in display order.
-var Providers = []string{"deepseek", "openai", "anthropic", "mock"}
+var Providers = []string{"deepseek", "openai", "anthropic", "gemini", "mock"}
 
 // RetryableCodes is the set of failure codes a retry policy may name.
 var RetryableCodes = []string{
@@ -83,6 +83,10 @@ func DefaultRetryPolicy() RetryPolicy { return RetryPolicy(retry.DefaultPolicy()
 // config's value or the provider's default; APIKey is only the config's
 // value. Flags and the environment are applied by Endpoint.
 type ProviderConfig struct {
+	// Wire is the protocol the provider speaks (WireChat, WireResponses,
+	// WireAnthropic, WireGemini or WireMock): the config's wire or the
+	// provider's default.
+	Wire        string
 	BaseURL     string
 	APIKey      string
 	IdleTimeout time.Duration
@@ -469,14 +473,17 @@ type rawConfig struct {
 type rawTemporal struct{ address, namespace, taskQueue *string }
 
 type rawProvider struct {
-	baseURL *string
-	apiKey  *string
-	// from is the layer that set baseURL, and keyFrom the one that set
-	// apiKey: Endpoint decides by them where a key may go.
-	from, keyFrom layerRef
-	idleTimeout   *time.Duration
-	progressTO    *time.Duration
-	retry         rawRetry
+	wire      *string
+	apiKeyEnv *string
+	baseURL   *string
+	apiKey    *string
+	// from is the layer that set baseURL, keyFrom the one that set
+	// apiKey, and keyEnvFrom the one that set apiKeyEnv: Endpoint decides
+	// by them where a key may go.
+	from, keyFrom, keyEnvFrom layerRef
+	idleTimeout               *time.Duration
+	progressTO                *time.Duration
+	retry                     rawRetry
 }
 
 type rawRetry struct {
@@ -595,7 +602,7 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 					return &Error{Kind: KindUnknownKey, File: file, Key: pp, Line: line, Want: "a provider name: " + strings.Join(Providers, ", ")}
 				}
 				p, err := parseProvider(d, pv, pp)
-				p.from, p.keyFrom = layerRef{file, origin}, layerRef{file, origin}
+				p.from, p.keyFrom, p.keyEnvFrom = layerRef{file, origin}, layerRef{file, origin}, layerRef{file, origin}
 				r.providers[name] = p
 				return err
 			})
@@ -709,9 +716,19 @@ func positive(d *decoder, v ast.Node, kp string) (*int, error) {
 
 func parseProvider(d *decoder, n ast.Node, path string) (rawProvider, error) {
 	var p rawProvider
-	err := d.fields(n, path, []string{"baseURL", "apiKey", "idleTimeout", "progressTimeout", "retry"}, func(k string, v ast.Node, kp string) error {
+	err := d.fields(n, path, []string{"wire", "baseURL", "apiKey", "apiKeyEnv", "idleTimeout", "progressTimeout", "retry"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
+		case "wire":
+			p.wire, err = d.str(v, kp)
+			if err == nil && p.wire != nil && !slices.Contains(Wires, *p.wire) {
+				err = d.valueErr(d.resolve(v), kp, "a wire: "+strings.Join(Wires, ", "))
+			}
+		case "apiKeyEnv":
+			p.apiKeyEnv, err = d.str(v, kp)
+			if err == nil && p.apiKeyEnv != nil && *p.apiKeyEnv == "" {
+				err = d.valueErr(d.resolve(v), kp, "an environment variable name")
+			}
 		case "baseURL":
 			p.baseURL, err = d.str(v, kp)
 			if err == nil && p.baseURL != nil {
@@ -870,18 +887,24 @@ func pick[T any](hi, lo *T) *T {
 
 // over returns p layered over lo: fields p sets win.
 func (p rawProvider) over(lo rawProvider) rawProvider {
-	from, keyFrom := p.from, p.keyFrom
+	from, keyFrom, keyEnvFrom := p.from, p.keyFrom, p.keyEnvFrom
 	if p.baseURL == nil {
 		from = lo.from
+	}
+	if p.apiKeyEnv == nil {
+		keyEnvFrom = lo.keyEnvFrom
 	}
 	if p.apiKey == nil {
 		keyFrom = lo.keyFrom
 	}
 	return rawProvider{
+		wire:        pick(p.wire, lo.wire),
+		apiKeyEnv:   pick(p.apiKeyEnv, lo.apiKeyEnv),
 		baseURL:     pick(p.baseURL, lo.baseURL),
 		apiKey:      pick(p.apiKey, lo.apiKey),
 		from:        from,
 		keyFrom:     keyFrom,
+		keyEnvFrom:  keyEnvFrom,
 		idleTimeout: pick(p.idleTimeout, lo.idleTimeout),
 		progressTO:  pick(p.progressTO, lo.progressTO),
 		retry: rawRetry{
@@ -919,8 +942,11 @@ func (c *Config) Retry(provider string) RetryPolicy {
 // Provider returns the provider's effective configuration.
 func (c *Config) Provider(name string) ProviderConfig {
 	raw := c.providers[name]
-	_, _, _, def := ProviderDefaults(name)
-	pc := ProviderConfig{BaseURL: def, IdleTimeout: llm.DefaultIdleTimeout, ProgressTimeout: llm.DefaultProgressTimeout, Retry: c.Retry(name)}
+	wire, _, _, def := ProviderDefaults(name)
+	if raw.wire != nil {
+		wire = *raw.wire
+	}
+	pc := ProviderConfig{Wire: wire, BaseURL: def, IdleTimeout: llm.DefaultIdleTimeout, ProgressTimeout: llm.DefaultProgressTimeout, Retry: c.Retry(name)}
 	if raw.baseURL != nil {
 		pc.BaseURL = strings.TrimRight(*raw.baseURL, "/")
 	}
@@ -936,20 +962,35 @@ func (c *Config) Provider(name string) ProviderConfig {
 	return pc
 }
 
+// Wire names (SPEC §12 `providers.<name>.wire`): the protocol an adapter
+// speaks. WireMock is the in-process scripted model, never configurable.
+const (
+	WireChat      = "chat"      // OpenAI chat completions (and compatible servers)
+	WireResponses = "responses" // OpenAI Responses API
+	WireAnthropic = "anthropic" // Anthropic Messages
+	WireGemini    = "gemini"    // Gemini streamGenerateContent?alt=sse
+	WireMock      = "mock"
+)
+
+// Wires are the values providers.<name>.wire accepts.
+var Wires = []string{WireChat, WireResponses, WireAnthropic, WireGemini}
+
 // ProviderDefaults is the table of docs/providers.md: the wire a provider speaks
-// ("openai", "anthropic" or "mock"), the environment variables holding its
-// key and base URL, and its default base URL. An unknown name yields empty
+// by default (a Wire* name), the environment variables holding its key and
+// base URL, and its default base URL. An unknown name yields empty
 // strings.
 func ProviderDefaults(name string) (wire, keyEnv, baseURLEnv, defaultBaseURL string) {
 	switch name {
 	case "deepseek":
-		return "openai", "DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "https://api.deepseek.com"
+		return WireChat, "DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "https://api.deepseek.com"
 	case "openai":
-		return "openai", "OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1"
+		return WireResponses, "OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1"
 	case "anthropic":
-		return "anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "https://api.anthropic.com"
+		return WireAnthropic, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "https://api.anthropic.com"
+	case "gemini":
+		return WireGemini, "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL", "https://generativelanguage.googleapis.com"
 	case "mock":
-		return "mock", "", "", ""
+		return WireMock, "", "", ""
 	}
 	return "", "", "", ""
 }
@@ -1013,10 +1054,18 @@ func (c *Config) Endpoint(provider string, getenv func(string) string, baseURLFl
 	switch wire {
 	case "":
 		return "", "", fmt.Errorf("unknown provider %q; want one of %s", provider, strings.Join(Providers, ", "))
-	case "mock":
+	case WireMock:
 		return "", "", nil
 	}
 	raw := c.providers[provider]
+	if raw.apiKeyEnv != nil {
+		// Which of the user's variables is sent is the user's choice
+		// alone, like where a key goes.
+		if !raw.keyEnvFrom.origin.UserChosen() {
+			return "", "", fmt.Errorf("%s: providers.%s.apiKeyEnv would choose which of your variables is sent, but this file is not your config, a --config file or a trusted folder's", trust.Quote(raw.keyEnvFrom.file), provider)
+		}
+		keyEnv = *raw.apiKeyEnv
+	}
 	from := ""
 	fromLayer := false
 	switch {

@@ -136,7 +136,7 @@ subagents:
 	if d := cmp.Diff(wantRetry, c.Retry("deepseek")); d != "" {
 		t.Errorf("Retry(deepseek) (-want +got):\n%s", d)
 	}
-	wantDS := ProviderConfig{BaseURL: "https://extra.example", APIKey: "home-key", IdleTimeout: 300 * time.Second, ProgressTimeout: 10 * time.Minute, Retry: wantRetry}
+	wantDS := ProviderConfig{Wire: WireChat, BaseURL: "https://extra.example", APIKey: "home-key", IdleTimeout: 300 * time.Second, ProgressTimeout: 10 * time.Minute, Retry: wantRetry}
 	if d := cmp.Diff(wantDS, c.Provider("deepseek")); d != "" {
 		t.Errorf("Provider(deepseek) (-want +got):\n%s", d)
 	}
@@ -270,7 +270,7 @@ func TestLoadErrors(t *testing.T) {
 			kind:     KindUnknownKey,
 			key:      "providers.deepseek2",
 			line:     2,
-			contains: []string{"deepseek, openai, anthropic, mock"},
+			contains: []string{"deepseek, openai, anthropic, gemini, mock"},
 		},
 		{
 			name:     "wrong type integer",
@@ -493,7 +493,7 @@ func TestResolveModel(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.errContaining) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.errContaining)
 				}
-				if _, short := errors.AsType[*catalog.NameError](err); !short && !strings.Contains(err.Error(), "deepseek, openai, anthropic, mock") {
+				if _, short := errors.AsType[*catalog.NameError](err); !short && !strings.Contains(err.Error(), "deepseek, openai, anthropic, gemini, mock") {
 					t.Errorf("err %q does not list the providers", err)
 				}
 				return
@@ -507,8 +507,9 @@ func TestResolveModel(t *testing.T) {
 
 func TestProviderDefaults(t *testing.T) {
 	tests := []struct{ name, wire, key, urlEnv, url string }{
-		{"deepseek", "openai", "DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "https://api.deepseek.com"},
-		{"openai", "openai", "OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1"},
+		{"deepseek", "chat", "DEEPSEEK_API_KEY", "DEEPSEEK_BASE_URL", "https://api.deepseek.com"},
+		{"openai", "responses", "OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1"},
+		{"gemini", "gemini", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL", "https://generativelanguage.googleapis.com"},
 		{"anthropic", "anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "https://api.anthropic.com"},
 		{"mock", "mock", "", "", ""},
 		{"groq", "", "", "", ""},
@@ -567,6 +568,14 @@ func TestEndpoint(t *testing.T) {
 		{name: "ipv6 loopback", provider: "deepseek", flag: "http://[::1]:80", wantURL: "http://[::1]:80"},
 		{name: "deepseek remote non-default still needs key", provider: "deepseek", flag: "http://fake.example", wantErr: "DEEPSEEK_API_KEY is not set"},
 		{name: "mock has no endpoint", provider: "mock", flag: "http://ignored"},
+		{name: "gemini key and base URL variables", provider: "gemini", env: map[string]string{"GEMINI_API_KEY": "g", "GOOGLE_GEMINI_BASE_URL": "https://gw.example/"},
+			wantURL: "https://gw.example", wantKey: "g"},
+		{name: "missing gemini key", provider: "gemini", wantErr: "GEMINI_API_KEY is not set (needed by provider gemini)"},
+		{name: "gemini loopback needs no key", provider: "gemini", flag: "http://127.0.0.1:9", wantURL: "http://127.0.0.1:9"},
+		{name: "apiKeyEnv names the key variable", provider: "openai", cfg: "providers: {openai: {apiKeyEnv: MY_GATEWAY_KEY}}\n",
+			env: map[string]string{"OPENAI_API_KEY": "not-this", "MY_GATEWAY_KEY": "gw"}, wantURL: "https://api.openai.com/v1", wantKey: "gw"},
+		{name: "apiKeyEnv names the missing variable", provider: "openai", cfg: "providers: {openai: {apiKeyEnv: MY_GATEWAY_KEY}}\n",
+			wantErr: "MY_GATEWAY_KEY is not set (needed by provider openai)"},
 		{name: "unknown provider", provider: "groq", wantErr: `unknown provider "groq"`},
 		{name: "bad flag URL", provider: "openai", flag: "localhost:8080", wantErr: "base URL from --base-url: want an absolute http"},
 	}
@@ -753,5 +762,28 @@ func TestSubagentsEngine(t *testing.T) {
 				t.Errorf("engine %q temporal %+v, want %q %+v", c.Subagents.Engine, c.Subagents.Temporal, tt.engine, tt.temporal)
 			}
 		})
+	}
+}
+
+// TestProviderWire: each built-in provider's default wire (SPEC §12), a
+// config's wire replacing it, and a wire that is none of the four
+// refused with the key's path.
+func TestProviderWire(t *testing.T) {
+	c := Default()
+	for p, want := range map[string]string{"deepseek": WireChat, "openai": WireResponses, "anthropic": WireAnthropic, "gemini": WireGemini, "mock": WireMock} {
+		if got := c.Provider(p).Wire; got != want {
+			t.Errorf("Provider(%s).Wire = %q, want %q", p, got, want)
+		}
+	}
+	c, err := Load(layers(t, "", "", "providers:\n  openai:\n    wire: chat\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Provider("openai").Wire; got != WireChat {
+		t.Errorf("openai with wire: chat has wire %q", got)
+	}
+	_, err = Load(layers(t, "", "", "providers:\n  openai:\n    wire: grpc\n"))
+	if err == nil || !strings.Contains(err.Error(), "providers.openai.wire") || !strings.Contains(err.Error(), "chat, responses, anthropic, gemini") {
+		t.Errorf("wire: grpc: err = %v, want the key and the four wires", err)
 	}
 }

@@ -212,3 +212,38 @@ func TestWorkspaceIsHome(t *testing.T) {
 		t.Errorf("trusted home workspace: %v, %v", c.Files, err)
 	}
 }
+
+// TestAPIKeyEnvProvenance: which of the user's variables is sent as a key
+// (providers.NAME.apiKeyEnv) is chosen only by a layer the user chose; a
+// layer of unknown origin naming one fails before any request, and its
+// message carries neither variable's value.
+func TestAPIKeyEnvProvenance(t *testing.T) {
+	const secret = "ghp-secret-value"
+	env := map[string]string{"GITHUB_TOKEN": secret, "OPENAI_API_KEY": "sk-openai"}
+	for _, tt := range []struct {
+		origin  Origin
+		wantKey string
+	}{
+		{OriginUser, secret}, {OriginFlag, secret}, {OriginTrustedProject, secret}, {OriginUnknown, ""},
+	} {
+		file := filepath.Join(t.TempDir(), "layer.yaml")
+		r, err := parseConfig(file, tt.origin, []byte("providers: {openai: {apiKeyEnv: GITHUB_TOKEN}}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := merge([]*rawConfig{r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, key, err := c.Endpoint("openai", func(k string) string { return env[k] }, "")
+		if tt.wantKey == "" {
+			if err == nil || !strings.Contains(err.Error(), file) || strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "sk-openai") {
+				t.Errorf("origin %v: err = %v, want a refusal naming the file, no value", tt.origin, err)
+			}
+			continue
+		}
+		if err != nil || key != tt.wantKey {
+			t.Errorf("origin %v: key %q, err %v; want the named variable's value", tt.origin, key, err)
+		}
+	}
+}

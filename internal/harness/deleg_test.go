@@ -25,9 +25,13 @@ func inprocAgent(name, marker, tools string) string {
 	return s + "---\n" + marker + "\n"
 }
 
+// wireRequest reads a chat or Responses request (openai speaks
+// Responses): the output cap and each tool's name, under either spelling.
 type wireRequest struct {
-	MaxTokens int `json:"max_tokens"`
-	Tools     []struct {
+	MaxTokens       int `json:"max_tokens"`
+	MaxOutputTokens int `json:"max_output_tokens"`
+	Tools           []struct {
+		Name     string `json:"name"`
 		Function struct {
 			Name string `json:"name"`
 		} `json:"function"`
@@ -44,6 +48,12 @@ func (f *fixture) requestsWith(t *testing.T, marker string) []wireRequest {
 		var w wireRequest
 		if err := json.Unmarshal(r.Body, &w); err != nil {
 			t.Fatal(err)
+		}
+		w.MaxTokens = max(w.MaxTokens, w.MaxOutputTokens)
+		for i := range w.Tools {
+			if w.Tools[i].Function.Name == "" {
+				w.Tools[i].Function.Name = w.Tools[i].Name
+			}
 		}
 		out = append(out, w)
 	}

@@ -389,13 +389,14 @@ func (h *Harness) resolveModel(spec, baseURL string, effort llm.Effort) (*Model,
 	pc := h.Config.Provider(provider)
 	m := &Model{Provider: provider, Name: name, Retry: retry.Policy(h.Config.Retry(provider)), BaseURL: baseURL}
 	client := h.HTTP
-	wire, _, _, _ := config.ProviderDefaults(provider)
-	switch wire {
-	case "openai":
+	switch pc.Wire {
+	case config.WireChat:
 		m.Model = &openai.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Provider: provider, Logf: h.Logf, ProviderError: m.providerError}
-	case "anthropic":
+	case config.WireAnthropic:
 		m.Model = &anthropic.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Logf: h.Logf, ProviderError: m.providerError}
-	case "mock":
+	case config.WireResponses, config.WireGemini:
+		m.Model = wireModel(pc, url, key, client, h.Logf, m.providerError)
+	case config.WireMock:
 		script, err := h.mockScript(name)
 		if err != nil {
 			return nil, &ConfigError{err}

@@ -48,10 +48,11 @@ func resultFor(rs []session.ToolResult, id string) (session.ToolResult, bool) {
 	return session.ToolResult{}, false
 }
 
-// offeredTools are the tool names of an OpenAI-wire request.
+// offeredTools are the tool names of a chat or Responses request.
 func offeredTools(t *testing.T, body []byte) []string {
 	var req struct {
 		Tools []struct {
+			Name     string
 			Function struct{ Name string }
 		}
 	}
@@ -60,7 +61,7 @@ func offeredTools(t *testing.T, body []byte) []string {
 	}
 	var out []string
 	for _, tl := range req.Tools {
-		out = append(out, tl.Function.Name)
+		out = append(out, tl.Function.Name+tl.Name)
 	}
 	return out
 }

@@ -192,6 +192,7 @@ func isContextWindow(lower string) bool {
 	for _, m := range []string{
 		"context_length_exceeded", "maximum context length", "prompt is too long",
 		"context window", "model_context_window_exceeded", "too many tokens",
+		"exceeds the maximum number of tokens", // Gemini
 	} {
 		if strings.Contains(lower, m) {
 			return true

@@ -39,10 +39,11 @@ replies:
 		t.Errorf("%d model requests, want 3 (maxSteps 3)", len(reqs))
 	}
 	for i, r := range reqs {
+		// openai speaks Responses: max_output_tokens, tools[].name.
 		var w struct {
-			MaxTokens int `json:"max_tokens"`
+			MaxTokens int `json:"max_output_tokens"`
 			Tools     []struct {
-				Function struct{ Name string } `json:"function"`
+				Name string `json:"name"`
 			} `json:"tools"`
 		}
 		if err := json.Unmarshal(r.Body, &w); err != nil {
@@ -50,7 +51,7 @@ replies:
 		}
 		var names []string
 		for _, tl := range w.Tools {
-			names = append(names, tl.Function.Name)
+			names = append(names, tl.Name)
 		}
 		slices.Sort(names)
 		if w.MaxTokens != 321 || !slices.Equal(names, []string{"read", "write"}) {

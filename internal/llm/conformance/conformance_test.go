@@ -1,19 +1,23 @@
-// Package conformance checks both wire adapters against the same fake
-// server, row by row of the docs/providers.md failure table: each wire fact the mock
-// server can produce must classify to the same code on both wires.
+// Package conformance checks the four wire adapters (chat, Anthropic,
+// Responses, Gemini) against the same fake server, row by row of the
+// docs/providers.md failure table: each wire fact the mock server can
+// produce must classify to the same code on every wire.
 package conformance
 
 import (
 	"context"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/anthropic"
+	"github.com/reinsdev/reins/internal/llm/gemini"
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/llm/openai"
+	"github.com/reinsdev/reins/internal/llm/responses"
 	"go.uber.org/goleak"
 )
 
@@ -30,6 +34,12 @@ var wires = []wire{
 	}},
 	{"anthropic", func(url string, idle time.Duration) llm.Model {
 		return &anthropic.Client{BaseURL: url, APIKey: "k", IdleTimeout: idle}
+	}},
+	{"responses", func(url string, idle time.Duration) llm.Model {
+		return &responses.Client{BaseURL: url + "/v1", APIKey: "k", IdleTimeout: idle}
+	}},
+	{"gemini", func(url string, idle time.Duration) llm.Model {
+		return &gemini.Client{BaseURL: url, APIKey: "k", IdleTimeout: idle}
 	}},
 }
 
@@ -68,7 +78,7 @@ func TestFailureTable(t *testing.T) {
 		code   string
 		text   string        // expected assembled text, when checked
 		after  time.Duration // expected RetryAfter
-		skipOn string        // a wire the row does not apply to
+		skipOn string        // the wires the row does not apply to, space-separated
 	}{
 		// Successes that must not be mistaken for failures.
 		{name: "plain text", reply: mock.Reply{Text: "hi there", Chunk: 3}, kind: llm.FinishStop, text: "hi there"},
@@ -84,10 +94,15 @@ func TestFailureTable(t *testing.T) {
 		{name: "EMPTY_RESPONSE terminal stop without content", reply: mock.Reply{Fault: mock.FaultEmpty}, kind: llm.FinishError, code: llm.CodeEmptyResponse},
 		{name: "EMPTY_RESPONSE 200 with empty body", reply: mock.Reply{Fault: mock.FaultEmptyBody}, kind: llm.FinishError, code: llm.CodeEmptyResponse},
 		{name: "CONTEXT_WINDOW_EXCEEDED", reply: mock.Reply{Fault: mock.FaultContextWindow}, kind: llm.FinishError, code: llm.CodeContextWindowExceeded},
-		{name: "CONTEXT_WINDOW_EXCEEDED beats EMPTY_RESPONSE", reply: mock.Reply{Finish: "model_context_window_exceeded"}, kind: llm.FinishError, code: llm.CodeContextWindowExceeded, skipOn: "openai"},
+		{name: "CONTEXT_WINDOW_EXCEEDED beats EMPTY_RESPONSE", reply: mock.Reply{Finish: "model_context_window_exceeded"}, kind: llm.FinishError, code: llm.CodeContextWindowExceeded, skipOn: "openai gemini"},
 		{name: "CONTEXT_WINDOW_EXCEEDED beats EMPTY_RESPONSE", reply: mock.Reply{Body: "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n" +
 			"data: {\"error\":{\"message\":\"This model's maximum context length is 8192 tokens\",\"code\":\"context_length_exceeded\"}}\n\n"},
-			kind: llm.FinishError, code: llm.CodeContextWindowExceeded, skipOn: "anthropic"},
+			kind: llm.FinishError, code: llm.CodeContextWindowExceeded, skipOn: "anthropic responses gemini"},
+		{name: "CONTEXT_WINDOW_EXCEEDED beats EMPTY_RESPONSE", reply: mock.Reply{Body: "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"r\"}}\n\n" +
+			"event: error\ndata: {\"type\":\"error\",\"code\":\"context_length_exceeded\",\"message\":\"Your input exceeds the context window of this model.\"}\n\n"},
+			kind: llm.FinishError, code: llm.CodeContextWindowExceeded, skipOn: "openai anthropic gemini"},
+		{name: "CONTEXT_WINDOW_EXCEEDED beats EMPTY_RESPONSE", reply: mock.Reply{Body: "data: {\"error\":{\"code\":400,\"message\":\"The input token count (1250000) exceeds the maximum number of tokens allowed (1048576).\",\"status\":\"INVALID_ARGUMENT\"}}\n\n"},
+			kind: llm.FinishError, code: llm.CodeContextWindowExceeded, skipOn: "openai anthropic responses"},
 		{name: "STREAM_CLOSED cut before the terminal signal", reply: mock.Reply{Text: "half a sen", Fault: mock.FaultCut}, kind: llm.FinishError, code: llm.CodeStreamClosed},
 		{name: "MALFORMED_RESPONSE", reply: mock.Reply{Text: "ok", Fault: mock.FaultMalformed}, kind: llm.FinishError, code: llm.CodeMalformedResponse},
 		{name: "RATE_LIMIT with Retry-After", reply: mock.Reply{Status: 429, Headers: map[string]string{"Retry-After": "3"}}, kind: llm.FinishError, code: llm.CodeRateLimit, after: 3 * time.Second},
@@ -107,7 +122,7 @@ func TestFailureTable(t *testing.T) {
 	}
 	for _, w := range wires {
 		for _, tc := range tests {
-			if tc.skipOn == w.name {
+			if slices.Contains(strings.Fields(tc.skipOn), w.name) {
 				continue
 			}
 			t.Run(w.name+"/"+tc.name, func(t *testing.T) {

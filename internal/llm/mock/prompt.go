@@ -58,8 +58,13 @@ func (p prompt) child() string {
 }
 
 func parsePrompt(wire string, body []byte) (prompt, error) {
-	if wire == WireAnthropic {
+	switch wire {
+	case WireAnthropic:
 		return parseAnthropic(body)
+	case WireResponses:
+		return parseResponses(body)
+	case WireGemini:
+		return parseGemini(body)
 	}
 	return parseOpenAI(body)
 }

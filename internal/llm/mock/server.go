@@ -18,6 +18,10 @@ import (
 const (
 	WireOpenAI    = "openai"
 	WireAnthropic = "anthropic"
+	// WireResponses is OpenAI's Responses API (POST /v1/responses).
+	WireResponses = "responses"
+	// WireGemini is Gemini's streamGenerateContent?alt=sse.
+	WireGemini = "gemini"
 )
 
 // Recorded.Index values for requests that no script reply answered.
@@ -28,7 +32,7 @@ const (
 
 // Recorded is one request as the server saw it.
 type Recorded struct {
-	Wire   string // WireOpenAI or WireAnthropic
+	Wire   string // WireOpenAI, WireAnthropic, WireResponses or WireGemini
 	Path   string
 	Header http.Header
 	Body   []byte // the raw request JSON
@@ -146,12 +150,18 @@ func wireOf(path string) string {
 		return WireOpenAI
 	case strings.HasSuffix(path, "/v1/messages"), path == "/messages":
 		return WireAnthropic
+	case strings.HasSuffix(path, "/responses"):
+		return WireResponses
+	case geminiModel(path) != "":
+		return WireGemini
 	}
 	return ""
 }
 
 // ServeHTTP answers POST /chat/completions, /v1/chat/completions (OpenAI
-// wire) and /v1/messages (Anthropic wire).
+// wire), /v1/messages (Anthropic wire), /v1/responses and /responses
+// (Responses wire) and /v1beta/models/MODEL:streamGenerateContent (Gemini
+// wire, with or without the version segment).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
@@ -171,6 +181,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return // the client went away mid-request
 	}
 	p, perr := parsePrompt(wire, body)
+	if wire == WireGemini {
+		p.model = geminiModel(r.URL.Path) // Gemini names the model in the path
+	}
 
 	rec := Recorded{Wire: wire, Path: r.URL.Path, Header: r.Header.Clone(), Body: body,
 		Index: IndexNone, Model: p.model, System: p.system, Last: p.lastText()}
@@ -289,15 +302,19 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, wire string,
 		resetConn(w)
 		return
 	case r.Fault == FaultContextWindow:
-		if wire == WireOpenAI {
+		switch wire {
+		case WireOpenAI, WireResponses:
 			writeRaw(w, http.StatusBadRequest, "application/json", openAIContextWindow)
-		} else {
+		case WireGemini:
+			writeRaw(w, http.StatusBadRequest, "application/json", geminiContextWindow)
+		default:
 			writeRaw(w, http.StatusBadRequest, "application/json", anthropicContextWindow)
 		}
 		return
 	case r.Fault == FaultOverloaded && wire == WireOpenAI:
 		writeRaw(w, 529, "application/json", openAIOverloaded)
 		return
+
 	case r.Body != "" || (r.Status != 0 && r.Status != http.StatusOK):
 		status := r.Status
 		if status == 0 {
@@ -334,9 +351,14 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, wire string,
 	}
 	e := &emitter{w: w, ctx: ctx, keepAlive: r.KeepAlive, delay: time.Duration(r.ChunkDelay)}
 	rd := s.newRendering(r, p, seq)
-	if wire == WireOpenAI {
+	switch wire {
+	case WireOpenAI:
 		rd.openAI(e)
-	} else {
+	case WireResponses:
+		rd.responses(e)
+	case WireGemini:
+		rd.gemini(e)
+	default:
 		rd.anthropic(e)
 	}
 }
@@ -401,7 +423,11 @@ func writeRaw(w http.ResponseWriter, status int, contentType, body string) {
 // (quota, context window) that the status alone does not imply.
 func writeError(w http.ResponseWriter, wire string, status int, msg string) {
 	var body []byte
-	if wire == WireAnthropic {
+	if wire == WireGemini {
+		body, _ = marshal(map[string]any{
+			"error": map[string]any{"code": status, "message": msg, "status": geminiStatus(status)},
+		})
+	} else if wire == WireAnthropic {
 		body, _ = marshal(map[string]any{
 			"type":  "error",
 			"error": map[string]any{"type": anthropicErrorType(status), "message": msg},

@@ -1,0 +1,90 @@
+package responses
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/llmtest"
+	"github.com/reinsdev/reins/internal/llm/mock"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func simpleRequest() *llm.Request {
+	return &llm.Request{Model: "gpt-test", System: "be brief", MaxTokens: 100, Messages: []llm.Message{
+		{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "hello"}}},
+	}}
+}
+
+// fixedMessage reports whether msg is one of the texts this adapter (and
+// the shared attempt) puts in an error finish: never provider bytes.
+func fixedMessage(msg string) bool {
+	for _, m := range []string{msgEmpty, msgEmptyBody, msgClosed, msgMalformed, msgCW, msgFailed, msgIncomplete,
+		"stream event exceeds the size limit"} {
+		if msg == m || strings.HasPrefix(msg, msgFailed+": ") {
+			return true
+		}
+	}
+	return false
+}
+
+// collect runs one Stream over body served as a 200 event stream.
+func collect(t testing.TB, body []byte, step int) []llm.Chunk {
+	t.Helper()
+	c := &Client{BaseURL: "http://fuzz.invalid/v1", APIKey: "k",
+		HTTP: &http.Client{Transport: llmtest.BodyTransport{Body: body, Step: step}}}
+	var chunks []llm.Chunk
+	for ch := range c.Stream(context.Background(), simpleRequest()) {
+		chunks = append(chunks, ch)
+	}
+	return chunks
+}
+
+func assemble(chunks []llm.Chunk) *llm.Assembler {
+	var a llm.Assembler
+	for _, c := range chunks {
+		a.Push(c)
+	}
+	return &a
+}
+
+// mockCaptures returns the exact bytes `reins mock-llm` sends on the
+// Responses wire for replies covering every shape and fault it renders.
+func mockCaptures(tb testing.TB) [][]byte {
+	tb.Helper()
+	args := func(s string) json.RawMessage { return json.RawMessage(s) }
+	replies := []mock.Reply{
+		{Text: "Hello there, how can I help?", Chunk: 5},
+		{Reasoning: "Let me think about it.", Text: "It is 4.", Chunk: 4},
+		{Reasoning: "only thinking"},
+		{ToolCalls: []mock.ToolCall{{Name: "read", Arguments: args(`{"path":"notes.txt"}`)}, {ID: "call_x", Name: "bash", Arguments: args(`{"command":"ls"}`)}}, Chunk: 3},
+		{Text: "Let me look.", ToolCalls: []mock.ToolCall{{Name: "grep", Arguments: args(`"{not json"`)}}},
+		{Text: "alive", Chunk: 1, KeepAlive: true},
+		{Text: "cut sho", Finish: "length"},
+		{Text: "no", Finish: "content_filter"},
+		{Finish: "model_context_window_exceeded"},
+		{Text: "odd", Finish: "weird-reason.v2"},
+		{Text: "usage", Usage: &mock.Usage{Input: 100, Output: 20, CacheRead: 64, Reasoning: 7}},
+		{Fault: mock.FaultEmpty},
+		{Fault: mock.FaultCut, Text: "partial answer", Chunk: 4},
+		{Fault: mock.FaultMalformed, Text: "before the bad payload"},
+		{Fault: mock.FaultOverloaded, Text: "then overloaded"},
+	}
+	var out [][]byte
+	for _, r := range replies {
+		srv := mock.NewServer(&mock.Script{Replies: []mock.Reply{r}})
+		var body bytes.Buffer
+		c := &Client{BaseURL: "http://mock.invalid/v1", HTTP: &http.Client{Transport: llmtest.Recorder{RT: srv.Transport(), Body: &body}}}
+		for range c.Stream(context.Background(), simpleRequest()) {
+		}
+		out = append(out, body.Bytes())
+	}
+	return out
+}

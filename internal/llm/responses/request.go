@@ -1,0 +1,143 @@
+package responses
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/reinsdev/reins/internal/llm"
+)
+
+// Request wire structs: only the fields reins sends.
+
+type request struct {
+	Model           string          `json:"model"`
+	Instructions    string          `json:"instructions,omitempty"`
+	Input           []inputItem     `json:"input"`
+	Tools           []tool          `json:"tools,omitempty"`
+	Stream          bool            `json:"stream"`
+	Store           bool            `json:"store"`
+	Include         []string        `json:"include,omitempty"`
+	MaxOutputTokens int             `json:"max_output_tokens,omitempty"`
+	Reasoning       *reasoningParam `json:"reasoning,omitempty"`
+}
+
+type reasoningParam struct {
+	Effort  llm.Effort `json:"effort,omitempty"`
+	Summary string     `json:"summary,omitempty"`
+}
+
+// inputItem is one item of the input list: a message, a reasoning item, a
+// function call or a function call's output. Only the fields of its Type
+// are set.
+type inputItem struct {
+	Type string `json:"type"`
+	// message
+	Role    string        `json:"role,omitempty"`
+	Content []contentPart `json:"content,omitempty"`
+	// reasoning
+	Summary          *[]contentPart `json:"summary,omitempty"`
+	EncryptedContent string         `json:"encrypted_content,omitempty"`
+	// function_call and function_call_output
+	CallID    string  `json:"call_id,omitempty"`
+	Name      string  `json:"name,omitempty"`
+	Arguments *string `json:"arguments,omitempty"`
+	Output    *string `json:"output,omitempty"`
+}
+
+type contentPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type tool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Strict      bool            `json:"strict"`
+}
+
+// emptySchema stands in for a tool without parameters.
+var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// encodeRequest renders req as a stateless streaming Responses request:
+// the system prompt as instructions, the history as input items, and
+// `include: ["reasoning.encrypted_content"]` so reasoning can be handed
+// back on the next step without server-side storage.
+func encodeRequest(req *llm.Request, effort llm.Effort) ([]byte, error) {
+	r := request{
+		Model: req.Model, Instructions: req.System, Stream: true,
+		Include: []string{"reasoning.encrypted_content"}, MaxOutputTokens: req.MaxTokens,
+		Input: make([]inputItem, 0, len(req.Messages)),
+	}
+	if effort != "" {
+		r.Reasoning = &reasoningParam{Effort: effort, Summary: "auto"}
+	}
+	for _, m := range req.Messages {
+		r.Input = appendItems(r.Input, m)
+	}
+	for _, t := range req.Tools {
+		params := t.Parameters
+		if len(params) == 0 || string(params) == "null" {
+			params = emptySchema
+		}
+		r.Tools = append(r.Tools, tool{Type: "function", Name: t.Name, Description: t.Description, Parameters: params})
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// appendItems appends the input items of m, in block order. Consecutive
+// text blocks make one message item. A reasoning block goes back only
+// with the encrypted content this wire gave it: without it the item
+// names nothing the server can use.
+func appendItems(out []inputItem, m llm.Message) []inputItem {
+	role, textType := "user", "input_text"
+	if m.Role == llm.RoleAssistant {
+		role, textType = "assistant", "output_text"
+	}
+	var text []contentPart
+	flush := func() {
+		if len(text) > 0 {
+			out = append(out, inputItem{Type: "message", Role: role, Content: text})
+			text = nil
+		}
+	}
+	for _, b := range m.Content {
+		switch b.Type {
+		case llm.BlockText:
+			if m.Role == llm.RoleTool {
+				continue
+			}
+			text = append(text, contentPart{Type: textType, Text: b.Text})
+		case llm.BlockReasoning:
+			if m.Role != llm.RoleAssistant || b.Signature == "" {
+				continue
+			}
+			flush()
+			summary := []contentPart{}
+			if b.Text != "" {
+				summary = append(summary, contentPart{Type: "summary_text", Text: b.Text})
+			}
+			out = append(out, inputItem{Type: "reasoning", Summary: &summary, EncryptedContent: b.Signature})
+		case llm.BlockToolCall:
+			flush()
+			args := b.Arguments
+			if args == "" {
+				args = "{}"
+			}
+			out = append(out, inputItem{Type: "function_call", CallID: b.ID, Name: b.Name, Arguments: &args})
+		case llm.BlockToolResult:
+			flush()
+			content := b.Content
+			out = append(out, inputItem{Type: "function_call_output", CallID: b.CallID, Output: &content})
+		}
+	}
+	flush()
+	return out
+}
