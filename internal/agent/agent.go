@@ -14,7 +14,6 @@ import (
 	"sync"
 
 	"github.com/reinsdev/reins/internal/budget"
-	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/compact"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/retry"
@@ -174,9 +173,15 @@ func AbortedBy(ctx context.Context) string {
 	if _, ok := budget.Of(ctx); ok {
 		return session.AbortedByBudget
 	}
-	switch context.Cause(ctx) {
-	case childproc.ErrStalled: // a liveness timeout: its model request made no progress
+	cause := context.Cause(ctx)
+	// A liveness timeout (childproc.ErrStalled): its model request made no
+	// progress. Recognised by its marker method so the loop links no child
+	// lifecycle.
+	var lt interface{ LivenessTimeout() }
+	if errors.As(cause, &lt) {
 		return session.AbortedByTimeout
+	}
+	switch cause {
 	case ErrAbortedByParent:
 		return session.AbortedByParent
 	case ErrAbortedByTimeout:

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/tool"
 )
 
@@ -24,7 +24,7 @@ func (m *Manager) childDone(req Request, content string) {
 	defer k.mu.Unlock()
 	c := k.entry(req)
 	c.busy = false
-	held := content[:cut(content, 0, maxHeldOutput)]
+	held := content[:outcome.Cut(content, 0, maxHeldOutput)]
 	k.held += len(held) - len(c.output)
 	k.seq++
 	c.output, c.size, c.seq = held, len(content), k.seq
@@ -41,23 +41,6 @@ func (m *Manager) childDone(req Request, content string) {
 		k.held -= len(oldest.output)
 		oldest.output = ""
 	}
-}
-
-// cut returns the end of the piece of s that starts at off and holds at
-// most max bytes, moved back to a UTF-8 boundary so every piece is valid
-// text and the pieces join byte-exact.
-func cut(s string, off, max int) int {
-	end := off + max
-	if end >= len(s) {
-		return len(s)
-	}
-	for end > off && !utf8.RuneStart(s[end]) {
-		end--
-	}
-	if end == off { // no boundary within max bytes: never return nothing
-		end = off + max
-	}
-	return end
 }
 
 func (m *Manager) maxResult() int {
@@ -77,24 +60,10 @@ func (m *Manager) present(req Request, r tool.Result) tool.Result {
 	return r
 }
 
-// page renders the piece of content (full size size) from off, with the
-// marker when more follows and the child line.
+// page renders the piece of content from off under this manager's cap
+// (outcome.Page).
 func (m *Manager) page(id, content string, off, size int) string {
-	end := cut(content, off, m.maxResult())
-	out := content[off:end]
-	if end < size {
-		call, _ := json.Marshal(map[string]any{"child": id, "offset": end})
-		out += fmt.Sprintf("\n[output truncated: bytes %d-%d of %d shown; read the rest with subagent_output %s. The full output is in the child's session log.]", off, end, size, call)
-	}
-	return out + ChildLine(id)
-}
-
-// ChildLine is the last line of every result about a child.
-func ChildLine(id string) string {
-	if id == "" {
-		return ""
-	}
-	return "\nchild: " + id
+	return outcome.Page(id, content, off, size, m.maxResult())
 }
 
 // SubagentOutput is the subagent_output tool: the piece of a child's
