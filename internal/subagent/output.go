@@ -57,6 +57,7 @@ func (m *Manager) maxResult() int {
 func (m *Manager) present(req Request, r tool.Result) tool.Result {
 	m.childDone(req, r.Content)
 	r.Content = m.page(req.ChildID, r.Content, 0, len(r.Content))
+	r.Paged = true
 	return r
 }
 
@@ -91,7 +92,7 @@ func (m *Manager) SubagentOutput(id string, offset int) tool.Result {
 	case offset >= len(out):
 		return tool.Errorf("Error: the output of child %s from byte %d is no longer held in memory; it is in the child's session log", id, offset)
 	}
-	return tool.Result{Content: m.page(id, out, offset, size)}
+	return tool.Result{Content: m.page(id, out, offset, size), Paged: true}
 }
 
 type outputTool struct{ m *Manager }

@@ -563,9 +563,12 @@ func (c *Child) handleLine(line []byte) {
 	if ev != nil && ev.Type == EventAssistantText {
 		c.retryPending = false // a new message supersedes any retry
 		c.foldHeld()
-		if ev.StopReason == StopError {
+		switch ev.StopReason {
+		case StopError:
 			c.held = ev
-		} else {
+		case StopAborted: // cut by a cancel: never beats an earlier message (outcome.Fold)
+			c.fold.PushPartial(llm.Message{Role: llm.RoleAssistant, Content: ev.Content})
+		default:
 			c.fold.PushMessage(llm.Message{Role: llm.RoleAssistant, Content: ev.Content})
 		}
 		c.last = ev
