@@ -437,44 +437,8 @@ func (c *Child) commitResult(res Result) error {
 	return nil
 }
 
-// lookPath finds file on the PATH of env (the child's own environment,
-// which may differ from this process's). Relative PATH entries are
-// skipped, as os/exec does for the current directory.
-func lookPath(file string, env []string) (string, error) {
-	if strings.Contains(file, "/") {
-		if err := executable(file); err != nil {
-			return "", &exec.Error{Name: file, Err: err}
-		}
-		return file, nil
-	}
-	pathEnv := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			pathEnv = v
-		}
-	}
-	for _, dir := range filepath.SplitList(pathEnv) {
-		if !filepath.IsAbs(dir) {
-			continue
-		}
-		p := filepath.Join(dir, file)
-		if executable(p) == nil {
-			return p, nil
-		}
-	}
-	return "", &exec.Error{Name: file, Err: exec.ErrNotFound}
-}
-
-func executable(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
-		return os.ErrPermission
-	}
-	return nil
-}
+// lookPath is childproc.LookPath: the one executable lookup of every child.
+func lookPath(file string, env []string) (string, error) { return childproc.LookPath(file, env) }
 
 // writeStdin gives the child its task when it does not travel as an
 // argument, then closes stdin: pi's print mode reads stdin to its end

@@ -225,7 +225,11 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 			return nil, configErr(fmt.Errorf("reins state directory: %w", err))
 		}
 	}
-	command, args, err := sandbox.Argv(sb, command, args...)
+	// The agent's own PATH (env: {PATH}) finds its command, as for pi.
+	command, err := childproc.LookPath(command, env)
+	if err == nil {
+		command, args, err = sandbox.Argv(sb, command, args...)
+	}
 	if err != nil {
 		return nil, p.startError(ctx, req, diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError), err, false)
 	}
