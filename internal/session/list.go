@@ -22,7 +22,7 @@ type Info struct {
 	// events that are no continuation), of every kind: ACP and pi
 	// children keep no reins session, so no header names this one.
 	Children int
-	Err    error     // the log could not be read; Header has only the ID
+	Err      error // the log could not be read; Header has only the ID
 }
 
 // Scan reads every session of root (a sessions directory), newest first.
