@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/reinsdev/reins/internal/batch"
@@ -66,6 +67,12 @@ type batchPlace struct {
 	h       *harness.Harness
 	sess    *harness.Session
 	running int // tasks of it running now
+	// turn is the one turn the batch session's events are written in
+	// (turn/start when it opens, turn/end when it closes), so its log
+	// has a turn like every other session's; aborted makes that turn end
+	// aborted (a task was cut by an interrupt or the budget).
+	turn    int
+	aborted atomic.Bool
 }
 
 func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) error {
@@ -196,6 +203,9 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 		var r subagent.Result
 		if err == nil {
 			r, err = p.sess.Subagents.Run(ctx, subagent.Params{Description: taskLabel(t.ID), Prompt: t.Prompt, Agent: t.Agent})
+			if err == nil && r.StopReason == subagent.StopAborted {
+				p.aborted.Store(true)
+			}
 		}
 		if err != nil {
 			// Checked before the batch started (workspace, agent, model);
@@ -381,7 +391,10 @@ func (ps *batchPlaces) acquire(dir string) (*batchPlace, error) {
 			// The tasks are the batch session's children: depth 1, which
 			// even subagents.maxDepth 0 must allow.
 			mgr.Limits.MaxDepth = max(mgr.Limits.MaxDepth, 1)
-			p := &batchPlace{h: h, sess: sess, running: 1}
+			p := &batchPlace{h: h, sess: sess, running: 1, turn: sess.Log.NextTurn()}
+			if _, err := sess.Log.Append(session.TypeTurnStart, session.TurnStart{Turn: p.turn}); err != nil {
+				ps.base.Logf("batch session: turn/start: %v", err)
+			}
 			ps.open[dir] = p
 			return p, nil
 		}
@@ -414,6 +427,13 @@ func (ps *batchPlaces) release(dir string, p *batchPlace) {
 }
 
 func (ps *batchPlaces) close(p *batchPlace) {
+	reason := session.ReasonCompleted
+	if p.aborted.Load() {
+		reason = session.ReasonAborted
+	}
+	if _, err := p.sess.Log.Append(session.TypeTurnEnd, session.TurnEnd{Turn: p.turn, Reason: reason}); err != nil {
+		ps.base.Logf("batch session: turn/end: %v", err)
+	}
 	if err := p.sess.Close(); err != nil {
 		ps.base.Logf("batch session close: %v", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/reinsdev/reins/internal/sandbox"
+	"github.com/reinsdev/reins/internal/subagent/pichild"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/wrap"
 	"github.com/spf13/cobra"
@@ -29,7 +31,7 @@ func newWrapCmd(s *streams) *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			res, err := wrap.Run(ctx, meta, wrap.Options{Grace: grace})
+			res, err := wrap.Run(ctx, meta, wrap.Options{Grace: grace, Confine: pichild.Confine(sandbox.Policy{Mode: sandbox.FullAccess})})
 			if err != nil {
 				return &exitError{code: exitFailed, msg: "wrap: " + err.Error()}
 			}

@@ -12,7 +12,7 @@ import (
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
-	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/tool"
 )
@@ -285,17 +285,11 @@ func response(res agent.TurnResult, detail string) (sdk.PromptResponse, error) {
 	return sdk.PromptResponse{}, &sdk.RequestError{Code: -32603, Message: code + detail, Data: map[string]any{"code": code}}
 }
 
-// knownCodes are the failure codes an editor may be told: a closed set, so
-// no provider-chosen text (an unknown finish reason becomes a code) leaves.
-var knownCodes = []string{
-	llm.CodeEmptyResponse, llm.CodeContextWindowExceeded, llm.CodeStreamClosed,
-	llm.CodeMalformedResponse, llm.CodeRateLimit, llm.CodeServer, llm.CodeAuth,
-	llm.CodeInvalidRequest, llm.CodeTimeout, llm.CodeTransport, llm.CodeAborted,
-	llm.CodeQuota, agent.CodeMaxSteps, "LOG_WRITE",
-}
-
+// failureCode is the code an editor may be told: one of the closed set
+// (outcome.KnownCode), so no provider-chosen text (an unknown finish
+// reason becomes a code) leaves; anything else is ERROR.
 func failureCode(c string) string {
-	if slices.Contains(knownCodes, c) {
+	if outcome.KnownCode(c) {
 		return c
 	}
 	return "ERROR"

@@ -14,7 +14,6 @@ import (
 	"sync"
 
 	"github.com/reinsdev/reins/internal/budget"
-	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/compact"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/retry"
@@ -174,9 +173,15 @@ func AbortedBy(ctx context.Context) string {
 	if _, ok := budget.Of(ctx); ok {
 		return session.AbortedByBudget
 	}
-	switch context.Cause(ctx) {
-	case childproc.ErrStalled: // a liveness timeout: its model request made no progress
+	cause := context.Cause(ctx)
+	// A liveness timeout (childproc.ErrStalled): its model request made no
+	// progress. Recognised by its marker method so the loop links no child
+	// lifecycle.
+	var lt interface{ LivenessTimeout() }
+	if errors.As(cause, &lt) {
 		return session.AbortedByTimeout
+	}
+	switch cause {
 	case ErrAbortedByParent:
 		return session.AbortedByParent
 	case ErrAbortedByTimeout:
@@ -210,6 +215,8 @@ type turn struct {
 	n     int
 	usage llm.Usage
 	err   error // first log failure; ends the turn
+	// pauses counts the turn's pause_turn continuations; each costs a step.
+	pauses int
 }
 
 // appendEvent is append for the inbox, which needs no seq.
@@ -270,16 +277,13 @@ func (t *turn) run(ctx context.Context, prompt string) TurnResult {
 	if prompt != "" { // an empty prompt: a turn that only delivers the inbox
 		t.user(prompt)
 	}
-	maxSteps := t.a.MaxSteps
-	if maxSteps <= 0 {
-		maxSteps = DefaultMaxSteps
-	}
+	maxSteps := t.maxSteps()
 	for step := 0; ; step++ {
 		if ctx.Err() != nil || t.a.Budget.Err() != nil {
 			return t.aborted(ctx)
 		}
-		if step >= maxSteps {
-			return t.result(session.ReasonError, &session.Failure{Code: CodeMaxSteps, Message: fmt.Sprintf("turn reached its limit of %d steps", maxSteps)})
+		if step+t.pauses >= maxSteps {
+			return t.maxStepsResult()
 		}
 		if t.a.Inbox != nil {
 			for _, s := range t.a.Inbox.Drain(t.appendEvent) {
@@ -326,6 +330,20 @@ func (t *turn) price(u llm.Usage) llm.Usage {
 		u.CostUSD = t.a.Cost(u)
 	}
 	return u
+}
+
+// maxSteps is the turn's step limit (MaxSteps, DefaultMaxSteps when 0).
+func (t *turn) maxSteps() int {
+	if t.a.MaxSteps > 0 {
+		return t.a.MaxSteps
+	}
+	return DefaultMaxSteps
+}
+
+// maxStepsResult ends a turn that used up its steps (pauses included).
+func (t *turn) maxStepsResult() TurnResult {
+	n := t.maxSteps()
+	return t.result(session.ReasonError, &session.Failure{Code: CodeMaxSteps, Message: fmt.Sprintf("turn reached its limit of %d steps", n)})
 }
 
 // step runs one model request (with retries) and its tool calls. done
@@ -426,6 +444,12 @@ func (t *turn) step(ctx context.Context, step int) (done bool, res TurnResult) {
 		}
 		if ctx.Err() != nil {
 			return true, t.aborted(ctx)
+		}
+		// Every pause costs a step: a model that pauses forever ends the
+		// turn at MaxSteps like one that calls tools forever.
+		t.pauses++
+		if step+t.pauses >= t.maxSteps() {
+			return true, t.maxStepsResult()
 		}
 	}
 	var calls []llm.Block

@@ -8,8 +8,19 @@ import (
 )
 
 // ErrStalled is the cause that ends a lifetime whose child sent nothing
-// for its stall timeout (WatchStall).
-var ErrStalled = errors.New("child stalled: no protocol message within the stall timeout")
+// for its stall timeout (WatchStall). It says so by its LivenessTimeout
+// method, which is how the agent loop tells it from a user's cancel
+// without importing this package.
+var ErrStalled error = stalledError{}
+
+type stalledError struct{}
+
+func (stalledError) Error() string {
+	return "child stalled: no protocol message within the stall timeout"
+}
+
+// LivenessTimeout marks the cause as a liveness timeout (agent.AbortedBy).
+func (stalledError) LivenessTimeout() {}
 
 // stall is a lifetime's liveness watch: the time of the child's last
 // protocol message and the timer that checks it.

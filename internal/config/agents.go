@@ -14,7 +14,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/reinsdev/reins/internal/llm"
-	"github.com/reinsdev/reins/internal/mcp"
+	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/smallfile"
 )
 
@@ -433,7 +433,7 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 			var l *[]string
 			if l, err = d.strList(v, kp); err == nil && l != nil {
 				for _, n := range *l {
-					if !mcp.ValidName(n) {
+					if !mcpspec.ValidName(n) {
 						return d.valueErr(d.resolve(v), kp, "a list of MCP server names (letters, digits, '_' and '-')")
 					}
 					if !slices.Contains(ag.MCPServers, n) {
@@ -515,7 +515,7 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 		if names != nil {
 			ag.Tools = []string{}
 			for _, n := range names {
-				if mcp.IsToolName(n) { // MCP tool names are the server's, case and all
+				if mcpspec.IsToolName(n) { // MCP tool names are the server's, case and all
 					if !slices.Contains(ag.Tools, n) {
 						ag.Tools = append(ag.Tools, n)
 					}

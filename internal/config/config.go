@@ -29,7 +29,7 @@ import (
 	"github.com/reinsdev/reins/internal/catalog"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/retry"
-	"github.com/reinsdev/reins/internal/mcp"
+	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/smallfile"
 	"github.com/reinsdev/reins/internal/trust"
 )
@@ -187,7 +187,7 @@ type Config struct {
 	// MCPServers are the MCP servers (`mcpServers`, and a trusted
 	// folder's .mcp.json), in the order the layers named them; a later
 	// layer's server replaces an earlier one of the same name.
-	MCPServers []mcp.Server
+	MCPServers []mcpspec.Server
 	// MCPWarnings are the .mcp.json entries skipped as unusable.
 	MCPWarnings []string
 	// Files are the layers that were read, lowest precedence first.
@@ -464,7 +464,7 @@ type rawConfig struct {
 	instrFiles     *[]string
 	compactAt      *float64
 	maxToolRes     *int
-	mcpServers     []mcp.Server
+	mcpServers     []mcpspec.Server
 	mcpWarnings    []string
 	engine         *string
 	temporal       rawTemporal

@@ -11,7 +11,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
-	"github.com/reinsdev/reins/internal/mcp"
+	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/smallfile"
 	"github.com/reinsdev/reins/internal/trust"
 )
@@ -23,13 +23,13 @@ const MCPJSON = ".mcp.json"
 const mcpWant = "a mapping of server NAME: {command, args, env} or {type: http, url, headers}"
 
 // parseMCPServers decodes a config layer's `mcpServers` strictly.
-func parseMCPServers(d *decoder, n ast.Node, path string) ([]mcp.Server, error) {
-	var out []mcp.Server
+func parseMCPServers(d *decoder, n ast.Node, path string) ([]mcpspec.Server, error) {
+	var out []mcpspec.Server
 	err := d.each(n, path, mcpWant, func(name string, sv ast.Node, sp string, line int) error {
-		if !mcp.ValidName(name) {
+		if !mcpspec.ValidName(name) {
 			return &Error{Kind: KindValue, File: d.file, Key: sp, Line: line, Want: "a server name of letters, digits, '_' and '-' (no \"__\", no '_' at the end, at most 40 bytes)"}
 		}
-		s := mcp.Server{Name: name, Source: d.file}
+		s := mcpspec.Server{Name: name, Source: d.file}
 		var typ *string
 		var typNode ast.Node
 		err := d.fields(sv, sp, []string{"type", "command", "args", "env", "url", "headers"}, func(k string, v ast.Node, kp string) error {
@@ -80,7 +80,7 @@ func parseMCPServers(d *decoder, n ast.Node, path string) ([]mcp.Server, error) 
 
 // checkMCPServer says what is wrong with a server entry ("" when nothing):
 // typ is its `type` (nil: unset, which means stdio unless a url is given).
-func checkMCPServer(s mcp.Server, typ *string) string {
+func checkMCPServer(s mcpspec.Server, typ *string) string {
 	t := ""
 	if typ != nil {
 		t = *typ
@@ -122,7 +122,7 @@ type mcpJSONServer struct {
 // file, read leniently: a server reins cannot use (an sse server, a bad
 // name) is skipped with a warning, a file that is not JSON is skipped with
 // a warning, and unknown keys are ignored. A missing file is no layer.
-func readMCPJSON(path string) (servers []mcp.Server, warnings []string, err error) {
+func readMCPJSON(path string) (servers []mcpspec.Server, warnings []string, err error) {
 	src, err := smallfile.Read(path, smallfile.Limit)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -147,11 +147,11 @@ func readMCPJSON(path string) (servers []mcp.Server, warnings []string, err erro
 			warnings = append(warnings, fmt.Sprintf("%s: server %s skipped: not an object of command, args, env or type, url, headers", trust.Quote(path), quoteBounded(name)))
 			continue
 		}
-		if !mcp.ValidName(name) {
+		if !mcpspec.ValidName(name) {
 			warnings = append(warnings, fmt.Sprintf("%s: server %s skipped: want a name of letters, digits, '_' and '-' (no \"__\", no '_' at the end)", trust.Quote(path), quoteBounded(name)))
 			continue
 		}
-		s := mcp.Server{Name: name, Command: e.Command, Args: e.Args, Env: e.Env, URL: e.URL, Headers: e.Headers, Source: path}
+		s := mcpspec.Server{Name: name, Command: e.Command, Args: e.Args, Env: e.Env, URL: e.URL, Headers: e.Headers, Source: path}
 		if s.URL != "" {
 			if _, uerr := checkBaseURL(s.URL); uerr != nil {
 				warnings = append(warnings, fmt.Sprintf("%s: server %s skipped: want an absolute http:// or https:// url", trust.Quote(path), name))
@@ -169,9 +169,9 @@ func readMCPJSON(path string) (servers []mcp.Server, warnings []string, err erro
 
 // mergeMCP lays servers over base: a server of a later layer replaces the
 // earlier one of the same name whole (fields do not mix between layers).
-func mergeMCP(base, over []mcp.Server) []mcp.Server {
+func mergeMCP(base, over []mcpspec.Server) []mcpspec.Server {
 	for _, s := range over {
-		if i := slices.IndexFunc(base, func(b mcp.Server) bool { return b.Name == s.Name }); i >= 0 {
+		if i := slices.IndexFunc(base, func(b mcpspec.Server) bool { return b.Name == s.Name }); i >= 0 {
 			base[i] = s
 			continue
 		}
@@ -181,10 +181,10 @@ func mergeMCP(base, over []mcp.Server) []mcp.Server {
 }
 
 // MCPServer returns the configured server named name.
-func (c *Config) MCPServer(name string) (mcp.Server, bool) {
-	i := slices.IndexFunc(c.MCPServers, func(s mcp.Server) bool { return s.Name == name })
+func (c *Config) MCPServer(name string) (mcpspec.Server, bool) {
+	i := slices.IndexFunc(c.MCPServers, func(s mcpspec.Server) bool { return s.Name == name })
 	if i < 0 {
-		return mcp.Server{}, false
+		return mcpspec.Server{}, false
 	}
 	return c.MCPServers[i], true
 }

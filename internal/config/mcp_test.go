@@ -9,10 +9,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/reinsdev/reins/internal/mcp"
+	"github.com/reinsdev/reins/internal/mcpspec"
 )
 
-func serverNames(ss []mcp.Server) []string {
+func serverNames(ss []mcpspec.Server) []string {
 	var out []string
 	for _, s := range ss {
 		out = append(out, s.Name+"@"+filepath.Base(filepath.Dir(s.Source))+"/"+filepath.Base(s.Source))
@@ -42,11 +42,11 @@ func TestMCPServersLayers(t *testing.T) {
 		t.Errorf("servers %v, want %v", got, want)
 	}
 	a, _ := c.MCPServer("a")
-	if a.Command != "npx" || !slices.Equal(a.Args, []string{"-y", "x"}) || a.Env["E"] != "1" || a.Transport() != mcp.Stdio {
+	if a.Command != "npx" || !slices.Equal(a.Args, []string{"-y", "x"}) || a.Env["E"] != "1" || a.Transport() != mcpspec.Stdio {
 		t.Errorf("a = %+v", a)
 	}
 	b, _ := c.MCPServer("b")
-	if b.Transport() != mcp.HTTP || b.Command != "" || b.Env != nil {
+	if b.Transport() != mcpspec.HTTP || b.Command != "" || b.Env != nil {
 		t.Errorf("b = %+v: the project's http entry must replace the json's stdio one whole", b)
 	}
 	cs, _ := c.MCPServer("c")

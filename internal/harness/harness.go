@@ -725,16 +725,12 @@ func (h *Harness) Cost(m *Model) func(llm.Usage) *float64 {
 // the fork's first request carries the parent's conversation, and a
 // continuation after its idle teardown resumes it from the log alone.
 func startFork(cs *Session, events []session.Event) error {
-	written := make([]session.Event, 0, len(events))
 	if _, err := cs.Log.Append(session.TypeTurnStart, session.TurnStart{Turn: 0}); err != nil {
 		return err
 	}
-	for _, e := range events {
-		w, err := cs.Log.Append(e.Type, e.Data)
-		if err != nil {
-			return err
-		}
-		written = append(written, w)
+	written, err := cs.Log.AppendCopy(events)
+	if err != nil {
+		return err
 	}
 	if _, err := cs.Log.Append(session.TypeTurnEnd, session.TurnEnd{Turn: 0, Reason: session.ReasonCompleted}); err != nil {
 		return err

@@ -166,26 +166,3 @@ func (r *countingReader) Read(p []byte) (int, error) {
 	r.n += int64(n)
 	return n, err
 }
-
-// ReasonCode upper-cases an unknown wire finish reason into a failure
-// code, keeping only [A-Z0-9_] (other bytes become '_') and at most 64
-// bytes, so provider text cannot shape the code.
-func ReasonCode(reason string) string {
-	if len(reason) > 64 {
-		reason = reason[:64]
-	}
-	b := []byte(reason)
-	for i, c := range b {
-		switch {
-		case 'a' <= c && c <= 'z':
-			b[i] = c - 'a' + 'A'
-		case 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_':
-		default:
-			b[i] = '_'
-		}
-	}
-	if len(b) == 0 {
-		return "UNKNOWN_FINISH_REASON"
-	}
-	return string(b)
-}

@@ -18,7 +18,11 @@ type Info struct {
 	Last   string    // the last turn's end reason
 	Prompt string    // the first user message
 	Usage  llm.Usage // the sum of the turns' usage
-	Err    error     // the log could not be read; Header has only the ID
+	// Children is how many children this session started (subagent/start
+	// events that are no continuation), of every kind: ACP and pi
+	// children keep no reins session, so no header names this one.
+	Children int
+	Err      error // the log could not be read; Header has only the ID
 }
 
 // Scan reads every session of root (a sessions directory), newest first.
@@ -53,6 +57,11 @@ func Scan(root string) ([]Info, error) {
 					info.Last = d.Reason
 					if d.Usage != nil {
 						info.Usage = info.Usage.Add(*d.Usage)
+					}
+				case TypeSubagentStart:
+					var d SubagentStart
+					if ev.Decode(&d) == nil && d.Continues == "" {
+						info.Children++
 					}
 				case TypeUserMessage:
 					if info.Prompt == "" {

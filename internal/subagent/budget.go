@@ -6,7 +6,7 @@ import (
 
 // budgetStage is the diagnostic stage of a run a budget stopped: the stage
 // of docs/subagents.md in which each provider's child runs its task.
-var budgetStage = map[string]string{
+var budgetStage = map[string]Stage{
 	config.ProviderInProcess: StageRun,
 	config.ProviderACP:       StagePrompt,
 	config.ProviderReins:     StageSessionRun,

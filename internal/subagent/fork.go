@@ -19,8 +19,8 @@ const forkNote = "This call was still running when the conversation was forked. 
 var ErrForkProvider = errors.New("fork needs an in-process agent")
 
 // forkEvents is the parent's conversation so far, as the events a fork
-// child's log starts with: its user messages, assistant messages and tool
-// results, then a result for every call still unanswered (forkNote). They
+// child's log starts with: its user messages, assistant messages, tool
+// results and compactions, then a result for every call still unanswered (forkNote). They
 // are read from the parent's log, which the fork never writes to.
 func (m *Manager) forkEvents(ag *config.Agent) ([]session.Event, error) {
 	if ag.Provider != "" && ag.Provider != config.ProviderInProcess {
@@ -36,7 +36,9 @@ func (m *Manager) forkEvents(ag *config.Agent) ([]session.Event, error) {
 	var out []session.Event
 	for _, e := range ld.Events {
 		switch e.Type {
-		case session.TypeUserMessage, session.TypeAssistantMessage, session.TypeToolResult:
+		// context/compacted too: the fork's history is the parent's, the
+		// summary and not what it replaced (session.Log.AppendCopy).
+		case session.TypeUserMessage, session.TypeAssistantMessage, session.TypeToolResult, session.TypeContextCompacted:
 			out = append(out, e)
 		}
 	}

@@ -3,13 +3,13 @@ package subagent
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
 )
 
@@ -187,24 +187,14 @@ func (r *inprocRun) Wait(ctx context.Context) Result {
 	switch {
 	case res.StopReason == StopError:
 		cat := CategoryUnknown
-		if r.res.Failure != nil && slices.Contains(knownCodes, r.res.Failure.Code) {
-			cat = r.res.Failure.Code
+		if r.res.Failure != nil {
+			cat = outcome.CodeCategory(r.res.Failure.Code)
 		}
 		res.Diagnostic = Diagnostic{Provider: config.ProviderInProcess, Stage: StageRun, Category: cat, StopReason: StopError}.String()
 	case res.StopReason == StopAborted && r.res.By == session.AbortedByTimeout:
 		res.Diagnostic = Diagnostic{Provider: config.ProviderInProcess, Stage: StageRun, Category: CategoryTimeout, StopReason: StopAborted}.String()
 	}
 	return res
-}
-
-// knownCodes are the failure codes an in-process diagnostic may name: a
-// closed set, so no provider-chosen text (an unknown finish reason becomes
-// a code) reaches the parent's model.
-var knownCodes = []string{
-	llm.CodeEmptyResponse, llm.CodeContextWindowExceeded, llm.CodeStreamClosed,
-	llm.CodeMalformedResponse, llm.CodeRateLimit, llm.CodeServer, llm.CodeAuth,
-	llm.CodeInvalidRequest, llm.CodeTimeout, llm.CodeTransport, llm.CodeAborted,
-	llm.CodeQuota, agent.CodeMaxSteps,
 }
 
 func (r *inprocRun) Cancel() { r.life.End(agent.ErrAbortedByUser) }

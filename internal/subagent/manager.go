@@ -14,6 +14,7 @@ import (
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/tool"
 )
@@ -297,7 +298,7 @@ func (m *Manager) finish(ctx context.Context, req Request, run Run) Result {
 
 func (m *Manager) endEvent(runID string, r Result, d time.Duration) session.SubagentEnd {
 	e := session.SubagentEnd{
-		RunID: runID, StopReason: r.StopReason, LastAssistantMessage: LastAssistantMessage(r.Output),
+		RunID: runID, StopReason: string(r.StopReason), LastAssistantMessage: LastAssistantMessage(r.Output),
 		Diagnostic: r.Diagnostic, DurationMs: d.Milliseconds(),
 	}
 	if !r.Usage.IsZero() {
@@ -491,7 +492,7 @@ func (m *Manager) Drain(appendEvent func(typ string, data any)) []string {
 func Notice(id, description, status string, r Result) string {
 	inner := "status: " + status
 	if status == JobFailed {
-		inner += "; " + r.StopReason
+		inner += "; " + string(r.StopReason)
 		if r.Diagnostic != "" {
 			inner += "; diagnostic: " + r.Diagnostic
 		}
@@ -643,36 +644,9 @@ func (m *Manager) JobKill(id string) tool.Result {
 	return tool.Result{Content: fmt.Sprintf("job %s killed", id)}
 }
 
-// Render is the subagent tool result of docs/subagents.md: the selected output's text
-// for a completed run; otherwise an error result with the headline, the
-// diagnostic and the partial output, each line left out when absent.
+// Render is the subagent tool result of docs/subagents.md
+// (outcome.RenderText) as a tool result.
 func Render(r Result) tool.Result {
-	text := llm.BlocksText(r.Output)
-	if r.StopReason == StopCompleted {
-		return tool.Result{Content: text}
-	}
-	var b strings.Builder
-	b.WriteString("Error: " + Headline(r.StopReason))
-	if r.Diagnostic != "" {
-		b.WriteString("\nDiagnostic: " + r.Diagnostic)
-	}
-	if text != "" {
-		b.WriteString("\nPartial output before the run ended:\n" + text)
-	}
-	return tool.Result{Content: b.String(), IsError: true}
-}
-
-// Headline is the first line of a non-completed tool result.
-func Headline(stopReason string) string {
-	switch stopReason {
-	case StopAborted:
-		return "subagent run was cancelled"
-	case StopError:
-		return "subagent run failed"
-	case StopMaxTokens:
-		return "subagent run hit its token limit before finishing"
-	case StopRefusal:
-		return "subagent declined the task"
-	}
-	return "subagent run ended abnormally (" + stopReason + ")"
+	content, isErr := outcome.RenderText(r)
+	return tool.Result{Content: content, IsError: isErr}
 }

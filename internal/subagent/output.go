@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/tool"
 )
 
@@ -30,7 +30,7 @@ func (m *Manager) childDone(req Request, content string) {
 // hold keeps content as c's latest output (at most maxHeldOutput of it,
 // maxHeldTotal over all children, the oldest dropped first). k.mu is held.
 func (k *children) hold(c *childEntry, content string) {
-	held := content[:cut(content, 0, maxHeldOutput)]
+	held := content[:outcome.Cut(content, 0, maxHeldOutput)]
 	k.held += len(held) - len(c.output)
 	k.seq++
 	c.output, c.size, c.seq = held, len(content), k.seq
@@ -49,23 +49,6 @@ func (k *children) hold(c *childEntry, content string) {
 	}
 }
 
-// cut returns the end of the piece of s that starts at off and holds at
-// most max bytes, moved back to a UTF-8 boundary so every piece is valid
-// text and the pieces join byte-exact.
-func cut(s string, off, max int) int {
-	end := off + max
-	if end >= len(s) {
-		return len(s)
-	}
-	for end > off && !utf8.RuneStart(s[end]) {
-		end--
-	}
-	if end == off { // no boundary within max bytes: never return nothing
-		end = off + max
-	}
-	return end
-}
-
 func (m *Manager) maxResult() int {
 	if n := m.Limits.MaxResultBytes; n > 0 {
 		return n
@@ -80,27 +63,14 @@ func (m *Manager) maxResult() int {
 func (m *Manager) present(req Request, r tool.Result) tool.Result {
 	m.childDone(req, r.Content)
 	r.Content = m.page(req.ChildID, r.Content, 0, len(r.Content))
+	r.Paged = true
 	return r
 }
 
-// page renders the piece of content (full size size) from off, with the
-// marker when more follows and the child line.
+// page renders the piece of content from off under this manager's cap
+// (outcome.Page).
 func (m *Manager) page(id, content string, off, size int) string {
-	end := cut(content, off, m.maxResult())
-	out := content[off:end]
-	if end < size {
-		call, _ := json.Marshal(map[string]any{"child": id, "offset": end})
-		out += fmt.Sprintf("\n[output truncated: bytes %d-%d of %d shown; read the rest with subagent_output %s. The full output is in the child's session log.]", off, end, size, call)
-	}
-	return out + ChildLine(id)
-}
-
-// ChildLine is the last line of every result about a child.
-func ChildLine(id string) string {
-	if id == "" {
-		return ""
-	}
-	return "\nchild: " + id
+	return outcome.Page(id, content, off, size, m.maxResult())
 }
 
 // SubagentOutput is the subagent_output tool: the piece of a child's
@@ -128,7 +98,7 @@ func (m *Manager) SubagentOutput(id string, offset int) tool.Result {
 	case offset >= len(out):
 		return tool.Errorf("Error: the output of child %s from byte %d is no longer held in memory; it is in the child's session log", id, offset)
 	}
-	return tool.Result{Content: m.page(id, out, offset, size)}
+	return tool.Result{Content: m.page(id, out, offset, size), Paged: true}
 }
 
 type outputTool struct{ m *Manager }

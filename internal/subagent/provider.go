@@ -141,7 +141,7 @@ type StartError struct {
 	Err        error
 	// StopReason is how the failed start settles; empty means error. A
 	// start ended by the agent's own timeout is aborted (docs/subagents.md).
-	StopReason string
+	StopReason StopReason
 }
 
 func (e *StartError) Error() string {

@@ -98,6 +98,10 @@ func RejectAll(context.Context, string, json.RawMessage) bool { return false }
 type Result struct {
 	Content string
 	IsError bool
+	// Paged says the tool already bounded Content by its own cap and
+	// pointed at the rest (a subagent's result, outcome.Page): the
+	// registry does not cut it again, so its marker and last line survive.
+	Paged bool
 }
 
 // Errorf returns an error result.
@@ -221,7 +225,9 @@ func (r *Registry) Run(ctx context.Context, env *Env, name string, args json.Raw
 		return Errorf("the %s call was not approved", name)
 	}
 	res := t.Run(ctx, env, args)
-	res.Content = Cap(res.Content, env.OutputCap)
+	if !res.Paged {
+		res.Content = Cap(res.Content, env.OutputCap)
+	}
 	return res
 }
 

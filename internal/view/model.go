@@ -407,14 +407,19 @@ func (r *Reader) List() ([]Summary, error) {
 	for _, in := range infos {
 		parent[in.Header.ID] = in.Header.ParentSession
 	}
+	// below counts every child in a tree, of any kind: the children each
+	// of its sessions started (session.Info.Children), added to it and to
+	// its ancestors. Counting child sessions instead missed ACP and pi
+	// children, which keep none.
 	below := map[string]int{}
 	for _, in := range infos {
+		below[in.Header.ID] += in.Children
 		seen := 0
 		for p := in.Header.ParentSession; p != "" && seen < maxDepth; p = parent[p] {
 			if _, ok := parent[p]; !ok {
 				break
 			}
-			below[p]++
+			below[p] += in.Children
 			seen++
 		}
 	}

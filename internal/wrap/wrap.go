@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/reinsdev/reins/internal/sandbox"
 	"io"
 	"os"
 	"os/exec"
@@ -32,9 +31,9 @@ import (
 
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/session"
-	"github.com/reinsdev/reins/internal/subagent"
 )
 
 // DefaultGrace is how long a child that gave its terminal answer may take
@@ -76,9 +75,13 @@ type Options struct {
 	Unresponsive func() bool
 	// Now stamps startedAt and endedAt; time.Now when nil.
 	Now func() time.Time
-	// Sandbox confines the child; nil runs it supervised but unconfined
-	// (`reins wrap` run by a user, who chose to run it).
-	Sandbox *sandbox.Policy
+	// Confine builds the command that runs the child at path under its
+	// supervisor and confinement; termGrace is how long the supervisor's
+	// sweep may wait after SIGTERM (it ends before the ladder's SIGKILL).
+	// The caller decides the confinement (the pi provider its policy,
+	// `reins wrap` full access) so this package links no sandbox; nil runs
+	// the child unsupervised, which only tests should want.
+	Confine func(termGrace time.Duration, path string, args ...string) (*exec.Cmd, error)
 }
 
 // Usage is the run's token usage: the sum over its assistant messages, in
@@ -142,7 +145,7 @@ type Result struct {
 	// ProtocolErrors counts stdout lines that were not JSON objects.
 	ProtocolErrors int `json:"protocolErrors,omitempty"`
 
-	// Output is the selected output (subagent.Fold over the child's
+	// Output is the selected output (outcome.Fold over the child's
 	// assistant messages and streamed text).
 	Output []llm.Block `json:"-"`
 	// Terminal says the child gave a terminal answer with no retry
@@ -216,7 +219,7 @@ type Child struct {
 	notify  chan struct{}
 
 	mu           sync.Mutex
-	fold         subagent.Fold
+	fold         outcome.Fold
 	last         *Event // the last assistant message
 	held         *Event // an error message not yet folded: a retry may discard it
 	retryPending bool
@@ -291,12 +294,12 @@ func Start(ctx context.Context, meta Meta, opts Options) (*Child, error) {
 	if err != nil {
 		return nil, c.failStart(err, 127)
 	}
-	sb := sandbox.Policy{Mode: sandbox.FullAccess}
-	if opts.Sandbox != nil {
-		sb = *opts.Sandbox
+	var cmd *exec.Cmd
+	if opts.Confine != nil {
+		cmd, err = opts.Confine(opts.Ladder.Term/2, path, args...)
+	} else {
+		cmd = exec.Command(path, args...)
 	}
-	sb.TermGrace = opts.Ladder.Term / 2 // the sweep ends before the ladder's SIGKILL
-	cmd, err := sandbox.Command(sb, path, args...)
 	if err != nil {
 		return nil, c.failStart(err, 126)
 	}
@@ -434,44 +437,8 @@ func (c *Child) commitResult(res Result) error {
 	return nil
 }
 
-// lookPath finds file on the PATH of env (the child's own environment,
-// which may differ from this process's). Relative PATH entries are
-// skipped, as os/exec does for the current directory.
-func lookPath(file string, env []string) (string, error) {
-	if strings.Contains(file, "/") {
-		if err := executable(file); err != nil {
-			return "", &exec.Error{Name: file, Err: err}
-		}
-		return file, nil
-	}
-	pathEnv := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			pathEnv = v
-		}
-	}
-	for _, dir := range filepath.SplitList(pathEnv) {
-		if !filepath.IsAbs(dir) {
-			continue
-		}
-		p := filepath.Join(dir, file)
-		if executable(p) == nil {
-			return p, nil
-		}
-	}
-	return "", &exec.Error{Name: file, Err: exec.ErrNotFound}
-}
-
-func executable(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
-		return os.ErrPermission
-	}
-	return nil
-}
+// lookPath is childproc.LookPath: the one executable lookup of every child.
+func lookPath(file string, env []string) (string, error) { return childproc.LookPath(file, env) }
 
 // writeStdin gives the child its task when it does not travel as an
 // argument, then closes stdin: pi's print mode reads stdin to its end
@@ -560,9 +527,12 @@ func (c *Child) handleLine(line []byte) {
 	if ev != nil && ev.Type == EventAssistantText {
 		c.retryPending = false // a new message supersedes any retry
 		c.foldHeld()
-		if ev.StopReason == StopError {
+		switch ev.StopReason {
+		case StopError:
 			c.held = ev
-		} else {
+		case StopAborted: // cut by a cancel: never beats an earlier message (outcome.Fold)
+			c.fold.PushPartial(llm.Message{Role: llm.RoleAssistant, Content: ev.Content})
+		default:
 			c.fold.PushMessage(llm.Message{Role: llm.RoleAssistant, Content: ev.Content})
 		}
 		c.last = ev

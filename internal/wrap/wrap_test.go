@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/internal/sandbox"
 	"go.uber.org/goleak"
 )
 
@@ -74,7 +76,7 @@ func newFixture(t *testing.T, binDir string) *fixture {
 var fastLadder = proc.Ladder{Grace: 100 * time.Millisecond, Term: 200 * time.Millisecond, Reap: 5 * time.Second}
 
 func (f *fixture) opts() Options {
-	return Options{Env: f.env, Grace: 50 * time.Millisecond, Ladder: fastLadder}
+	return Options{Env: f.env, Grace: 50 * time.Millisecond, Ladder: fastLadder, Confine: supervised}
 }
 
 // noLeftovers fails when a live process carries the marker.
@@ -614,4 +616,10 @@ echo '{"type":"message_end","message":{"role":"assistant","content":[{"type":"te
 	if got := readResult(t, f.meta.ResultPath); !strings.Contains(fmt.Sprint(got["errorMessage"]), "cannot write stdout artifact") {
 		t.Errorf("result.json errorMessage = %v", got["errorMessage"])
 	}
+}
+
+// supervised is what `reins wrap` passes as Options.Confine: the sandbox
+// supervisor with full access (the package itself links no sandbox).
+func supervised(termGrace time.Duration, path string, args ...string) (*exec.Cmd, error) {
+	return sandbox.Command(sandbox.Policy{Mode: sandbox.FullAccess, TermGrace: termGrace}, path, args...)
 }

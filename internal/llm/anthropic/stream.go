@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/wirejson"
@@ -322,26 +321,9 @@ func (t *translator) finish() llm.Chunk {
 	return llm.ErrorFinish(reasonCode(t.stopReason), "model stopped for an unrecognised reason")
 }
 
-// reasonCode upper-cases a stop reason into a failure code, keeping only
-// letters, digits and underscores so provider text cannot shape the code.
-func reasonCode(reason string) string {
-	var sb strings.Builder
-	for _, r := range strings.ToUpper(reason) {
-		if sb.Len() >= 64 {
-			break
-		}
-		switch {
-		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
-			sb.WriteRune(r)
-		case r == '-' || r == ' ' || r == '.':
-			sb.WriteByte('_')
-		}
-	}
-	if sb.Len() == 0 {
-		return "UNKNOWN_STOP_REASON"
-	}
-	return sb.String()
-}
+// reasonCode is llm.ReasonCode: the one normaliser of an unrecognised
+// reason into a failure code, the same on both wires.
+func reasonCode(reason string) string { return llm.ReasonCode(reason) }
 
 // streamError classifies an in-stream error event. Its message is logged,
 // never put into the finish.

@@ -453,20 +453,9 @@ func (d *decoder) emit(c llm.Chunk) bool {
 	return true
 }
 
-// reasonCode upper-cases an unknown finish reason into a code, keeping only
-// [A-Z0-9_] so a hostile server cannot smuggle text through it.
-func reasonCode(reason string) string {
-	if len(reason) > 64 {
-		reason = reason[:64]
-	}
-	b := []byte(strings.ToUpper(reason))
-	for i, c := range b {
-		if !('A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
-			b[i] = '_'
-		}
-	}
-	return string(b)
-}
+// reasonCode is llm.ReasonCode: the one normaliser of an unrecognised
+// reason into a failure code, the same on both wires.
+func reasonCode(reason string) string { return llm.ReasonCode(reason) }
 
 // sniffer watches the raw body until the first data event, so that a body
 // that ended with no event can be told apart: nothing (or only comments) is

@@ -6,7 +6,9 @@ package sdkfake
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -143,7 +145,11 @@ const LoggedTail = " (logged, never streamed)"
 
 func (f *fake) logAhead() {
 	home := os.Getenv("REINS_HOME")
-	l, err := session.Create(filepath.Join(home, "sessions"), session.Header{ID: sessionID, CreatedAt: time.Unix(0, 0).UTC(), Cwd: "/"}, session.Options{})
+	// A continuation's log exists: this run appends to it.
+	l, _, err := session.Reopen(filepath.Join(home, "sessions", sessionID, session.FileName), session.Options{})
+	if errors.Is(err, fs.ErrNotExist) {
+		l, err = session.Create(filepath.Join(home, "sessions"), session.Header{ID: sessionID, CreatedAt: time.Unix(0, 0).UTC(), Cwd: "/"}, session.Options{})
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fake runtime: log:", err)
 		os.Exit(7)

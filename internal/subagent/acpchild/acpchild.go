@@ -22,6 +22,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"time"
@@ -189,13 +190,19 @@ func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.Ses
 	began := time.Now()
 	sb := req.Policy()
 	sb.TermGrace = p.opts.Ladder.Term / 2 // the sweep ends before the ladder's SIGKILL
-	cmd, err := sandbox.Command(sb, ag.Command, ag.Args...)
+	env := p.environ(ag.Env)
+	// The agent's own PATH (env: {PATH}) finds its command, as for pi.
+	path, err := childproc.LookPath(ag.Command, env)
+	var cmd *exec.Cmd
+	if err == nil {
+		cmd, err = sandbox.Command(sb, path, ag.Args...)
+	}
 	if err != nil {
 		p.logf("acp child %s (%s): spawn %s: %v", req.RunID, ag.Name, ag.Command, err)
 		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageProcess, subagent.CategoryProcessStart, subagent.StopError).String(), Err: err}
 	}
 	cmd.Dir = cwd
-	cmd.Env = p.environ(ag.Env)
+	cmd.Env = env
 	pr, pipes, err := proc.StartPiped(cmd)
 	if err != nil {
 		p.logf("acp child %s (%s): spawn %s: %v", req.RunID, ag.Name, ag.Command, err)

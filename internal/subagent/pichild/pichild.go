@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -28,6 +29,7 @@ import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
@@ -120,7 +122,7 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 	r := &run{life: childproc.Start(ag.Timeout, errTimeout), charges: req.Budget != nil}
 	tap := subagent.NewTap(req)
 	child, err := wrap.Start(r.life.Context(), meta, wrap.Options{
-		Env: p.env(ag.Env), Grace: p.o.Grace, Ladder: p.o.Ladder, Sandbox: &pol,
+		Env: p.env(ag.Env), Grace: p.o.Grace, Ladder: p.o.Ladder, Confine: Confine(pol),
 		OnLine: r.life.Progress, Unresponsive: r.life.Stalled, OnEvent: onEvent(tap, req.Budget),
 	})
 	if err != nil {
@@ -400,3 +402,12 @@ func usage(u *wrap.Usage) llm.Usage {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Confine is the wrap.Options.Confine of a pi child run under pol: the
+// sandbox supervisor, its sweep ending within termGrace.
+func Confine(pol sandbox.Policy) func(termGrace time.Duration, path string, args ...string) (*exec.Cmd, error) {
+	return func(termGrace time.Duration, path string, args ...string) (*exec.Cmd, error) {
+		pol.TermGrace = termGrace
+		return sandbox.Command(pol, path, args...)
+	}
+}

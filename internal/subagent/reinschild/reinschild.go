@@ -225,7 +225,11 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 			return nil, configErr(fmt.Errorf("reins state directory: %w", err))
 		}
 	}
-	command, args, err := sandbox.Argv(sb, command, args...)
+	// The agent's own PATH (env: {PATH}) finds its command, as for pi.
+	command, err := childproc.LookPath(command, env)
+	if err == nil {
+		command, args, err = sandbox.Argv(sb, command, args...)
+	}
 	if err != nil {
 		return nil, p.startError(ctx, req, diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError), err, false)
 	}
@@ -253,6 +257,8 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	}
 	// A continuation after the child's idle teardown prompts its session
 	// by id: the new runtime loads it from its log (docs/sdk-protocol.md).
+	// What the log holds before the prompt is earlier runs'.
+	logBase := lastSeq(home, req.ChildSession)
 	pending, err := client.Prompt(startCtx, req.ChildSession, []sdk.Block{{Type: "text", Text: req.Prompt}})
 	if err != nil {
 		cerr := client.Close()
@@ -264,7 +270,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		}
 		return nil, p.startError(ctx, req, classify(subagent.StageSessionRun, err), err, cerr != nil)
 	}
-	r := &run{p: p, req: req, client: client, pending: pending, home: home, life: life, route: route}
+	r := &run{p: p, req: req, client: client, pending: pending, home: home, base: logBase, life: life, route: route}
 	published = true
 	life.WatchStall(req.StallTimeout, req.OnStall)
 	life.Go(func() { r.res, r.err = pending.Wait(life.Context()) })
@@ -305,13 +311,14 @@ func (r *run) Again(ctx context.Context, req subagent.Request) (subagent.Run, er
 	life := childproc.Start(req.Agent.Timeout, agent.ErrAbortedByTimeout)
 	startCtx, cancel := context.WithTimeout(ctx, cmp.Or(r.p.o.StartTimeout, config.DefaultStartTimeout))
 	defer cancel()
+	base := lastSeq(r.home, r.pending.SessionID)
 	pending, err := r.client.Prompt(startCtx, r.pending.SessionID, []sdk.Block{{Type: "text", Text: req.Prompt}})
 	if err != nil {
 		life.Abandon()
 		r.p.logf("reins subagent %s: the kept runtime refused the follow-up: %v", req.RunID, err)
 		return nil, err
 	}
-	n := &run{p: r.p, req: req, client: r.client, pending: pending, home: r.home, life: life, route: r.route}
+	n := &run{p: r.p, req: req, client: r.client, pending: pending, home: r.home, base: base, life: life, route: r.route}
 	r.route.set(life, newForwarder(subagent.NewTap(req), req.Budget))
 	life.WatchStall(req.StallTimeout, req.OnStall)
 	life.Go(func() { n.res, n.err = pending.Wait(life.Context()) })
@@ -330,6 +337,9 @@ type run struct {
 	pending *sdk.Pending
 	// home is the child's REINS_HOME: where its own session log is.
 	home string
+	// base is the last seq the child's log held before this run's prompt
+	// (a continuation's earlier runs); 0 for a new session.
+	base int64
 
 	life  *childproc.Lifetime
 	route *route      // where the runtime's notifications go: the run that owns it now
@@ -490,19 +500,47 @@ func (r *run) foldChildLog() ([]llm.Block, bool) {
 	if r.pending != nil {
 		sid = r.pending.SessionID
 	}
-	if sid == "" || r.home == "" || strings.ContainsAny(sid, `/\`) || sid == "." || sid == ".." {
+	path, ok := childLog(r.home, sid)
+	if !ok {
 		return nil, false
 	}
-	ld, err := session.Load(filepath.Join(r.home, "sessions", sid, session.FileName))
+	ld, err := session.Load(path)
 	if err != nil {
 		r.p.logf("reins subagent %s (%s): reading the child's log: %v", r.req.RunID, r.req.Agent.Name, err)
 		return nil, false
 	}
+	// This run's events only: a continuation's log also holds the earlier
+	// runs, whose answer is not this run's.
 	var fold subagent.Fold
 	for _, e := range ld.Events {
-		fold.Push(e)
+		if e.Seq > r.base {
+			fold.Push(e)
+		}
 	}
 	return fold.Collect(), true
+}
+
+// childLog is the path of child session sid's log under home, when sid
+// is a plain name.
+func childLog(home, sid string) (string, bool) {
+	if sid == "" || home == "" || strings.ContainsAny(sid, `/\`) || sid == "." || sid == ".." {
+		return "", false
+	}
+	return filepath.Join(home, "sessions", sid, session.FileName), true
+}
+
+// lastSeq is the last seq in child session sid's log, 0 when there is
+// none (a new session) or it cannot be read (the fold then takes all).
+func lastSeq(home, sid string) int64 {
+	path, ok := childLog(home, sid)
+	if !ok {
+		return 0
+	}
+	ld, err := session.Load(path)
+	if err != nil || len(ld.Events) == 0 {
+		return 0
+	}
+	return ld.Events[len(ld.Events)-1].Seq
 }
 
 // envLookup reads a variable from an environment list (the last wins, as

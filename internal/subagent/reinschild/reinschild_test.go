@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/sdkserver/sdkfake"
+	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/subagent/reinschild"
 	"github.com/reinsdev/reins/internal/tool"
@@ -384,5 +386,36 @@ func TestCrashedChildOutputIsItsLog(t *testing.T) {
 	}
 	if got.stopReason != subagent.StopError {
 		t.Errorf("stop reason %q, want error", got.stopReason)
+	}
+}
+
+// A crashed continuation reports only this run's output (issue 28): its
+// log also holds the earlier run's complete answer, which on main beat
+// this run's logged text.
+func TestCrashedContinuationOutputIsThisRun(t *testing.T) {
+	f := newFixture(t, reinschild.Options{})
+	home := t.TempDir()
+	earlier, err := session.Create(filepath.Join(home, "sessions"), session.Header{ID: "fake-session"}, session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	earlier.Append(session.TypeTurnStart, session.TurnStart{Turn: 1})
+	earlier.Append(session.TypeAssistantMessage, session.AssistantMessage{Turn: 1, Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockText, Text: "EARLIER-RUN-ANSWER"}}}})
+	earlier.Append(session.TypeTurnEnd, session.TurnEnd{Turn: 1, Reason: session.ReasonCompleted})
+	if err := earlier.Close(); err != nil {
+		t.Fatal(err)
+	}
+	req := request(t, f.agent(sdkfake.ScenarioLogAheadCrash, "REINS_HOME="+home))
+	req.ChildSession = "fake-session"
+	r, err := f.prov.Start(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := subagent.Settle(r.Wait(t.Context()))
+	if err := r.Dispose(); err != nil {
+		t.Errorf("Dispose: %v", err)
+	}
+	if got, want := llm.BlocksText(res.Output), "partial answer"+sdkfake.LoggedTail; got != want {
+		t.Errorf("output %q, want this run's logged text %q", got, want)
 	}
 }

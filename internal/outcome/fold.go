@@ -1,4 +1,4 @@
-package subagent
+package outcome
 
 import (
 	"bytes"
@@ -22,6 +22,13 @@ import (
 //
 // Streamed text of a model attempt that failed and was retried is
 // discarded at its llm/retry: it was never an answer.
+//
+// A message cut by a cancel (assistant/message with interrupted set, a pi
+// message that stopped "aborted") is not a complete message: its text
+// counts as streamed text only. So a child cancelled while streaming a
+// later step reports its earlier complete message, and the stop reason
+// (aborted) records the cut (seed 000); a child cancelled in its first
+// step still reports what it streamed.
 type Fold struct {
 	last      []llm.Block // content of the last non-empty assistant message
 	committed []byte      // streamed text of finished attempts
@@ -34,6 +41,10 @@ func (f *Fold) Push(e session.Event) {
 	case session.TypeAssistantMessage:
 		var d session.AssistantMessage
 		if e.Decode(&d) != nil {
+			return
+		}
+		if d.Interrupted {
+			f.PushPartial(d.Message)
 			return
 		}
 		f.PushMessage(d.Message)
@@ -75,6 +86,15 @@ func (f *Fold) PushMessage(m llm.Message) {
 	if len(m.Content) > 0 {
 		f.last = m.Content
 	}
+}
+
+// PushPartial folds the message of a step cut by a cancel: its text
+// stands for the attempt's streamed text (which it repeats, so the deltas
+// already folded are replaced, not doubled) and never beats an earlier
+// complete message.
+func (f *Fold) PushPartial(m llm.Message) {
+	f.attempt = append(f.attempt[:0], llm.BlocksText(m.Content)...)
+	f.commit()
 }
 
 // PushText folds raw streamed text (ACP and pi children expose no

@@ -1,4 +1,4 @@
-package subagent
+package outcome
 
 import (
 	"encoding/json"

@@ -1,14 +1,10 @@
-// Package mcp is reins's Model Context Protocol client (docs/mcp.md): it
-// starts the configured MCP servers lazily, confined and supervised like
-// every child process (internal/sandbox, internal/proc), or reaches them
-// over streamable HTTP, and offers each server tool to the model as a
-// tool.Tool named mcp__<server>__<tool>.
-//
-// A server is a stranger: its stderr and its error messages go to the host
-// log only. What the model sees of a failure is one of the fixed texts of
-// Failure; what it sees of a success is the tool's result content, which
-// is what it asked for.
-package mcp
+// Package mcpspec is what an MCP server is to reins's configuration: its
+// definition (a command or a URL), the validity of its name, the
+// mcp__server__tool naming and ${VAR} expansion. It has no runtime, so
+// internal/config reads and validates servers without linking the MCP
+// client, the sandbox or the tool registry (internal/mcp re-exports these
+// names).
+package mcpspec
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package subagent
+package outcome
 
 import (
 	"strconv"
@@ -16,62 +16,69 @@ const MaxDiagnosticBytes = 4096
 // their separator.
 type Diagnostic struct {
 	Provider   string
-	Stage      string
-	Category   string
-	StopReason string
+	Stage      Stage
+	Category   Category
+	StopReason StopReason
 	// ExitCode is set when the child's exit status was observed.
 	ExitCode *int
 	Signal   string
 }
 
+// Stage is where in a child's life a failure happened (docs/subagents.md).
+type Stage = string
+
+// Category is what kind of failure it was (docs/subagents.md). Failure
+// codes of a reins turn (FailureCodes) are categories too.
+type Category = string
+
 // Stages and categories (docs/subagents.md).
 const (
-	StageInitialize = "initialize"
-	StageNewSession = "new-session"
+	StageInitialize Stage = "initialize"
+	StageNewSession Stage = "new-session"
 	// StageLoadSession is an ACP child's session/load: a continuation
 	// after its idle teardown.
-	StageLoadSession = "load-session"
-	StagePrompt      = "prompt"
-	StageProcess     = "process"
-	StageTeardown    = "teardown"
-	StageSessionRun  = "session-run"
-	StageShutdown    = "shutdown"
-	StageRun         = "run"
+	StageLoadSession Stage = "load-session"
+	StagePrompt      Stage = "prompt"
+	StageProcess     Stage = "process"
+	StageTeardown    Stage = "teardown"
+	StageSessionRun  Stage = "session-run"
+	StageShutdown    Stage = "shutdown"
+	StageRun         Stage = "run"
 	// StageEngine is a child run by an engine other than local
 	// (docs/engine.md) that failed in the engine, not in the child.
-	StageEngine = "engine"
+	StageEngine Stage = "engine"
 
-	CategoryConfiguration   = "configuration"
-	CategoryTransport       = "transport"
-	CategoryProcessExit     = "process-exit"
-	CategoryProcessStart    = "process-start"
-	CategoryProtocol        = "protocol"
-	CategoryRemoteLimit     = "remote-limit"
-	CategoryUnknown         = "unknown"
-	CategoryChildError      = "child-error"
-	CategoryChildDisposed   = "child-disposed"
-	CategoryChildUnknown    = "child-unknown"
-	CategoryMissingTerminal = "missing-terminal"
-	CategoryTimeout         = "timeout"
+	CategoryConfiguration   Category = "configuration"
+	CategoryTransport       Category = "transport"
+	CategoryProcessExit     Category = "process-exit"
+	CategoryProcessStart    Category = "process-start"
+	CategoryProtocol        Category = "protocol"
+	CategoryRemoteLimit     Category = "remote-limit"
+	CategoryUnknown         Category = "unknown"
+	CategoryChildError      Category = "child-error"
+	CategoryChildDisposed   Category = "child-disposed"
+	CategoryChildUnknown    Category = "child-unknown"
+	CategoryMissingTerminal Category = "missing-terminal"
+	CategoryTimeout         Category = "timeout"
 	// CategoryEmptyOutput is an ACP child that ended end_turn without any
 	// output (docs/subagents.md, "Empty answers").
-	CategoryEmptyOutput = "empty-output"
+	CategoryEmptyOutput Category = "empty-output"
 	// CategoryBudget is a run stopped because the delegation tree's
 	// budget (or its agent file's) ran out (internal/budget).
-	CategoryBudget = "budget"
+	CategoryBudget Category = "budget"
 	// CategoryStalled is a child that sent nothing for
 	// subagents.stallTimeout and was stopped.
-	CategoryStalled = "stalled"
+	CategoryStalled Category = "stalled"
 	// CategoryNotContinuable is a continuation the child cannot take: an
 	// ACP agent without loadSession whose process was torn down.
-	CategoryNotContinuable = "not-continuable"
+	CategoryNotContinuable Category = "not-continuable"
 	// CategoryEngineUnavailable is an engine that could not take or keep
 	// the run: its cluster unreachable, the run rejected or timed out
 	// waiting for a worker (docs/engine.md).
-	CategoryEngineUnavailable = "engine-unavailable"
+	CategoryEngineUnavailable Category = "engine-unavailable"
 	// CategoryWorkerLost is a run whose workers kept dying under it until
 	// its retries ran out (docs/engine.md).
-	CategoryWorkerLost = "worker-lost"
+	CategoryWorkerLost Category = "worker-lost"
 )
 
 // String renders the line.
@@ -83,9 +90,9 @@ func (d Diagnostic) String() string {
 		}
 	}
 	add("provider", d.Provider)
-	add("stage", d.Stage)
-	add("category", d.Category)
-	add("stop reason", d.StopReason)
+	add("stage", string(d.Stage))
+	add("category", string(d.Category))
+	add("stop reason", string(d.StopReason))
 	if d.ExitCode != nil {
 		add("exit code", strconv.Itoa(*d.ExitCode))
 	}

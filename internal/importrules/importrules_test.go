@@ -1,0 +1,174 @@
+package importrules
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reinsdev/reins/internal/testutil"
+)
+
+const module = "github.com/reinsdev/reins/"
+
+// goList runs `go list` in the repository and returns its lines.
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", append([]string{"list"}, args...)...)
+	cmd.Dir = testutil.RepoRoot(t)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %v: %v\n%s", args, err, stderr.Bytes())
+	}
+	return strings.Fields(string(out))
+}
+
+// deps is the module's packages pkg links (without tests), relative to
+// the module, and every non-module package by full path.
+func deps(t *testing.T, pkg string) []string {
+	var out []string
+	for _, d := range goList(t, "-deps", "./"+pkg) {
+		out = append(out, strings.TrimPrefix(d, module))
+	}
+	return out
+}
+
+// runtime are the packages a leaf must not link: the delegation runtime,
+// the placements, the MCP client, the sandbox, the composition root, the
+// engines and Temporal's SDK.
+var runtime = []string{
+	"internal/subagent", "internal/mcp", "internal/sandbox", "internal/harness",
+	"internal/engine", "internal/sdkserver", "internal/acp", "internal/tui",
+	"go.temporal.io",
+}
+
+func linked(ds []string, forbidden []string) []string {
+	var bad []string
+	for _, d := range ds {
+		for _, f := range forbidden {
+			if d == f || strings.HasPrefix(d, f+"/") {
+				bad = append(bad, d)
+			}
+		}
+	}
+	return bad
+}
+
+// The rules that matter (issue 28): each package and what it may not link.
+func TestLeavesStayLeaves(t *testing.T) {
+	rules := []struct {
+		pkg    string
+		forbid []string
+	}{
+		// The result contract: llm and session only (session brings compact).
+		{"internal/outcome", append([]string{"internal/agent", "internal/tool", "internal/config", "internal/childproc", "internal/proc", "internal/budget"}, runtime...)},
+		// The pi wrapper applies the fold without the loop, MCP or Landlock.
+		{"internal/wrap", append([]string{"internal/agent", "internal/tool", "internal/config"}, runtime...)},
+		{"internal/config", append([]string{"internal/agent", "internal/tool", "internal/childproc", "internal/proc"}, runtime...)},
+		{"internal/session", append([]string{"internal/agent", "internal/tool", "internal/config"}, runtime...)},
+		// The loop runs tools (so it links the registry and what the
+		// registry confines with), but no child lifecycle and no placement.
+		{"internal/agent", []string{"internal/subagent", "internal/mcp", "internal/harness", "internal/engine", "internal/childproc", "internal/config", "go.temporal.io"}},
+		// The public client: no agent loop, tools, config or sandbox.
+		{"sdk", append([]string{"internal/agent", "internal/tool", "internal/config"}, runtime...)},
+		{"internal/view", append([]string{"internal/agent", "internal/tool", "internal/config"}, runtime...)},
+	}
+	for _, r := range rules {
+		if bad := linked(deps(t, r.pkg), r.forbid); len(bad) > 0 {
+			t.Errorf("%s links %v; it must stay a leaf (internal/importrules)", r.pkg, bad)
+		}
+	}
+}
+
+// Nothing imports the CLI: it is the top of the graph.
+func TestNothingImportsCmd(t *testing.T) {
+	lines := goList(t, "-f", `{{.ImportPath}}:{{join .Imports ","}}`, "./...")
+	for _, l := range lines {
+		pkg, imps, _ := strings.Cut(l, ":")
+		for _, imp := range strings.Split(imps, ",") {
+			if strings.HasPrefix(imp, module+"cmd/") {
+				t.Errorf("%s imports %s", pkg, imp)
+			}
+		}
+	}
+}
+
+// The README's layout list names every package folder of internal/ and
+// nothing that does not exist.
+func TestReadmeLayout(t *testing.T) {
+	root := testutil.RepoRoot(t)
+	listed := readmeLayout(t, filepath.Join(root, "README.md"))
+	for _, p := range listed {
+		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+			t.Errorf("README layout lists %s, which does not exist", p)
+		}
+	}
+	for _, p := range goList(t, "./internal/...") {
+		dir := strings.TrimPrefix(p, module)
+		if !covered(listed, dir) {
+			t.Errorf("package %s is missing from the README's layout list", dir)
+		}
+	}
+}
+
+// covered reports whether dir is listed, or lies under a listed folder
+// whose entry names it as a sub-list ("internal/llm/ …" does not cover
+// internal/llm/openai; each package has its own line).
+func covered(listed []string, dir string) bool {
+	return slices.Contains(listed, dir)
+}
+
+// readmeLayout is the paths of the fenced block under "## Layout": the
+// first word of each line, and on a line like "a/b/ c/ d/" the siblings
+// c and d of b.
+func readmeLayout(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := bytes.Cut(data, []byte("\n## Layout\n"))
+	if !ok {
+		t.Fatal("README has no ## Layout section")
+	}
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(after))
+	in := false
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "```") {
+			if in {
+				break
+			}
+			in = true
+			continue
+		}
+		if !in {
+			continue
+		}
+		words := strings.Fields(line)
+		if len(words) == 0 || !strings.HasSuffix(words[0], "/") {
+			continue
+		}
+		first := strings.TrimSuffix(words[0], "/")
+		out = append(out, first)
+		parent := filepath.Dir(first)
+		for _, w := range words[1:] {
+			if !strings.HasSuffix(w, "/") || strings.Contains(w, "`") {
+				break
+			}
+			out = append(out, filepath.Join(parent, strings.TrimSuffix(w, "/")))
+		}
+	}
+	return out
+}

@@ -1,0 +1,65 @@
+// Package outcome is the contract every child settles into, whatever runs
+// it: the five stop reasons, the Result, the one output-selection fold, the
+// fixed diagnostics, the closed failure-code list, settlement and the
+// rendering of a result for a parent's model.
+//
+// It depends on llm and session only, so the pi wrapper, the SDK client,
+// the ACP agent and the viewer apply the same rules as the delegation
+// runtime (internal/subagent) without linking the agent loop, MCP or the
+// sandbox. The import-rule test (internal/importrules) keeps it a leaf.
+package outcome
+
+import (
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
+)
+
+// StopReason is how a run ended (docs/subagents.md): the one vocabulary
+// every placement maps its child's ending into.
+//
+// StopReason, Stage and Category are aliases of string while seven
+// branches that build diagnostics from plain strings are merged; making
+// each a defined type is then a one-word change here plus the compile
+// fixes it forces. Until then Settle and CodeCategory confine the values.
+type StopReason = string
+
+// Stop reasons of a run; Settle confines any value to these five.
+const (
+	StopCompleted StopReason = "completed"
+	StopMaxTokens StopReason = "max-tokens"
+	StopAborted   StopReason = "aborted"
+	StopRefusal   StopReason = "refusal"
+	StopError     StopReason = "error"
+)
+
+// StopReasons lists the five in their documented order.
+var StopReasons = []StopReason{StopCompleted, StopMaxTokens, StopAborted, StopRefusal, StopError}
+
+// Result is how a run settled. It is a value, never a Go error: a child's
+// failure is a stop reason plus a fixed diagnostic.
+type Result struct {
+	Output     []llm.Block
+	StopReason StopReason
+	// Diagnostic is a fixed, allow-listed line (docs/subagents.md), empty for a
+	// completed or locally cancelled run.
+	Diagnostic string
+	Usage      llm.Usage
+}
+
+// StopReasonOf maps a reins turn-end reason to a stop reason: the mapping
+// for in-process children, reins SDK children and `reins run` alike.
+// interrupted (written only by crash repair) and anything unknown are
+// errors.
+func StopReasonOf(turnEnd string) StopReason {
+	switch turnEnd {
+	case session.ReasonCompleted:
+		return StopCompleted
+	case session.ReasonMaxTokens:
+		return StopMaxTokens
+	case session.ReasonAborted:
+		return StopAborted
+	case session.ReasonRefusal:
+		return StopRefusal
+	}
+	return StopError
+}

@@ -1,0 +1,86 @@
+package outcome
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/reinsdev/reins/internal/llm"
+)
+
+// RenderText is the subagent tool result of docs/subagents.md: the selected
+// output's text for a completed run; otherwise the headline, the diagnostic
+// and the partial output, each line left out when absent, and isError set.
+func RenderText(r Result) (content string, isError bool) {
+	text := llm.BlocksText(r.Output)
+	if r.StopReason == StopCompleted {
+		return text, false
+	}
+	var b strings.Builder
+	b.WriteString("Error: " + Headline(r.StopReason))
+	if r.Diagnostic != "" {
+		b.WriteString("\nDiagnostic: " + r.Diagnostic)
+	}
+	if text != "" {
+		b.WriteString("\nPartial output before the run ended:\n" + text)
+	}
+	return b.String(), true
+}
+
+// Headline is the first line of a non-completed tool result.
+func Headline(stopReason StopReason) string {
+	switch stopReason {
+	case StopAborted:
+		return "subagent run was cancelled"
+	case StopError:
+		return "subagent run failed"
+	case StopMaxTokens:
+		return "subagent run hit its token limit before finishing"
+	case StopRefusal:
+		return "subagent declined the task"
+	}
+	return "subagent run ended abnormally (" + string(stopReason) + ")"
+}
+
+// ChildLine is the last line of every result about a child.
+func ChildLine(id string) string {
+	if id == "" {
+		return ""
+	}
+	return "\nchild: " + id
+}
+
+// Cut returns the end of the piece of s that starts at off and holds at
+// most max bytes, moved back to a UTF-8 boundary so every piece is valid
+// text and the pieces join byte-exact.
+func Cut(s string, off, max int) int {
+	end := off + max
+	if end >= len(s) {
+		return len(s)
+	}
+	for end > off && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	if end == off { // no boundary within max bytes: never return nothing
+		end = off + max
+	}
+	return end
+}
+
+// Page renders the piece of content (whose full size is size) from off,
+// at most max bytes of it, then — when more follows — the marker with the
+// full size and the subagent_output call that reads on, and last the line
+// naming the child. It is the one cap of a child's result: the page is
+// already bounded, so nothing after it may cut it again (the tool registry
+// leaves a result marked Paged alone), and the marker and the child line
+// always survive.
+func Page(id, content string, off, size, max int) string {
+	end := Cut(content, off, max)
+	out := content[off:end]
+	if end < size {
+		call, _ := json.Marshal(map[string]any{"child": id, "offset": end})
+		out += fmt.Sprintf("\n[output truncated: bytes %d-%d of %d shown; read the rest with subagent_output %s. The full output is in the child's session log.]", off, end, size, call)
+	}
+	return out + ChildLine(id)
+}
