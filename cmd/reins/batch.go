@@ -101,7 +101,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 		out, tasks = jsonSafe{rf}, todo
 	}
 
-	base, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox})
+	base, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox, Network: f.network})
 	if err != nil {
 		return err
 	}
@@ -293,7 +293,7 @@ func (ps *batchPlaces) harness(dir string) (*harness.Harness, error) {
 	if dir == ps.base.Cwd {
 		return ps.base, nil
 	}
-	h, err := harness.New(harness.Options{Cwd: dir, ConfigFile: ps.f.config, Sandbox: ps.f.sandbox})
+	h, err := harness.New(harness.Options{Cwd: dir, ConfigFile: ps.f.config, Sandbox: ps.f.sandbox, Network: ps.f.network})
 	if err != nil {
 		return nil, err
 	}

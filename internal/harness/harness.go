@@ -109,6 +109,9 @@ type Options struct {
 	Getenv     func(string) string
 	// Sandbox is --sandbox: "on", "off", or empty for the config's choice.
 	Sandbox string
+	// Network is --network: "on", "off", or empty for the config's
+	// sandbox.network.
+	Network string
 }
 
 // ConfigError marks an error in the user's configuration or flags: the CLI
@@ -161,7 +164,10 @@ func New(opts Options) (*Harness, error) {
 	if err := checkWritable(agents, cfg.Sandbox.Writable, home); err != nil {
 		return nil, &ConfigError{err}
 	}
-	pol := sandbox.Policy{Off: !cfg.Sandbox.Enabled, DenyNetwork: !cfg.Sandbox.Network, Writable: cfg.Sandbox.Writable}
+	pol, err := sandboxPolicy(cfg, home, opts.Network)
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
 	switch opts.Sandbox {
 	case "":
 	case "on":
