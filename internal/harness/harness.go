@@ -77,6 +77,9 @@ type Harness struct {
 	// Sandbox is the base policy of every process a session starts: the
 	// config's `sandbox` and the --sandbox flag. Sessions add their mode.
 	Sandbox sandbox.Policy
+
+	redactOnce sync.Once
+	redact     sandbox.Redactor
 	// WriteThrough makes every session of this harness write each event
 	// before observers see it (session.Options.WriteThrough): set when the
 	// observers report to another process, which must never be told more
@@ -593,7 +596,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		System: system,
 		Tools:  reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm, Approve: o.Approve, Sandbox: h.Sandbox}, Log: s.Log,
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
-		Inbox: mgr, Budget: o.Budget,
+		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
 	}
 	h.UseModel(s.Agent, o.Model)
 	if s.Resumed != nil {

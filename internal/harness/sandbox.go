@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/reinsdev/reins/internal/config"
@@ -52,4 +53,23 @@ func (h *Harness) SandboxNotice(w io.Writer) {
 			fmt.Fprintln(w, "reins: sandbox: "+r.Weaker()+" (reins doctor)")
 		})
 	}
+}
+
+// redactor knows the secrets of this process: the values of its secret
+// environment variables (sandbox.Secret, and every provider's key
+// variable) and the keys the config holds (providers.*.apiKey).
+func (h *Harness) redactor() sandbox.Redactor {
+	h.redactOnce.Do(func() {
+		vals := sandbox.SecretValues(os.Environ(), h.Sandbox.Env.Deny)
+		for _, name := range config.Providers {
+			if k := h.Config.Provider(name).APIKey; k != "" {
+				vals = append(vals, k)
+			}
+			if _, env, _, _ := config.ProviderDefaults(name); env != "" && h.Getenv != nil {
+				vals = append(vals, h.Getenv(env))
+			}
+		}
+		h.redact = sandbox.NewRedactor(vals)
+	})
+	return h.redact
 }

@@ -286,6 +286,12 @@ func buildView(p Policy, tmp string, argv []string) error {
 		}
 	}
 
+	if p.Mode == WorkspaceWrite && p.Workspace != "" {
+		if err := protectWorkspace(resolved(p.Workspace), p.Protect); err != nil {
+			return err
+		}
+	}
+
 	// Credentials: masked wherever they are, the workspace included.
 	if userHome != "" {
 		for _, c := range credentialPaths {
@@ -317,12 +323,6 @@ func buildView(p Policy, tmp string, argv []string) error {
 			if err := d.attach(); err != nil {
 				return err
 			}
-		}
-	}
-
-	if p.Mode == WorkspaceWrite && p.Workspace != "" {
-		if err := protectWorkspace(resolved(p.Workspace), p.Protect); err != nil {
-			return err
 		}
 	}
 
