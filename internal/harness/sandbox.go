@@ -29,13 +29,14 @@ func sandboxPolicy(cfg *config.Config, home, network string) (sandbox.Policy, er
 		}
 	}
 	return sandbox.Policy{
-		Off:         !cfg.Sandbox.Enabled,
-		DenyNetwork: net != config.NetworkOn,
-		Writable:    cfg.Sandbox.Writable,
-		Home:        home,
-		Protect:     cfg.Sandbox.Protect,
-		Readable:    cfg.Sandbox.Readable,
-		Env:         env,
+		Off:          !cfg.Sandbox.Enabled,
+		DenyNetwork:  net != config.NetworkOn,
+		Writable:     cfg.Sandbox.Writable,
+		Home:         home,
+		Protect:      cfg.Sandbox.Protect,
+		Readable:     cfg.Sandbox.Readable,
+		Env:          env,
+		AllowDomains: cfg.Sandbox.AllowDomains,
 	}, nil
 }
 

@@ -211,9 +211,13 @@ func (s *Server) pipe(c, up net.Conn, br *bufio.Reader) {
 	}()
 	select {
 	case <-done:
-		<-done
 	case <-s.ctx.Done():
 	}
+	// One side ended: end the other (a half-open tunnel would hold the
+	// connection, and the process, forever).
+	c.Close()
+	up.Close()
+	<-done
 }
 
 // Forward accepts on ln (the loopback address inside the container) and
@@ -235,6 +239,9 @@ func Forward(ln net.Listener, sock string) error {
 			done := make(chan struct{}, 2)
 			go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
 			go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
+			<-done
+			c.Close()
+			up.Close()
 			<-done
 		}()
 	}

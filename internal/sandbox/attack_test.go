@@ -3,7 +3,10 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -429,3 +432,22 @@ func TestAttackReinsHome(t *testing.T) {
 }
 
 var _ = context.Background
+
+// TestAllowDomainsProxy: with the network off and sandbox.allowDomains
+// set, a listed host is reached through reins's proxy (HTTP_PROXY is set
+// for the process) and any other host gets a clear 403 line at once.
+func TestAllowDomainsProxy(t *testing.T) {
+	requireLandlock(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "upstream-ok") }))
+	defer up.Close()
+	ws := t.TempDir()
+	p := Policy{Mode: WorkspaceWrite, Workspace: ws, DenyNetwork: true, AllowDomains: []string{"127.0.0.1"}}
+	// NO_PROXY names loopback; the test's upstream is on the host's
+	// loopback, so curl is told to use the proxy for it all the same.
+	out, _ := runEnv(t, p, ws, nil, `curl -sS --max-time 60 --noproxy '' `+up.URL+`/ ; echo; curl -sS --max-time 60 --noproxy '' http://refused.example/ ; echo; curl -sS --max-time 60 https://refused.example/ 2>&1; echo; echo "proxy=$HTTPS_PROXY"`)
+	for _, want := range []string{"upstream-ok", "reins sandbox: refused.example is not in sandbox.allowDomains", "403", "proxy=http://127.0.0.1:3128"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in:\n%s", want, out)
+		}
+	}
+}

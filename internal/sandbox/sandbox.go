@@ -63,6 +63,10 @@ type Policy struct {
 	// network namespace with loopback only; without namespaces, Landlock's
 	// TCP connect and bind control (ABI 4).
 	DenyNetwork bool `json:"denyNetwork,omitempty"`
+	// AllowDomains are hosts reached through reins's proxy while the
+	// network is off (config `sandbox.allowDomains`; internal/netproxy).
+	// Only in the container.
+	AllowDomains []string `json:"allowDomains,omitempty"`
 	// Home is $REINS_HOME: never writable by a confined process and, in
 	// the container, hidden except State and the Readable paths below it.
 	Home string `json:"home,omitempty"`

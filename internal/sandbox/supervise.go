@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -12,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/reinsdev/reins/internal/netproxy"
 	"github.com/reinsdev/reins/internal/proc"
 	"golang.org/x/sys/unix"
 )
@@ -93,6 +95,16 @@ func supervise(args []string) int {
 		env = p.Env.Scrub(env)
 	}
 	env = withTmp(env, tmp)
+	if p.proxied() {
+		// The proxy runs here, outside, with the host's network; the
+		// confine stage presents its socket at proxyAddr inside.
+		stop, err := serveProxy(p, tmp)
+		if err != nil {
+			return fail(exitSetup, "cannot start the domain proxy: %v", err)
+		}
+		defer stop()
+		env = withProxy(env)
+	}
 	var newProtected []string
 	start := func(container bool) (*exec.Cmd, *os.File, error) {
 		prog, progArgs := prog, progArgs
@@ -365,6 +377,14 @@ func confine(args []string) int {
 		return exitSetup
 	}
 	if container {
+		if p.proxied() {
+			ln, err := net.Listen("tcp", proxyAddr)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "reins sandbox: cannot present the domain proxy: %v\n", err)
+				return exitSetup
+			}
+			go func() { _ = netproxy.Forward(ln, proxySocket(tmp)) }()
+		}
 		return initProgram(argv)
 	}
 	// No controlling terminal: TIOCSTI and job control on the user's
