@@ -223,9 +223,19 @@ func checkWritable(agents *config.Agents, fromConfig []string, home string) erro
 	if err != nil {
 		return err
 	}
-	opens := func(w string) bool {
-		rel, err := filepath.Rel(w, absHome)
+	lexical := func(w, home string) bool {
+		rel, err := filepath.Rel(w, home)
 		return w == "/" || (err == nil && rel != ".." && !strings.HasPrefix(rel, "../"))
+	}
+	// A writable path is judged after its symlinks are resolved too: a
+	// link to $HOME names a harmless path and opens reins's home.
+	realHome, herr := filepath.EvalSymlinks(absHome)
+	opens := func(w string) bool {
+		if lexical(w, absHome) {
+			return true
+		}
+		rw, err := filepath.EvalSymlinks(w)
+		return err == nil && herr == nil && lexical(rw, realHome)
 	}
 	for _, w := range fromConfig {
 		if opens(w) {
