@@ -15,8 +15,9 @@ const (
 	minFSABI = 3
 	// ABI 4 restricts TCP bind and connect.
 	minNetABI = 4
-	// ABI 6 scopes signals: a confined process cannot signal reins or
-	// anything else outside its domain. Used where present.
+	// ABI 6 scopes signals and abstract Unix sockets: a confined process
+	// cannot signal reins or anything else outside its domain, nor connect
+	// to an abstract socket bound outside it. Used where present.
 	signalScopeABI = 6
 )
 
@@ -63,7 +64,10 @@ func plan(p Policy) (landlock.Config, error) {
 		cfg.HandledAccessNet = landlock.AccessNetSet(llsys.AccessNetBindTCP | llsys.AccessNetConnectTCP)
 	}
 	if abi >= signalScopeABI {
-		cfg.Scoped = landlock.ScopedSet(llsys.ScopeSignal)
+		// Signals and abstract Unix sockets stay inside the domain: the
+		// second wall behind the container's PID and network namespaces,
+		// and the only one where namespaces are unavailable.
+		cfg.Scoped = landlock.ScopedSet(llsys.ScopeSignal | llsys.ScopeAbstractUnixSocket)
 	}
 	return cfg, nil
 }
