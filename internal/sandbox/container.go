@@ -304,25 +304,26 @@ func buildView(p Policy, tmp string, argv []string) error {
 			}
 		}
 	}
+	// $REINS_HOME: an empty tmpfs with only the late binds (a reins
+	// child's state and config), read-only. A home hidden already (in the
+	// private /tmp) gets the late binds alone.
+	masked := false
 	if home != "" && !readableOnPurpose(p, home) {
 		if fi, err := os.Stat(home); err == nil && fi.IsDir() {
 			if err := unix.Mount("tmpfs", home, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=64k"); err != nil {
 				return fmt.Errorf("mask %s: %w", home, err)
 			}
-			for _, d := range late {
-				if err := d.attach(); err != nil {
-					return err
-				}
-			}
-			if err := unix.MountSetattr(-1, home, 0, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
-				return fmt.Errorf("mask %s: %w", home, err)
-			}
+			masked = true
 		}
-	} else {
-		for _, d := range late {
-			if err := d.attach(); err != nil {
-				return err
-			}
+	}
+	for _, d := range late {
+		if err := d.attach(); err != nil {
+			return err
+		}
+	}
+	if masked {
+		if err := unix.MountSetattr(-1, home, 0, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+			return fmt.Errorf("mask %s: %w", home, err)
 		}
 	}
 
