@@ -209,7 +209,8 @@ func readableOnPurpose(p Policy, path string) bool {
 //
 // argv is the program's command line: the program and any absolute path it
 // names that lies in a private folder (a test's server binary in /tmp) come
-// back read-only, as does the working directory.
+// back read-only, as do the working directory and the paths in the
+// variables the caller kept on purpose (Env.Keep).
 func buildView(p Policy, tmp string, argv []string) error {
 	cwd, _ := os.Getwd()
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
@@ -244,7 +245,13 @@ func buildView(p Policy, tmp string, argv []string) error {
 		}
 	}
 	seen := map[string]bool{}
-	for _, w := range append(append([]string{cwd}, argv...), filepath.Dir(argv[0])) {
+	named := append(append([]string{cwd}, argv...), filepath.Dir(argv[0]))
+	// So do the paths in the variables the caller set for this process on
+	// purpose (an agent file's or an MCP server's env: pi's agent folder).
+	for _, k := range p.Env.Keep {
+		named = append(named, os.Getenv(k))
+	}
+	for _, w := range named {
 		r := resolved(w)
 		if r == "" || seen[r] || !filepath.IsAbs(w) {
 			continue

@@ -29,3 +29,22 @@ func TestStateInHiddenHome(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptEnvPathVisible: a folder in the private /tmp that a variable the
+// caller set on purpose names (pi's PI_CODING_AGENT_DIR from its agent
+// file) comes back read-only; one named by another variable stays hidden.
+func TestKeptEnvPathVisible(t *testing.T) {
+	requireLandlock(t)
+	kept, other, ws := t.TempDir(), t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(kept, "models.json"), []byte("KEPT-X"), 0o644)
+	os.WriteFile(filepath.Join(other, "f"), []byte("OTHER-X"), 0o644)
+	cmd, err := Command(Policy{Mode: WorkspaceWrite, Workspace: ws, Env: EnvPolicy{Keep: []string{"PI_DIR"}}}, "bash", "-c", `cat "$PI_DIR/models.json" "$OTHER/f"; echo x > "$PI_DIR/w" && echo WROTE`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Dir, cmd.Env = ws, append(os.Environ(), "PI_DIR="+kept, "OTHER="+other)
+	out, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "KEPT-X") || strings.Contains(string(out), "OTHER-X") || strings.Contains(string(out), "WROTE") {
+		t.Errorf("want the kept folder readable only, the other hidden:\n%s", out)
+	}
+}
