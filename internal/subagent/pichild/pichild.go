@@ -109,6 +109,11 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 	}
 
 	pol := req.ChildPolicy(subagent.KeyEnv(ag.Model))
+	if meta.SystemPromptPath != "" {
+		// The prompt file is in reins's sessions folder, which the
+		// container hides: pi reads it through Readable.
+		pol.Readable = append(slices.Clip(pol.Readable), meta.SystemPromptPath)
+	}
 	if meta.PiSession != "" {
 		d := filepath.Dir(meta.PiSession)
 		if err := os.MkdirAll(d, 0o700); err != nil {
