@@ -40,7 +40,7 @@ func acpMain(ctx context.Context, s *streams, f *sessionFlags) error {
 	if err != nil {
 		return err
 	}
-	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox, Effort: f.effortOf()})
+	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox, Effort: f.effortOf(), Network: f.network})
 	if err != nil {
 		return err
 	}

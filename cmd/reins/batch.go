@@ -110,7 +110,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 		out, tasks = jsonSafe{rf}, todo
 	}
 
-	base, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox, Effort: f.effortOf()})
+	base, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox, Effort: f.effortOf(), Network: f.network})
 	if err != nil {
 		return err
 	}
@@ -343,7 +343,7 @@ func (ps *batchPlaces) harness(dir string) (*harness.Harness, error) {
 	if dir == ps.base.Cwd {
 		return ps.base, nil
 	}
-	h, err := harness.New(harness.Options{Cwd: dir, ConfigFile: ps.f.config, Sandbox: ps.f.sandbox, Effort: ps.f.effortOf()})
+	h, err := harness.New(harness.Options{Cwd: dir, ConfigFile: ps.f.config, Sandbox: ps.f.sandbox, Effort: ps.f.effortOf(), Network: ps.f.network})
 	if err != nil {
 		return nil, err
 	}

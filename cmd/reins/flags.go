@@ -21,6 +21,7 @@ type sessionFlags struct {
 	maxSteps   int
 	sandbox    string
 	effort     string
+	network    string
 }
 
 // register adds the flags to fl; cwdUsage explains --cwd for the command.
@@ -33,6 +34,7 @@ func (f *sessionFlags) register(fl *pflag.FlagSet, cwdUsage string) {
 	fl.StringVar(&f.permission, "permission", string(tool.WorkspaceWrite), "read-only, workspace-write or full-access")
 	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "most steps in a turn")
 	fl.StringVar(&f.sandbox, "sandbox", "", "on or off: confine every process reins starts with Landlock (default from config: on)")
+	fl.StringVar(&f.network, "network", "", "on or off: the network of confined processes (default from config sandbox.network: off)")
 }
 
 // check validates what the harness does not: the permission mode and the
@@ -50,6 +52,9 @@ func (f *sessionFlags) check() (tool.Permission, error) {
 	}
 	if f.sandbox != "" && f.sandbox != "on" && f.sandbox != "off" {
 		return "", &exitError{code: exitUsage, msg: "--sandbox: want on or off"}
+	}
+	if f.network != "" && f.network != "on" && f.network != "off" {
+		return "", &exitError{code: exitUsage, msg: "--network: want on or off"}
 	}
 	return perm, nil
 }

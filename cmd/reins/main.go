@@ -150,6 +150,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newViewCmd(s),
 		newBatchCmd(s),
 		newWorkerCmd(s),
+		newDoctorCmd(s),
 	)
 	addInteractive(root, s)
 	markRuntime(root)

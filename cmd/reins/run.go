@@ -92,12 +92,13 @@ func openSession(s *streams, f *runFlags) (*harness.Harness, harness.SessionOpti
 	if err := pickRunSession(f); err != nil {
 		return nil, opts, nil, err
 	}
-	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox})
+	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox, Network: f.network})
 	if err != nil {
 		return nil, opts, nil, err
 	}
 	noticeUntrusted(s, h)
 	warnBroken(s, h)
+	h.SandboxNotice(s.err)
 	opts = harness.SessionOptions{MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Permission: perm, Resume: f.resume}
 	modelSpec, agent, err := agentOptions(h, f.agentName, f.model, &opts)
 	if err == nil {

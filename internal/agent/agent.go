@@ -78,6 +78,9 @@ type Agent struct {
 	Window    int
 	MaxOutput int
 	Context   compact.Settings
+	// Redact, when set, is applied to every tool result before it is
+	// logged or sent: it replaces the known secret values (SPEC §12).
+	Redact func(string) string
 
 	mu      sync.Mutex
 	history []llm.Message
@@ -557,6 +560,9 @@ func callArgs(c llm.Block) json.RawMessage {
 }
 
 func (t *turn) toolResult(step int, callID string, r tool.Result) {
+	if t.a.Redact != nil {
+		r.Content = t.a.Redact(r.Content)
+	}
 	seq := t.append(session.TypeToolResult, session.ToolResult{Turn: t.n, Step: step, CallID: callID, Content: r.Content, IsError: r.IsError})
 	t.addHistory(seq, llm.Message{Role: llm.RoleTool, Content: []llm.Block{{
 		Type: llm.BlockToolResult, CallID: callID, Content: r.Content, IsError: r.IsError,

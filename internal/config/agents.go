@@ -68,6 +68,9 @@ type Agent struct {
 	// the workspace under workspace-write (`sandbox: {writable: [...]}`),
 	// absolute with ~ expanded.
 	Writable []string
+	// NetworkOff is `sandbox: {network: off}`: the agent's processes have
+	// no network whatever the config says (an agent file only narrows).
+	NetworkOff bool
 	// NoInstructions is front matter `instructions: false`: the agent's
 	// sessions do not get the project instructions (AGENTS.md, CLAUDE.md)
 	// appended to its system prompt.
@@ -463,8 +466,17 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 				ag.Permission = *s
 			}
 		case "sandbox":
-			err = d.fields(v, kp, []string{"writable"}, func(k string, v ast.Node, kp string) error {
+			err = d.fields(v, kp, []string{"writable", "network"}, func(k string, v ast.Node, kp string) error {
 				var err error
+				if k == "network" {
+					// An agent file may only narrow the network (SPEC §12):
+					// on leaves the config's choice.
+					var n *Network
+					if n, err = d.network(v, kp); err == nil && n != nil {
+						ag.NetworkOff = *n == NetworkOff
+					}
+					return err
+				}
 				ag.Writable, err = d.writable(v, kp)
 				return err
 			})

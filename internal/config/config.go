@@ -151,8 +151,18 @@ type Sandbox struct {
 	// Enabled confines every process by its permission mode with Landlock;
 	// false leaves them supervised but unconfined.
 	Enabled bool
-	// Network false denies TCP connect and bind to confined processes.
-	Network bool
+	// Network is `sandbox.network`: off (the default) cuts confined
+	// processes off the network, on leaves them the host's.
+	Network Network
+	// AllowDomains are hosts confined processes reach through reins's
+	// proxy while the network is off (`sandbox.allowDomains`).
+	AllowDomains []string
+	// Env is `sandbox.env`: what passes the scrubbing, what is set.
+	Env SandboxEnv
+	// Protect adds to the built-in protected paths (`sandbox.protect`).
+	Protect []string
+	// Readable are credential paths opened on purpose (`sandbox.readable`).
+	Readable []string
 	// Writable are paths every confined process may write under
 	// workspace-write besides the workspace (a build cache such as
 	// ~/.cache/go-build). Only the user's own config and --config set it.
@@ -459,7 +469,7 @@ type rawConfig struct {
 	maxResultBytes *int
 	budget         *Budget
 	sandboxOn      *bool
-	sandboxNet     *bool
+	sandboxMore    sandboxLayer
 	sandboxW       []string
 	instrFiles     *[]string
 	compactAt      *float64
@@ -622,7 +632,10 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 				return nil
 			})
 		case "sandbox":
-			err = d.fields(v, kp, []string{"enabled", "network", "writable"}, func(k string, v ast.Node, kp string) error {
+			err = d.fields(v, kp, []string{"enabled", "network", "writable", "allowDomains", "env", "protect", "readable"}, func(k string, v ast.Node, kp string) error {
+				if ok, err := d.sandboxKey(&r.sandboxMore, k, v, kp, origin == OriginUser || origin == OriginFlag); ok {
+					return err
+				}
 				var err error
 				switch k {
 				case "enabled":
@@ -632,8 +645,6 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 					if err == nil && r.sandboxOn != nil && !*r.sandboxOn && origin != OriginUser && origin != OriginFlag {
 						err = d.valueErr(d.resolve(v), kp, "true (only your own config or --config may turn the sandbox off)")
 					}
-				case "network":
-					r.sandboxNet, err = d.boolean(v, kp)
 				case "writable":
 					r.sandboxW, err = d.writable(v, kp)
 					if err == nil && len(r.sandboxW) > 0 && origin != OriginUser && origin != OriginFlag {
@@ -796,7 +807,7 @@ func merge(raws []*rawConfig) (*Config, error) {
 		Subagents: Subagents{MaxDepth: DefaultMaxDepth, MaxParallel: DefaultMaxParallel, MaxBackgroundJobs: DefaultMaxBackgroundJobs,
 			StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes,
 			Engine: EngineLocal, Temporal: Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}},
-		Sandbox:   Sandbox{Enabled: true, Network: true},
+		Sandbox:   Sandbox{Enabled: true, Network: NetworkOff},
 		Context:   Context{CompactAt: DefaultCompactAt, MaxToolResultBytes: DefaultMaxToolResultBytes},
 		providers: map[string]rawProvider{},
 	}
@@ -846,9 +857,7 @@ func merge(raws []*rawConfig) (*Config, error) {
 		if r.sandboxOn != nil {
 			c.Sandbox.Enabled = *r.sandboxOn
 		}
-		if r.sandboxNet != nil {
-			c.Sandbox.Network = *r.sandboxNet
-		}
+		r.sandboxMore.apply(&c.Sandbox)
 		c.Sandbox.Writable = append(c.Sandbox.Writable, r.sandboxW...)
 		c.MCPServers = mergeMCP(c.MCPServers, r.mcpServers)
 		c.MCPWarnings = append(c.MCPWarnings, r.mcpWarnings...)

@@ -618,14 +618,28 @@ func TestSandboxOffOnlyFromTheUser(t *testing.T) {
 		ok     bool
 		want   Sandbox
 	}{
-		{OriginUser, "sandbox: {enabled: false}", true, Sandbox{Enabled: false, Network: true}},
-		{OriginFlag, "sandbox: {enabled: false, network: false}", true, Sandbox{Enabled: false, Network: false}},
+		{OriginUser, "sandbox: {enabled: false}", true, Sandbox{Enabled: false, Network: NetworkOff}},
+		{OriginFlag, "sandbox: {enabled: false, network: false}", true, Sandbox{Enabled: false, Network: NetworkOff}},
 		{OriginTrustedProject, "sandbox: {enabled: false}", false, Sandbox{}},
-		{OriginTrustedProject, "sandbox: {network: false}", true, Sandbox{Enabled: true, Network: false}},
+		{OriginTrustedProject, "sandbox: {network: false}", true, Sandbox{Enabled: true, Network: NetworkOff}},
 		{OriginUser, "sandbox: {enabled: maybe}", false, Sandbox{}},
-		{OriginUser, "sandbox: {writable: [/opt/cache]}", true, Sandbox{Enabled: true, Network: true, Writable: []string{"/opt/cache"}}},
+		{OriginUser, "sandbox: {writable: [/opt/cache]}", true, Sandbox{Enabled: true, Network: NetworkOff, Writable: []string{"/opt/cache"}}},
 		{OriginTrustedProject, "sandbox: {writable: [/opt/cache]}", false, Sandbox{}},
 		{OriginUser, "sandbox: {writable: [relative/dir]}", false, Sandbox{}},
+		// SPEC §12: network off|on (the old booleans still read), the
+		// widening keys only from the user, protect from anyone.
+		{OriginUser, "sandbox: {network: on}", true, Sandbox{Enabled: true, Network: NetworkOn}},
+		{OriginUser, "sandbox: {network: true}", true, Sandbox{Enabled: true, Network: NetworkOn}},
+		{OriginUser, "sandbox: {network: maybe}", false, Sandbox{}},
+		{OriginTrustedProject, "sandbox: {network: on}", false, Sandbox{}},
+		{OriginTrustedProject, "sandbox: {network: off}", true, Sandbox{Enabled: true, Network: NetworkOff}},
+		{OriginUser, "sandbox: {allowDomains: [proxy.golang.org]}", true, Sandbox{Enabled: true, Network: NetworkOff, AllowDomains: []string{"proxy.golang.org"}}},
+		{OriginTrustedProject, "sandbox: {allowDomains: [evil.example]}", false, Sandbox{}},
+		{OriginUser, "sandbox: {env: {pass: [GITHUB_TOKEN], set: {CI: '1'}}}", true, Sandbox{Enabled: true, Network: NetworkOff, Env: SandboxEnv{Pass: []string{"GITHUB_TOKEN"}, Set: map[string]string{"CI": "1"}}}},
+		{OriginTrustedProject, "sandbox: {env: {pass: [GITHUB_TOKEN]}}", false, Sandbox{}},
+		{OriginTrustedProject, "sandbox: {protect: [deploy]}", true, Sandbox{Enabled: true, Network: NetworkOff, Protect: []string{"deploy"}}},
+		{OriginUser, "sandbox: {readable: [~/.npmrc]}", true, Sandbox{Enabled: true, Network: NetworkOff, Readable: []string{filepath.Join(homeDir(t), ".npmrc")}}},
+		{OriginTrustedProject, "sandbox: {readable: [~/.ssh]}", false, Sandbox{}},
 	} {
 		r, err := parseConfig("f.yaml", c.origin, []byte(c.src))
 		if (err == nil) != c.ok {
@@ -646,6 +660,14 @@ func TestSandboxOffOnlyFromTheUser(t *testing.T) {
 			t.Errorf("%v %q: %+v, want %+v", c.origin, c.src, cfg.Sandbox, c.want)
 		}
 	}
+}
+
+func homeDir(t *testing.T) string {
+	h, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 // subagents.startTimeout bounds every out-of-process child's start

@@ -79,6 +79,9 @@ type Harness struct {
 	// Sandbox is the base policy of every process a session starts: the
 	// config's `sandbox` and the --sandbox flag. Sessions add their mode.
 	Sandbox sandbox.Policy
+
+	redactOnce sync.Once
+	redact     sandbox.Redactor
 	// WriteThrough makes every session of this harness write each event
 	// before observers see it (session.Options.WriteThrough): set when the
 	// observers report to another process, which must never be told more
@@ -116,6 +119,9 @@ type Options struct {
 	Sandbox string
 	// Effort is --effort (Harness.Effort).
 	Effort llm.Effort
+	// Network is --network: "on", "off", or empty for the config's
+	// sandbox.network.
+	Network string
 }
 
 // ConfigError marks an error in the user's configuration or flags: the CLI
@@ -170,7 +176,10 @@ func New(opts Options) (*Harness, error) {
 	if err := checkWritable(agents, cfg.Sandbox.Writable, home); err != nil {
 		return nil, &ConfigError{err}
 	}
-	pol := sandbox.Policy{Off: !cfg.Sandbox.Enabled, DenyNetwork: !cfg.Sandbox.Network, Writable: cfg.Sandbox.Writable}
+	pol, err := sandboxPolicy(cfg, home, opts.Network)
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
 	switch opts.Sandbox {
 	case "":
 	case "on":
@@ -223,9 +232,19 @@ func checkWritable(agents *config.Agents, fromConfig []string, home string) erro
 	if err != nil {
 		return err
 	}
-	opens := func(w string) bool {
-		rel, err := filepath.Rel(w, absHome)
+	lexical := func(w, home string) bool {
+		rel, err := filepath.Rel(w, home)
 		return w == "/" || (err == nil && rel != ".." && !strings.HasPrefix(rel, "../"))
+	}
+	// A writable path is judged after its symlinks are resolved too: a
+	// link to $HOME names a harmless path and opens reins's home.
+	realHome, herr := filepath.EvalSymlinks(absHome)
+	opens := func(w string) bool {
+		if lexical(w, absHome) {
+			return true
+		}
+		rw, err := filepath.EvalSymlinks(w)
+		return err == nil && herr == nil && lexical(rw, realHome)
 	}
 	for _, w := range fromConfig {
 		if opens(w) {
@@ -620,9 +639,9 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	}
 	s.Agent = &agent.Agent{
 		System: system,
-		Tools:  reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm, Approve: o.Approve, Sandbox: h.Sandbox, Shells: tool.NewShells()}, Log: s.Log,
+		Tools:  reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm, Approve: o.Approve, Sandbox: h.Sandbox, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect}, Log: s.Log,
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
-		Inbox: mgr, Budget: o.Budget,
+		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
 	}
 	h.UseModel(s.Agent, o.Model)
 	if s.Resumed != nil {

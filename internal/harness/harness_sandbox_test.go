@@ -13,6 +13,9 @@ import (
 func TestWritableCannotOpenHome(t *testing.T) {
 	base := t.TempDir()
 	home := filepath.Join(base, "reins-home")
+	if err := os.Symlink(base, filepath.Join(base, "link-to-base")); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		writable string
 		ok       bool
@@ -22,6 +25,7 @@ func TestWritableCannotOpenHome(t *testing.T) {
 		{"/", false},
 		{base, false},
 		{home, false},
+		{filepath.Join(base, "link-to-base"), false}, // a symlink to a folder holding the home
 	} {
 		os.RemoveAll(home)
 		agent := "---\nname: a\nprovider: acp\ncommand: x\nsandbox: {writable: [" + c.writable + "]}\n---\n"
@@ -63,5 +67,43 @@ func TestConfigWritableReachesTools(t *testing.T) {
 	write("sandbox: {writable: [" + filepath.Dir(home) + "]}\n")
 	if _, err := New(Options{Home: home, Cwd: t.TempDir(), Getenv: func(string) string { return "" }}); err == nil || !strings.Contains(err.Error(), "sandbox.writable") {
 		t.Errorf("writable over reins's home: err %v", err)
+	}
+}
+
+// TestSandboxPolicyFromConfig: sandbox.network (default off), --network,
+// allowDomains, env, protect and readable reach the base policy; the
+// provider key variables are denied by name.
+func TestSandboxPolicyFromConfig(t *testing.T) {
+	home := t.TempDir()
+	mk := func(body, network string) *Harness {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h, err := New(Options{Home: home, Cwd: t.TempDir(), Getenv: func(string) string { return "" }, Network: network})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { h.Close() })
+		return h
+	}
+	if h := mk("", ""); !h.Sandbox.DenyNetwork || h.Sandbox.Home != home {
+		t.Errorf("default: %+v", h.Sandbox)
+	}
+	if h := mk("", "on"); h.Sandbox.DenyNetwork {
+		t.Errorf("--network on: %+v", h.Sandbox)
+	}
+	if h := mk("sandbox: {network: on}\n", "off"); !h.Sandbox.DenyNetwork {
+		t.Errorf("--network off over config on: %+v", h.Sandbox)
+	}
+	h := mk("sandbox: {allowDomains: [proxy.golang.org], env: {pass: [GH_TOKEN], set: {CI: '1'}}, protect: [deploy], readable: [~/.npmrc]}\n", "")
+	p := h.Sandbox
+	if len(p.AllowDomains) != 1 || len(p.Env.Pass) != 1 || p.Env.Set["CI"] != "1" || len(p.Protect) != 1 || len(p.Readable) != 1 {
+		t.Errorf("policy %+v", p)
+	}
+	for _, k := range []string{"DEEPSEEK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"} {
+		if !strings.Contains(strings.Join(p.Env.Deny, ","), k) {
+			t.Errorf("%s is not denied: %v", k, p.Env.Deny)
+		}
 	}
 }

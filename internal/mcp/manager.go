@@ -409,6 +409,12 @@ func (c *conn) failStart(e *Error) {
 // returns the transport over its pipes.
 func (c *conn) spawn(pol sandbox.Policy) (sdk.Transport, error) {
 	pol.TermGrace = c.m.opts.Ladder.Term / 2 // the sweep ends before the ladder's SIGKILL
+	// The server gets the env its own config names, secrets included; the
+	// rest of reins's environment is scrubbed by the supervisor.
+	pol.Env.Keep = slices.Clip(pol.Env.Keep)
+	for k := range c.srv.Env {
+		pol.Env.Keep = append(pol.Env.Keep, k)
+	}
 	cmd, err := sandbox.Command(pol, c.srv.Command, c.srv.Args...)
 	if err != nil {
 		return nil, err

@@ -15,8 +15,9 @@ const (
 	minFSABI = 3
 	// ABI 4 restricts TCP bind and connect.
 	minNetABI = 4
-	// ABI 6 scopes signals: a confined process cannot signal reins or
-	// anything else outside its domain. Used where present.
+	// ABI 6 scopes signals and abstract Unix sockets: a confined process
+	// cannot signal reins or anything else outside its domain, nor connect
+	// to an abstract socket bound outside it. Used where present.
 	signalScopeABI = 6
 )
 
@@ -63,7 +64,10 @@ func plan(p Policy) (landlock.Config, error) {
 		cfg.HandledAccessNet = landlock.AccessNetSet(llsys.AccessNetBindTCP | llsys.AccessNetConnectTCP)
 	}
 	if abi >= signalScopeABI {
-		cfg.Scoped = landlock.ScopedSet(llsys.ScopeSignal)
+		// Signals and abstract Unix sockets stay inside the domain: the
+		// second wall behind the container's PID and network namespaces,
+		// and the only one where namespaces are unavailable.
+		cfg.Scoped = landlock.ScopedSet(llsys.ScopeSignal | llsys.ScopeAbstractUnixSocket)
 	}
 	return cfg, nil
 }
@@ -71,17 +75,26 @@ func plan(p Policy) (landlock.Config, error) {
 // restrict confines the calling process (all its threads) by p, with tmp
 // as its private temporary directory. Only the supervisor calls it, just
 // before it starts the child: the domain is inherited and cannot be left.
-func restrict(p Policy, tmp string) error {
+//
+// In the container (container is true) Landlock is the second wall: the
+// private /tmp, /var/tmp and /dev/shm are writable too, and the network is
+// left to the network namespace, where loopback is the process's own (a
+// test's local server keeps working with the network off).
+func restrict(p Policy, tmp string, container bool) error {
+	if container {
+		p.DenyNetwork = false
+	}
 	cfg, err := plan(p)
 	if err != nil {
 		return err
 	}
-	writable := append([]string{tmp}, p.State...)
-	if p.Mode == WorkspaceWrite {
-		if p.Workspace != "" {
-			writable = append(writable, p.Workspace)
+	writable := grantedWrites(p, tmp)
+	if container {
+		for _, d := range privateDirs {
+			if d != "/run" {
+				writable = append(writable, d)
+			}
 		}
-		writable = append(writable, p.Writable...)
 	}
 	rules := []landlock.Rule{
 		landlock.RODirs("/"),

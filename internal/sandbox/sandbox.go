@@ -58,9 +58,30 @@ type Policy struct {
 	// directories of a reins child (its session logs), which it needs even
 	// under read-only. A reins child confines its own tools by itself.
 	State []string `json:"state,omitempty"`
-	// DenyNetwork denies TCP connect and bind (config `sandbox.network:
-	// false`). It needs Landlock ABI 4.
+	// DenyNetwork cuts the process off the network (config
+	// `sandbox.network: off`, the default): in the container, its own
+	// network namespace with loopback only; without namespaces, Landlock's
+	// TCP connect and bind control (ABI 4).
 	DenyNetwork bool `json:"denyNetwork,omitempty"`
+	// AllowDomains are hosts reached through reins's proxy while the
+	// network is off (config `sandbox.allowDomains`; internal/netproxy).
+	// Only in the container.
+	AllowDomains []string `json:"allowDomains,omitempty"`
+	// Home is $REINS_HOME: never writable by a confined process and, in
+	// the container, hidden except State and the Readable paths below it.
+	Home string `json:"home,omitempty"`
+	// Protect are protected paths besides the built-in ones
+	// (internal/protect; config `sandbox.protect`), relative to Workspace.
+	Protect []string `json:"protect,omitempty"`
+	// Readable are credential paths the policy opens on purpose (config
+	// `sandbox.readable`, absolute), and for a reins child the files of
+	// Home it reads (its config).
+	Readable []string `json:"readable,omitempty"`
+	// Env is the environment policy (config `sandbox.env`).
+	Env EnvPolicy `json:"env,omitzero"`
+	// NoNamespaces confines with Landlock only, as on a kernel without
+	// unprivileged user namespaces (tests of the fallback; Doctor).
+	NoNamespaces bool `json:"noNamespaces,omitempty"`
 	// Off turns Landlock off (config `sandbox.enabled: false` or
 	// `--sandbox=off`): the process is supervised but not confined.
 	Off bool `json:"off,omitempty"`

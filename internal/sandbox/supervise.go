@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -12,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/reinsdev/reins/internal/netproxy"
 	"github.com/reinsdev/reins/internal/proc"
 	"golang.org/x/sys/unix"
 )
@@ -84,20 +86,73 @@ func supervise(args []string) int {
 	// The supervisor stays outside the sandbox: the confined program cannot
 	// signal it (Landlock's signal scope, ABI 6) nor ptrace it, so it cannot
 	// kill its watcher and then leave a setsid daemon behind. The sandbox is
-	// applied by a second stage that confines itself and execs the program.
+	// applied by a second stage that confines itself and execs the program;
+	// in the container (container.go) that stage is the init of the new PID
+	// namespace and reports the program's end on a pipe (fd 3).
 	prog, progArgs := args[2], args[3:]
-	if p.Confined() {
-		self, err := self()
-		if err != nil {
-			return fail(exitSetup, "%v", err)
-		}
-		progArgs = append([]string{confineArg, args[0], tmp, "--", prog}, progArgs...)
-		prog = self
+	env := os.Environ()
+	if !p.Off {
+		env = p.Env.Scrub(env)
 	}
-	cmd := exec.Command(prog, progArgs...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Env = withTmp(os.Environ(), tmp)
-	if err := cmd.Start(); err != nil {
+	env = withTmp(env, tmp)
+	if p.proxied() {
+		// The proxy runs here, outside, with the host's network; the
+		// confine stage presents its socket at proxyAddr inside.
+		stop, err := serveProxy(p, tmp)
+		if err != nil {
+			return fail(exitSetup, "cannot start the domain proxy: %v", err)
+		}
+		defer stop()
+		env = withProxy(env)
+	}
+	var newProtected []string
+	start := func(container bool) (*exec.Cmd, *os.File, error) {
+		prog, progArgs := prog, progArgs
+		var report, reportW *os.File
+		if p.Confined() {
+			self, err := self()
+			if err != nil {
+				return nil, nil, err
+			}
+			stage := stageLandlock
+			if container {
+				stage = stageContainer
+			}
+			progArgs = append([]string{confineArg, args[0], tmp, stage, "--", prog}, progArgs...)
+			prog = self
+		}
+		cmd := exec.Command(prog, progArgs...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		cmd.Env = env
+		if container {
+			cmd.SysProcAttr = containerAttr(p)
+			var err error
+			if report, reportW, err = os.Pipe(); err != nil {
+				return nil, nil, err
+			}
+			cmd.ExtraFiles = []*os.File{reportW}
+		}
+		err := cmd.Start()
+		if reportW != nil {
+			reportW.Close()
+		}
+		if err != nil && report != nil {
+			report.Close()
+			report = nil
+		}
+		return cmd, report, err
+	}
+	if p.Confined() && p.Mode == WorkspaceWrite {
+		newProtected = missingProtected(p)
+	}
+	container := p.Confined() && !p.NoNamespaces
+	cmd, report, err := start(container)
+	if err != nil && container && nsRefused(err) {
+		// The kernel refuses unprivileged namespaces here: today's Landlock
+		// confinement (reins doctor and the harness say what is weaker).
+		cmd, report, err = start(false)
+	}
+	if err != nil {
 		code := exitSetup
 		if errors.Is(err, os.ErrNotExist) {
 			code = exitNotFound
@@ -150,17 +205,38 @@ loop:
 	}
 	sweep(sweepBound)
 	<-exited // reaped by the sweep's kill at the latest
+	removeNewProtected(p, newProtected)
 
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	sig := syscall.Signal(0)
 	if ws.Signaled() {
+		sig = ws.Signal()
+	} else if report != nil {
+		var b [1]byte
+		if n, _ := report.Read(b[:]); n == 1 {
+			sig = syscall.Signal(b[0])
+		}
+	}
+	if report != nil {
+		report.Close()
+	}
+	if sig != 0 {
 		// End as the child ended, so reins reports the same signal.
 		signal.Reset()
 		os.RemoveAll(tmp)
-		_ = syscall.Kill(os.Getpid(), ws.Signal())
+		_ = syscall.Kill(os.Getpid(), sig)
 		time.Sleep(100 * time.Millisecond)
-		return 128 + int(ws.Signal())
+		return 128 + int(sig)
 	}
 	return cmd.ProcessState.ExitCode()
+}
+
+// nsRefused reports whether starting in new namespaces failed because the
+// kernel or its settings refuse them to this user (not because the program
+// is missing).
+func nsRefused(err error) bool {
+	return errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC) ||
+		errors.Is(err, syscall.EUSERS) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.ENOSYS)
 }
 
 // withTmp points the temporary-directory variables at tmp.
@@ -263,10 +339,16 @@ func children() (tree map[int][]int, live map[int]bool) {
 // program (execve keeps the Landlock domain).
 const confineArg = "__reins-confine"
 
-// confine is the second stage: args are POLICY TMP -- PROGRAM [ARGS...].
+// The confine stage's kinds: Landlock only, or the container first.
+const (
+	stageLandlock  = "landlock"
+	stageContainer = "container"
+)
+
+// confine is the second stage: args are POLICY TMP STAGE -- PROGRAM [ARGS...].
 func confine(args []string) int {
-	if len(args) < 4 || args[2] != "--" {
-		fmt.Fprintf(os.Stderr, "reins sandbox: usage: %s POLICY TMP -- PROGRAM [ARGS...]\n", confineArg)
+	if len(args) < 5 || args[3] != "--" {
+		fmt.Fprintf(os.Stderr, "reins sandbox: usage: %s POLICY TMP STAGE -- PROGRAM [ARGS...]\n", confineArg)
 		return exitSetup
 	}
 	var p Policy
@@ -274,14 +356,93 @@ func confine(args []string) int {
 		fmt.Fprintf(os.Stderr, "reins sandbox: bad policy: %v\n", err)
 		return exitSetup
 	}
-	if err := restrict(p, args[1]); err != nil {
+	tmp, container, argv := args[1], args[2] == stageContainer, args[4:]
+	if container {
+		unix.CloseOnExec(3)
+		if err := buildView(p, tmp, argv); err != nil {
+			fmt.Fprintf(os.Stderr, "reins sandbox: cannot build the container: %v\n", err)
+			return exitSetup
+		}
+		if err := dropCaps(); err != nil {
+			fmt.Fprintf(os.Stderr, "reins sandbox: cannot drop capabilities: %v\n", err)
+			return exitSetup
+		}
+	}
+	if err := restrict(p, tmp, container); err != nil {
 		fmt.Fprintf(os.Stderr, "reins sandbox: cannot apply the sandbox: %v\n", err)
 		return exitSetup
 	}
-	err := syscall.Exec(args[3], args[3:], os.Environ())
+	if err := loadSeccomp(); err != nil {
+		fmt.Fprintf(os.Stderr, "reins sandbox: cannot load the seccomp filter: %v\n", err)
+		return exitSetup
+	}
+	if container {
+		if p.proxied() {
+			ln, err := net.Listen("tcp", proxyAddr)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "reins sandbox: cannot present the domain proxy: %v\n", err)
+				return exitSetup
+			}
+			go func() { _ = netproxy.Forward(ln, proxySocket(tmp)) }()
+		}
+		return initProgram(argv)
+	}
+	// No controlling terminal: TIOCSTI and job control on the user's
+	// terminal are out of reach even where the filter is not.
+	_, _ = unix.Setsid()
+	_ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0)
+	err := syscall.Exec(argv[0], argv, os.Environ())
 	fmt.Fprintf(os.Stderr, "reins sandbox: cannot start the program: %v\n", err)
 	if errors.Is(err, syscall.ENOENT) {
 		return exitNotFound
 	}
 	return exitSetup
+}
+
+// initProgram runs the program as the only child of this process, the init
+// of the container's PID namespace: in a session of its own (no
+// controlling terminal), with the signals the supervisor sends forwarded
+// to its process group, and every orphan of the namespace reaped. When the
+// program ends, so does this init, and with it — by the kernel — every
+// process left in the namespace. A program killed by a signal is reported
+// on fd 3 (the init of a namespace cannot die by its own signal).
+func initProgram(argv []string) int {
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGCHLD)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "reins sandbox: cannot start the program: %v\n", err)
+		if errors.Is(err, os.ErrNotExist) {
+			return exitNotFound
+		}
+		return exitSetup
+	}
+	os.Stdin.Close()
+	os.Stdout.Close()
+	pid := cmd.Process.Pid
+	for {
+		s := <-sigs
+		if s != syscall.SIGCHLD {
+			_ = syscall.Kill(-pid, s.(syscall.Signal))
+			continue
+		}
+		for {
+			var ws syscall.WaitStatus
+			got, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+			if err != nil || got <= 0 {
+				break
+			}
+			if got != pid {
+				continue
+			}
+			if ws.Signaled() {
+				f := os.NewFile(3, "report")
+				_, _ = f.Write([]byte{byte(ws.Signal())})
+				return 128 + int(ws.Signal())
+			}
+			return ws.ExitStatus()
+		}
+	}
 }

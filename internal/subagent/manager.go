@@ -148,6 +148,9 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 	pol := m.Sandbox
 	pol.Mode, pol.Workspace = sandbox.Mode(perm), m.Cwd
 	pol.Writable = append(slices.Clip(pol.Writable), ag.Writable...)
+	if ag.NetworkOff {
+		pol.DenyNetwork = true
+	}
 	var fork []session.Event
 	if p.Fork {
 		if fork, err = m.forkEvents(ag); err != nil {

@@ -3,6 +3,8 @@ package subagent
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/reinsdev/reins/internal/budget"
@@ -94,6 +96,36 @@ func (r Request) Policy() sandbox.Policy {
 		p.Mode = sandbox.Mode(r.Permission)
 	}
 	return p.Narrow(sandbox.Mode(r.Permission))
+}
+
+// ChildPolicy is Policy for a child process that talks to a model provider
+// itself (acp, pi, reins): it keeps the network (its provider must be
+// reachable; docs/sandbox.md) and gets exactly the secrets named here —
+// its own provider's key variable — and those its agent file's env sets.
+func (r Request) ChildPolicy(keyEnv ...string) sandbox.Policy {
+	p := r.Policy()
+	p.DenyNetwork = r.Agent != nil && r.Agent.NetworkOff
+	p.Env.Keep = append(slices.Clip(p.Env.Keep), keyEnv...)
+	if r.Agent != nil {
+		for k := range r.Agent.Env {
+			p.Env.Keep = append(p.Env.Keep, k)
+		}
+	}
+	return p
+}
+
+// KeyEnv is the variable holding the key of a model's provider
+// ("PROVIDER/MODEL"): the built-in table's, else PROVIDER_API_KEY (pi's and
+// most tools' convention), "" without a provider.
+func KeyEnv(model string) string {
+	prov, _, ok := strings.Cut(model, "/")
+	if !ok || prov == "" {
+		return ""
+	}
+	if _, env, _, _ := config.ProviderDefaults(prov); env != "" {
+		return env
+	}
+	return strings.ToUpper(strings.ReplaceAll(prov, "-", "_")) + "_API_KEY"
 }
 
 // Provider starts runs of one kind of child (inprocess, acp, reins, pi).

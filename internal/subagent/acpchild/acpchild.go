@@ -188,7 +188,7 @@ func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.Ses
 	}
 
 	began := time.Now()
-	sb := req.Policy()
+	sb := req.ChildPolicy(subagent.KeyEnv(ag.Model))
 	sb.TermGrace = p.opts.Ladder.Term / 2 // the sweep ends before the ladder's SIGKILL
 	env := p.environ(ag.Env)
 	// The agent's own PATH (env: {PATH}) finds its command, as for pi.

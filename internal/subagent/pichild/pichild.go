@@ -110,13 +110,20 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 		}
 	}
 
-	pol := req.Policy()
+	pol := req.ChildPolicy(subagent.KeyEnv(ag.Model))
+	if meta.SystemPromptPath != "" {
+		// The prompt file is in reins's sessions folder, which the
+		// container hides: pi reads it through Readable.
+		pol.Readable = append(slices.Clip(pol.Readable), meta.SystemPromptPath)
+	}
 	if meta.PiSession != "" {
 		d := filepath.Dir(meta.PiSession)
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, startFailure(err)
 		}
-		pol.Writable = append(slices.Clip(pol.Writable), d)
+		// pi's session lives in reins's sessions folder: state, the one
+		// part of $REINS_HOME a confined process may write.
+		pol.State = append(slices.Clip(pol.State), d)
 	}
 	// The run's lifetime: the agent's timeout counts from the spawn.
 	r := &run{life: childproc.Start(ag.Timeout, errTimeout), charges: req.Budget != nil}

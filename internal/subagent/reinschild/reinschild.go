@@ -18,6 +18,7 @@ import (
 	"github.com/reinsdev/reins/internal/sandbox"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -215,11 +216,16 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		reqTimeout = DefaultRequestTimeout
 	}
 	// The runtime runs under the sandbox supervisor like every child.
-	sb := req.Policy()
+	sb := req.ChildPolicy(subagent.KeyEnv(model))
 	sb.TermGrace = cmp.Or(p.o.TeardownTerm, proc.DefaultLadder.Term) / 2
 	env := childproc.Environ(os.Environ(), ag.Env)
 	home := config.Home(envLookup(env))
 	sb.State = config.StateDirs(home)
+	// The child is reins: it reads its own configuration, agents and trust
+	// list (its tools are confined again by its own supervisor).
+	for _, f := range []string{"config.yaml", "agents", "trusted.json"} {
+		sb.Readable = append(slices.Clip(sb.Readable), filepath.Join(home, f))
+	}
 	for _, d := range sb.State {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, configErr(fmt.Errorf("reins state directory: %w", err))

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/sandbox"
+	"github.com/spf13/cobra"
+)
+
+// newDoctorCmd is `reins doctor`: what the sandbox enforces on this machine
+// (SPEC §12) and what this folder's configuration asks of it.
+func newDoctorCmd(s *streams) *cobra.Command {
+	return listingCmd(s, "doctor", "Print what the sandbox enforces on this machine", func(h *harness.Harness) error {
+		for _, l := range sandbox.Doctor().Lines() {
+			fmt.Fprintln(s.out, l)
+		}
+		p := h.Sandbox
+		switch {
+		case p.Off:
+			fmt.Fprintln(s.out, "config: sandbox off (sandbox.enabled: false or --sandbox=off): processes are supervised, not confined")
+		case p.DenyNetwork:
+			fmt.Fprintln(s.out, "config: network off for confined processes (sandbox.network: off; children of acp, pi and reins keep the network for their provider)")
+		default:
+			fmt.Fprintln(s.out, "config: network on (sandbox.network: on)")
+		}
+		if len(p.Env.Pass) > 0 {
+			fmt.Fprintln(s.out, "config: sandbox.env.pass lets through: "+strings.Join(p.Env.Pass, ", "))
+		}
+		if len(p.Readable) > 0 {
+			fmt.Fprintf(s.out, "config: sandbox.readable opens %d credential path(s)\n", len(p.Readable))
+		}
+		return nil
+	})
+}

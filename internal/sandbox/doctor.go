@@ -1,0 +1,84 @@
+package sandbox
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+)
+
+// Report is what the sandbox enforces on this machine (`reins doctor`).
+type Report struct {
+	// Namespaces: unprivileged user namespaces work, so confined processes
+	// run in the container (container.go). NamespaceErr says why not.
+	Namespaces   bool
+	NamespaceErr string
+	// LandlockABI is the kernel's Landlock ABI (0: none).
+	LandlockABI int
+	// Seccomp: the terminal filter (TIOCSTI, TIOCLINUX) can be loaded.
+	Seccomp bool
+}
+
+// probe starts /bin/true in the container's namespaces once per process:
+// the kernel's settings (sysctls, AppArmor, a seccomp policy of a container
+// runtime) decide, and only trying tells.
+var probe = sync.OnceValue(func() error {
+	cmd := exec.Command("/bin/true")
+	cmd.SysProcAttr = containerAttr(Policy{DenyNetwork: true})
+	cmd.SysProcAttr.Pdeathsig = 0
+	return cmd.Run()
+})
+
+// Doctor probes the machine.
+func Doctor() Report {
+	r := Report{LandlockABI: ABI(), Seccomp: SeccompSupported()}
+	if err := probe(); err != nil {
+		r.NamespaceErr = err.Error()
+	} else {
+		r.Namespaces = true
+	}
+	return r
+}
+
+// Weaker is one line saying what the fallback lacks, "" when nothing.
+func (r Report) Weaker() string {
+	if r.Namespaces {
+		return ""
+	}
+	return "no unprivileged user namespaces here: Landlock only, so the protected paths, credential files and $REINS_HOME inside the workspace stay readable/writable by the workspace rules, metadata outside (chmod, touch, xattrs) can change, UDP and Unix sockets of outside servers stay reachable"
+}
+
+// Lines is the report as `reins doctor` prints it: one fact a line.
+func (r Report) Lines() []string {
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	var l []string
+	if r.Namespaces {
+		l = append(l, "namespaces: user, mount, pid, ipc, network — yes (confined processes run in a container)")
+		l = append(l, "read-only root, private /tmp and /run, credential files hidden, protected paths read-only: yes")
+		l = append(l, "network off by default: yes (own network namespace, loopback only; abstract sockets of the host unreachable)")
+	} else {
+		l = append(l, "namespaces: no ("+r.NamespaceErr+")")
+		l = append(l, "fallback: "+r.Weaker())
+	}
+	switch {
+	case r.LandlockABI >= signalScopeABI:
+		l = append(l, fmt.Sprintf("landlock: ABI %d — writes, truncation, TCP, signals and abstract sockets scoped", r.LandlockABI))
+	case r.LandlockABI >= minNetABI:
+		l = append(l, fmt.Sprintf("landlock: ABI %d — writes, truncation and TCP; no signal or abstract-socket scoping (needs ABI %d)", r.LandlockABI, signalScopeABI))
+	case r.LandlockABI >= minFSABI:
+		l = append(l, fmt.Sprintf("landlock: ABI %d — writes and truncation; no TCP control (needs ABI %d)", r.LandlockABI, minNetABI))
+	default:
+		l = append(l, fmt.Sprintf("landlock: ABI %d — not enough (needs %d): confined modes refuse to start", r.LandlockABI, minFSABI))
+	}
+	l = append(l, "seccomp (TIOCSTI, TIOCLINUX refused): "+yes(r.Seccomp))
+	l = append(l, "environment: secrets scrubbed from tools, MCP servers and children: yes")
+	return l
+}
+
+// String is Lines joined.
+func (r Report) String() string { return strings.Join(r.Lines(), "\n") + "\n" }

@@ -1,0 +1,244 @@
+package sandbox_test
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/sandbox"
+	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/tool"
+)
+
+// kind is a kind of process reins starts, with the policy its starter
+// gives it (the same code paths: tool.Env.Policy for bash and MCP servers,
+// plus the server's own env; subagent.Request.ChildPolicy for the children,
+// plus a reins child's state and config).
+type kind struct {
+	name   string
+	policy func(base sandbox.Policy, mode sandbox.Mode, ws, home string) sandbox.Policy
+	// network: the kind keeps the host's network (children reach their
+	// provider).
+	network bool
+}
+
+func kinds() []kind {
+	toolPol := func(base sandbox.Policy, mode sandbox.Mode, ws, _ string) sandbox.Policy {
+		env := &tool.Env{Workspace: ws, Permission: tool.Permission(mode), Sandbox: base}
+		return env.Policy()
+	}
+	child := func(base sandbox.Policy, mode sandbox.Mode, ws, _ string) sandbox.Policy {
+		req := subagent.Request{Cwd: ws, Permission: tool.Permission(mode), Sandbox: base, Agent: &config.Agent{Model: "anthropic/x"}}
+		return req.ChildPolicy(subagent.KeyEnv("anthropic/x"))
+	}
+	return []kind{
+		{"bash", toolPol, false},
+		{"mcp-server", func(b sandbox.Policy, m sandbox.Mode, ws, h string) sandbox.Policy {
+			p := toolPol(b, m, ws, h)
+			p.Env.Keep = append(p.Env.Keep, "MCP_SERVER_TOKEN") // its own config's env
+			return p
+		}, false},
+		{"acp-child", child, true},
+		{"pi-child", child, true},
+		{"reins-child", func(b sandbox.Policy, m sandbox.Mode, ws, h string) sandbox.Policy {
+			p := child(b, m, ws, h)
+			p.State = config.StateDirs(filepath.Join(h, ".reins"))
+			for _, f := range []string{"config.yaml", "agents", "trusted.json"} {
+				p.Readable = append(p.Readable, filepath.Join(h, ".reins", f))
+			}
+			return p
+		}, true},
+	}
+}
+
+// TestMatrix (issue 26, acceptance 3): for each confined permission mode
+// and each kind of process, the same escape attempts, all in one confined
+// script per cell. An attempt prints NAME:ESCAPED when it got through; the
+// plants are judged on the host after the process ended.
+func TestMatrix(t *testing.T) {
+	if sandbox.ABI() < 6 {
+		t.Fatalf("this suite needs Landlock ABI 6; the kernel has %d", sandbox.ABI())
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(cache, "reins-test"), 0o755)
+	home, err := os.MkdirTemp(filepath.Join(cache, "reins-test"), "matrix-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(home)
+	home, _ = filepath.EvalSymlinks(home)
+	for f, c := range map[string]string{".ssh/id_ed25519": "SSH-PRIVATE", ".aws/credentials": "AWS-CRED", ".reins/config.yaml": "model: mock/echo\n", "outside/victim": "x"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, f)), 0o755)
+		os.WriteFile(filepath.Join(home, f), []byte(c), 0o644)
+	}
+	os.MkdirAll(filepath.Join(home, ".reins", "sessions"), 0o755)
+	victim := filepath.Join(home, "outside", "victim")
+	old := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tcp.Close()
+	go func() {
+		for {
+			c, err := tcp.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	abstract := "@reins-matrix-" + strconv.Itoa(os.Getpid())
+	abs, err := net.Listen("unix", abstract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer abs.Close()
+	sockDir, _ := os.MkdirTemp("/tmp", "tmux-matrix-")
+	defer os.RemoveAll(sockDir)
+	door, err := net.Listen("unix", filepath.Join(sockDir, "default"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer door.Close()
+	for _, ln := range []net.Listener{abs, door} {
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+	}
+
+	py := func(name, code string) string {
+		return `python3 -c '` + code + `' 2>/dev/null && echo ` + name + `:ESCAPED` + "\n"
+	}
+	script := `cd "$WS"
+echo x > "$VICTIM.new" 2>/dev/null && echo write-outside:ESCAPED
+chmod 000 "$VICTIM" 2>/dev/null && echo chmod-outside:ESCAPED
+touch -d 1999-01-01 "$VICTIM" 2>/dev/null && echo touch-outside:ESCAPED
+chattr +i "$VICTIM" 2>/dev/null && echo chattr-outside:ESCAPED
+` + py("xattr-outside", `import os; os.setxattr(os.environ["VICTIM"], "user.x", b"1")`) + `
+grep -q SSH-PRIVATE "$HOME/.ssh/id_ed25519" 2>/dev/null && echo read-ssh-key:ESCAPED
+grep -q AWS-CRED "$HOME/.aws/credentials" 2>/dev/null && echo read-aws:ESCAPED
+grep -q mock "$HOME/.reins/config.yaml" 2>/dev/null && test "$KIND" != reins-child && echo read-reins-config:ESCAPED
+echo 'sandbox: {enabled: false}' >> "$HOME/.reins/config.yaml" 2>/dev/null && echo write-reins-config:ESCAPED
+test -n "$DEEPSEEK_API_KEY" && echo env-other-provider-key:ESCAPED
+test -n "$GITHUB_TOKEN" && echo env-token:ESCAPED
+cat /proc/*/environ 2>/dev/null | tr '\0' '\n' | grep -q '^GITHUB_TOKEN=' && echo proc-environ:ESCAPED
+printf '#!/bin/sh\n' > .git/hooks/pre-commit 2>/dev/null
+git config core.fsmonitor pwned 2>/dev/null
+echo '{}' > .mcp.json 2>/dev/null
+mkdir -p .claude/agents 2>/dev/null && echo x > .claude/agents/x.md 2>/dev/null
+mv .git .git-away 2>/dev/null
+(exec 3<>/dev/tcp/127.0.0.1/$TCPPORT) 2>/dev/null && echo tcp-egress:ESCAPED
+echo leak > /dev/udp/127.0.0.1/$UDPPORT 2>/dev/null
+` + py("abstract-socket", `import socket,os; s=socket.socket(socket.AF_UNIX); s.connect("\0"+os.environ["ABSTRACT"])`) +
+		py("outside-server-socket", `import socket,os; s=socket.socket(socket.AF_UNIX); s.connect(os.environ["DOOR"])`) +
+		py("tiocsti", `import fcntl,termios; fcntl.ioctl(0, termios.TIOCSTI, b"X")`) + `
+kill -0 $PPID 2>/dev/null && test $PPID != 1 && kill -STOP $PPID 2>/dev/null && kill -CONT $PPID && echo signal-watcher:ESCAPED
+exit 0`
+
+	type verdict map[string]bool // attempt → escaped
+	for _, mode := range []sandbox.Mode{sandbox.ReadOnly, sandbox.WorkspaceWrite} {
+		for _, k := range kinds() {
+			t.Run(string(mode)+"/"+k.name, func(t *testing.T) {
+				ws := t.TempDir()
+				for _, args := range [][]string{{"init", "-q"}, {"config", "user.email", "t@e"}, {"config", "user.name", "t"}} {
+					c := exec.Command("git", args...)
+					c.Dir = ws
+					if out, err := c.CombinedOutput(); err != nil {
+						t.Fatalf("git: %v %s", err, out)
+					}
+				}
+				gitConfig, _ := os.ReadFile(filepath.Join(ws, ".git", "config"))
+				os.WriteFile(victim, []byte("x"), 0o644)
+				os.Chtimes(victim, old, old)
+				base := sandbox.Policy{DenyNetwork: true, Home: filepath.Join(home, ".reins")}
+				p := k.policy(base, mode, ws, home)
+				cmd, err := sandbox.Command(p, "bash", "-c", script)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ptmx, tty, err := pty.Open()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ptmx.Close()
+				var out bytes.Buffer
+				cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr = ws, tty, &out, &out
+				cmd.Env = append(os.Environ(), "HOME="+home, "WS="+ws, "VICTIM="+victim, "KIND="+k.name,
+					"DEEPSEEK_API_KEY=sk-other", "ANTHROPIC_API_KEY=sk-own", "GITHUB_TOKEN=ghp-x", "MCP_SERVER_TOKEN=own",
+					"TCPPORT="+strconv.Itoa(tcp.Addr().(*net.TCPAddr).Port), "UDPPORT="+strconv.Itoa(udp.LocalAddr().(*net.UDPAddr).Port),
+					"ABSTRACT="+abstract[1:], "DOOR="+filepath.Join(sockDir, "default"))
+				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+				if err := cmd.Run(); err != nil {
+					t.Fatalf("%v\n%s", err, out.String())
+				}
+				tty.Close()
+				got := verdict{}
+				for _, line := range strings.Split(out.String(), "\n") {
+					if name, ok := strings.CutSuffix(line, ":ESCAPED"); ok {
+						got[name] = true
+					}
+				}
+				// Judged on the host.
+				if fi, err := os.Stat(victim); err != nil || fi.Mode().Perm() != 0o644 || !fi.ModTime().Equal(old) {
+					got["victim-changed"] = true
+				}
+				for _, f := range []string{".git/hooks/pre-commit", ".mcp.json", ".claude/agents/x.md", ".git-away"} {
+					if _, err := os.Lstat(filepath.Join(ws, f)); err == nil {
+						got["plant "+f] = true
+					}
+				}
+				if b, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); !bytes.Equal(b, gitConfig) {
+					got["plant .git/config"] = true
+				}
+				c, _ := net.Dial("udp", udp.LocalAddr().String())
+				c.Write([]byte("marker"))
+				c.Close()
+				buf := make([]byte, 16)
+				udp.SetReadDeadline(time.Now().Add(10 * time.Second))
+				if n, _, _ := udp.ReadFrom(buf); string(buf[:n]) != "marker" {
+					got["udp-egress"] = true
+					udp.ReadFrom(buf) // the marker
+				}
+				want := verdict{}
+				if k.network {
+					want["tcp-egress"], want["udp-egress"] = true, true
+				}
+				for a := range got {
+					if got[a] != want[a] {
+						t.Errorf("%s escaped\n%s", a, out.String())
+					}
+				}
+				for a := range want {
+					if !got[a] {
+						t.Errorf("%s was expected to work (the kind keeps the network)\n%s", a, out.String())
+					}
+				}
+			})
+		}
+	}
+}
