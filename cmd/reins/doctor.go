@@ -5,9 +5,31 @@ import (
 	"strings"
 
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/sandbox"
+	"github.com/reinsdev/reins/internal/tool"
 	"github.com/spf13/cobra"
 )
+
+// doctorMCP says which configured MCP servers fail to start here, each
+// with what reins can tell of the cause (mcpCause: the user's own config
+// and reins's checks, escaped; never what the server wrote). Starting them
+// is how that is known, as `reins mcp list` does; they are torn down with
+// the harness.
+func doctorMCP(s *streams, h *harness.Harness) {
+	all := h.MCPStatus(tool.WorkspaceWrite)
+	failed := 0
+	for _, st := range all {
+		if st.State != mcp.StateFailed {
+			continue
+		}
+		failed++
+		fmt.Fprintf(s.out, "mcp: server %s failed: %s\n", cell(st.Server.Name), mcpCause(st.Server, h.Getenv))
+	}
+	if len(all) > 0 && failed == 0 {
+		fmt.Fprintf(s.out, "mcp: %d server(s) configured, all start\n", len(all))
+	}
+}
 
 // newDoctorCmd is `reins doctor`: what the sandbox enforces on this machine
 // (SPEC §12) and what this folder's configuration asks of it.
@@ -31,6 +53,7 @@ func newDoctorCmd(s *streams) *cobra.Command {
 		if len(p.Readable) > 0 {
 			fmt.Fprintf(s.out, "config: sandbox.readable opens %d credential path(s)\n", len(p.Readable))
 		}
+		doctorMCP(s, h)
 		return nil
 	})
 }
