@@ -135,7 +135,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("REINS_HOME", filepath.Join(e.WorkDir, ".reins-home"))
 			e.Setenv("HOME", e.WorkDir)
 			e.Setenv(testutil.MarkEnv, os.Getenv(testutil.MarkEnv)+"/TestScripts/"+filepath.Base(e.WorkDir))
-			for _, k := range []string{"DEEPSEEK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_BASE_URL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"} {
+			for _, k := range []string{"DEEPSEEK_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_BASE_URL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"} {
 				e.Setenv(k, "")
 			}
 			return nil
