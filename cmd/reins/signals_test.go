@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,6 +27,9 @@ type sigRun struct {
 	out  bytes.Buffer
 	errb bytes.Buffer
 	done chan error
+	// marker replaced MARKER in the script: a `sleep MARKER` the run
+	// starts is found on the host by it (testutil.SleepMarker).
+	marker string
 }
 
 // startSigRun starts reins on script in a workspace holding files.
@@ -157,17 +159,6 @@ func lastTurnEnd(t *testing.T, ld *session.Loaded) session.TurnEnd {
 	return te
 }
 
-// gone reports whether pid no longer runs (absent, or a zombie waiting for
-// a reaper: it has exited).
-func gone(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
-}
-
 // TestSignals interrupts a run with SIGINT and SIGTERM in each place it can
 // wait — the model stream, a bash tool with a background grandchild, and a
 // retry sleep — and checks docs/cli.md and docs/subagents.md: exit 130 (SIGINT) or 143
@@ -197,25 +188,19 @@ func TestSignals(t *testing.T) {
 			script: `
 replies:
   - toolCalls:
-      - {id: c1, name: bash, arguments: {command: "sleep 300 & echo $! > sleep.pid; wait"}}
+      - {id: c1, name: bash, arguments: {command: "sleep MARKER & wait"}}
   - {text: never reached}
 `,
+			// The sleep runs in the bash tool's container, where $! is a
+			// pid of its own PID namespace: it is found on the host by its
+			// marker argument.
 			ready: func(t *testing.T, r *sigRun) {
-				r.waitUntil(t, "the grandchild's pid", func() bool {
-					b, err := os.ReadFile(filepath.Join(r.dir, "sleep.pid"))
-					return err == nil && bytes.HasSuffix(b, []byte("\n"))
-				})
+				r.waitUntil(t, "the grandchild on the host", func() bool { return len(testutil.SleepMarked(r.marker)) > 0 })
 			},
 			check: func(t *testing.T, r *sigRun, ld *session.Loaded) {
-				b, _ := os.ReadFile(filepath.Join(r.dir, "sleep.pid"))
-				pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-				if err != nil {
-					t.Fatalf("sleep.pid: %q", b)
-				}
 				// reins exits only after the bash group is gone.
-				if !gone(pid) {
-					t.Errorf("bash's background sleep (pid %d) outlived reins", pid)
-					syscall.Kill(pid, syscall.SIGKILL)
+				if left := testutil.SleepLeftBehind(r.marker, 0); len(left) > 0 {
+					t.Errorf("bash's background sleep (host pids %v) outlived reins", left)
 				}
 				var res session.ToolResult
 				for _, e := range ld.Events {
@@ -252,7 +237,9 @@ replies:
 	for _, p := range places {
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 			t.Run(p.name+"/"+sig.String(), func(t *testing.T) {
-				r := startSigRun(t, p.script, p.files, "go")
+				marker := testutil.SleepMarker(300)
+				r := startSigRun(t, strings.ReplaceAll(p.script, "MARKER", marker), p.files, "go")
+				r.marker = marker
 				p.ready(t, r)
 				code := r.interrupt(t, sig)
 				if want := 128 + int(sig); code != want {

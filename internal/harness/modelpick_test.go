@@ -97,11 +97,12 @@ replies:
 	for _, r := range f.srv.Requests() {
 		body := string(r.Body)
 		isChild := strings.Contains(body, "Think hard.")
-		has := strings.Contains(body, `"reasoning_effort":"high"`)
+		// openai speaks the Responses wire: reasoning.effort.
+		has := strings.Contains(body, `"reasoning":{"effort":"high"`)
 		switch {
 		case isChild && !has:
 			t.Errorf("a child request without the agent's effort: %.200s", body)
-		case !isChild && strings.Contains(body, "reasoning_effort"):
+		case !isChild && strings.Contains(body, `"reasoning":{"effort"`):
 			t.Errorf("a parent request with an effort: %.200s", body)
 		}
 		if isChild {

@@ -52,6 +52,9 @@ func TestToolProfileInRequest(t *testing.T) {
 		absent  []string
 	}{
 		{"openai/gpt-5", "", []string{"apply_patch", "bash", "glob", "grep", "ls", "read"}, []string{"edit", "multi_edit", "write"}},
+		// A model a local OpenAI-compatible server names: not OpenAI's
+		// own, so the default shapes.
+		{"openai/qwen2.5-coder", "", []string{"bash", "edit", "read", "write"}, []string{"apply_patch"}},
 		{"anthropic/claude-sonnet-4-5", "", []string{"bash", "edit", "glob", "grep", "ls", "multi_edit", "read", "write"}, []string{"apply_patch"}},
 		{"anthropic/claude-sonnet-4-5", tool.ProfileMinimal, []string{"bash", "edit", "read", "write"}, []string{"apply_patch", "multi_edit", "grep"}},
 	}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -28,10 +29,13 @@ func TestAppendCopyKeepsCompaction(t *testing.T) {
 		return e
 	}
 	mustAppend(TypeTurnStart, TurnStart{Turn: 1})
+	// The task stays: a compaction never replaces the first prompt.
+	mustAppend(TypeUserMessage, UserMessage{Message: say(llm.RoleUser, "TASK")})
+	mustAppend(TypeAssistantMessage, AssistantMessage{Turn: 1, Message: say(llm.RoleAssistant, "ACK")})
 	first := mustAppend(TypeUserMessage, UserMessage{Message: say(llm.RoleUser, "OLD-QUESTION")})
 	last := mustAppend(TypeAssistantMessage, AssistantMessage{Turn: 1, Message: say(llm.RoleAssistant, "OLD-ANSWER")})
 	mustAppend(TypeTurnEnd, TurnEnd{Turn: 1, Reason: ReasonCompleted})
-	mustAppend(TypeContextCompacted, ContextCompacted{Summary: "SUMMARY", Replaces: SeqRange{FromSeq: first.Seq - 1, ToSeq: last.Seq + 1}})
+	mustAppend(TypeContextCompacted, ContextCompacted{Summary: "SUMMARY", Replaces: SeqRange{FromSeq: first.Seq, ToSeq: last.Seq + 1}})
 	mustAppend(TypeUserMessage, UserMessage{Message: say(llm.RoleUser, "NEW-QUESTION")})
 	if err := parent.Flush(); err != nil {
 		t.Fatal(err)
@@ -72,7 +76,7 @@ func TestAppendCopyKeepsCompaction(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("fork history differs from the parent's (-parent +fork):\n%s", diff)
 	}
-	if len(got) != 2 || got[1].Content[0].Text != "NEW-QUESTION" {
-		t.Fatalf("fork history %+v, want the summary then NEW-QUESTION", got)
+	if len(got) != 4 || got[0].Content[0].Text != "TASK" || !strings.Contains(got[2].Content[0].Text, "SUMMARY") || got[3].Content[0].Text != "NEW-QUESTION" {
+		t.Fatalf("fork history %+v, want the task, the summary then NEW-QUESTION", got)
 	}
 }

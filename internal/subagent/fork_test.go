@@ -25,6 +25,9 @@ func TestForkEventsKeepCompaction(t *testing.T) {
 		return e
 	}
 	app(session.TypeTurnStart, session.TurnStart{Turn: 1})
+	// The task stays: a compaction never replaces the first prompt.
+	app(session.TypeUserMessage, session.UserMessage{Message: say(llm.RoleUser, "TASK")})
+	app(session.TypeAssistantMessage, session.AssistantMessage{Turn: 1, Message: say(llm.RoleAssistant, "ACK")})
 	a := app(session.TypeUserMessage, session.UserMessage{Message: say(llm.RoleUser, "OLD")})
 	b := app(session.TypeAssistantMessage, session.AssistantMessage{Turn: 1, Message: say(llm.RoleAssistant, "OLD-ANSWER")})
 	app(session.TypeContextCompacted, session.ContextCompacted{Summary: "SUMMARY", Replaces: session.SeqRange{FromSeq: a.Seq, ToSeq: b.Seq}})
@@ -51,8 +54,8 @@ func TestForkEventsKeepCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(want) != 2 || llm.BlocksText(want[1].Content) != "NEW" {
-		t.Fatalf("parent history %+v, want the summary then NEW", want)
+	if len(want) != 4 || llm.BlocksText(want[0].Content) != "TASK" || llm.BlocksText(want[3].Content) != "NEW" {
+		t.Fatalf("parent history %+v, want the task, the summary then NEW", want)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("fork history (-parent +fork):\n%s", diff)

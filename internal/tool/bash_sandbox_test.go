@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reinsdev/reins/internal/testutil"
 )
 
 // TestBashIsConfined: under workspace-write the bash tool writes inside the
@@ -51,25 +53,21 @@ func TestBashIsConfined(t *testing.T) {
 
 func TestBashSetsidDaemonEndsWithTheCall(t *testing.T) {
 	env := newEnv(t, WorkspaceWrite)
-	res := call(t, env, "bash", map[string]any{"command": "setsid -f bash -c 'echo $$ > daemon.pid; exec sleep 60'; for i in $(seq 100); do test -s daemon.pid && break; sleep 0.02; done"})
+	// The pid the command sees is its PID namespace's, not ours: the daemon
+	// is found on the host by a marker in its arguments. The command first
+	// waits until the daemon runs as `sleep MARKER` (seen in its own /proc),
+	// so the check below cannot pass on a daemon that never started.
+	marker := testutil.SleepMarker(60)
+	res := call(t, env, "bash", map[string]any{"command": "setsid -f bash -c 'echo $$ > daemon.pid; exec sleep " + marker + "'; " +
+		"for i in $(seq 250); do test -s daemon.pid && tr '\\0' ' ' < /proc/$(cat daemon.pid)/cmdline 2>/dev/null | grep -q '" + marker + "' && echo up && break; sleep 0.02; done"})
 	if res.IsError {
 		t.Fatalf("bash: %s", res.Content)
 	}
-	b, err := os.ReadFile(filepath.Join(env.Workspace, "daemon.pid"))
-	if err != nil {
-		t.Fatal(err)
+	if !strings.Contains(res.Content, "up") {
+		t.Fatalf("the setsid daemon never ran: %s", res.Content)
 	}
-	pid := strings.TrimSpace(string(b))
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		st, err := os.ReadFile("/proc/" + pid + "/stat")
-		if err != nil || strings.Contains(string(st), ") Z ") {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the setsid daemon (pid %s) outlived the tool call", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if left := testutil.SleepLeftBehind(marker, 2*time.Second); len(left) > 0 {
+		t.Fatalf("the setsid daemon (host pids %v) outlived the tool call", left)
 	}
 }
 

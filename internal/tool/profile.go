@@ -60,8 +60,11 @@ func ProfileFor(explicit Profile, provider, model string) Profile {
 	switch p := strings.ToLower(provider); {
 	case p == "anthropic" || strings.HasPrefix(m, "claude"):
 		return ProfileClaude
-	case p == "openai" || strings.HasPrefix(m, "gpt-") || strings.HasPrefix(m, "codex") ||
-		strings.HasPrefix(m, "o1") || strings.HasPrefix(m, "o3") || strings.HasPrefix(m, "o4"):
+	case p == "openai" && (strings.HasPrefix(m, "gpt-") || strings.HasPrefix(m, "codex") ||
+		strings.HasPrefix(m, "o1") || strings.HasPrefix(m, "o3") || strings.HasPrefix(m, "o4")),
+		strings.HasPrefix(m, "gpt-5") || strings.HasPrefix(m, "codex"):
+		// OpenAI's own coding models (by name): a local server reached as
+		// openai/<anything else> keeps the default shapes.
 		return ProfileCodex
 	}
 	return ProfileDefault

@@ -195,7 +195,7 @@ func TestToolLoopAgainstMock(t *testing.T) {
 	if got := string(body.Contents[1].Parts[0]); !strings.Contains(got, `"functionCall":{"name":"read","args":{"path":"a.txt"}}`) {
 		t.Errorf("call part %s", got)
 	}
-	if body.GenerationConfig.ThinkingConfig.ThinkingBudget != 1024 {
-		t.Errorf("thinking budget %d, want 1024 for low", body.GenerationConfig.ThinkingConfig.ThinkingBudget)
+	if want := llm.EffortLow.ThinkingBudget(); body.GenerationConfig.ThinkingConfig.ThinkingBudget != want {
+		t.Errorf("thinking budget %d, want %d for low", body.GenerationConfig.ThinkingConfig.ThinkingBudget, want)
 	}
 }

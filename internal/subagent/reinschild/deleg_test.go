@@ -1,6 +1,7 @@
 package reinschild_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -38,10 +39,15 @@ func reinsAgent(name, marker, tools string) string {
 ` + marker + "\n"
 }
 
-// wireRequest is what a test reads of an OpenAI-wire request body.
+// wireRequest is what a test reads of an OpenAI request body, in either
+// wire: Responses (the openai default: tools {type, name},
+// max_output_tokens) or chat completions (tools {type, function: {name}},
+// max_tokens).
 type wireRequest struct {
-	MaxTokens int `json:"max_tokens"`
-	Tools     []struct {
+	MaxTokens       int `json:"max_tokens"`
+	MaxOutputTokens int `json:"max_output_tokens"`
+	Tools           []struct {
+		Name     string `json:"name"`
 		Function struct {
 			Name string `json:"name"`
 		} `json:"function"`
@@ -51,11 +57,14 @@ type wireRequest struct {
 func (w wireRequest) toolNames() []string {
 	var out []string
 	for _, t := range w.Tools {
-		out = append(out, t.Function.Name)
+		out = append(out, cmp.Or(t.Name, t.Function.Name))
 	}
 	slices.Sort(out)
 	return out
 }
+
+// maxTokens is the request's output-token cap, in either wire.
+func (w wireRequest) maxTokens() int { return cmp.Or(w.MaxOutputTokens, w.MaxTokens) }
 
 // requestsWith decodes the recorded requests whose system prompt holds
 // marker.
@@ -138,8 +147,8 @@ fallback:
 		t.Errorf("the child made %d model requests, want 3 (--max-steps 3)", len(reqs))
 	}
 	for i, r := range reqs {
-		if r.MaxTokens != 777 {
-			t.Errorf("child request %d: max_tokens %d, want 777", i, r.MaxTokens)
+		if r.maxTokens() != 777 {
+			t.Errorf("child request %d: max output tokens %d, want 777", i, r.maxTokens())
 		}
 	}
 	ends := testutil.Decoded[session.SubagentEnd](t, p.events(t), session.TypeSubagentEnd)
