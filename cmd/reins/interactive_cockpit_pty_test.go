@@ -365,7 +365,7 @@ fallback:
 	tm.waitFor("new session")
 	tm.typeKeys("/model\r")
 	tm.waitFor("the catalogue (/model N picks")
-	tm.waitFor("mock/echo")
+	tm.waitFor("more") // the catalogue is longer than one list; /model TEXT narrows it
 	tm.typeKeys("/model demo\r")
 	tm.waitFor("model: mock/demo")
 	tm.typeKeys("/model mock\r")

@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -287,6 +289,13 @@ func buildView(p Policy, tmp string, argv []string) error {
 			return fmt.Errorf("private %s: %w", d, err)
 		}
 	}
+	// A folder before what lies in it: a read-only copy of a named path
+	// (an agent env's REINS_HOME in /tmp) attached after a writable state
+	// directory inside it would hide that directory under its read-only
+	// view.
+	slices.SortStableFunc(early, func(a, b detached) int {
+		return cmp.Compare(strings.Count(a.path, "/"), strings.Count(b.path, "/"))
+	})
 	for _, d := range early {
 		if err := d.attach(); err != nil {
 			return err

@@ -65,6 +65,18 @@ func randHex() string {
 // testLadder keeps teardown quick; the order of the rungs is proc's.
 var testLadder = proc.Ladder{Grace: time.Second, Term: 500 * time.Millisecond, Reap: 5 * time.Second}
 
+// testExitWait bounds how long a closed transport waits for the child's
+// exit status (Options.ExitWait). The child runs in the sandbox's
+// container: after it exits, the namespace's init must reap it and exit,
+// the kernel tears the namespaces down, and only then does the supervisor
+// see the init end and exit itself. That takes ~0.1 s here but more than
+// 2 s on a loaded machine, when a crash (crash_exit, exit code 0) was
+// reported as a broken transport. A wider bound keeps the verdicts: a
+// child that exits is still reported with its status, and one that only
+// closes stdout (close_stdout) still waits the bound out and is reported
+// as transport.
+const testExitWait = 10 * time.Second
+
 func (f *fixture) provider() subagent.Provider {
 	return New(Options{
 		Logf: func(format string, args ...any) {
@@ -74,7 +86,7 @@ func (f *fixture) provider() subagent.Provider {
 		},
 		Ladder:      testLadder,
 		CancelGrace: 300 * time.Millisecond,
-		ExitWait:    2 * time.Second,
+		ExitWait:    testExitWait,
 	})
 }
 

@@ -523,7 +523,10 @@ func (r *run) foldChildLog() ([]llm.Block, bool) {
 			fold.Push(e)
 		}
 	}
-	return fold.Collect(), true
+	// A log that holds nothing of this run (the child died before it wrote
+	// any) is behind what was streamed: the streamed text stands.
+	out := fold.Collect()
+	return out, out != nil
 }
 
 // childLog is the path of child session sid's log under home, when sid
