@@ -120,7 +120,11 @@ func serveClient(ctx context.Context, e *temporal.Engine, in io.Reader, out io.W
 				mu.Lock()
 				delete(cancels, id)
 				mu.Unlock()
-				send(wire.Msg{Op: wire.OpResult, ID: id, Result: &res})
+				m := wire.Msg{Op: wire.OpResult, ID: id, Result: &res}
+				if c, ok := run.(interface{ ChildSession() string }); ok {
+					m.Session = c.ChildSession()
+				}
+				send(m)
 			}(m.ID, *m.Task)
 		default:
 			logf("unknown op %q", m.Op)

@@ -217,6 +217,13 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 		if id, ok := places.children.LoadAndDelete(taskLabel(t.ID)); ok {
 			res.SessionID = id.(string)
 		}
+		if runID, ok := places.runs.LoadAndDelete(taskLabel(t.ID)); ok && res.SessionID == "" {
+			// A temporal child's session is on its worker, known only
+			// with its result (the engine's ChildSession).
+			if e, ok := places.eng.(interface{ ChildSession(string) string }); ok {
+				res.SessionID = e.ChildSession(runID.(string))
+			}
+		}
 		return res
 	}
 	err = batch.Run(ctx, tasks, out, batch.Options{Parallel: f.parallel, Progress: func(p batch.Progress) {
@@ -328,6 +335,9 @@ type batchPlaces struct {
 	// session, from the subagent/start events of the batch sessions, so
 	// that each result names the session `reins log` shows.
 	children sync.Map
+	// runs maps a task's label to its run id, for an engine whose child
+	// session is known only when the run settled (temporal).
+	runs sync.Map
 
 	mu   sync.Mutex
 	left map[string]int // tasks not yet finished, by workspace
@@ -503,7 +513,12 @@ func (ps *batchPlaces) observe(_ session.Header, e session.Event) {
 		return
 	}
 	var st session.SubagentStart
-	if json.Unmarshal(e.Data, &st) == nil && st.ChildSession != "" {
+	if json.Unmarshal(e.Data, &st) != nil {
+		return
+	}
+	if st.ChildSession != "" {
 		ps.children.Store(st.Label, st.ChildSession)
+	} else if st.RunID != "" {
+		ps.runs.Store(st.Label, st.RunID)
 	}
 }

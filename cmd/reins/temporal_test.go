@@ -283,7 +283,9 @@ func TestTemporalJobKill(t *testing.T) {
 fallback: {text: done}
 `, wait)), 0o644)
 	parentHome := t.TempDir()
-	parent := reinsCmd(t, parentHome, "run", "--config", cfg, "-m", "mock/echo", "--json", "start-then-kill")
+	// --sandbox off: the sandbox gives the parent's bash a private, empty
+	// /tmp, where the worker's REINS_HOME (a temporary folder) is not seen.
+	parent := reinsCmd(t, parentHome, "run", "--config", cfg, "--sandbox", "off", "-m", "mock/echo", "--json", "start-then-kill")
 	parent.Env = append(parent.Env, "REINS_MOCK_SCRIPT="+parentScript)
 	var pout, perr bytes.Buffer
 	parent.Stdout, parent.Stderr = &pout, &perr
@@ -300,6 +302,15 @@ fallback: {text: done}
 	}
 	notices := checkJobsAccounted(t, ld)
 	if len(notices) != 1 || notices[0].Status != "killed" {
+		for _, e := range ld.Events {
+			if e.Type == session.TypeSubagentEnd {
+				t.Logf("subagent/end %s", e.Data)
+			}
+		}
+		w.stop()
+		plog, _ := os.ReadFile(filepath.Join(parentHome, "logs", "reins.log"))
+		wlog, _ := os.ReadFile(filepath.Join(w.home, "logs", "reins.log"))
+		t.Logf("parent stderr:\n%s\nparent log:\n%s\nworker stderr:\n%s\nworker log:\n%s", perr.Bytes(), plog, w.errb.Bytes(), wlog)
 		t.Fatalf("notices %+v, want job-1 killed once", notices)
 	}
 	// The child's own session on the worker ended aborted.

@@ -85,6 +85,21 @@ type helperEngine struct {
 	mu     sync.Mutex
 	h      *helper
 	closed bool
+
+	// children are the settled runs' own sessions on the workers, by run
+	// id, until ChildSession takes them.
+	children sync.Map
+}
+
+// ChildSession takes the session on its worker of settled run runID (a
+// subagent.Request's RunID), when the worker said it: a temporal child's
+// Session is empty at its start, its session on the worker known only
+// with its result. The batch's results name it (sessionId).
+func (e *helperEngine) ChildSession(runID string) string {
+	if s, ok := e.children.LoadAndDelete(runID); ok {
+		return s.(string)
+	}
+	return ""
 }
 
 func openTemporal(cfg config.Subagents, model string, logf func(string, ...any)) (subagent.Engine, func(), error) {
@@ -195,6 +210,9 @@ func (h *helper) read(r io.ReadCloser, e *helperEngine) {
 			default:
 			}
 		case wire.OpResult:
+			if m.Session != "" && r.runID != "" {
+				e.children.Store(r.runID, m.Session)
+			}
 			if m.Result != nil {
 				select {
 				case r.result <- *m.Result:
@@ -230,11 +248,11 @@ func (h *helper) send(m wire.Msg) error {
 	return err
 }
 
-func (h *helper) add(provider string) *helperRun {
+func (h *helper) add(runID, provider string) *helperRun {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.nextID++
-	r := &helperRun{h: h, id: h.nextID, provider: provider, started: make(chan *wire.StartFailure, 1),
+	r := &helperRun{h: h, id: h.nextID, runID: runID, provider: provider, started: make(chan *wire.StartFailure, 1),
 		result: make(chan subagent.Result, 1), stop: make(chan struct{})}
 	h.runs[r.id] = r
 	return r
@@ -262,7 +280,7 @@ func (e *helperEngine) Start(ctx context.Context, req subagent.Request, _ subage
 	if err != nil {
 		return nil, &subagent.StartError{Diagnostic: unavailable(t.Provider).Diagnostic, Err: err}
 	}
-	r := h.add(t.Provider)
+	r := h.add(t.RunID, t.Provider)
 	if err := h.send(wire.Msg{Op: wire.OpStart, ID: r.id, Task: &t}); err != nil {
 		h.drop(r.id)
 		return nil, &subagent.StartError{Diagnostic: unavailable(t.Provider).Diagnostic, Err: fmt.Errorf("%s: %w", HelperName, err)}
@@ -293,6 +311,7 @@ func (e *helperEngine) Start(ctx context.Context, req subagent.Request, _ subage
 type helperRun struct {
 	h        *helper
 	id       uint64
+	runID    string
 	provider string
 	started  chan *wire.StartFailure
 	result   chan subagent.Result

@@ -104,6 +104,16 @@ type run struct {
 	stop       chan struct{} // closed by the first cancel
 	mu         sync.Mutex
 	settled    bool
+	child      string // the child's session on the worker, once settled
+}
+
+// ChildSession is the child's own session on the worker that ran it,
+// known once Wait returned (empty before, or when it never started). It
+// is not Session: that one a cold resume loads here.
+func (r *run) ChildSession() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.child
 }
 
 // Session is empty: the child's session is on the worker (docs/engine.md).
@@ -131,6 +141,9 @@ func (r *run) Wait(ctx context.Context) subagent.Result {
 	err := r.wr.Get(gctx, &out)
 	r.mu.Lock()
 	r.settled = true
+	if err == nil {
+		r.child = out.ChildSession
+	}
 	r.mu.Unlock()
 	if err != nil {
 		select {

@@ -2,11 +2,14 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/reinsdev/reins/internal/engine/workspace"
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
 )
@@ -78,9 +81,27 @@ func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	// The child's own session, from the stand-in's subagent/start.
+	var (
+		childMu sync.Mutex
+		child   string
+	)
 	sess, err := h.NewSession(harness.SessionOptions{
 		Model: m, MaxSteps: t.MaxSteps, MaxTokens: t.MaxTokens, Permission: perm, Tools: t.Tools,
 		Parent: t.ParentSession, Depth: t.Depth - 1, Agent: "worker",
+		Observe: func(_ session.Header, e session.Event) {
+			if e.Type != session.TypeSubagentStart {
+				return
+			}
+			var st session.SubagentStart
+			if json.Unmarshal(e.Data, &st) == nil && st.ChildSession != "" {
+				childMu.Lock()
+				if child == "" {
+					child = st.ChildSession
+				}
+				childMu.Unlock()
+			}
+		},
 	})
 	if err != nil {
 		return Outcome{}, err
@@ -94,5 +115,7 @@ func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	return Outcome{Result: res, WorkerSession: sess.Log.Header().ID}, nil
+	childMu.Lock()
+	defer childMu.Unlock()
+	return Outcome{Result: res, WorkerSession: sess.Log.Header().ID, ChildSession: child}, nil
 }

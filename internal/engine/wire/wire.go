@@ -38,11 +38,13 @@ type Task struct {
 	Timeout time.Duration
 }
 
-// Outcome is a settled run: the child's result and the session on the
-// worker under which the child's log lies.
+// Outcome is a settled run: the child's result, the session on the
+// worker under which the child's log lies, and the child's own session
+// there (empty when the child never started).
 type Outcome struct {
 	Result        subagent.Result
 	WorkerSession string
+	ChildSession  string
 }
 
 // TaskOf is the wire form of req for a parent on model (PROVIDER/MODEL).
@@ -85,6 +87,9 @@ type Msg struct {
 	Task   *Task            `json:"task,omitempty"`
 	Failed *StartFailure    `json:"failed,omitempty"`
 	Result *subagent.Result `json:"result,omitempty"`
+	// Session (with OpResult) is the child's own session on the worker
+	// that ran it, when it is known: what `reins log` shows there.
+	Session string `json:"session,omitempty"`
 }
 
 // StartFailure is a failed start: subagent.StartError without its cause,
