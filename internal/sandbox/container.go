@@ -248,6 +248,24 @@ func buildView(p Policy, tmp string, argv []string) error {
 	}
 	seen := map[string]bool{}
 	named := append(append([]string{cwd}, argv...), filepath.Dir(argv[0]))
+	// A program that lives in a private folder needs its neighbours too:
+	// node resolves a script's imports through the node_modules of every
+	// folder above it (a repository cloned to /tmp/x runs
+	// /tmp/x/testdata/.../agent.mjs, which imports /tmp/x/node_modules/...).
+	// So the top folder under the private one that holds each program path
+	// comes back read-only as a whole; nothing else of /tmp does.
+	for _, a := range argv {
+		r := resolved(a)
+		if r == "" || !filepath.IsAbs(a) {
+			continue
+		}
+		for _, d := range privateDirs {
+			if rel, err := filepath.Rel(d, r); err == nil && within(d, r) && r != d {
+				top, _, _ := strings.Cut(rel, string(filepath.Separator))
+				named = append(named, filepath.Join(d, top))
+			}
+		}
+	}
 	// So do the paths in the variables the caller set for this process on
 	// purpose (an agent file's or an MCP server's env: pi's agent folder).
 	for _, k := range p.Env.Keep {
