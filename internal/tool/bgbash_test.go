@@ -2,9 +2,9 @@ package tool
 
 import (
 	"fmt"
+	"github.com/reinsdev/reins/internal/testutil"
 	"net"
 	"net/http"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -37,9 +37,7 @@ func pollOutput(t *testing.T, env *Env, id, want string) string {
 // answers while the model polls its output, bash_kill stops it (its whole
 // group gone), and the session's Close stops what is left.
 func TestBackgroundDevServer(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not found")
-	}
+	testutil.Python(t) // fails, unless REINS_TEST_SKIP_PEERS=1, when python3 is missing
 	env := newEnv(t, WorkspaceWrite)
 	env.Shells = NewShells()
 	defer env.Shells.Close()

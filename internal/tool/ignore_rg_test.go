@@ -2,6 +2,7 @@ package tool
 
 import (
 	"fmt"
+	"github.com/reinsdev/reins/internal/testutil"
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
@@ -83,7 +84,7 @@ func sortedLines(s string) []string {
 func needRG(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("rg"); err != nil {
-		t.Skip("ripgrep (rg) is not on PATH: scripts/test installs Debian's ripgrep")
+		testutil.MissingPeer(t, "ripgrep (rg) is not on PATH (scripts/test installs Debian's ripgrep)")
 	}
 }
 
