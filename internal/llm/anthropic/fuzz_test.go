@@ -122,66 +122,9 @@ func streamBody(t *testing.T, body []byte, step int) []llm.Chunk {
 }
 
 // checkChunks checks the chunk protocol and the finish of a stream that was
-// neither cancelled nor timed out.
+// neither cancelled nor timed out (llmtest.CheckStream, the rule every
+// wire's fuzz test shares) against this adapter's fixed messages.
 func checkChunks(t *testing.T, chunks []llm.Chunk) {
 	t.Helper()
-	if len(chunks) == 0 {
-		t.Fatal("no chunks: the stream must end with a finish")
-	}
-	for i, c := range chunks {
-		if (c.Type == llm.ChunkFinish) != (i == len(chunks)-1) {
-			t.Fatalf("chunk %d of %d is %q: want exactly one finish, last", i, len(chunks), c.Type)
-		}
-	}
-	kinds := map[int]llm.BlockType{}
-	ended := map[int]bool{}
-	deltaKind := map[llm.ChunkType]llm.BlockType{
-		llm.ChunkTextDelta: llm.BlockText, llm.ChunkReasoningDelta: llm.BlockReasoning, llm.ChunkToolCallDelta: llm.BlockToolCall,
-	}
-	for i, c := range chunks {
-		switch c.Type {
-		case llm.ChunkBlockStart:
-			if c.Index != len(kinds) || c.Block == nil {
-				t.Fatalf("chunk %d: block-start index %d (block %v), want index %d", i, c.Index, c.Block, len(kinds))
-			}
-			kinds[c.Index] = c.Block.Type
-		case llm.ChunkTextDelta, llm.ChunkReasoningDelta, llm.ChunkToolCallDelta:
-			k, ok := kinds[c.Index]
-			if !ok || ended[c.Index] || k != deltaKind[c.Type] {
-				t.Fatalf("chunk %d: %s into block %d (opened %v, ended %v, kind %q)", i, c.Type, c.Index, ok, ended[c.Index], k)
-			}
-		case llm.ChunkBlockEnd:
-			if _, ok := kinds[c.Index]; !ok || ended[c.Index] {
-				t.Fatalf("chunk %d: block-end of block %d (opened %v, ended %v)", i, c.Index, ok, ended[c.Index])
-			}
-			ended[c.Index] = true
-		case llm.ChunkUsage:
-			if c.Usage == nil {
-				t.Fatalf("chunk %d: usage chunk without usage", i)
-			}
-		case llm.ChunkFinish:
-		default:
-			t.Fatalf("chunk %d: unknown type %q", i, c.Type)
-		}
-	}
-	fin := chunks[len(chunks)-1].Finish
-	if fin == nil {
-		t.Fatal("finish chunk without a Finish")
-	}
-	switch fin.Kind {
-	case llm.FinishStop:
-		if len(kinds) == 0 {
-			t.Fatalf("stop finish with no content block: want %s", llm.CodeEmptyResponse)
-		}
-	case llm.FinishToolCalls, llm.FinishMaxTokens, llm.FinishRefusal, llm.FinishPause:
-	case llm.FinishError:
-		if !llmtest.ValidCode(fin.Code) {
-			t.Fatalf("error finish code %q is neither known nor [A-Z0-9_]", fin.Code)
-		}
-		if !fixedMessages[fin.Message] {
-			t.Fatalf("error finish message %q is not one of the fixed texts", fin.Message)
-		}
-	default:
-		t.Fatalf("finish kind %q is not in the known set", fin.Kind)
-	}
+	llmtest.CheckStream(t, chunks, func(msg string) bool { return fixedMessages[msg] })
 }
