@@ -69,6 +69,10 @@ func (e *Exhausted) Error() string {
 	return fmt.Sprintf("the %s budget ran out (used %s of %s)", e.Kind, e.Used, e.Limit)
 }
 
+// WallClockSpent reports whether the time budget ran out: a child being
+// torn down for it is owed no grace (childproc.Lifetime.Hurried).
+func (e *Exhausted) WallClockSpent() bool { return e.Kind == Time }
+
 // Budget is one budget of the tree. A child budget (an agent file's
 // `budget:`) charges its parents too and counts as exhausted when any of
 // them is. Its methods are safe for concurrent use; a nil *Budget is no

@@ -12,9 +12,11 @@ package childproc
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -91,6 +93,8 @@ type Lifetime struct {
 	began  time.Time
 	done   chan struct{}
 	stall  stall
+	// hurried: the child is owed no more grace (Hurry).
+	hurried atomic.Bool
 
 	disposal Once
 }
@@ -109,8 +113,36 @@ func Start(timeout time.Duration, timeoutCause error) *Lifetime {
 // Context is cancelled when the lifetime ends.
 func (l *Lifetime) Context() context.Context { return l.ctx }
 
-// End ends the lifetime with cause; the first cause stays.
-func (l *Lifetime) End(cause error) { l.cancel(cause) }
+// End ends the lifetime with cause; the first cause stays. A cause that
+// says the wall clock is spent hurries the teardown (Hurried).
+func (l *Lifetime) End(cause error) {
+	if outOfTime(cause) {
+		l.hurried.Store(true)
+	}
+	l.cancel(cause)
+}
+
+// wallClock is how a cause says the tree's time is up without this
+// package importing the budget: budget.Exhausted of kind time.
+type wallClock interface{ WallClockSpent() bool }
+
+func outOfTime(err error) bool {
+	var w wallClock
+	return errors.As(err, &w) && w.WallClockSpent()
+}
+
+// Hurry records that the child is owed no more grace: it let a cancel go
+// unanswered for the cancel grace (its stdin is closed already; the grace
+// was given).
+func (l *Lifetime) Hurry() { l.hurried.Store(true) }
+
+// Hurried reports whether the teardown skips the graces and starts at
+// SIGTERM (proc.Ladder.Unresponsive): the child stalled, the time budget
+// of the run (--timeout, budget.time) is spent — waiting for a polite
+// exit would overrun the wall time the user set — or it left a cancel
+// unanswered (Hurry). This is the one place that rule lives; every
+// provider asks here before it picks its ladder and its cancel grace.
+func (l *Lifetime) Hurried() bool { return l.Stalled() || l.hurried.Load() }
 
 // Cause is the cause that ended the lifetime, nil while it lasts.
 func (l *Lifetime) Cause() error { return context.Cause(l.ctx) }
@@ -156,6 +188,9 @@ func (l *Lifetime) Wait(ctx context.Context, parentCause error) {
 	select {
 	case <-l.done:
 	case <-ctx.Done():
+		if outOfTime(context.Cause(ctx)) {
+			l.hurried.Store(true)
+		}
 		l.End(parentCause)
 		<-l.done
 	}

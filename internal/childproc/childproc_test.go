@@ -3,6 +3,7 @@ package childproc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -201,6 +202,42 @@ func TestOnce(t *testing.T) {
 			}
 			if err := o.Do(func() error { t.Error("f ran again"); return nil }); err != tt.err {
 				t.Errorf("a later Do = %v", err)
+			}
+		})
+	}
+}
+
+// spentClock is a cause that says the wall clock is spent, as
+// budget.Exhausted of kind time does.
+type spentClock bool
+
+func (spentClock) Error() string          { return "time's up" }
+func (s spentClock) WallClockSpent() bool { return bool(s) }
+
+func TestHurried(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		end  func(l *Lifetime)
+		want bool
+	}{
+		{"a local cancel", func(l *Lifetime) { l.End(errors.New("cancelled")) }, false},
+		{"a token budget", func(l *Lifetime) { l.End(spentClock(false)) }, false},
+		{"the time budget, as the cause", func(l *Lifetime) { l.End(fmt.Errorf("run: %w", spentClock(true))) }, true},
+		{"the time budget, through the parent's context", func(l *Lifetime) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			cancel(spentClock(true))
+			l.Wait(ctx, errors.New("parent cancelled"))
+		}, true},
+		{"an unanswered cancel", func(l *Lifetime) { l.Hurry(); l.End(errors.New("cancelled")) }, true},
+		{"a stall", func(l *Lifetime) { l.End(ErrStalled) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := Start(0, nil)
+			l.Go(func() { <-l.Context().Done() })
+			tc.end(l)
+			<-l.Done()
+			if got := l.Hurried(); got != tc.want {
+				t.Errorf("Hurried() = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/proc"
@@ -564,6 +565,65 @@ func TestNothingChildControlledLeaks(t *testing.T) {
 			}
 			if !strings.Contains(f.hostLog(), f.canary) {
 				t.Error("the raw causes did not reach the host log")
+			}
+		})
+	}
+}
+
+// TestOutOfTimeSkipsTheGraces (issue 29: `--timeout 3s` took 8.1 s
+// against an ACP child that ignores SIGTERM): when the tree's time budget
+// is spent, or the child let a cancel go unanswered for the cancel grace,
+// it is owed no further grace — SIGTERM follows at once, SIGKILL after the
+// ladder's Term. The graces here are ten minutes: a teardown that waits
+// one of them does not finish within the test's bound.
+func TestOutOfTimeSkipsTheGraces(t *testing.T) {
+	long := 10 * time.Minute
+	for _, tc := range []struct {
+		name        string
+		cancelGrace time.Duration
+		end         func(r subagent.Run) subagent.Result
+	}{
+		{"the tree's time budget ran out", long, func(r subagent.Run) subagent.Result {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			cancel(&budget.Exhausted{Kind: budget.Time, Limit: "3s", Used: "3s"})
+			return r.Wait(ctx)
+		}},
+		{"a cancel the child never answered", 300 * time.Millisecond, func(r subagent.Run) subagent.Result {
+			r.Cancel()
+			return r.Wait(context.Background())
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t)
+			p := New(Options{
+				Logf:        func(string, ...any) {},
+				Ladder:      proc.Ladder{Grace: long, Term: 500 * time.Millisecond, Reap: 10 * time.Second},
+				CancelGrace: tc.cancelGrace,
+				ExitWait:    testExitWait,
+			})
+			r, err := p.Start(context.Background(), f.request(f.agent("ignore_term", "", nil), "x"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan subagent.Result, 1)
+			go func() {
+				res := tc.end(r)
+				if err := r.Dispose(); err != nil {
+					t.Errorf("Dispose: %v", err)
+				}
+				done <- res
+			}()
+			select {
+			case res := <-done:
+				if res.StopReason != subagent.StopAborted {
+					t.Errorf("stop reason %s, want aborted", res.StopReason)
+				}
+			case <-time.After(3 * time.Minute):
+				t.Fatal("the teardown waited out a grace the child was not owed")
+			}
+			if live := f.alive(); len(live) > 0 {
+				t.Fatalf("processes alive after the teardown: %v", live)
 			}
 		})
 	}

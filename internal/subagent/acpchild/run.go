@@ -97,7 +97,7 @@ func (e *TeardownError) Unwrap() error { return e.Err }
 func (r *run) teardown() error {
 	r.life.StopTimer()
 	ladder := r.p.opts.Ladder
-	if r.life.Stalled() {
+	if r.life.Hurried() {
 		ladder = ladder.Unresponsive()
 	}
 	err := r.proc.Dispose(ladder)
@@ -127,13 +127,15 @@ func (r *run) prompt() {
 	stop := context.AfterFunc(r.ctx, func() {
 		// After the grace, stop waiting; closing stdin (the ladder's
 		// first rung) also frees a write the child never reads.
-		// A stalled child is not answering: it gets no grace.
+		// A stalled child, or one whose time is up, gets no grace; one
+		// that lets the grace pass unanswered gets none at teardown.
 		grace := r.p.opts.CancelGrace
-		if r.life.Stalled() {
+		if r.life.Hurried() {
 			grace = 0
 		}
 		graceMu.Lock()
 		graceTimer = time.AfterFunc(grace, func() {
+			r.life.Hurry()
 			pcancel()
 			r.pipes.Stdin.Close()
 		})
