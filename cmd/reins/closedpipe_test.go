@@ -93,6 +93,22 @@ func TestStreamJSONReaderGone(t *testing.T) {
 // TestClosedStdoutExits1 is `reins run --json … | true` and its siblings:
 // every command that writes stdout exits 1 when it cannot, not 141.
 func TestClosedStdoutExits1(t *testing.T) {
+	testClosedStdout(t, nil)
+}
+
+// TestFullStdoutExits1: stdout on /dev/full, a character device whose
+// every write fails with ENOSPC, is no terminal: the failed write is seen
+// and the command exits 1.
+func TestFullStdoutExits1(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatalf("this test needs /dev/full: %v", err)
+	}
+	defer full.Close()
+	testClosedStdout(t, full)
+}
+
+func testClosedStdout(t *testing.T, full *os.File) {
 	sc, err := mock.Parse([]byte("replies:\n  - text: fine\n    repeat: true\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -116,6 +132,11 @@ func TestClosedStdoutExits1(t *testing.T) {
 		t.Run(strings.Join(args[:min(2, len(args))], " "), func(t *testing.T) {
 			cmd := reinsCmd(t, home, args...)
 			cmd.Stdout = closedStdout(t)
+			if full != nil {
+				// A character device that is not a terminal fails writes
+				// too: it must not pass for one (the answer lost, exit 0).
+				cmd.Stdout = full
+			}
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {

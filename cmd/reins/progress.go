@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/term"
 	"io"
 	"os"
 	"sync"
@@ -42,8 +43,10 @@ func isTerminal(v any) bool {
 	if !ok {
 		return false
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	// A terminal answers the terminal ioctl; a character device alone is
+	// not one (/dev/null, /dev/full: taking those for terminals lost the
+	// failed writes of `reins version > /dev/full`, exit 0).
+	return term.IsTerminal(f.Fd())
 }
 
 func (p *progress) printf(format string, args ...any) {
