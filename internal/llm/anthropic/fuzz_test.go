@@ -1,13 +1,11 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"iter"
 	"net/http"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/llmtest"
@@ -44,17 +42,13 @@ func mockCaptures(tb testing.TB) [][]byte {
 		{Fault: mock.FaultOverloaded, Text: "then overloaded"},
 		{Fault: mock.FaultContextWindow},
 	}
-	var out [][]byte
-	for _, r := range replies {
-		srv := mock.NewServer(&mock.Script{Replies: []mock.Reply{r}})
-		var body bytes.Buffer
-		c := &Client{BaseURL: "http://mock.invalid", APIKey: "k",
-			HTTP: &http.Client{Transport: llmtest.Recorder{RT: srv.Transport(), Body: &body}}}
-		for range c.Stream(context.Background(), simpleRequest()) {
-		}
-		out = append(out, body.Bytes())
-	}
-	return out
+	return llmtest.MockCaptures(wire, replies)
+}
+
+// wire is this package's client for llmtest's shared helpers.
+func wire(ctx context.Context, rt http.RoundTripper) iter.Seq[llm.Chunk] {
+	c := &Client{BaseURL: "http://mock.invalid", APIKey: "k", HTTP: &http.Client{Transport: rt}}
+	return c.Stream(ctx, simpleRequest())
 }
 
 // Messages a finish may carry: fixed texts, never provider bytes.
@@ -83,10 +77,7 @@ var fixedMessages = map[string]bool{
 // sanitised [A-Z0-9_] code and a fixed message; a stop finish only with
 // content; and the same chunks however the body is split.
 func FuzzStream(f *testing.F) {
-	for _, b := range mockCaptures(f) {
-		f.Add(b, uint8(0))
-		f.Add(b, uint8(2))
-	}
+	seeds := mockCaptures(f)
 	for _, s := range []string{
 		"",
 		"event: ping\ndata: {\"type\": \"ping\"}\n\n",
@@ -96,35 +87,7 @@ func FuzzStream(f *testing.F) {
 		"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt is too long\"}}\n\n",
 		"<html>502 Bad Gateway</html>",
 	} {
-		f.Add([]byte(s), uint8(0))
+		seeds = append(seeds, []byte(s))
 	}
-
-	f.Fuzz(func(t *testing.T, body []byte, split uint8) {
-		whole := streamBody(t, body, 0)
-		checkChunks(t, whole)
-		step := 1 + int(split%8)
-		if chopped := streamBody(t, body, step); !cmp.Equal(whole, chopped) {
-			t.Fatalf("reads of %d bytes change the stream (-whole +chopped):\n%s", step, cmp.Diff(whole, chopped))
-		}
-		_ = assemble(whole).Blocks()
-	})
-}
-
-func streamBody(t *testing.T, body []byte, step int) []llm.Chunk {
-	t.Helper()
-	c := &Client{BaseURL: "http://fuzz.invalid", APIKey: "k",
-		HTTP: &http.Client{Transport: llmtest.BodyTransport{Body: body, Step: step}}}
-	var chunks []llm.Chunk
-	for ch := range c.Stream(context.Background(), simpleRequest()) {
-		chunks = append(chunks, ch)
-	}
-	return chunks
-}
-
-// checkChunks checks the chunk protocol and the finish of a stream that was
-// neither cancelled nor timed out (llmtest.CheckStream, the rule every
-// wire's fuzz test shares) against this adapter's fixed messages.
-func checkChunks(t *testing.T, chunks []llm.Chunk) {
-	t.Helper()
-	llmtest.CheckStream(t, chunks, func(msg string) bool { return fixedMessages[msg] })
+	llmtest.FuzzStream(f, wire, func(msg string) bool { return fixedMessages[msg] }, seeds...)
 }

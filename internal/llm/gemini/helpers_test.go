@@ -1,9 +1,9 @@
 package gemini
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"iter"
 	"net/http"
 	"strings"
 	"testing"
@@ -35,23 +35,10 @@ func fixedMessage(msg string) bool {
 	return false
 }
 
-func collect(t testing.TB, body []byte, step int) []llm.Chunk {
-	t.Helper()
-	c := &Client{BaseURL: "http://fuzz.invalid", APIKey: "k",
-		HTTP: &http.Client{Transport: llmtest.BodyTransport{Body: body, Step: step}}}
-	var chunks []llm.Chunk
-	for ch := range c.Stream(context.Background(), simpleRequest()) {
-		chunks = append(chunks, ch)
-	}
-	return chunks
-}
-
-func assemble(chunks []llm.Chunk) *llm.Assembler {
-	var a llm.Assembler
-	for _, c := range chunks {
-		a.Push(c)
-	}
-	return &a
+// wire is this package's client for llmtest's shared helpers.
+func wire(ctx context.Context, rt http.RoundTripper) iter.Seq[llm.Chunk] {
+	c := &Client{BaseURL: "http://mock.invalid", APIKey: "k", HTTP: &http.Client{Transport: rt}}
+	return c.Stream(ctx, simpleRequest())
 }
 
 // mockCaptures returns the exact bytes `reins mock-llm` sends on the
@@ -74,14 +61,5 @@ func mockCaptures(tb testing.TB) [][]byte {
 		{Fault: mock.FaultMalformed, Text: "before the bad payload"},
 		{Fault: mock.FaultOverloaded, Text: "then overloaded"},
 	}
-	var out [][]byte
-	for _, r := range replies {
-		srv := mock.NewServer(&mock.Script{Replies: []mock.Reply{r}})
-		var body bytes.Buffer
-		c := &Client{BaseURL: "http://mock.invalid", HTTP: &http.Client{Transport: llmtest.Recorder{RT: srv.Transport(), Body: &body}}}
-		for range c.Stream(context.Background(), simpleRequest()) {
-		}
-		out = append(out, body.Bytes())
-	}
-	return out
+	return llmtest.MockCaptures(wire, replies)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/llmtest"
 	"github.com/reinsdev/reins/internal/llm/mock"
 )
 
@@ -56,7 +57,7 @@ func run(t *testing.T, url string, req *llm.Request) ([]llm.Chunk, *llm.Assemble
 	for ch := range c.Stream(context.Background(), req) {
 		chunks = append(chunks, ch)
 	}
-	return chunks, assemble(chunks)
+	return chunks, llmtest.Assemble(chunks)
 }
 
 func TestDocsFake(t *testing.T) {

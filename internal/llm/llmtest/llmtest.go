@@ -1,4 +1,6 @@
-// Package llmtest holds what the adapters' tests share: an HTTP transport
+// Package llmtest holds what the adapters' tests share: the helpers a
+// wire's tests run over its client (Wire: collect, assemble, mock captures,
+// the stream fuzz target), an HTTP transport
 // that serves fixed bytes in arbitrary pieces, one that records the bytes
 // a real server sent, and the closed set of failure codes a finish may
 // carry. It is imported only by tests.

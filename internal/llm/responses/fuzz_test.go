@@ -3,8 +3,6 @@ package responses
 import (
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/reinsdev/reins/internal/llm/llmtest"
 )
 
@@ -12,10 +10,7 @@ import (
 // whole and once in small reads: no panic, the chunk protocol holds
 // (llmtest.CheckStream), and the split does not change the chunks.
 func FuzzStream(f *testing.F) {
-	for _, b := range mockCaptures(f) {
-		f.Add(b, uint8(0))
-		f.Add(b, uint8(2))
-	}
+	seeds := mockCaptures(f)
 	for _, s := range []string{
 		"",
 		": keep-alive\n\n",
@@ -27,15 +22,7 @@ func FuzzStream(f *testing.F) {
 		"data: {\"type\":\"response.failed\",\"response\":{\"error\":{\"code\":\"rate_limit_exceeded\"}}}\n\n",
 		"<html>502 Bad Gateway</html>",
 	} {
-		f.Add([]byte(s), uint8(0))
+		seeds = append(seeds, []byte(s))
 	}
-	f.Fuzz(func(t *testing.T, body []byte, split uint8) {
-		whole := collect(t, body, 0)
-		llmtest.CheckStream(t, whole, fixedMessage)
-		step := 1 + int(split%8)
-		if chopped := collect(t, body, step); !cmp.Equal(whole, chopped) {
-			t.Fatalf("reads of %d bytes change the stream (-whole +chopped):\n%s", step, cmp.Diff(whole, chopped))
-		}
-		_ = assemble(whole).Blocks()
-	})
+	llmtest.FuzzStream(f, wire, fixedMessage, seeds...)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/llmtest"
 )
 
 // The transcripts below are a second, independent fake: written from
@@ -76,7 +77,7 @@ func run(t *testing.T, url string) ([]llm.Chunk, *llm.Assembler) {
 	for ch := range c.Stream(context.Background(), simpleRequest()) {
 		chunks = append(chunks, ch)
 	}
-	return chunks, assemble(chunks)
+	return chunks, llmtest.Assemble(chunks)
 }
 
 func TestDocsFake(t *testing.T) {
