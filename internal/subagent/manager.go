@@ -117,6 +117,11 @@ type Params struct {
 	// conversation (continuation.go).
 	Continue string `json:"continue,omitempty"`
 	Fork     bool   `json:"fork,omitempty"`
+	// Seed, never from the model, starts an in-process child whose
+	// conversation is these events (Conversation) rather than empty or
+	// the parent's: how a Temporal worker runs a fork or a continuation
+	// it was shipped (docs/engine.md).
+	Seed []session.Event `json:"-"`
 }
 
 // DepthError is a delegation deeper than maxDepth.
@@ -152,7 +157,13 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 		pol.DenyNetwork = true
 	}
 	var fork []session.Event
-	if p.Fork {
+	switch {
+	case p.Seed != nil:
+		if ag.Provider != "" && ag.Provider != config.ProviderInProcess {
+			return Request{}, nil, fmt.Errorf("agent %q uses provider %s: %w", ag.Name, ag.Provider, ErrForkProvider)
+		}
+		fork = p.Seed
+	case p.Fork:
 		if fork, err = m.forkEvents(ag); err != nil {
 			return Request{}, nil, err
 		}
