@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/engine"
@@ -91,6 +93,8 @@ func TestTemporalParity(t *testing.T) {
   - {match: remember the word, text: noted, repeat: true}
   - {match: what was the word, text: asked, repeat: true}
   - {match: forked task, text: forked, repeat: true}
+  - {match: live-a, toolCalls: [{name: bash, arguments: {command: echo live-stall}}], usage: {input: 3000, output: 0}, repeat: true}
+  - {match: live-stall, fault: stall, repeat: true}
 fallback:
   toolCalls:
     - {name: ls, arguments: {}}
@@ -167,4 +171,41 @@ fallback:
 			t.Errorf("the parent's budget counted %d tokens, more than one response past 5,000", tok)
 		}
 	})
+
+	t.Run("budget-live", func(t *testing.T) {
+		// Two children on the worker each spend 3,000 tokens and then
+		// wait on a model that never answers: neither reaches the 5,000
+		// it was given, only their sum does. The parent counts their
+		// spend as the worker heartbeats it, runs out, and cancels both.
+		// Without the live count both would wait for ever (bounded here).
+		b := budget.New(budget.Limits{Tokens: 5000})
+		defer b.Stop()
+		sess := paritySession(t, cfg, b)
+		for _, p := range []string{"live-a one", "live-a two"} {
+			if r := sess.Subagents.Delegate(t.Context(), subagent.Params{Description: p, Prompt: p, RunInBackground: true}); r.IsError {
+				t.Fatalf("start %s: %+v", p, r)
+			}
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
+		defer cancel()
+		for sess.Subagents.Busy() {
+			if sess.Subagents.WaitSettled(ctx) != nil {
+				t.Fatalf("the children still run after 120 s; the parent's budget counted %v (err %v)", usedTokens(b), b.Err())
+			}
+			sess.Subagents.Drain(func(string, any) {})
+		}
+		if b.Err() == nil || usedTokens(b) < 6000 {
+			t.Errorf("the parent's budget counted %d tokens (err %v), want both children's 6000", usedTokens(b), b.Err())
+		}
+		for _, id := range []string{"job-1", "job-2"} {
+			if r := sess.Subagents.JobOutput(id); !strings.Contains(r.Content, "category: budget") {
+				t.Errorf("%s: %q, want the budget's diagnostic", id, r.Content)
+			}
+		}
+	})
+}
+
+func usedTokens(b *budget.Budget) int {
+	tok, _, _, _ := b.Used()
+	return tok
 }
