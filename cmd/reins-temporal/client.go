@@ -13,6 +13,7 @@ import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/engine/temporal"
 	"github.com/reinsdev/reins/internal/engine/wire"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/spf13/cobra"
 )
@@ -95,7 +96,7 @@ func serveClient(ctx context.Context, e *temporal.Engine, in io.Reader, out io.W
 				defer scancel()
 				run, err := e.StartTask(sctx, t)
 				if err != nil {
-					f := &wire.StartFailure{StopReason: subagent.StopError}
+					f := &wire.StartFailure{StopReason: outcome.StopError}
 					var se *subagent.StartError
 					if errors.As(err, &se) {
 						f = &wire.StartFailure{StopReason: se.StopReason, Diagnostic: se.Diagnostic}

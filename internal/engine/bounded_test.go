@@ -11,6 +11,7 @@ import (
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/engine/wire"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 )
@@ -35,7 +36,7 @@ func TestSettledRunsAreBounded(t *testing.T) {
 	for i := 1; i <= n; i++ {
 		r := h.add(subagent.Request{RunID: fmt.Sprintf("run-%d", i), ChildID: fmt.Sprintf("child-%d", i)}, "inprocess")
 		b, _ := json.Marshal(wire.Msg{Op: wire.OpResult, ID: r.id, Session: fmt.Sprintf("S%d", i),
-			Result:  &subagent.Result{StopReason: subagent.StopCompleted},
+			Result:  &outcome.Result{StopReason: outcome.StopCompleted},
 			History: []session.Event{{Type: session.TypeUserMessage, Data: json.RawMessage(`{"message":{"role":"user"}}`)}}})
 		in.Write(append(b, '\n'))
 	}

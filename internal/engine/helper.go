@@ -17,6 +17,7 @@ import (
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/engine/wire"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
@@ -287,7 +288,7 @@ func (h *helper) add(req subagent.Request, provider string) *helperRun {
 	defer h.mu.Unlock()
 	h.nextID++
 	r := &helperRun{h: h, id: h.nextID, runID: req.RunID, childID: req.ChildID, budget: req.Budget, provider: provider, started: make(chan *wire.StartFailure, 1),
-		result: make(chan subagent.Result, 1), stop: make(chan struct{})}
+		result: make(chan outcome.Result, 1), stop: make(chan struct{})}
 	h.runs[r.id] = r
 	return r
 }
@@ -299,10 +300,10 @@ func (h *helper) drop(id uint64) {
 }
 
 // unavailable is the result of a run whose helper is gone or silent.
-func unavailable(provider string) subagent.Result {
-	return subagent.Settle(subagent.Result{
-		StopReason: subagent.StopError,
-		Diagnostic: subagent.Diagnostic{Provider: provider, Stage: subagent.StageEngine, Category: subagent.CategoryEngineUnavailable, StopReason: subagent.StopError}.String(),
+func unavailable(provider string) outcome.Result {
+	return outcome.Settle(outcome.Result{
+		StopReason: outcome.StopError,
+		Diagnostic: outcome.Diagnostic{Provider: provider, Stage: outcome.StageEngine, Category: outcome.CategoryEngineUnavailable, StopReason: outcome.StopError}.String(),
 	})
 }
 
@@ -346,7 +347,7 @@ func (e *helperEngine) Start(ctx context.Context, req subagent.Request, _ subage
 	case <-ctx.Done():
 		h.send(wire.Msg{Op: wire.OpCancel, ID: r.id})
 		h.drop(r.id)
-		return nil, &subagent.StartError{StopReason: subagent.StopAborted, Err: context.Cause(ctx)}
+		return nil, &subagent.StartError{StopReason: outcome.StopAborted, Err: context.Cause(ctx)}
 	case <-h.dead:
 		return nil, &subagent.StartError{Diagnostic: unavailable(t.Provider).Diagnostic, Err: fmt.Errorf("%s exited", HelperName)}
 	case <-bound.C:
@@ -360,7 +361,7 @@ func (e *helperEngine) Start(ctx context.Context, req subagent.Request, _ subage
 // with the task: it settles error with category not-continuable.
 func notShipped(provider, why string) *subagent.StartError {
 	return &subagent.StartError{
-		Diagnostic: subagent.Diagnostic{Provider: provider, Stage: subagent.StageEngine, Category: subagent.CategoryNotContinuable, StopReason: subagent.StopError}.String(),
+		Diagnostic: outcome.Diagnostic{Provider: provider, Stage: outcome.StageEngine, Category: outcome.CategoryNotContinuable, StopReason: outcome.StopError}.String(),
 		Err:        errors.New(why),
 	}
 }
@@ -378,7 +379,7 @@ type helperRun struct {
 	charged  wire.Spent
 	chargeMu sync.Mutex
 	started  chan *wire.StartFailure
-	result   chan subagent.Result
+	result   chan outcome.Result
 
 	cancelOnce sync.Once
 	stop       chan struct{} // closed by the first cancel
@@ -412,7 +413,7 @@ func (r *helperRun) charge(spent wire.Spent) {
 
 // Wait waits for the run's one result. When ctx ends first, the run is
 // cancelled and its aborted result waited for, at most cancelGrace.
-func (r *helperRun) Wait(ctx context.Context) subagent.Result {
+func (r *helperRun) Wait(ctx context.Context) outcome.Result {
 	stopParent := context.AfterFunc(ctx, r.Cancel)
 	defer stopParent()
 	defer func() {
@@ -433,7 +434,7 @@ func (r *helperRun) Wait(ctx context.Context) subagent.Result {
 			default:
 			}
 			if r.cancelled() {
-				return subagent.Result{StopReason: subagent.StopAborted}
+				return outcome.Result{StopReason: outcome.StopAborted}
 			}
 			return unavailable(r.provider)
 		case <-stop:
@@ -443,7 +444,7 @@ func (r *helperRun) Wait(ctx context.Context) subagent.Result {
 			grace = t.C
 		case <-grace:
 			r.h.drop(r.id)
-			return subagent.Result{StopReason: subagent.StopAborted}
+			return outcome.Result{StopReason: outcome.StopAborted}
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/engine/wire"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/subagent"
 )
 
@@ -86,7 +87,7 @@ func (e *Engine) StartTask(ctx context.Context, t Task) (subagent.Run, error) {
 	if err != nil {
 		r := Failure(err, t.Provider)
 		if ctx.Err() != nil {
-			r = subagent.Result{StopReason: subagent.StopAborted}
+			r = outcome.Result{StopReason: outcome.StopAborted}
 		}
 		return nil, &subagent.StartError{Diagnostic: r.Diagnostic, StopReason: r.StopReason, Err: err}
 	}
@@ -163,7 +164,7 @@ func (r *run) Session() string { return "" }
 
 // Wait waits for the workflow's one result. When ctx ends first, the run
 // is cancelled and its aborted result waited for, at most CancelGrace.
-func (r *run) Wait(ctx context.Context) subagent.Result {
+func (r *run) Wait(ctx context.Context) outcome.Result {
 	gctx, gcancel := context.WithCancel(context.Background())
 	defer gcancel()
 	stopParent := context.AfterFunc(ctx, r.Cancel)
@@ -190,7 +191,7 @@ func (r *run) Wait(ctx context.Context) subagent.Result {
 	if err != nil {
 		select {
 		case <-r.stop:
-			return subagent.Result{StopReason: subagent.StopAborted}
+			return outcome.Result{StopReason: outcome.StopAborted}
 		default:
 		}
 		r.e.logf("temporal workflow %s: %v", r.id, err)
@@ -199,7 +200,7 @@ func (r *run) Wait(ctx context.Context) subagent.Result {
 	if out.WorkerSession != "" {
 		r.e.logf("temporal workflow %s: the child's log is under worker session %s", r.id, out.WorkerSession)
 	}
-	return subagent.Settle(out.Result)
+	return outcome.Settle(out.Result)
 }
 
 // Cancel cancels the workflow: Temporal cancels the activity, the worker's

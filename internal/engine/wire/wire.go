@@ -12,6 +12,7 @@ import (
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 )
@@ -99,7 +100,7 @@ func (s Spent) Since(before Spent) (priced, unpriced llm.Usage) {
 // worker under which the child's log lies, and the child's own session
 // there (empty when the child never started).
 type Outcome struct {
-	Result        subagent.Result
+	Result        outcome.Result
 	WorkerSession string
 	ChildSession  string
 	// History is the child's conversation after the run (Seed of its
@@ -153,11 +154,11 @@ const (
 
 // Msg is one protocol line.
 type Msg struct {
-	Op     Op               `json:"op"`
-	ID     uint64           `json:"id"`
-	Task   *Task            `json:"task,omitempty"`
-	Failed *StartFailure    `json:"failed,omitempty"`
-	Result *subagent.Result `json:"result,omitempty"`
+	Op     Op              `json:"op"`
+	ID     uint64          `json:"id"`
+	Task   *Task           `json:"task,omitempty"`
+	Failed *StartFailure   `json:"failed,omitempty"`
+	Result *outcome.Result `json:"result,omitempty"`
 	// Session (with OpResult) is the child's own session on the worker
 	// that ran it, when it is known: what `reins log` shows there.
 	Session string `json:"session,omitempty"`
