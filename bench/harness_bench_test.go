@@ -20,8 +20,8 @@ import (
 
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
-	"github.com/reinsdev/reins/internal/subagent"
 )
 
 func TestMain(m *testing.M) {
@@ -67,7 +67,7 @@ func twoStep(tb testing.TB, home, ws, url string) (string, string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var fold subagent.Fold
+	var fold outcome.Fold
 	sess, err := h.NewSession(harness.SessionOptions{Model: m, Observe: func(_ session.Header, e session.Event) { fold.Push(e) }})
 	if err != nil {
 		tb.Fatal(err)
@@ -80,7 +80,7 @@ func twoStep(tb testing.TB, home, ws, url string) (string, string) {
 	for _, b := range fold.Collect() {
 		out.WriteString(b.Text)
 	}
-	return out.String(), subagent.StopReasonOf(res.Reason)
+	return out.String(), outcome.StopReasonOf(res.Reason)
 }
 
 func workspace(tb testing.TB) (home, ws string) {
@@ -98,7 +98,7 @@ func TestTwoStep(t *testing.T) {
 	srv, m := endpoint(t)
 	home, ws := workspace(t)
 	out, stop := twoStep(t, home, ws, srv.URL+"/v1")
-	if out != twoStepAnswer || stop != subagent.StopCompleted {
+	if out != twoStepAnswer || stop != outcome.StopCompleted {
 		t.Fatalf("output %q, stop %s", out, stop)
 	}
 	reqs := m.Requests()

@@ -13,6 +13,7 @@ import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/engine/temporal"
 	"github.com/reinsdev/reins/internal/engine/wire"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/spf13/cobra"
 )
@@ -95,7 +96,7 @@ func serveClient(ctx context.Context, e *temporal.Engine, in io.Reader, out io.W
 				defer scancel()
 				run, err := e.StartTask(sctx, t)
 				if err != nil {
-					f := &wire.StartFailure{StopReason: subagent.StopError}
+					f := &wire.StartFailure{StopReason: outcome.StopError}
 					var se *subagent.StartError
 					if errors.As(err, &se) {
 						f = &wire.StartFailure{StopReason: se.StopReason, Diagnostic: se.Diagnostic}
@@ -114,15 +115,27 @@ func serveClient(ctx context.Context, e *temporal.Engine, in io.Reader, out io.W
 					run.Cancel() // cancelled while it was being accepted
 				}
 				send(wire.Msg{Op: wire.OpStarted, ID: id})
+				// A budget is charged live: the spend the worker
+				// heartbeats goes to reins as it grows.
+				wctx, stopWatch := context.WithCancel(ctx)
+				if w, ok := run.(interface {
+					WatchSpent(context.Context, time.Duration, func(wire.Spent))
+				}); ok && t.Budget != nil {
+					go w.WatchSpent(wctx, temporal.HeartbeatEvery/2, func(s wire.Spent) {
+						send(wire.Msg{Op: wire.OpSpent, ID: id, Spent: &s})
+					})
+				}
 				// Wait's own cancel grace bounds a cancelled run; a run
 				// left running when reins goes is the cluster's.
 				res := run.Wait(context.Background())
+				stopWatch()
 				mu.Lock()
 				delete(cancels, id)
 				mu.Unlock()
 				m := wire.Msg{Op: wire.OpResult, ID: id, Result: &res}
-				if c, ok := run.(interface{ ChildSession() string }); ok {
-					m.Session = c.ChildSession()
+				if o, ok := run.(interface{ Outcome() temporal.Outcome }); ok {
+					out := o.Outcome()
+					m.Session, m.History, m.Spent = out.ChildSession, out.History, out.Spent
 				}
 				send(m)
 			}(m.ID, *m.Task)

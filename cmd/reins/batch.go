@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/reinsdev/reins/internal/budget"
+	"github.com/reinsdev/reins/internal/outcome"
 	"io"
 	"os"
 	"os/signal"
@@ -200,10 +201,10 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	run := func(ctx context.Context, t batch.Task) batch.Result {
 		p, err := places.acquire(t.Cwd)
 		defer places.release(t.Cwd, p)
-		var r subagent.Result
+		var r outcome.Result
 		if err == nil {
 			r, err = p.sess.Subagents.Run(ctx, subagent.Params{Description: taskLabel(t.ID), Prompt: t.Prompt, Agent: t.Agent})
-			if err == nil && r.StopReason == subagent.StopAborted {
+			if err == nil && r.StopReason == outcome.StopAborted {
 				p.aborted.Store(true)
 			}
 		}
@@ -211,7 +212,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 			// Checked before the batch started (workspace, agent, model);
 			// what is left is the file system or a refused start.
 			base.Logf("batch task %s: %v", t.ID, err)
-			r = subagent.Result{StopReason: subagent.StopError}
+			r = outcome.Result{StopReason: outcome.StopError}
 		}
 		res := batch.FromSubagent(t.ID, r)
 		if id, ok := places.children.LoadAndDelete(taskLabel(t.ID)); ok {

@@ -11,8 +11,8 @@ import (
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
-	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/spf13/cobra"
 )
@@ -71,7 +71,7 @@ func runDemo(ctx context.Context, s *streams) error {
 
 	fmt.Fprintf(s.out, "reins demo: mock model (OpenAI wire) on http://%s, workspace %s\n", addr, ws)
 	fmt.Fprintf(s.out, "task: %s\n\n", harness.DemoPrompt)
-	var fold subagent.Fold
+	var fold outcome.Fold
 	sess, err := h.NewSession(harness.SessionOptions{
 		Model: m,
 		Observe: func(_ session.Header, e session.Event) {
@@ -86,7 +86,7 @@ func runDemo(ctx context.Context, s *streams) error {
 	if err := sess.Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.out, "\nanswer (%s):\n%s\n\n", subagent.StopReasonOf(res.Reason), termsafe.Escape(llm.BlocksText(fold.Collect())))
+	fmt.Fprintf(s.out, "\nanswer (%s):\n%s\n\n", outcome.StopReasonOf(res.Reason), termsafe.Escape(llm.BlocksText(fold.Collect())))
 	fmt.Fprintf(s.out, "usage: %s\n", usageText(res.Usage))
 	fmt.Fprintf(s.out, "session log: %s\nrender it:   reins log %s\n", sess.Log.Path(), sess.Log.Header().ID)
 	if res.Reason != session.ReasonCompleted {

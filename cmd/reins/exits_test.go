@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 )
@@ -103,7 +104,7 @@ replies:
 `
 	r := startSigRun(t, script, nil, "GO13")
 	code, out := r.finish(t)
-	if code != exitFailed || out.StopReason != subagent.StopError {
+	if code != exitFailed || out.StopReason != outcome.StopError {
 		t.Errorf("exit %d stopReason %q, want 1 and error (the first turn failed)\nstderr %s", code, out.StopReason, r.errb.Bytes())
 	}
 	if out.Error == nil {
@@ -133,7 +134,7 @@ replies:
 `
 	r := startSigRun(t, script, nil, "GO13")
 	code, out := r.finish(t)
-	if code == 0 || out.StopReason == subagent.StopCompleted {
+	if code == 0 || out.StopReason == outcome.StopCompleted {
 		t.Errorf("exit %d stopReason %q: a run whose jobs were cut off claims success", code, out.StopReason)
 	}
 	ld := r.rootLog(t)
@@ -170,7 +171,7 @@ replies:
 	if err := json.Unmarshal(r.out.Bytes(), &out); err != nil {
 		t.Fatalf("stdout: %v\n%s", err, r.out.Bytes())
 	}
-	if code != exitInterrupt || out.StopReason != subagent.StopAborted {
+	if code != exitInterrupt || out.StopReason != outcome.StopAborted {
 		t.Errorf("exit %d stopReason %q, want 130 and aborted", code, out.StopReason)
 	}
 	ld := r.rootLog(t)

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/reinsdev/reins/internal/harness"
-	"github.com/reinsdev/reins/internal/mcp"
+	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/termsafe"
 )
 
@@ -20,7 +20,7 @@ import (
 // can be found, or the URL without its query (which may hold a token).
 // Arguments, environment and headers are not shown: they may hold
 // secrets. The result is escaped for one line.
-func mcpCause(srv mcp.Server, getenv func(string) string) string {
+func mcpCause(srv mcpspec.Server, getenv func(string) string) string {
 	if srv.URL != "" {
 		u, err := url.Parse(srv.URL)
 		if err != nil {

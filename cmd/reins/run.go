@@ -14,8 +14,8 @@ import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
-	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/internal/trust"
 	"github.com/spf13/cobra"
@@ -137,7 +137,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	h.Engine = eng
 
 	var (
-		fold     subagent.Fold
+		fold     outcome.Fold
 		progress = newProgress(s.err)
 		// On a terminal the answer streams as it arrives (answerStream).
 		answer = newAnswerStream(s.out, !f.json && !f.streamJSON && isTerminal(s.out))
@@ -200,7 +200,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 
 	out := runResult{
 		SessionID:  sess.Log.Header().ID,
-		StopReason: subagent.StopReasonOf(res.Reason),
+		StopReason: outcome.StopReasonOf(res.Reason),
 		Output:     llm.BlocksText(fold.Collect()),
 		Error:      res.Failure,
 		Usage:      res.Usage,
@@ -216,12 +216,12 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	if logErr != nil && (res.Failure == nil || res.Failure.Code != agent.CodeLogWrite) && got == nil {
 		res.Reason = session.ReasonError
 		res.Failure = &session.Failure{Code: agent.CodeLogWrite, Message: "the session log could not be written"}
-		out.StopReason, out.Error = subagent.StopReasonOf(res.Reason), res.Failure
+		out.StopReason, out.Error = outcome.StopReasonOf(res.Reason), res.Failure
 	}
 	// A run a budget stopped says which budget ran out: in --json's error
 	// (reins's own text) and on stderr.
 	spent, _ := opts.Budget.Err().(*budget.Exhausted)
-	if spent != nil && out.StopReason != subagent.StopCompleted && out.Error == nil {
+	if spent != nil && out.StopReason != outcome.StopCompleted && out.Error == nil {
 		out.Error = &session.Failure{Code: budget.Code, Message: spent.Error()}
 	}
 	var werr error
@@ -249,11 +249,11 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	// signal that arrived only after the run had completed (its turn/end
 	// is on disk) does not turn it into an interrupted one.
 	switch {
-	case got == os.Interrupt && out.StopReason != subagent.StopCompleted:
+	case got == os.Interrupt && out.StopReason != outcome.StopCompleted:
 		return &exitError{code: exitInterrupt, msg: resumeHint(out.SessionID)}
-	case got == syscall.SIGTERM && out.StopReason != subagent.StopCompleted:
+	case got == syscall.SIGTERM && out.StopReason != outcome.StopCompleted:
 		return &exitError{code: 128 + int(syscall.SIGTERM)}
-	case out.StopReason != subagent.StopCompleted:
+	case out.StopReason != outcome.StopCompleted:
 		msg := ""
 		if spent != nil {
 			msg = "stopped: " + spent.Error()

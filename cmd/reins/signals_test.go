@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
-	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/testutil"
 )
 
@@ -249,7 +249,7 @@ replies:
 				if err := json.Unmarshal(r.out.Bytes(), &out); err != nil {
 					t.Fatalf("stdout is not the --json object: %v\n%s", err, r.out.Bytes())
 				}
-				if out.StopReason != subagent.StopAborted {
+				if out.StopReason != outcome.StopAborted {
 					t.Errorf("stopReason %q, want aborted", out.StopReason)
 				}
 				ld := r.rootLog(t)
@@ -300,7 +300,7 @@ replies:
 			e.Decode(&end)
 		}
 	}
-	if start.ChildSession == "" || end.StopReason != subagent.StopAborted {
+	if start.ChildSession == "" || end.StopReason != outcome.StopAborted {
 		t.Fatalf("subagent start %+v end %+v, want an aborted child", start, end)
 	}
 	child, err := session.Load(filepath.Join(r.home, "sessions", start.ChildSession, session.FileName))

@@ -6,7 +6,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/reinsdev/reins/internal/mcp"
+	"github.com/reinsdev/reins/internal/mcpspec"
 )
 
 // maxEditorServers bounds the MCP servers one session/new may bring.
@@ -18,20 +18,20 @@ const maxEditorServers = 64
 // for humans ("GitHub (work)"), so a name is made a valid server name
 // (mcp.ValidName) by keeping letters, digits, '_' and '-', and a clash
 // gets a -2, -3 suffix: the model sees tools as mcp__<that name>__<tool>.
-func editorServers(in []sdk.McpServer) ([]mcp.Server, error) {
+func editorServers(in []sdk.McpServer) ([]mcpspec.Server, error) {
 	if len(in) > maxEditorServers {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": "too many MCP servers (at most " + strconv.Itoa(maxEditorServers) + ")"})
 	}
-	var out []mcp.Server
+	var out []mcpspec.Server
 	used := map[string]bool{}
 	for _, s := range in {
-		var srv mcp.Server
+		var srv mcpspec.Server
 		switch {
 		case s.Stdio != nil:
 			if s.Stdio.Command == "" {
 				return nil, sdk.NewInvalidParams(map[string]any{"error": "an MCP server has no command"})
 			}
-			srv = mcp.Server{Name: s.Stdio.Name, Command: s.Stdio.Command, Args: s.Stdio.Args}
+			srv = mcpspec.Server{Name: s.Stdio.Name, Command: s.Stdio.Command, Args: s.Stdio.Args}
 			for _, e := range s.Stdio.Env {
 				if srv.Env == nil {
 					srv.Env = map[string]string{}
@@ -42,7 +42,7 @@ func editorServers(in []sdk.McpServer) ([]mcp.Server, error) {
 			if !strings.HasPrefix(s.Http.Url, "http://") && !strings.HasPrefix(s.Http.Url, "https://") {
 				return nil, sdk.NewInvalidParams(map[string]any{"error": "an http MCP server's url must be an absolute http:// or https:// URL"})
 			}
-			srv = mcp.Server{Name: s.Http.Name, URL: s.Http.Url}
+			srv = mcpspec.Server{Name: s.Http.Name, URL: s.Http.Url}
 			for _, hd := range s.Http.Headers {
 				if srv.Headers == nil {
 					srv.Headers = map[string]string{}

@@ -6,7 +6,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/reinsdev/reins/internal/mcp"
+	"github.com/reinsdev/reins/internal/mcpspec"
 )
 
 func TestEditorServerNames(t *testing.T) {
@@ -20,8 +20,8 @@ func TestEditorServerNames(t *testing.T) {
 		strings.Repeat("x", 80):  strings.Repeat("x", 32),
 	} {
 		got := serverName(in)
-		if got != want || !mcp.ValidName(got) {
-			t.Errorf("serverName(%q) = %q (valid %v), want %q", in, got, mcp.ValidName(got), want)
+		if got != want || !mcpspec.ValidName(got) {
+			t.Errorf("serverName(%q) = %q (valid %v), want %q", in, got, mcpspec.ValidName(got), want)
 		}
 	}
 }
@@ -35,7 +35,7 @@ func TestEditorServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(got) != 2 || got[0].Name != "fs" || got[0].Env["A"] != "1" || got[0].Source != "editor" ||
-		got[1].Name != "fs-2" || got[1].Transport() != mcp.HTTP || got[1].Headers["Authorization"] != "Bearer t" {
+		got[1].Name != "fs-2" || got[1].Transport() != mcpspec.HTTP || got[1].Headers["Authorization"] != "Bearer t" {
 		t.Errorf("servers %+v", got)
 	}
 	for _, bad := range [][]sdk.McpServer{

@@ -26,7 +26,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
-	"github.com/reinsdev/reins/internal/mcp"
+	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/tool"
 )
@@ -175,7 +175,7 @@ func (s *server) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.Aut
 
 // checkSessionParams checks session/new's and session/load's cwd and
 // turns the editor's MCP servers into reins's (editorServers).
-func checkSessionParams(cwd string, servers []sdk.McpServer) ([]mcp.Server, error) {
+func checkSessionParams(cwd string, servers []sdk.McpServer) ([]mcpspec.Server, error) {
 	if !filepath.IsAbs(cwd) {
 		return nil, sdk.NewInvalidParams(map[string]any{"error": "cwd must be an absolute path"})
 	}
@@ -186,7 +186,7 @@ func checkSessionParams(cwd string, servers []sdk.McpServer) ([]mcp.Server, erro
 // with the editor's MCP servers, the model, and the session with its
 // observer, approval hook and tracked tools. resume names a session to
 // reopen.
-func (s *server) open(cwd, resume string, servers []mcp.Server) (*acpSession, error) {
+func (s *server) open(cwd, resume string, servers []mcpspec.Server) (*acpSession, error) {
 	base := s.opts.Base
 	h, err := harness.New(harness.Options{Home: base.Home, Cwd: cwd, ConfigFile: s.opts.ConfigFile, Getenv: base.Getenv})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 )
@@ -358,7 +359,7 @@ func (t *translator) updates(e session.Event) []sdk.SessionUpdate {
 		if e.Decode(&d) != nil {
 			return nil
 		}
-		res := subagent.Result{StopReason: d.StopReason, Diagnostic: d.Diagnostic}
+		res := outcome.Result{StopReason: d.StopReason, Diagnostic: d.Diagnostic}
 		if d.LastAssistantMessage != nil {
 			res.Output = d.LastAssistantMessage.Content
 		}

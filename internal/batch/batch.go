@@ -19,7 +19,7 @@ import (
 	"sync"
 
 	"github.com/reinsdev/reins/internal/llm"
-	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/outcome"
 )
 
 // Bounds of a task file: a line (one task) and the number of tasks.
@@ -56,8 +56,8 @@ type Result struct {
 }
 
 // FromSubagent is the result line of a settled child run.
-func FromSubagent(id string, r subagent.Result) Result {
-	r = subagent.Settle(r)
+func FromSubagent(id string, r outcome.Result) Result {
+	r = outcome.Settle(r)
 	return Result{ID: id, StopReason: r.StopReason, Output: llm.BlocksText(r.Output), Diagnostic: r.Diagnostic, Usage: r.Usage}
 }
 
@@ -261,7 +261,7 @@ func Run(ctx context.Context, tasks []Task, out io.Writer, opts Options, run Run
 			mu.Lock()
 			results[i] = &r
 			prog.Done++
-			if r.StopReason != subagent.StopCompleted {
+			if r.StopReason != outcome.StopCompleted {
 				prog.Failed++
 			}
 			flush()

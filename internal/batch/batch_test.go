@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
-	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/outcome"
 	"go.uber.org/goleak"
 )
 
@@ -120,7 +120,7 @@ func TestRunOrderAndParallel(t *testing.T) {
 		if i%4 != 3 && i+1 < len(ts) {
 			<-started[i+1]
 		}
-		return FromSubagent("", subagent.Result{StopReason: subagent.StopCompleted, Output: []llm.Block{llm.Block{Type: llm.BlockText, Text: "out " + tk.Prompt}}})
+		return FromSubagent("", outcome.Result{StopReason: outcome.StopCompleted, Output: []llm.Block{llm.Block{Type: llm.BlockText, Text: "out " + tk.Prompt}}})
 	}
 	var out bytes.Buffer
 	var last Progress
@@ -133,7 +133,7 @@ func TestRunOrderAndParallel(t *testing.T) {
 		t.Fatalf("%d results, want %d", len(res), len(ts))
 	}
 	for i, r := range res {
-		if r.ID != ts[i].ID || r.Output != "out "+ts[i].Prompt || r.StopReason != subagent.StopCompleted {
+		if r.ID != ts[i].ID || r.Output != "out "+ts[i].Prompt || r.StopReason != outcome.StopCompleted {
 			t.Fatalf("result %d = %+v", i, r)
 		}
 	}
@@ -163,7 +163,7 @@ func TestRunWindow(t *testing.T) {
 		if i == 0 {
 			<-release
 		}
-		return Result{StopReason: subagent.StopCompleted}
+		return Result{StopReason: outcome.StopCompleted}
 	}
 	done := make(chan error)
 	var out bytes.Buffer
@@ -199,11 +199,11 @@ func TestRunCancel(t *testing.T) {
 	run := func(ctx context.Context, tk Task) Result {
 		// t000..t009 complete; t010 interrupts the batch and waits.
 		if calls.Add(1) <= 10 {
-			return Result{StopReason: subagent.StopCompleted}
+			return Result{StopReason: outcome.StopCompleted}
 		}
 		cancel()
 		<-ctx.Done()
-		return Result{StopReason: subagent.StopAborted}
+		return Result{StopReason: outcome.StopAborted}
 	}
 	var out bytes.Buffer
 	err := Run(ctx, ts, &out, Options{Parallel: 1}, run)
@@ -215,7 +215,7 @@ func TestRunCancel(t *testing.T) {
 		t.Fatalf("%d results for %d runs, want 10 for 11", len(res), calls.Load())
 	}
 	for i, r := range res {
-		if r.ID != ts[i].ID || r.StopReason != subagent.StopCompleted {
+		if r.ID != ts[i].ID || r.StopReason != outcome.StopCompleted {
 			t.Fatalf("result %d = %+v", i, r)
 		}
 	}
@@ -236,7 +236,7 @@ func TestRunWriteError(t *testing.T) {
 	var calls atomic.Int32
 	run := func(ctx context.Context, tk Task) Result {
 		calls.Add(1)
-		return Result{StopReason: subagent.StopCompleted}
+		return Result{StopReason: outcome.StopCompleted}
 	}
 	err := Run(context.Background(), tasks(500), &failWriter{n: 3}, Options{Parallel: 2}, run)
 	if err == nil || !strings.Contains(err.Error(), "disk full") {
@@ -282,12 +282,12 @@ func TestFinished(t *testing.T) {
 // FromSubagent keeps the contract: a completed run has no diagnostic, a
 // partial answer keeps its real stop reason, an unknown reason is error.
 func TestFromSubagent(t *testing.T) {
-	r := FromSubagent("x", subagent.Result{StopReason: subagent.StopMaxTokens, Output: []llm.Block{llm.Block{Type: llm.BlockText, Text: "part"}}, Diagnostic: "d"})
-	if r != (Result{ID: "x", StopReason: subagent.StopMaxTokens, Output: "part", Diagnostic: "d"}) {
+	r := FromSubagent("x", outcome.Result{StopReason: outcome.StopMaxTokens, Output: []llm.Block{llm.Block{Type: llm.BlockText, Text: "part"}}, Diagnostic: "d"})
+	if r != (Result{ID: "x", StopReason: outcome.StopMaxTokens, Output: "part", Diagnostic: "d"}) {
 		t.Errorf("%+v", r)
 	}
-	r = FromSubagent("y", subagent.Result{StopReason: "weird", Diagnostic: strings.Repeat("é", 3000)})
-	if r.StopReason != subagent.StopError || len(r.Diagnostic) > subagent.MaxDiagnosticBytes {
+	r = FromSubagent("y", outcome.Result{StopReason: "weird", Diagnostic: strings.Repeat("é", 3000)})
+	if r.StopReason != outcome.StopError || len(r.Diagnostic) > outcome.MaxDiagnosticBytes {
 		t.Errorf("%q %d", r.StopReason, len(r.Diagnostic))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/subagent"
 )
 
@@ -72,7 +73,7 @@ func TestHelperGone(t *testing.T) {
 	if !errors.As(err, &se) {
 		t.Fatalf("Start = %v, want a StartError", err)
 	}
-	want := subagent.Diagnostic{Provider: config.ProviderInProcess, Stage: subagent.StageEngine, Category: subagent.CategoryEngineUnavailable, StopReason: subagent.StopError}.String()
+	want := outcome.Diagnostic{Provider: config.ProviderInProcess, Stage: outcome.StageEngine, Category: outcome.CategoryEngineUnavailable, StopReason: outcome.StopError}.String()
 	if se.Diagnostic != want || strings.Contains(se.Diagnostic, "secret") {
 		t.Errorf("diagnostic %q, want %q", se.Diagnostic, want)
 	}

@@ -14,9 +14,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/engine/wire"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 )
 
@@ -87,19 +90,33 @@ type helperEngine struct {
 	closed bool
 
 	// children are the settled runs' own sessions on the workers, by run
-	// id, until ChildSession takes them.
-	children sync.Map
+	// id, until ChildSession takes them (the batch does, at once) or
+	// newer runs push them out (a subagent run's is never taken).
+	children *bounded[string]
+	// histories are the settled children's conversations, by child id:
+	// what a continuation ships to whichever worker takes it. The oldest
+	// are forgotten beyond the bounds; continuing one of those is refused
+	// not-continuable.
+	histories *bounded[[]session.Event]
 }
+
+// Bounds of what the engine remembers of settled runs.
+const (
+	// maxChildSessions bounds the run → worker session map.
+	maxChildSessions = 1024
+	// maxHistories and maxHistoryBytes bound the continuations kept:
+	// as many children as a parent's table holds, 64 MiB in all.
+	maxHistories    = 512
+	maxHistoryBytes = 64 << 20
+)
 
 // ChildSession takes the session on its worker of settled run runID (a
 // subagent.Request's RunID), when the worker said it: a temporal child's
 // Session is empty at its start, its session on the worker known only
 // with its result. The batch's results name it (sessionId).
 func (e *helperEngine) ChildSession(runID string) string {
-	if s, ok := e.children.LoadAndDelete(runID); ok {
-		return s.(string)
-	}
-	return ""
+	s, _ := e.children.take(runID)
+	return s
 }
 
 func openTemporal(cfg config.Subagents, model string, logf func(string, ...any)) (subagent.Engine, func(), error) {
@@ -114,7 +131,9 @@ func openTemporal(cfg config.Subagents, model string, logf func(string, ...any))
 	t := cfg.Temporal
 	e := &helperEngine{
 		path: path, model: model, submit: submit, logf: logf,
-		args: []string{"client", "--address", t.Address, "--namespace", t.Namespace, "--task-queue", t.TaskQueue, "--submit", submit.String()},
+		children:  newBounded[string](maxChildSessions, 0),
+		histories: newBounded[[]session.Event](maxHistories, maxHistoryBytes),
+		args:      []string{"client", "--address", t.Address, "--namespace", t.Namespace, "--task-queue", t.TaskQueue, "--submit", submit.String()},
 	}
 	return e, e.close, nil
 }
@@ -209,9 +228,25 @@ func (h *helper) read(r io.ReadCloser, e *helperEngine) {
 			case r.started <- m.Failed:
 			default:
 			}
+		case wire.OpSpent:
+			if m.Spent != nil {
+				r.charge(*m.Spent)
+			}
 		case wire.OpResult:
 			if m.Session != "" && r.runID != "" {
-				e.children.Store(r.runID, m.Session)
+				e.children.put(r.runID, m.Session, 0)
+			}
+			switch {
+			case r.childID == "":
+			case m.History != nil:
+				e.histories.put(r.childID, m.History, wire.SeedSize(m.History))
+			case m.Session != "":
+				// The child ran but its conversation did not come back:
+				// the one held is no longer its whole conversation.
+				e.histories.take(r.childID)
+			}
+			if m.Spent != nil {
+				r.charge(*m.Spent) // what the live reports had not charged
 			}
 			if m.Result != nil {
 				select {
@@ -248,12 +283,12 @@ func (h *helper) send(m wire.Msg) error {
 	return err
 }
 
-func (h *helper) add(runID, provider string) *helperRun {
+func (h *helper) add(req subagent.Request, provider string) *helperRun {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.nextID++
-	r := &helperRun{h: h, id: h.nextID, runID: runID, provider: provider, started: make(chan *wire.StartFailure, 1),
-		result: make(chan subagent.Result, 1), stop: make(chan struct{})}
+	r := &helperRun{h: h, id: h.nextID, runID: req.RunID, childID: req.ChildID, budget: req.Budget, provider: provider, started: make(chan *wire.StartFailure, 1),
+		result: make(chan outcome.Result, 1), stop: make(chan struct{})}
 	h.runs[r.id] = r
 	return r
 }
@@ -265,10 +300,10 @@ func (h *helper) drop(id uint64) {
 }
 
 // unavailable is the result of a run whose helper is gone or silent.
-func unavailable(provider string) subagent.Result {
-	return subagent.Settle(subagent.Result{
-		StopReason: subagent.StopError,
-		Diagnostic: subagent.Diagnostic{Provider: provider, Stage: subagent.StageEngine, Category: subagent.CategoryEngineUnavailable, StopReason: subagent.StopError}.String(),
+func unavailable(provider string) outcome.Result {
+	return outcome.Settle(outcome.Result{
+		StopReason: outcome.StopError,
+		Diagnostic: outcome.Diagnostic{Provider: provider, Stage: outcome.StageEngine, Category: outcome.CategoryEngineUnavailable, StopReason: outcome.StopError}.String(),
 	})
 }
 
@@ -276,11 +311,26 @@ func unavailable(provider string) subagent.Result {
 // accepted it.
 func (e *helperEngine) Start(ctx context.Context, req subagent.Request, _ subagent.Provider) (subagent.Run, error) {
 	t := wire.TaskOf(req, e.model)
+	if req.Continues != "" && t.Provider != config.ProviderInProcess {
+		return nil, notShipped(t.Provider, "only an in-process child on the temporal engine can be continued")
+	}
+	if req.Continues != "" {
+		// The child's conversation goes with the task (docs/engine.md,
+		// "Continuations and forks"): any worker can take it.
+		hist, ok := e.histories.get(req.Continues)
+		if !ok || len(hist) == 0 {
+			return nil, notShipped(t.Provider, "the conversation of a temporal child to continue is not held here (not in process, too large, forgotten, or from an earlier reins)")
+		}
+		t.Seed = hist
+	}
+	if wire.SeedSize(t.Seed) > wire.MaxSeed {
+		return nil, notShipped(t.Provider, fmt.Sprintf("the conversation to ship (%d bytes) is over %d bytes", wire.SeedSize(t.Seed), wire.MaxSeed))
+	}
 	h, err := e.current()
 	if err != nil {
 		return nil, &subagent.StartError{Diagnostic: unavailable(t.Provider).Diagnostic, Err: err}
 	}
-	r := h.add(t.RunID, t.Provider)
+	r := h.add(req, t.Provider)
 	if err := h.send(wire.Msg{Op: wire.OpStart, ID: r.id, Task: &t}); err != nil {
 		h.drop(r.id)
 		return nil, &subagent.StartError{Diagnostic: unavailable(t.Provider).Diagnostic, Err: fmt.Errorf("%s: %w", HelperName, err)}
@@ -297,7 +347,7 @@ func (e *helperEngine) Start(ctx context.Context, req subagent.Request, _ subage
 	case <-ctx.Done():
 		h.send(wire.Msg{Op: wire.OpCancel, ID: r.id})
 		h.drop(r.id)
-		return nil, &subagent.StartError{StopReason: subagent.StopAborted, Err: context.Cause(ctx)}
+		return nil, &subagent.StartError{StopReason: outcome.StopAborted, Err: context.Cause(ctx)}
 	case <-h.dead:
 		return nil, &subagent.StartError{Diagnostic: unavailable(t.Provider).Diagnostic, Err: fmt.Errorf("%s exited", HelperName)}
 	case <-bound.C:
@@ -307,14 +357,29 @@ func (e *helperEngine) Start(ctx context.Context, req subagent.Request, _ subage
 	}
 }
 
+// notShipped refuses a continuation or fork whose conversation cannot go
+// with the task: it settles error with category not-continuable.
+func notShipped(provider, why string) *subagent.StartError {
+	return &subagent.StartError{
+		Diagnostic: outcome.Diagnostic{Provider: provider, Stage: outcome.StageEngine, Category: outcome.CategoryNotContinuable, StopReason: outcome.StopError}.String(),
+		Err:        errors.New(why),
+	}
+}
+
 // helperRun is a submitted run.
 type helperRun struct {
 	h        *helper
 	id       uint64
 	runID    string
+	childID  string
 	provider string
+	// budget is the run's budget, charged with the spend its worker
+	// reports (charge); charged is what was charged so far.
+	budget   *budget.Budget
+	charged  wire.Spent
+	chargeMu sync.Mutex
 	started  chan *wire.StartFailure
-	result   chan subagent.Result
+	result   chan outcome.Result
 
 	cancelOnce sync.Once
 	stop       chan struct{} // closed by the first cancel
@@ -325,9 +390,30 @@ type helperRun struct {
 // Session is empty: the child's session is on the worker (docs/engine.md).
 func (r *helperRun) Session() string { return "" }
 
+// ChargesBudget is subagent.SelfCharging: the run charged its budget
+// with the spend its worker reported, live and at the end.
+func (r *helperRun) ChargesBudget() bool { return r.budget != nil }
+
+// charge charges the run's budget with what spent (cumulative) adds to
+// what was charged.
+func (r *helperRun) charge(spent wire.Spent) {
+	if r.budget == nil {
+		return
+	}
+	r.chargeMu.Lock()
+	defer r.chargeMu.Unlock()
+	priced, unpriced := spent.Since(r.charged)
+	if priced.IsZero() && unpriced.IsZero() {
+		return
+	}
+	r.budget.Charge(priced)
+	r.budget.Charge(unpriced)
+	r.charged = spent
+}
+
 // Wait waits for the run's one result. When ctx ends first, the run is
 // cancelled and its aborted result waited for, at most cancelGrace.
-func (r *helperRun) Wait(ctx context.Context) subagent.Result {
+func (r *helperRun) Wait(ctx context.Context) outcome.Result {
 	stopParent := context.AfterFunc(ctx, r.Cancel)
 	defer stopParent()
 	defer func() {
@@ -348,7 +434,7 @@ func (r *helperRun) Wait(ctx context.Context) subagent.Result {
 			default:
 			}
 			if r.cancelled() {
-				return subagent.Result{StopReason: subagent.StopAborted}
+				return outcome.Result{StopReason: outcome.StopAborted}
 			}
 			return unavailable(r.provider)
 		case <-stop:
@@ -358,7 +444,7 @@ func (r *helperRun) Wait(ctx context.Context) subagent.Result {
 			grace = t.C
 		case <-grace:
 			r.h.drop(r.id)
-			return subagent.Result{StopReason: subagent.StopAborted}
+			return outcome.Result{StopReason: outcome.StopAborted}
 		}
 	}
 }

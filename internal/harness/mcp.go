@@ -7,6 +7,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/mcp"
+	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/tool"
 )
@@ -14,10 +15,10 @@ import (
 // newMCP is the manager of the configured MCP servers: none starts until a
 // session needs its tools. ${VAR} in their strings is expanded from the
 // environment (docs/mcp.md).
-func (h *Harness) newMCP(servers []mcp.Server) *mcp.Manager {
-	expanded := make([]mcp.Server, 0, len(servers))
+func (h *Harness) newMCP(servers []mcpspec.Server) *mcp.Manager {
+	expanded := make([]mcpspec.Server, 0, len(servers))
 	for _, s := range servers {
-		expanded = append(expanded, mcp.ExpandServer(s, h.Getenv))
+		expanded = append(expanded, mcpspec.ExpandServer(s, h.Getenv))
 	}
 	return mcp.NewManager(expanded, h.mcpOptions())
 }
@@ -27,7 +28,7 @@ func (h *Harness) newMCP(servers []mcp.Server) *mcp.Manager {
 // editor's list is the user's choice for that session. Their strings are
 // taken as given (no ${VAR} expansion). Call it before the first session;
 // it returns an error when a server has already started.
-func (h *Harness) AddMCPServers(servers []mcp.Server) error {
+func (h *Harness) AddMCPServers(servers []mcpspec.Server) error {
 	for _, s := range h.MCP.Servers() {
 		if st, _ := h.MCP.Status(s.Name); st != mcp.StateIdle {
 			return errors.New("harness: MCP servers added after one started")
@@ -35,7 +36,7 @@ func (h *Harness) AddMCPServers(servers []mcp.Server) error {
 	}
 	all := h.MCP.Servers()
 	for _, s := range servers {
-		if i := slices.IndexFunc(all, func(c mcp.Server) bool { return c.Name == s.Name }); i >= 0 {
+		if i := slices.IndexFunc(all, func(c mcpspec.Server) bool { return c.Name == s.Name }); i >= 0 {
 			all[i] = s
 			continue
 		}
@@ -58,7 +59,7 @@ func (h *Harness) mcpOptions() mcp.Options {
 func mcpRule(o SessionOptions) func(name string) bool {
 	top := o.Parent == ""
 	return func(name string) bool {
-		server, _, ok := mcp.SplitToolName(name)
+		server, _, ok := mcpspec.SplitToolName(name)
 		if !ok {
 			return false
 		}
@@ -88,7 +89,7 @@ func (h *Harness) mcpTools(o SessionOptions, perm tool.Permission, allow func(st
 		}
 	}
 	for _, n := range o.Tools {
-		if s, _, ok := mcp.SplitToolName(n); ok {
+		if s, _, ok := mcpspec.SplitToolName(n); ok {
 			consider(s)
 		}
 	}
@@ -114,7 +115,7 @@ func (h *Harness) mcpTools(o SessionOptions, perm tool.Permission, allow func(st
 		var me *mcp.Error
 		if errs[i] != nil && errors.As(errs[i], &me) {
 			for _, n := range o.Tools {
-				if s, _, ok := mcp.SplitToolName(n); ok && s == w && allow(n) {
+				if s, _, ok := mcpspec.SplitToolName(n); ok && s == w && allow(n) {
 					out = append(out, mcp.Unavailable(n, me))
 				}
 			}
@@ -132,7 +133,7 @@ func childTools(tools []string, ag *config.Agent) []string {
 	}
 	out := []string{}
 	for _, n := range tools {
-		if mcp.IsToolName(n) && (ag == nil || !slices.Contains(ag.Tools, n)) {
+		if mcpspec.IsToolName(n) && (ag == nil || !slices.Contains(ag.Tools, n)) {
 			continue
 		}
 		out = append(out, n)
@@ -142,7 +143,7 @@ func childTools(tools []string, ag *config.Agent) []string {
 
 // MCPServerStatus is one configured server as `reins mcp list` shows it.
 type MCPServerStatus struct {
-	Server mcp.Server
+	Server mcpspec.Server
 	State  mcp.State
 	// Err is why the server failed or stopped (a fixed text), else nil.
 	Err   *mcp.Error

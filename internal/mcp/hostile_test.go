@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/testutil"
 	"github.com/reinsdev/reins/internal/tool"
@@ -20,7 +21,7 @@ import (
 const canary = "SERVER-WROTE-THIS-7f3a"
 
 // hostile is testdata/hostile.js in mode as a server named name.
-func hostile(t *testing.T, name, mode string) Server {
+func hostile(t *testing.T, name, mode string) mcpspec.Server {
 	if _, err := exec.LookPath("node"); err != nil {
 		testutil.MissingPeer(t, "node not found")
 	}
@@ -28,7 +29,7 @@ func hostile(t *testing.T, name, mode string) Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Server{Name: name, Command: "node", Args: []string{script, mode}, Env: map[string]string{"REINS_CANARY": canary}}
+	return mcpspec.Server{Name: name, Command: "node", Args: []string{script, mode}, Env: map[string]string{"REINS_CANARY": canary}}
 }
 
 // noCanary fails when a text the model would read holds server-written
@@ -154,7 +155,7 @@ func TestHostileErrorMessage(t *testing.T) {
 
 // A command that does not exist fails the start with its fixed text.
 func TestMissingCommand(t *testing.T) {
-	m, pol, _ := stdioManager(t, Options{}, Server{Name: "gone", Command: "reins-no-such-mcp-server"})
+	m, pol, _ := stdioManager(t, Options{}, mcpspec.Server{Name: "gone", Command: "reins-no-such-mcp-server"})
 	_, err := m.Tools("gone", pol)
 	if err == nil || err.Error() != (&Error{Server: "gone", Failure: FailStart}).Error() {
 		t.Errorf("start: %v", err)
@@ -190,7 +191,7 @@ func TestHostileHTTP(t *testing.T) {
 	}))
 	defer failing.Close()
 	log := &logSink{}
-	m := NewManager([]Server{{Name: "hung", URL: hung.URL}, {Name: "failing", URL: failing.URL}}, Options{Logf: log.logf, StartTimeout: time.Second})
+	m := NewManager([]mcpspec.Server{{Name: "hung", URL: hung.URL}, {Name: "failing", URL: failing.URL}}, Options{Logf: log.logf, StartTimeout: time.Second})
 	defer m.Close()
 	for name, want := range map[string]string{
 		"hung":    (&Error{Server: "hung", Failure: FailStartTimeout, Timeout: time.Second}).Error(),

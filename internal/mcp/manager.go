@@ -1,3 +1,13 @@
+// Package mcp is reins's Model Context Protocol client (docs/mcp.md): it
+// starts the configured MCP servers lazily, confined and supervised like
+// every child process (internal/sandbox, internal/proc), or reaches them
+// over streamable HTTP, and offers each server tool to the model as a
+// tool.Tool named mcp__<server>__<tool>.
+//
+// A server is a stranger: its stderr and its error messages go to the host
+// log only. What the model sees of a failure is one of the fixed texts of
+// Failure; what it sees of a success is the tool's result content, which
+// is what it asked for.
 package mcp
 
 import (
@@ -17,6 +27,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reinsdev/reins/internal/childproc"
+	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
 )
@@ -171,11 +182,11 @@ type Manager struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	// dial, when set (tests), replaces the stdio and http transports.
-	dial func(Server) sdk.Transport
+	dial func(mcpspec.Server) sdk.Transport
 }
 
 // NewManager returns a manager of servers; none is started.
-func NewManager(servers []Server, opts Options) *Manager {
+func NewManager(servers []mcpspec.Server, opts Options) *Manager {
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = 60 * time.Second
 	}
@@ -213,11 +224,11 @@ func (m *Manager) logf(format string, args ...any) {
 }
 
 // Servers returns the configured servers in configuration order.
-func (m *Manager) Servers() []Server {
+func (m *Manager) Servers() []mcpspec.Server {
 	if m == nil {
 		return nil
 	}
-	out := make([]Server, 0, len(m.order))
+	out := make([]mcpspec.Server, 0, len(m.order))
 	for _, n := range m.order {
 		out = append(out, m.conns[n].srv)
 	}
@@ -305,7 +316,7 @@ func (m *Manager) Close() error {
 // conn is one server's connection and, for stdio, its process.
 type conn struct {
 	m   *Manager
-	srv Server
+	srv mcpspec.Server
 
 	once sync.Once
 
@@ -338,7 +349,7 @@ func (c *conn) start(pol sandbox.Policy) {
 	switch {
 	case c.m.dial != nil:
 		tr = c.m.dial(c.srv)
-	case c.srv.Transport() == HTTP:
+	case c.srv.Transport() == mcpspec.HTTP:
 		tr = &sdk.StreamableClientTransport{
 			Endpoint:             c.srv.URL,
 			HTTPClient:           headerClient(c.m.opts.HTTP, c.srv.Headers),

@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/testutil"
 	"github.com/reinsdev/reins/internal/tool"
@@ -35,12 +36,12 @@ func TestNames(t *testing.T) {
 		{"fs", "x\x1b[31m", "", false},
 		{"fs", strings.Repeat("t", 60), "", false},
 	} {
-		got, ok := ToolName(tc.server, tc.tool)
+		got, ok := mcpspec.ToolName(tc.server, tc.tool)
 		if got != tc.full || ok != tc.ok {
 			t.Errorf("ToolName(%q, %q) = %q, %v; want %q, %v", tc.server, tc.tool, got, ok, tc.full, tc.ok)
 		}
 		if ok {
-			s, n, sok := SplitToolName(got)
+			s, n, sok := mcpspec.SplitToolName(got)
 			if !sok || s != tc.server || n != tc.tool {
 				t.Errorf("SplitToolName(%q) = %q, %q, %v", got, s, n, sok)
 			}
@@ -53,12 +54,12 @@ func TestNames(t *testing.T) {
 		{"everything", true}, {"my-server_2", true}, {"a__b", false}, {"", false},
 		{"a b", false}, {"a/b", false}, {strings.Repeat("s", 41), false},
 	} {
-		if ValidName(tc.name) != tc.ok {
+		if mcpspec.ValidName(tc.name) != tc.ok {
 			t.Errorf("ValidName(%q) = %v, want %v", tc.name, !tc.ok, tc.ok)
 		}
 	}
 	for _, n := range []string{"read", "mcp__x", "mcp____y", "mcp__a__b__c"} {
-		s, tl, ok := SplitToolName(n)
+		s, tl, ok := mcpspec.SplitToolName(n)
 		if n == "mcp__a__b__c" {
 			if !ok || s != "a" || tl != "b__c" {
 				t.Errorf("SplitToolName(%q) = %q, %q, %v", n, s, tl, ok)
@@ -84,7 +85,7 @@ func TestExpand(t *testing.T) {
 		"unterminated ${KEY":       "unterminated ${KEY",
 		"$KEY is not an expansion": "$KEY is not an expansion",
 	} {
-		if got := Expand(in, getenv); got != want {
+		if got := mcpspec.Expand(in, getenv); got != want {
 			t.Errorf("Expand(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -137,10 +138,10 @@ func memManager(t *testing.T, opts Options) (*Manager, chan struct{}, *logSink) 
 	srv := memServer(t, blocked)
 	log := &logSink{}
 	opts.Logf = log.logf
-	m := NewManager([]Server{{Name: "mem", Command: "unused", Source: "test"}}, opts)
+	m := NewManager([]mcpspec.Server{{Name: "mem", Command: "unused", Source: "test"}}, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	m.dial = func(Server) sdk.Transport {
+	m.dial = func(mcpspec.Server) sdk.Transport {
 		ct, st := sdk.NewInMemoryTransports()
 		ss, err := srv.Connect(ctx, st, nil)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/testutil"
@@ -20,15 +21,15 @@ import (
 )
 
 // realServer is a server run by node from the npm test peers.
-func realServer(t *testing.T, name, pkg string, args ...string) Server {
+func realServer(t *testing.T, name, pkg string, args ...string) mcpspec.Server {
 	nm := testutil.Peers(t)
 	entry := filepath.Join(nm, "@modelcontextprotocol", pkg, "dist", "index.js")
-	return Server{Name: name, Command: "node", Args: append([]string{entry}, args...), Source: "test"}
+	return mcpspec.Server{Name: name, Command: "node", Args: append([]string{entry}, args...), Source: "test"}
 }
 
 // stdioManager runs servers confined to a fresh workspace, every process
 // marked so that none may outlive the test.
-func stdioManager(t *testing.T, opts Options, servers ...Server) (*Manager, sandbox.Policy, *logSink) {
+func stdioManager(t *testing.T, opts Options, servers ...mcpspec.Server) (*Manager, sandbox.Policy, *logSink) {
 	mark := testutil.MarkChildren(t)
 	ws := t.TempDir()
 	log := &logSink{}
@@ -134,7 +135,7 @@ func TestEverythingHTTP(t *testing.T) {
 		t.Fatal("the HTTP server did not start")
 	}
 	log := &logSink{}
-	m := NewManager([]Server{{Name: "web", URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), Headers: map[string]string{"X-Test": "1"}}}, Options{Logf: log.logf})
+	m := NewManager([]mcpspec.Server{{Name: "web", URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), Headers: map[string]string{"X-Test": "1"}}}, Options{Logf: log.logf})
 	t.Cleanup(func() { m.Close() })
 	ts, err := m.Tools("web", sandbox.Policy{})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/tool"
 )
 
@@ -32,7 +33,7 @@ var _ tool.Tool = (*Tool)(nil)
 
 // newTool checks and adapts one listed tool.
 func newTool(c *conn, t *sdk.Tool) (*Tool, error) {
-	full, ok := ToolName(c.srv.Name, t.Name)
+	full, ok := mcpspec.ToolName(c.srv.Name, t.Name)
 	if !ok {
 		return nil, errors.New("its name is not one models accept (letters, digits, '_' and '-', 64 bytes with the prefix)")
 	}

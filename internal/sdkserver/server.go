@@ -26,8 +26,8 @@ import (
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
-	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/sdk"
 )
@@ -95,7 +95,7 @@ type sess struct {
 	queue   []item
 	running bool
 	cancel  context.CancelCauseFunc
-	fold    *subagent.Fold // the output of the prompt being run
+	fold    *outcome.Fold // the output of the prompt being run
 }
 
 type item struct{ messageID, text string }
@@ -438,7 +438,7 @@ func (s *Server) work(sid string, ss *sess) {
 		it := ss.queue[0]
 		ss.queue = ss.queue[1:]
 		ctx, cancel := context.WithCancelCause(s.base)
-		ss.cancel, ss.fold = cancel, &subagent.Fold{}
+		ss.cancel, ss.fold = cancel, &outcome.Fold{}
 		s.mu.Unlock()
 
 		s.notify(sdk.NotifySessionStatus, sdk.SessionStatusParams{SessionID: sid, Status: sdk.StatusRunning, MessageID: it.messageID})

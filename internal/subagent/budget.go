@@ -2,15 +2,16 @@ package subagent
 
 import (
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/outcome"
 )
 
 // budgetStage is the diagnostic stage of a run a budget stopped: the stage
 // of docs/subagents.md in which each provider's child runs its task.
-var budgetStage = map[string]Stage{
-	config.ProviderInProcess: StageRun,
-	config.ProviderACP:       StagePrompt,
-	config.ProviderReins:     StageSessionRun,
-	config.ProviderPi:        StageRun,
+var budgetStage = map[string]outcome.Stage{
+	config.ProviderInProcess: outcome.StageRun,
+	config.ProviderACP:       outcome.StagePrompt,
+	config.ProviderReins:     outcome.StageSessionRun,
+	config.ProviderPi:        outcome.StageRun,
 }
 
 func providerOf(req Request) string {
@@ -23,16 +24,16 @@ func providerOf(req Request) string {
 // budgetDiagnostic is the fixed line of a run a budget stopped.
 func budgetDiagnostic(req Request) string {
 	p := providerOf(req)
-	return Diagnostic{Provider: p, Stage: budgetStage[p], Category: CategoryBudget, StopReason: StopAborted}.String()
+	return outcome.Diagnostic{Provider: p, Stage: budgetStage[p], Category: outcome.CategoryBudget, StopReason: outcome.StopAborted}.String()
 }
 
 // overBudget is the settled result of a start refused because the run's
 // budget ran out: nothing was started or published.
-func overBudget(req Request) (Result, bool) {
+func overBudget(req Request) (outcome.Result, bool) {
 	if req.Budget.Err() == nil {
-		return Result{}, false
+		return outcome.Result{}, false
 	}
-	return Settle(Result{StopReason: StopAborted, Diagnostic: budgetDiagnostic(req)}), true
+	return outcome.Settle(outcome.Result{StopReason: outcome.StopAborted, Diagnostic: budgetDiagnostic(req)}), true
 }
 
 // budgetResult charges an out-of-process run's usage to its budget when it
@@ -41,15 +42,15 @@ func overBudget(req Request) (Result, bool) {
 // budget ran out and the run did not complete, says so: the run ends
 // aborted with category budget and keeps its partial output. A run that
 // completed before it was stopped keeps its answer.
-func budgetResult(req Request, run Run, r Result) Result {
+func budgetResult(req Request, run Run, r outcome.Result) outcome.Result {
 	self, _ := run.(SelfCharging)
 	if providerOf(req) != config.ProviderInProcess && (self == nil || !self.ChargesBudget()) {
 		req.Budget.Charge(r.Usage)
 	}
-	if r.StopReason == StopCompleted || req.Budget.Err() == nil {
+	if r.StopReason == outcome.StopCompleted || req.Budget.Err() == nil {
 		return r
 	}
-	r.StopReason = StopAborted
+	r.StopReason = outcome.StopAborted
 	r.Diagnostic = budgetDiagnostic(req)
 	return r
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
 )
 
@@ -123,7 +124,7 @@ func (m *Manager) loadChildren() int {
 				continue
 			}
 			if c := byRun[d.RunID]; c != nil {
-				r := Result{StopReason: d.StopReason, Diagnostic: d.Diagnostic}
+				r := outcome.Result{StopReason: d.StopReason, Diagnostic: d.Diagnostic}
 				if d.LastAssistantMessage != nil {
 					r.Output = d.LastAssistantMessage.Content
 				}

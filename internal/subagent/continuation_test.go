@@ -12,6 +12,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
 )
 
@@ -60,11 +61,11 @@ type keepRun struct {
 }
 
 func (*keepRun) Session() string { return "child-session-1" }
-func (r *keepRun) Wait(context.Context) Result {
+func (r *keepRun) Wait(context.Context) outcome.Result {
 	if r.block != nil {
 		<-r.block
 	}
-	return Result{StopReason: StopCompleted, Output: []llm.Block{{Type: llm.BlockText, Text: r.out}}}
+	return outcome.Result{StopReason: outcome.StopCompleted, Output: []llm.Block{{Type: llm.BlockText, Text: r.out}}}
 }
 func (*keepRun) Cancel()          {}
 func (r *keepRun) Dispose() error { r.p.disposed.Add(1); return nil }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
 )
 
@@ -45,17 +46,17 @@ func TestManagerEngineHook(t *testing.T) {
 	}
 	m.KillRunning()
 	r, err := m.Run(t.Context(), Params{Description: "d", Prompt: "batch"})
-	if err != nil || r.StopReason != StopCompleted {
+	if err != nil || r.StopReason != outcome.StopCompleted {
 		t.Errorf("Run: %+v %v", r, err)
 	}
 	if eng.starts.Load() != 3 || prov.started.Load() != 3 {
 		t.Errorf("engine starts %d, provider starts %d; want 3 and 3", eng.starts.Load(), prov.started.Load())
 	}
 
-	d := Diagnostic{Provider: "inprocess", Stage: StageEngine, Category: CategoryEngineUnavailable, StopReason: StopError}.String()
+	d := outcome.Diagnostic{Provider: "inprocess", Stage: outcome.StageEngine, Category: outcome.CategoryEngineUnavailable, StopReason: outcome.StopError}.String()
 	m.Engine = &recordingEngine{fail: &StartError{Diagnostic: d}}
 	r, err = m.Run(t.Context(), Params{Description: "d", Prompt: "x"})
-	if err != nil || r.StopReason != StopError || r.Diagnostic != d {
+	if err != nil || r.StopReason != outcome.StopError || r.Diagnostic != d {
 		t.Errorf("failed start: %+v %v", r, err)
 	}
 	if res := m.Delegate(t.Context(), Params{Description: "d", Prompt: "x"}); !strings.Contains(res.Content, "category: engine-unavailable") {

@@ -33,8 +33,17 @@ func (m *Manager) forkEvents(ag *config.Agent) ([]session.Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fork: the parent's log: %w", err)
 	}
+	return Conversation(ld.Events)
+}
+
+// Conversation is the conversation in events, as the events a child's log
+// starts with when it continues it elsewhere (a fork, a continuation on
+// another machine): its user messages, assistant messages, tool results
+// and compactions, then a result for every call still unanswered
+// (forkNote).
+func Conversation(events []session.Event) ([]session.Event, error) {
 	var out []session.Event
-	for _, e := range ld.Events {
+	for _, e := range events {
 		switch e.Type {
 		// context/compacted too: the fork's history is the parent's, the
 		// summary and not what it replaced (session.Log.AppendCopy).

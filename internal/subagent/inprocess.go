@@ -92,7 +92,7 @@ func (p *InProcess) Start(_ context.Context, req Request) (Run, error) {
 	child, err := p.NewChild(req, sink.observe)
 	if err != nil {
 		return nil, &StartError{
-			Diagnostic: Diagnostic{Provider: config.ProviderInProcess, Stage: StageInitialize, Category: CategoryConfiguration, StopReason: StopError}.String(),
+			Diagnostic: outcome.Diagnostic{Provider: config.ProviderInProcess, Stage: outcome.StageInitialize, Category: outcome.CategoryConfiguration, StopReason: outcome.StopError}.String(),
 			Err:        err,
 		}
 	}
@@ -156,9 +156,9 @@ type inprocRun struct {
 	life  *childproc.Lifetime // the one run lifecycle of every provider
 	res   agent.TurnResult    // set when the run settled
 
-	fold  Fold       // guarded by sink.mu
-	grand llm.Usage  // the usage of this run's children (their subagent/end), guarded by sink.mu
-	model modelWatch // whether a model request is under way (stall.go)
+	fold  outcome.Fold // guarded by sink.mu
+	grand llm.Usage    // the usage of this run's children (their subagent/end), guarded by sink.mu
+	model modelWatch   // whether a model request is under way (stall.go)
 }
 
 // Again runs the follow-up on the same child agent: its history is still
@@ -175,7 +175,7 @@ func (r *inprocRun) Stalled() bool { return r.life.Stalled() }
 
 func (r *inprocRun) Session() string { return r.child.Log.Header().ID }
 
-func (r *inprocRun) Wait(ctx context.Context) Result {
+func (r *inprocRun) Wait(ctx context.Context) outcome.Result {
 	r.life.Wait(ctx, agent.ErrAbortedByParent)
 	r.sink.mu.Lock()
 	out, grand := r.fold.Collect(), r.grand
@@ -183,16 +183,16 @@ func (r *inprocRun) Wait(ctx context.Context) Result {
 	// This run's children only: a kept child's manager also counts those
 	// of its earlier runs.
 	usage := r.res.Usage.Add(grand)
-	res := Result{Output: out, StopReason: StopReasonOf(r.res.Reason), Usage: usage}
+	res := outcome.Result{Output: out, StopReason: outcome.StopReasonOf(r.res.Reason), Usage: usage}
 	switch {
-	case res.StopReason == StopError:
-		cat := CategoryUnknown
+	case res.StopReason == outcome.StopError:
+		cat := outcome.CategoryUnknown
 		if r.res.Failure != nil {
 			cat = outcome.CodeCategory(r.res.Failure.Code)
 		}
-		res.Diagnostic = Diagnostic{Provider: config.ProviderInProcess, Stage: StageRun, Category: cat, StopReason: StopError}.String()
-	case res.StopReason == StopAborted && r.res.By == session.AbortedByTimeout:
-		res.Diagnostic = Diagnostic{Provider: config.ProviderInProcess, Stage: StageRun, Category: CategoryTimeout, StopReason: StopAborted}.String()
+		res.Diagnostic = outcome.Diagnostic{Provider: config.ProviderInProcess, Stage: outcome.StageRun, Category: cat, StopReason: outcome.StopError}.String()
+	case res.StopReason == outcome.StopAborted && r.res.By == session.AbortedByTimeout:
+		res.Diagnostic = outcome.Diagnostic{Provider: config.ProviderInProcess, Stage: outcome.StageRun, Category: outcome.CategoryTimeout, StopReason: outcome.StopAborted}.String()
 	}
 	return res
 }

@@ -83,7 +83,7 @@ type job struct {
 	id          string
 	description string
 	status      string
-	result      Result
+	result      outcome.Result
 	run         Run
 	killed      bool
 	runID       string
@@ -117,6 +117,11 @@ type Params struct {
 	// conversation (continuation.go).
 	Continue string `json:"continue,omitempty"`
 	Fork     bool   `json:"fork,omitempty"`
+	// Seed, never from the model, starts an in-process child whose
+	// conversation is these events (Conversation) rather than empty or
+	// the parent's: how a Temporal worker runs a fork or a continuation
+	// it was shipped (docs/engine.md).
+	Seed []session.Event `json:"-"`
 }
 
 // DepthError is a delegation deeper than maxDepth.
@@ -152,7 +157,13 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 		pol.DenyNetwork = true
 	}
 	var fork []session.Event
-	if p.Fork {
+	switch {
+	case p.Seed != nil:
+		if ag.Provider != "" && ag.Provider != config.ProviderInProcess {
+			return Request{}, nil, fmt.Errorf("agent %q uses provider %s: %w", ag.Name, ag.Provider, ErrForkProvider)
+		}
+		fork = p.Seed
+	case p.Fork:
 		if fork, err = m.forkEvents(ag); err != nil {
 			return Request{}, nil, err
 		}
@@ -222,12 +233,12 @@ func (m *Manager) release() { <-m.sem }
 // while the caller's tool call — and so the parent's turn — is still open.
 // A failed start releases the slot and returns the settled failure:
 // nothing was published.
-func (m *Manager) begin(ctx context.Context, req Request, prov Provider, p Params, background bool) (Run, *Result) {
+func (m *Manager) begin(ctx context.Context, req Request, prov Provider, p Params, background bool) (Run, *outcome.Result) {
 	if r, over := overBudget(req); over {
 		return nil, &r
 	}
 	if err := m.acquire(ctx); err != nil {
-		r := Settle(Result{StopReason: StopAborted})
+		r := outcome.Settle(outcome.Result{StopReason: outcome.StopAborted})
 		return nil, &r
 	}
 	start := prov.Start
@@ -240,7 +251,7 @@ func (m *Manager) begin(ctx context.Context, req Request, prov Provider, p Param
 		if m.Logf != nil {
 			m.Logf("subagent %s (%s) failed to start: %v", req.RunID, req.Agent.Name, err)
 		}
-		r := Result{StopReason: StopError}
+		r := outcome.Result{StopReason: outcome.StopError}
 		var se *StartError
 		if errors.As(err, &se) {
 			r.Diagnostic = se.Diagnostic
@@ -249,9 +260,9 @@ func (m *Manager) begin(ctx context.Context, req Request, prov Provider, p Param
 			}
 		}
 		if ctx.Err() != nil {
-			r = Result{StopReason: StopAborted}
+			r = outcome.Result{StopReason: outcome.StopAborted}
 		}
-		r = Settle(r)
+		r = outcome.Settle(r)
 		return nil, &r
 	}
 	provider := req.Agent.Provider
@@ -271,7 +282,7 @@ func (m *Manager) begin(ctx context.Context, req Request, prov Provider, p Param
 			m.logf("subagent %s dispose: %v", req.RunID, derr)
 		}
 		m.release()
-		r := Settle(Result{StopReason: StopError})
+		r := outcome.Settle(outcome.Result{StopReason: outcome.StopError})
 		return nil, &r
 	}
 	m.childStarted(req, run)
@@ -285,11 +296,11 @@ func (m *Manager) logf(format string, args ...any) {
 }
 
 // finish waits for a published run, disposes it and releases its slot.
-func (m *Manager) finish(ctx context.Context, req Request, run Run) Result {
+func (m *Manager) finish(ctx context.Context, req Request, run Run) outcome.Result {
 	defer m.release()
 	ctx, unbind := req.Budget.Bind(ctx) // a budget that runs out stops the run
 	defer unbind()
-	res := Settle(stallResult(req, run, budgetResult(req, run, run.Wait(ctx))))
+	res := outcome.Settle(stallResult(req, run, budgetResult(req, run, run.Wait(ctx))))
 	if err := m.park(req, run); err != nil && m.Logf != nil {
 		m.Logf("subagent %s dispose: %v", req.RunID, err)
 	}
@@ -299,9 +310,9 @@ func (m *Manager) finish(ctx context.Context, req Request, run Run) Result {
 	return res
 }
 
-func (m *Manager) endEvent(runID string, r Result, d time.Duration) session.SubagentEnd {
+func (m *Manager) endEvent(runID string, r outcome.Result, d time.Duration) session.SubagentEnd {
 	e := session.SubagentEnd{
-		RunID: runID, StopReason: string(r.StopReason), LastAssistantMessage: LastAssistantMessage(r.Output),
+		RunID: runID, StopReason: string(r.StopReason), LastAssistantMessage: outcome.LastAssistantMessage(r.Output),
 		Diagnostic: r.Diagnostic, DurationMs: d.Milliseconds(),
 	}
 	if !r.Usage.IsZero() {
@@ -342,16 +353,16 @@ func (m *Manager) Delegate(ctx context.Context, p Params) tool.Result {
 // result, as the subagent tool does before rendering it: `reins batch`
 // runs each task this way. An error is the caller's (an unknown agent, the
 // depth limit) and published nothing.
-func (m *Manager) Run(ctx context.Context, p Params) (Result, error) {
+func (m *Manager) Run(ctx context.Context, p Params) (outcome.Result, error) {
 	m.init()
 	req, prov, err := m.request(p)
 	if err != nil {
-		return Result{}, err
+		return outcome.Result{}, err
 	}
 	return m.runForeground(ctx, req, prov, p), nil
 }
 
-func (m *Manager) runForeground(ctx context.Context, req Request, prov Provider, p Params) Result {
+func (m *Manager) runForeground(ctx context.Context, req Request, prov Provider, p Params) outcome.Result {
 	t0 := time.Now()
 	run, fail := m.begin(ctx, req, prov, p, false)
 	if fail != nil {
@@ -452,7 +463,7 @@ func (m *Manager) startJob(id string, req Request, prov Provider, p Params) tool
 		m.mu.Lock()
 		j.result = res
 		switch {
-		case res.StopReason == StopCompleted:
+		case res.StopReason == outcome.StopCompleted:
 			j.status = JobCompleted
 		case j.killed && res.Diagnostic == "":
 			j.status = JobKilled
@@ -467,7 +478,7 @@ func (m *Manager) startJob(id string, req Request, prov Provider, p Params) tool
 		default:
 		}
 	}()
-	return tool.Result{Content: fmt.Sprintf("Started background job %s (subagent: %s). Read its output with job_output; stop it with job_kill.", j.id, p.Description) + ChildLine(req.ChildID)}
+	return tool.Result{Content: fmt.Sprintf("Started background job %s (subagent: %s). Read its output with job_output; stop it with job_kill.", j.id, p.Description) + outcome.ChildLine(req.ChildID)}
 }
 
 // Drain is the parent loop's inbox: for each background job settled since
@@ -486,13 +497,13 @@ func (m *Manager) Drain(appendEvent func(typ string, data any)) []string {
 		end.Continues = j.continues
 		appendEvent(session.TypeSubagentEnd, end)
 		appendEvent(session.TypeJobNotice, session.JobNotice{JobID: j.id, Status: j.status})
-		out = append(out, Notice(j.id, j.description, j.status, j.result)+ChildLine(j.childID))
+		out = append(out, Notice(j.id, j.description, j.status, j.result)+outcome.ChildLine(j.childID))
 	}
 	return out
 }
 
 // Notice is the settlement message of docs/subagents.md.
-func Notice(id, description, status string, r Result) string {
+func Notice(id, description, status string, r outcome.Result) string {
 	inner := "status: " + status
 	if status == JobFailed {
 		inner += "; " + string(r.StopReason)
@@ -601,7 +612,7 @@ func (m *Manager) JobOutput(id string) tool.Result {
 	status, res := j.status, j.result
 	m.mu.Unlock()
 	if status == JobRunning {
-		return tool.Result{Content: fmt.Sprintf("job %s (subagent: %s) is still running.", j.id, j.description) + ChildLine(j.childID)}
+		return tool.Result{Content: fmt.Sprintf("job %s (subagent: %s) is still running.", j.id, j.description) + outcome.ChildLine(j.childID)}
 	}
 	r := Render(res)
 	r.Content = m.page(j.childID, r.Content, 0, len(r.Content))
@@ -649,7 +660,7 @@ func (m *Manager) JobKill(id string) tool.Result {
 
 // Render is the subagent tool result of docs/subagents.md
 // (outcome.RenderText) as a tool result.
-func Render(r Result) tool.Result {
+func Render(r outcome.Result) tool.Result {
 	content, isErr := outcome.RenderText(r)
 	return tool.Result{Content: content, IsError: isErr}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
 )
 
@@ -22,8 +23,8 @@ func (p *fakeProvider) Start(context.Context, Request) (Run, error) {
 type fakeRun struct{ p *fakeProvider }
 
 func (*fakeRun) Session() string { return "child-1" }
-func (*fakeRun) Wait(context.Context) Result {
-	return Result{StopReason: StopCompleted, Output: []llm.Block{{Type: llm.BlockText, Text: "child answer"}}}
+func (*fakeRun) Wait(context.Context) outcome.Result {
+	return outcome.Result{StopReason: outcome.StopCompleted, Output: []llm.Block{{Type: llm.BlockText, Text: "child answer"}}}
 }
 func (*fakeRun) Cancel()          {}
 func (r *fakeRun) Dispose() error { r.p.disposed.Add(1); return nil }
@@ -79,7 +80,7 @@ func TestStartErrorStopReason(t *testing.T) {
 	for _, tc := range []struct {
 		stop, headline string
 	}{
-		{StopAborted, "subagent run was cancelled"},
+		{outcome.StopAborted, "subagent run was cancelled"},
 		{"", "subagent run failed"},
 	} {
 		l, err := session.Create(t.TempDir(), session.Header{ID: "parent"}, session.Options{})

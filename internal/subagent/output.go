@@ -94,7 +94,7 @@ func (m *Manager) SubagentOutput(id string, offset int) tool.Result {
 	case offset < 0 || offset > size:
 		return tool.Errorf("Error: offset %d is outside the output of child %s (%d bytes)", offset, id, size)
 	case offset == size:
-		return tool.Result{Content: fmt.Sprintf("(end of output: %d bytes)", size) + ChildLine(id)}
+		return tool.Result{Content: fmt.Sprintf("(end of output: %d bytes)", size) + outcome.ChildLine(id)}
 	case offset >= len(out):
 		return tool.Errorf("Error: the output of child %s from byte %d is no longer held in memory; it is in the child's session log", id, offset)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/tool"
@@ -155,7 +156,7 @@ type Run interface {
 	// run is cancelled as by its parent, and Wait still returns its
 	// settled result. A child-level failure is a Result, never a panic or
 	// a Go error.
-	Wait(ctx context.Context) Result
+	Wait(ctx context.Context) outcome.Result
 	// Cancel cancels the run locally (job_kill): it settles aborted with
 	// no diagnostic.
 	Cancel()
@@ -173,7 +174,7 @@ type StartError struct {
 	Err        error
 	// StopReason is how the failed start settles; empty means error. A
 	// start ended by the agent's own timeout is aborted (docs/subagents.md).
-	StopReason StopReason
+	StopReason outcome.StopReason
 }
 
 func (e *StartError) Error() string {

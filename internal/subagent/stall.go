@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/childproc"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
 )
 
@@ -18,14 +19,14 @@ const maxStallNotes = 64
 // (Staller): aborted, category stalled, its partial output kept. A budget
 // that ran out is the better explanation and wins; a completed run keeps
 // its answer.
-func stallResult(req Request, run Run, r Result) Result {
+func stallResult(req Request, run Run, r outcome.Result) outcome.Result {
 	s, ok := run.(Staller)
-	if !ok || !s.Stalled() || r.StopReason == StopCompleted || req.Budget.Err() != nil {
+	if !ok || !s.Stalled() || r.StopReason == outcome.StopCompleted || req.Budget.Err() != nil {
 		return r
 	}
 	p := providerOf(req)
-	r.StopReason = StopAborted
-	r.Diagnostic = Diagnostic{Provider: p, Stage: budgetStage[p], Category: CategoryStalled, StopReason: StopAborted}.String()
+	r.StopReason = outcome.StopAborted
+	r.Diagnostic = outcome.Diagnostic{Provider: p, Stage: budgetStage[p], Category: outcome.CategoryStalled, StopReason: outcome.StopAborted}.String()
 	return r
 }
 

@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+
+	"github.com/reinsdev/reins/internal/budget"
+	"github.com/reinsdev/reins/internal/engine/wire"
 	"go.temporal.io/sdk/temporal"
 )
 
@@ -29,6 +32,8 @@ func (a *Activities) RunChild(ctx context.Context, t Task) (Outcome, error) {
 	if every <= 0 {
 		every = HeartbeatEvery
 	}
+	sp := &spend{}
+	ctx = context.WithValue(ctx, spendKey{}, sp)
 	hctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -37,7 +42,9 @@ func (a *Activities) RunChild(ctx context.Context, t Task) (Outcome, error) {
 		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
-			activity.RecordHeartbeat(ctx)
+			// The details are the child tree's spend so far, which the
+			// parent's side reads and charges live (run.watchSpent).
+			activity.RecordHeartbeat(ctx, sp.load())
 			select {
 			case <-tick.C:
 			case <-hctx.Done():
@@ -52,4 +59,33 @@ func (a *Activities) RunChild(ctx context.Context, t Task) (Outcome, error) {
 		return Outcome{}, temporal.NewNonRetryableApplicationError("the child could not be set up on this worker", ErrTypeConfiguration, nil)
 	}
 	return out, nil
+}
+
+// spend is a running child tree's budget, for the heartbeat to report
+// (Runner.Run watches it when the task has a budget).
+type spend struct {
+	mu sync.Mutex
+	b  *budget.Budget
+}
+
+type spendKey struct{}
+
+func spendOf(ctx context.Context) *spend {
+	s, _ := ctx.Value(spendKey{}).(*spend)
+	return s
+}
+
+func (s *spend) watch(b *budget.Budget) {
+	s.mu.Lock()
+	s.b = b
+	s.mu.Unlock()
+}
+
+// load is the spend so far (zero before a budget is watched).
+func (s *spend) load() wire.Spent {
+	s.mu.Lock()
+	b := s.b
+	s.mu.Unlock()
+	tok, usd, unpriced, _ := b.Used()
+	return wire.Spent{Tokens: tok, USD: usd, Unpriced: unpriced}
 }

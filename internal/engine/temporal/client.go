@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/engine/wire"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/subagent"
 )
 
@@ -85,7 +87,7 @@ func (e *Engine) StartTask(ctx context.Context, t Task) (subagent.Run, error) {
 	if err != nil {
 		r := Failure(err, t.Provider)
 		if ctx.Err() != nil {
-			r = subagent.Result{StopReason: subagent.StopAborted}
+			r = outcome.Result{StopReason: outcome.StopAborted}
 		}
 		return nil, &subagent.StartError{Diagnostic: r.Diagnostic, StopReason: r.StopReason, Err: err}
 	}
@@ -104,7 +106,48 @@ type run struct {
 	stop       chan struct{} // closed by the first cancel
 	mu         sync.Mutex
 	settled    bool
-	child      string // the child's session on the worker, once settled
+	out        Outcome // once settled
+}
+
+// Outcome is the settled run's outcome beyond its Result (the child's
+// session on the worker, its conversation, its spend), known once Wait
+// returned; zero before.
+func (r *run) Outcome() Outcome {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.out
+}
+
+// WatchSpent calls fn with the child tree's spend as its worker
+// heartbeats it (the activity's heartbeat details), every period, until
+// ctx ends: how a budget is charged live across workers.
+func (r *run) WatchSpent(ctx context.Context, every time.Duration, fn func(wire.Spent)) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	var last wire.Spent
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		dctx, cancel := context.WithTimeout(ctx, cancelRPC)
+		d, err := r.e.Client.DescribeWorkflowExecution(dctx, r.id, r.runID)
+		cancel()
+		if err != nil {
+			continue
+		}
+		for _, a := range d.GetPendingActivities() {
+			var s wire.Spent
+			if a.GetHeartbeatDetails() == nil || converter.GetDefaultDataConverter().FromPayloads(a.GetHeartbeatDetails(), &s) != nil {
+				continue
+			}
+			if s.Tokens > last.Tokens || s.USD > last.USD {
+				last = s
+				fn(s)
+			}
+		}
+	}
 }
 
 // ChildSession is the child's own session on the worker that ran it,
@@ -113,7 +156,7 @@ type run struct {
 func (r *run) ChildSession() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.child
+	return r.out.ChildSession
 }
 
 // Session is empty: the child's session is on the worker (docs/engine.md).
@@ -121,7 +164,7 @@ func (r *run) Session() string { return "" }
 
 // Wait waits for the workflow's one result. When ctx ends first, the run
 // is cancelled and its aborted result waited for, at most CancelGrace.
-func (r *run) Wait(ctx context.Context) subagent.Result {
+func (r *run) Wait(ctx context.Context) outcome.Result {
 	gctx, gcancel := context.WithCancel(context.Background())
 	defer gcancel()
 	stopParent := context.AfterFunc(ctx, r.Cancel)
@@ -142,13 +185,13 @@ func (r *run) Wait(ctx context.Context) subagent.Result {
 	r.mu.Lock()
 	r.settled = true
 	if err == nil {
-		r.child = out.ChildSession
+		r.out = out
 	}
 	r.mu.Unlock()
 	if err != nil {
 		select {
 		case <-r.stop:
-			return subagent.Result{StopReason: subagent.StopAborted}
+			return outcome.Result{StopReason: outcome.StopAborted}
 		default:
 		}
 		r.e.logf("temporal workflow %s: %v", r.id, err)
@@ -157,7 +200,7 @@ func (r *run) Wait(ctx context.Context) subagent.Result {
 	if out.WorkerSession != "" {
 		r.e.logf("temporal workflow %s: the child's log is under worker session %s", r.id, out.WorkerSession)
 	}
-	return subagent.Settle(out.Result)
+	return outcome.Settle(out.Result)
 }
 
 // Cancel cancels the workflow: Temporal cancels the activity, the worker's

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 
+	"github.com/reinsdev/reins/internal/budget"
+	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/engine/wire"
 	"github.com/reinsdev/reins/internal/engine/workspace"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/session"
@@ -86,8 +90,18 @@ func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
 		childMu sync.Mutex
 		child   string
 	)
+	// The parent's budget remainder bounds the child's whole tree here,
+	// and what it spends is heartbeated back as it happens (Spend).
+	var bud *budget.Budget
+	if t.Budget != nil {
+		bud = budget.New(*t.Budget)
+		defer bud.Stop()
+		if s := spendOf(ctx); s != nil {
+			s.watch(bud)
+		}
+	}
 	sess, err := h.NewSession(harness.SessionOptions{
-		Model: m, MaxSteps: t.MaxSteps, MaxTokens: t.MaxTokens, Permission: perm, Tools: t.Tools,
+		Model: m, MaxSteps: t.MaxSteps, MaxTokens: t.MaxTokens, Permission: perm, Tools: t.Tools, Budget: bud,
 		Parent: t.ParentSession, Depth: t.Depth - 1, Agent: "worker",
 		Observe: func(_ session.Header, e session.Event) {
 			if e.Type != session.TypeSubagentStart {
@@ -111,11 +125,48 @@ func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
 			r.logf("worker: session %s close: %v", sess.Log.Header().ID, err)
 		}
 	}()
-	res, err := sess.Subagents.Run(ctx, subagent.Params{Description: t.Description, Prompt: t.Prompt, Agent: t.Agent})
+	// A fork or a continuation starts from the conversation it was
+	// shipped; an empty one (nil) is a new child.
+	var seed []session.Event
+	if len(t.Seed) > 0 {
+		seed = t.Seed
+	} else if t.Continues != "" {
+		return Outcome{}, errors.New("a continuation without the child's conversation")
+	}
+	res, err := sess.Subagents.Run(ctx, subagent.Params{Description: t.Description, Prompt: t.Prompt, Agent: t.Agent, Seed: seed})
 	if err != nil {
 		return Outcome{}, err
 	}
 	childMu.Lock()
 	defer childMu.Unlock()
-	return Outcome{Result: res, WorkerSession: sess.Log.Header().ID, ChildSession: child}, nil
+	out := Outcome{Result: res, WorkerSession: sess.Log.Header().ID, ChildSession: child}
+	if t.Provider == "" || t.Provider == config.ProviderInProcess {
+		out.History = r.history(h, child)
+	}
+	if bud != nil {
+		tok, usd, unpriced, _ := bud.Used()
+		out.Spent = &wire.Spent{Tokens: tok, USD: usd, Unpriced: unpriced}
+	}
+	return out, nil
+}
+
+// history is the conversation of the child's log on this worker, shipped
+// back for its next continuation: nil when it is larger than
+// wire.MaxSeed (that continuation is refused not-continuable) or cannot
+// be read.
+func (r *Runner) history(h *harness.Harness, child string) []session.Event {
+	if child == "" {
+		return nil
+	}
+	ld, err := session.Load(filepath.Join(h.SessionsDir(), child, session.FileName))
+	if err != nil {
+		r.logf("worker: child %s: its log for a continuation: %v", child, err)
+		return nil
+	}
+	conv, err := subagent.Conversation(ld.Events)
+	if err != nil || wire.SeedSize(conv) > wire.MaxSeed {
+		r.logf("worker: child %s: its conversation is not shipped back (%d events, err %v)", child, len(conv), err)
+		return nil
+	}
+	return conv
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
-	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
 )
 
@@ -38,7 +38,7 @@ func TestRunnerRunsTheChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Result.StopReason != subagent.StopCompleted || llm.BlocksText(out.Result.Output) != "mock: hello" || out.Result.Usage.InputTokens == 0 {
+	if out.Result.StopReason != outcome.StopCompleted || llm.BlocksText(out.Result.Output) != "mock: hello" || out.Result.Usage.InputTokens == 0 {
 		t.Fatalf("outcome %+v", out)
 	}
 	ws, err := session.Load(filepath.Join(home, "sessions", out.WorkerSession, session.FileName))
@@ -70,7 +70,7 @@ fallback: {text: done}
 		r, _ := newRunner(t, script, tt.max)
 		cwd := t.TempDir()
 		out, err := r.Run(context.Background(), Task{Agent: "general", Prompt: "write-it", Depth: 1, Cwd: cwd, Permission: "full-access", Model: "mock/echo"})
-		if err != nil || out.Result.StopReason != subagent.StopCompleted {
+		if err != nil || out.Result.StopReason != outcome.StopCompleted {
 			t.Fatalf("max %q: %+v %v", tt.max, out, err)
 		}
 		_, statErr := os.Stat(filepath.Join(cwd, "f.txt"))

@@ -42,6 +42,10 @@ func NewWorker(c client.Client, queue string, parallel int, run RunFunc) worker.
 		MaxConcurrentActivityExecutionSize: max(parallel, 1),
 		// Children get time to end through their own teardown.
 		WorkerStopTimeout: 10 * time.Second,
+		// A heartbeat carries the child's spend (Activities.RunChild):
+		// sent every HeartbeatEvery, not throttled to 80% of the
+		// heartbeat timeout, so a parent's budget sees it within seconds.
+		MaxHeartbeatThrottleInterval: HeartbeatEvery,
 	})
 	Register(w, run)
 	return w

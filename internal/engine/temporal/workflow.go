@@ -15,7 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/reinsdev/reins/internal/engine/wire"
-	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/outcome"
 )
 
 // Names registered with Temporal: a worker and a parent of different
@@ -84,7 +84,7 @@ func ChildRun(ctx workflow.Context, t Task) (Outcome, error) {
 	if err != nil {
 		return Outcome{Result: Failure(err, t.Provider)}, nil
 	}
-	out.Result = subagent.Settle(out.Result)
+	out.Result = outcome.Settle(out.Result)
 	return out, nil
 }
 
@@ -92,11 +92,11 @@ func ChildRun(ctx workflow.Context, t Task) (Outcome, error) {
 // cancel is aborted with no diagnostic (like a local one); everything else
 // is error with a fixed diagnostic of stage engine. The error's text stays
 // out of it: it may carry the worker's or the cluster's words.
-func Failure(err error, provider string) subagent.Result {
+func Failure(err error, provider string) outcome.Result {
 	if temporal.IsCanceledError(err) {
-		return subagent.Result{StopReason: subagent.StopAborted}
+		return outcome.Result{StopReason: outcome.StopAborted}
 	}
-	cat := subagent.CategoryEngineUnavailable
+	cat := outcome.CategoryEngineUnavailable
 	var te *temporal.TimeoutError
 	var ae *temporal.ApplicationError
 	var pe *temporal.PanicError
@@ -104,18 +104,18 @@ func Failure(err error, provider string) subagent.Result {
 	case errors.As(err, &te):
 		switch te.TimeoutType() {
 		case enumspb.TIMEOUT_TYPE_HEARTBEAT, enumspb.TIMEOUT_TYPE_START_TO_CLOSE:
-			cat = subagent.CategoryWorkerLost
+			cat = outcome.CategoryWorkerLost
 		}
 	case errors.As(err, &ae) && ae.Type() == ErrTypeConfiguration:
-		cat = subagent.CategoryConfiguration
+		cat = outcome.CategoryConfiguration
 	case errors.As(err, &ae), errors.As(err, &pe):
-		cat = subagent.CategoryUnknown
+		cat = outcome.CategoryUnknown
 	}
 	if provider == "" {
 		provider = "inprocess"
 	}
-	return subagent.Settle(subagent.Result{
-		StopReason: subagent.StopError,
-		Diagnostic: subagent.Diagnostic{Provider: provider, Stage: subagent.StageEngine, Category: cat, StopReason: subagent.StopError}.String(),
+	return outcome.Settle(outcome.Result{
+		StopReason: outcome.StopError,
+		Diagnostic: outcome.Diagnostic{Provider: provider, Stage: outcome.StageEngine, Category: cat, StopReason: outcome.StopError}.String(),
 	})
 }

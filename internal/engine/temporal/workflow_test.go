@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/reinsdev/reins/internal/llm"
-	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/outcome"
 )
 
 func text(s string) []llm.Block { return []llm.Block{{Type: llm.BlockText, Text: s}} }
@@ -48,11 +48,11 @@ var task = Task{RunID: "run-1", Agent: "general", Provider: "inprocess", Prompt:
 // Every way a child ends comes back through the workflow unchanged, under
 // the contract (Settle): output, stop reason, diagnostic, usage.
 func TestChildRunPassesTheResult(t *testing.T) {
-	for _, want := range []subagent.Result{
-		{StopReason: subagent.StopCompleted, Output: text("done"), Usage: llm.Usage{InputTokens: 10, OutputTokens: 2}},
-		{StopReason: subagent.StopMaxTokens, Output: text("partial")},
-		{StopReason: subagent.StopError, Diagnostic: "Subagent failure (provider: acp; stage: prompt; category: transport; stop reason: error)"},
-		{StopReason: subagent.StopRefusal},
+	for _, want := range []outcome.Result{
+		{StopReason: outcome.StopCompleted, Output: text("done"), Usage: llm.Usage{InputTokens: 10, OutputTokens: 2}},
+		{StopReason: outcome.StopMaxTokens, Output: text("partial")},
+		{StopReason: outcome.StopError, Diagnostic: "Subagent failure (provider: acp; stage: prompt; category: transport; stop reason: error)"},
+		{StopReason: outcome.StopRefusal},
 	} {
 		t.Run(want.StopReason, func(t *testing.T) {
 			out := runWorkflow(t, task, func(ctx context.Context, got Task) (Outcome, error) {
@@ -73,9 +73,9 @@ func TestChildRunPassesTheResult(t *testing.T) {
 // diagnostic, is settled (error, bounded) before the parent sees it.
 func TestChildRunSettles(t *testing.T) {
 	out := runWorkflow(t, task, func(context.Context, Task) (Outcome, error) {
-		return Outcome{Result: subagent.Result{StopReason: "weird", Diagnostic: strings.Repeat("x", 5000)}}, nil
+		return Outcome{Result: outcome.Result{StopReason: "weird", Diagnostic: strings.Repeat("x", 5000)}}, nil
 	}, nil)
-	if out.Result.StopReason != subagent.StopError || len(out.Result.Diagnostic) != subagent.MaxDiagnosticBytes {
+	if out.Result.StopReason != outcome.StopError || len(out.Result.Diagnostic) != outcome.MaxDiagnosticBytes {
 		t.Errorf("%q, %d bytes", out.Result.StopReason, len(out.Result.Diagnostic))
 	}
 }
@@ -89,10 +89,10 @@ func TestChildRunRetriesALostWorker(t *testing.T) {
 			if calls.Add(1) == 1 {
 				return Outcome{}, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil)
 			}
-			return Outcome{Result: subagent.Result{StopReason: subagent.StopCompleted, Output: text("second worker")}}, nil
+			return Outcome{Result: outcome.Result{StopReason: outcome.StopCompleted, Output: text("second worker")}}, nil
 		})
 	})
-	if calls.Load() != 2 || out.Result.StopReason != subagent.StopCompleted || llm.BlocksText(out.Result.Output) != "second worker" {
+	if calls.Load() != 2 || out.Result.StopReason != outcome.StopCompleted || llm.BlocksText(out.Result.Output) != "second worker" {
 		t.Errorf("%d attempts, outcome %+v", calls.Load(), out)
 	}
 }
@@ -108,7 +108,7 @@ func TestChildRunWorkerLost(t *testing.T) {
 		})
 	})
 	want := "Subagent failure (provider: inprocess; stage: engine; category: worker-lost; stop reason: error)"
-	if calls.Load() != MaxAttempts || out.Result.StopReason != subagent.StopError || out.Result.Diagnostic != want {
+	if calls.Load() != MaxAttempts || out.Result.StopReason != outcome.StopError || out.Result.Diagnostic != want {
 		t.Errorf("%d attempts, outcome %+v", calls.Load(), out)
 	}
 }
@@ -139,9 +139,9 @@ func TestChildRunCancel(t *testing.T) {
 		select {
 		case <-ctx.Done():
 			ended.Store(true)
-			return Outcome{Result: subagent.Result{StopReason: subagent.StopAborted, Output: text("half")}}, nil
+			return Outcome{Result: outcome.Result{StopReason: outcome.StopAborted, Output: text("half")}}, nil
 		case <-release:
-			return Outcome{Result: subagent.Result{StopReason: subagent.StopCompleted}}, nil
+			return Outcome{Result: outcome.Result{StopReason: outcome.StopCompleted}}, nil
 		}
 	}, func(env *testsuite.TestWorkflowEnvironment) {
 		env.RegisterDelayedCallback(func() { env.CancelWorkflow() }, 200*time.Millisecond)
@@ -152,7 +152,7 @@ func TestChildRunCancel(t *testing.T) {
 	// The SDK's test environment may settle the cancel itself before the
 	// activity has seen it; either way the parent gets aborted, no
 	// diagnostic, never completed.
-	if out.Result.StopReason != subagent.StopAborted || out.Result.Diagnostic != "" {
+	if out.Result.StopReason != outcome.StopAborted || out.Result.Diagnostic != "" {
 		t.Errorf("outcome %+v (child saw the cancel: %v), want aborted with no diagnostic", out, ended.Load())
 	}
 }
@@ -163,22 +163,22 @@ func TestFailure(t *testing.T) {
 		err  error
 		cat  string
 	}{
-		{"heartbeat", temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil), subagent.CategoryWorkerLost},
-		{"start to close", temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_START_TO_CLOSE, nil), subagent.CategoryWorkerLost},
-		{"no worker", temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START, nil), subagent.CategoryEngineUnavailable},
-		{"cluster down", errors.New("dial tcp: connection refused"), subagent.CategoryEngineUnavailable},
-		{"configuration", temporal.NewNonRetryableApplicationError("m", ErrTypeConfiguration, nil), subagent.CategoryConfiguration},
-		{"other application error", temporal.NewApplicationError("m", "boom"), subagent.CategoryUnknown},
+		{"heartbeat", temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil), outcome.CategoryWorkerLost},
+		{"start to close", temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_START_TO_CLOSE, nil), outcome.CategoryWorkerLost},
+		{"no worker", temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START, nil), outcome.CategoryEngineUnavailable},
+		{"cluster down", errors.New("dial tcp: connection refused"), outcome.CategoryEngineUnavailable},
+		{"configuration", temporal.NewNonRetryableApplicationError("m", ErrTypeConfiguration, nil), outcome.CategoryConfiguration},
+		{"other application error", temporal.NewApplicationError("m", "boom"), outcome.CategoryUnknown},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := Failure(tt.err, "pi")
 			want := "Subagent failure (provider: pi; stage: engine; category: " + tt.cat + "; stop reason: error)"
-			if r.StopReason != subagent.StopError || r.Diagnostic != want {
+			if r.StopReason != outcome.StopError || r.Diagnostic != want {
 				t.Errorf("%+v, want %s", r, want)
 			}
 		})
 	}
-	if r := Failure(temporal.NewCanceledError(), "pi"); r.StopReason != subagent.StopAborted || r.Diagnostic != "" {
+	if r := Failure(temporal.NewCanceledError(), "pi"); r.StopReason != outcome.StopAborted || r.Diagnostic != "" {
 		t.Errorf("cancel: %+v", r)
 	}
 }

@@ -9,7 +9,11 @@ package wire
 import (
 	"time"
 
+	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
+	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 )
 
@@ -36,15 +40,76 @@ type Task struct {
 	DenyNetwork bool
 	// Timeout is the agent file's timeout (0: none).
 	Timeout time.Duration
+	// ChildID names the child across its runs; Continues is set on a
+	// continuation (the id it continues).
+	ChildID   string `json:",omitempty"`
+	Continues string `json:",omitempty"`
+	// Seed is the conversation the child starts with: the parent's for a
+	// fork, the child's own so far for a continuation (the child's log is
+	// shipped with the task, so any worker can take it; at most MaxSeed
+	// bytes). Empty for a new child.
+	Seed []session.Event `json:",omitempty"`
+	// Budget is what is left of the parent's budget (budget.Remaining),
+	// for the worker to enforce on the child's whole tree; nil: none.
+	Budget *budget.Limits `json:",omitempty"`
+}
+
+// MaxSeed bounds a task's Seed and an outcome's History, in bytes of
+// JSON: both travel inside one Temporal payload (2 MiB by default). A
+// fork or continuation whose conversation is larger is refused with
+// category not-continuable rather than cut.
+const MaxSeed = 1 << 20
+
+// SeedSize is the size of events as they travel.
+func SeedSize(events []session.Event) int {
+	n := 0
+	for _, e := range events {
+		n += len(e.Data) + len(e.Type) + 64
+	}
+	return n
+}
+
+// Spent is a running child tree's usage so far on its worker, as the
+// activity heartbeats it and the parent charges it live.
+// Unpriced are the tokens of unknown price among Tokens: the parent
+// counts them at its own fallback price (budget.Charge).
+type Spent struct {
+	Tokens   int     `json:"tokens"`
+	USD      float64 `json:"usd"`
+	Unpriced int     `json:"unpriced,omitempty"`
+}
+
+// Since is the usage spent between before and s, as budget.Charge takes
+// it: the priced tokens with their cost, the unpriced ones without (two
+// usages; either may be zero).
+func (s Spent) Since(before Spent) (priced, unpriced llm.Usage) {
+	du := s.Unpriced - before.Unpriced
+	dt := s.Tokens - before.Tokens - du
+	dusd := s.USD - before.USD
+	if dt > 0 || dusd > 0 {
+		c := max(dusd, 0)
+		priced = llm.Usage{InputTokens: max(dt, 0), CostUSD: &c}
+	}
+	if du > 0 {
+		unpriced = llm.Usage{InputTokens: du}
+	}
+	return priced, unpriced
 }
 
 // Outcome is a settled run: the child's result, the session on the
 // worker under which the child's log lies, and the child's own session
 // there (empty when the child never started).
 type Outcome struct {
-	Result        subagent.Result
+	Result        outcome.Result
 	WorkerSession string
 	ChildSession  string
+	// History is the child's conversation after the run (Seed of its
+	// next continuation); nil when it did not fit MaxSeed or the child
+	// cannot be continued (not in process).
+	History []session.Event `json:",omitempty"`
+	// Spent is the child tree's whole spend, when its task had a budget:
+	// the parent charges what its live reports had not.
+	Spent *Spent `json:",omitempty"`
 }
 
 // TaskOf is the wire form of req for a parent on model (PROVIDER/MODEL).
@@ -54,6 +119,10 @@ func TaskOf(req subagent.Request, model string) Task {
 		ParentSession: req.ParentSession, Depth: req.Depth, Cwd: req.Cwd, Permission: string(req.Permission),
 		Tools: req.Tools, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens, Model: model,
 		DenyNetwork: req.Sandbox.DenyNetwork, Timeout: req.Agent.Timeout,
+		ChildID: req.ChildID, Continues: req.Continues, Seed: req.Fork,
+	}
+	if l := req.Budget.Remaining(); !l.IsZero() {
+		t.Budget = &l
 	}
 	if t.Provider == "" {
 		t.Provider = config.ProviderInProcess
@@ -78,18 +147,25 @@ const (
 	OpStarted Op = "started"
 	// OpResult (→ reins) is run ID's one settled result.
 	OpResult Op = "result"
+	// OpSpent (→ reins) is run ID's usage so far (Spent, cumulative),
+	// sent while it runs when its task has a budget.
+	OpSpent Op = "spent"
 )
 
 // Msg is one protocol line.
 type Msg struct {
-	Op     Op               `json:"op"`
-	ID     uint64           `json:"id"`
-	Task   *Task            `json:"task,omitempty"`
-	Failed *StartFailure    `json:"failed,omitempty"`
-	Result *subagent.Result `json:"result,omitempty"`
+	Op     Op              `json:"op"`
+	ID     uint64          `json:"id"`
+	Task   *Task           `json:"task,omitempty"`
+	Failed *StartFailure   `json:"failed,omitempty"`
+	Result *outcome.Result `json:"result,omitempty"`
 	// Session (with OpResult) is the child's own session on the worker
 	// that ran it, when it is known: what `reins log` shows there.
 	Session string `json:"session,omitempty"`
+	// History (with OpResult) is Outcome.History.
+	History []session.Event `json:"history,omitempty"`
+	// Spent (with OpSpent) is the run's usage so far.
+	Spent *Spent `json:"spent,omitempty"`
 }
 
 // StartFailure is a failed start: subagent.StartError without its cause,

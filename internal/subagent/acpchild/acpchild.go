@@ -18,6 +18,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/reinsdev/reins/internal/mcpspec"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"io"
 	"log/slog"
@@ -30,7 +32,6 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
-	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/subagent"
 )
@@ -63,7 +64,7 @@ type Options struct {
 	SessionsDir string
 	// MCPServers are the MCP servers a child's agent file may name
 	// (`mcpServers`): the named ones are passed in session/new.
-	MCPServers []mcp.Server
+	MCPServers []mcpspec.Server
 }
 
 // New returns the acp provider.
@@ -107,8 +108,8 @@ var (
 	errStartTimeout = errors.New("acp child: start deadline passed")
 )
 
-func diag(stage, category, stop string) subagent.Diagnostic {
-	return subagent.Diagnostic{Provider: config.ProviderACP, Stage: stage, Category: category, StopReason: stop}
+func diag(stage, category, stop string) outcome.Diagnostic {
+	return outcome.Diagnostic{Provider: config.ProviderACP, Stage: stage, Category: category, StopReason: stop}
 }
 
 // Start spawns the child, runs initialize and session/new, publishes the run
@@ -125,7 +126,7 @@ func (p *provider) Continue(ctx context.Context, req subagent.Request) (subagent
 	sid, err := p.loadID(req)
 	if err != nil {
 		p.logf("acp child %s: %v", req.ChildID, err)
-		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageLoadSession, subagent.CategoryNotContinuable, subagent.StopError).String(), Err: err}
+		return nil, &subagent.StartError{Diagnostic: diag(outcome.StageLoadSession, outcome.CategoryNotContinuable, outcome.StopError).String(), Err: err}
 	}
 	return p.start(ctx, req, sid)
 }
@@ -177,14 +178,14 @@ func (p *provider) loadID(req subagent.Request) (sdk.SessionId, error) {
 func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.SessionId) (subagent.Run, error) {
 	ag := req.Agent
 	if ag == nil {
-		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError).String(), Err: errors.New("acp child: no agent definition")}
+		return nil, &subagent.StartError{Diagnostic: diag(outcome.StageInitialize, outcome.CategoryConfiguration, outcome.StopError).String(), Err: errors.New("acp child: no agent definition")}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, &subagent.StartError{Err: err}
 	}
 	policy, cwd, err := p.check(ag, req.Cwd)
 	if err != nil {
-		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError).String(), Err: err}
+		return nil, &subagent.StartError{Diagnostic: diag(outcome.StageInitialize, outcome.CategoryConfiguration, outcome.StopError).String(), Err: err}
 	}
 
 	began := time.Now()
@@ -199,14 +200,14 @@ func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.Ses
 	}
 	if err != nil {
 		p.logf("acp child %s (%s): spawn %s: %v", req.RunID, ag.Name, ag.Command, err)
-		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageProcess, subagent.CategoryProcessStart, subagent.StopError).String(), Err: err}
+		return nil, &subagent.StartError{Diagnostic: diag(outcome.StageProcess, outcome.CategoryProcessStart, outcome.StopError).String(), Err: err}
 	}
 	cmd.Dir = cwd
 	cmd.Env = env
 	pr, pipes, err := proc.StartPiped(cmd)
 	if err != nil {
 		p.logf("acp child %s (%s): spawn %s: %v", req.RunID, ag.Name, ag.Command, err)
-		return nil, &subagent.StartError{Diagnostic: diag(subagent.StageProcess, subagent.CategoryProcessStart, subagent.StopError).String(), Err: err}
+		return nil, &subagent.StartError{Diagnostic: diag(outcome.StageProcess, outcome.CategoryProcessStart, outcome.StopError).String(), Err: err}
 	}
 
 	r := &run{
@@ -264,7 +265,7 @@ func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.Ses
 	r.sessionID = sid
 	// What session/load replayed is the earlier conversation, not this
 	// run's output.
-	r.fold = subagent.Fold{}
+	r.fold = outcome.Fold{}
 	r.mu.Unlock()
 	// Started: from here a child that sends nothing for stallTimeout is
 	// stopped as stalled.
@@ -322,26 +323,26 @@ func (r *run) handshake(ctx context.Context, cwd string, load sdk.SessionId) (sd
 		ClientInfo:         &sdk.Implementation{Name: "reins", Version: r.p.opts.Version},
 	})
 	if err != nil {
-		return "", subagent.StageInitialize, err
+		return "", outcome.StageInitialize, err
 	}
 	if init.ProtocolVersion != sdk.ProtocolVersionNumber {
-		return "", subagent.StageInitialize, &versionError{got: int(init.ProtocolVersion)}
+		return "", outcome.StageInitialize, &versionError{got: int(init.ProtocolVersion)}
 	}
 	if load != "" {
 		if !init.AgentCapabilities.LoadSession {
-			return "", subagent.StageLoadSession, errNoLoad
+			return "", outcome.StageLoadSession, errNoLoad
 		}
 		if _, err := r.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: load, Cwd: cwd, McpServers: r.mcpServers(init.AgentCapabilities.McpCapabilities.Http)}); err != nil {
-			return "", subagent.StageLoadSession, err
+			return "", outcome.StageLoadSession, err
 		}
 		return load, "", nil
 	}
 	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: r.mcpServers(init.AgentCapabilities.McpCapabilities.Http)})
 	if err != nil {
-		return "", subagent.StageNewSession, err
+		return "", outcome.StageNewSession, err
 	}
 	if ns.SessionId == "" {
-		return "", subagent.StageNewSession, errEmptySession
+		return "", outcome.StageNewSession, errEmptySession
 	}
 	return ns.SessionId, "", nil
 }
@@ -377,7 +378,7 @@ func (r *run) rollback(parent context.Context, stage string, cause error) error 
 			text = teardownDiagnostic()
 		}
 	default:
-		d := diag(stage, category, subagent.StopError)
+		d := diag(stage, category, outcome.StopError)
 		d.ExitCode, d.Signal = code, sig
 		text = d.String()
 		if derr != nil {
@@ -395,11 +396,11 @@ func (r *run) rollbackTimeout(stage string, cause error) error {
 	if derr != nil {
 		r.p.logf("acp child %s (%s): rollback: %v", r.req.RunID, r.req.Agent.Name, derr)
 	}
-	stop := subagent.StopError
+	stop := outcome.StopError
 	if errors.Is(cause, errTimeout) {
-		stop = subagent.StopAborted
+		stop = outcome.StopAborted
 	}
-	text := diag(stage, subagent.CategoryTimeout, stop).String()
+	text := diag(stage, outcome.CategoryTimeout, stop).String()
 	if derr != nil {
 		text += "\n" + teardownDiagnostic()
 	}
@@ -407,7 +408,7 @@ func (r *run) rollbackTimeout(stage string, cause error) error {
 }
 
 func teardownDiagnostic() string {
-	return subagent.Diagnostic{Provider: config.ProviderACP, Stage: subagent.StageTeardown}.String()
+	return outcome.Diagnostic{Provider: config.ProviderACP, Stage: outcome.StageTeardown}.String()
 }
 
 // classify derives the category of a failed request from closed facts only:
@@ -417,26 +418,26 @@ func teardownDiagnostic() string {
 func (r *run) classify(stage string, err error) (category string, code *int, sig string) {
 	if r.proc.Exited() || r.transportBroken() {
 		if c, s, ok := r.exitStatus(); ok {
-			return subagent.CategoryProcessExit, c, s
+			return outcome.CategoryProcessExit, c, s
 		}
-		return subagent.CategoryTransport, nil, ""
+		return outcome.CategoryTransport, nil, ""
 	}
 	var ve *versionError
 	switch {
 	case errors.Is(err, errNoLoad):
-		return subagent.CategoryNotContinuable, nil, ""
+		return outcome.CategoryNotContinuable, nil, ""
 	case errors.As(err, &ve):
-		return subagent.CategoryConfiguration, nil, ""
-	case stage == subagent.StageLoadSession:
-		return subagent.CategoryProtocol, nil, ""
-	case stage == subagent.StageNewSession:
-		return subagent.CategoryProtocol, nil, ""
-	case stage == subagent.StagePrompt:
-		return subagent.CategoryUnknown, nil, ""
+		return outcome.CategoryConfiguration, nil, ""
+	case stage == outcome.StageLoadSession:
+		return outcome.CategoryProtocol, nil, ""
+	case stage == outcome.StageNewSession:
+		return outcome.CategoryProtocol, nil, ""
+	case stage == outcome.StagePrompt:
+		return outcome.CategoryUnknown, nil, ""
 	}
 	// An initialize the child refused: the handshake produced no usable
 	// connection.
-	return subagent.CategoryTransport, nil, ""
+	return outcome.CategoryTransport, nil, ""
 }
 
 // transportBroken reports whether the child's stdout has closed or a write

@@ -16,6 +16,7 @@ import (
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/testutil"
@@ -120,13 +121,13 @@ func (f *fixture) request(ag *config.Agent, prompt string) subagent.Request {
 
 // run starts, waits for and disposes one run, as the manager does, and
 // returns the settled result.
-func (f *fixture) run(ag *config.Agent) subagent.Result {
+func (f *fixture) run(ag *config.Agent) outcome.Result {
 	f.t.Helper()
 	r, err := f.provider().Start(context.Background(), f.request(ag, "do the task"))
 	if err != nil {
 		f.t.Fatalf("Start: %v", err)
 	}
-	res := subagent.Settle(r.Wait(context.Background()))
+	res := outcome.Settle(r.Wait(context.Background()))
 	if err := r.Dispose(); err != nil {
 		f.t.Errorf("Dispose: %v", err)
 	}
@@ -139,7 +140,7 @@ func (f *fixture) alive() []testutil.Proc {
 	return testutil.Marked(v)
 }
 
-func text(r subagent.Result) string { return llm.BlocksText(r.Output) }
+func text(r outcome.Result) string { return llm.BlocksText(r.Output) }
 
 func TestStopReasons(t *testing.T) {
 	tests := []struct {
@@ -149,23 +150,23 @@ func TestStopReasons(t *testing.T) {
 		output   string
 		diag     string
 	}{
-		{"success", nil, subagent.StopCompleted, "Hello, world", ""},
-		{"max_tokens", nil, subagent.StopMaxTokens, "partial answer", ""},
-		{"refusal", nil, subagent.StopRefusal, "I will not", ""},
-		{"remote_cancelled", nil, subagent.StopAborted, "gave up", ""},
-		{"max_turn_requests", nil, subagent.StopError, "went around in circles",
+		{"success", nil, outcome.StopCompleted, "Hello, world", ""},
+		{"max_tokens", nil, outcome.StopMaxTokens, "partial answer", ""},
+		{"refusal", nil, outcome.StopRefusal, "I will not", ""},
+		{"remote_cancelled", nil, outcome.StopAborted, "gave up", ""},
+		{"max_turn_requests", nil, outcome.StopError, "went around in circles",
 			"Subagent failure (provider: acp; stage: prompt; category: remote-limit; stop reason: error)"},
-		{"unknown_stop", nil, subagent.StopError, "odd ending",
+		{"unknown_stop", nil, outcome.StopError, "odd ending",
 			"Subagent failure (provider: acp; stage: prompt; category: unknown; stop reason: error)"},
-		{"error_response", nil, subagent.StopError, "",
+		{"error_response", nil, outcome.StopError, "",
 			"Subagent failure (provider: acp; stage: prompt; category: unknown; stop reason: error)"},
-		{"crash_exit", nil, subagent.StopError, "half of it",
+		{"crash_exit", nil, outcome.StopError, "half of it",
 			"Subagent failure (provider: acp; stage: process; category: process-exit; stop reason: error; exit code: 3)"},
-		{"crash_exit", map[string]string{"ACP_EXIT_CODE": "0"}, subagent.StopError, "half of it",
+		{"crash_exit", map[string]string{"ACP_EXIT_CODE": "0"}, outcome.StopError, "half of it",
 			"Subagent failure (provider: acp; stage: process; category: process-exit; stop reason: error; exit code: 0)"},
-		{"crash_signal", nil, subagent.StopError, "half of it",
+		{"crash_signal", nil, outcome.StopError, "half of it",
 			"Subagent failure (provider: acp; stage: process; category: process-exit; stop reason: error; signal: SIGKILL)"},
-		{"close_stdout", nil, subagent.StopError, "leaving",
+		{"close_stdout", nil, outcome.StopError, "leaving",
 			"Subagent failure (provider: acp; stage: prompt; category: transport; stop reason: error)"},
 	}
 	for _, tc := range tests {
@@ -279,39 +280,39 @@ func TestPermissionPolicy(t *testing.T) {
 		diag       string
 	}{
 		{"allow, then completed", "allow", nil, tool.WorkspaceWrite,
-			subagent.StopCompleted, "outcome=selected:allow", ""},
+			outcome.StopCompleted, "outcome=selected:allow", ""},
 		{"allow, then refusal", "allow", map[string]string{"ACP_AFTER": "refusal"}, tool.WorkspaceWrite,
-			subagent.StopRefusal, "outcome=selected:allow",
+			outcome.StopRefusal, "outcome=selected:allow",
 			"Permission decision (policy: allow; request: edit; decision: allowed)"},
 		{"reject, then completed", "reject", nil, tool.WorkspaceWrite,
-			subagent.StopCompleted, "outcome=selected:reject", ""},
+			outcome.StopCompleted, "outcome=selected:reject", ""},
 		{"reject is the default policy", "", map[string]string{"ACP_AFTER": "max_tokens"}, tool.WorkspaceWrite,
-			subagent.StopMaxTokens, "outcome=selected:reject",
+			outcome.StopMaxTokens, "outcome=selected:reject",
 			"Permission decision (policy: reject; request: edit; decision: rejected)"},
 		{"reject, then remote cancel", "reject", map[string]string{"ACP_AFTER": "cancelled"}, tool.WorkspaceWrite,
-			subagent.StopAborted, "outcome=selected:reject",
+			outcome.StopAborted, "outcome=selected:reject",
 			"Permission decision (policy: reject; request: edit; decision: rejected)"},
 		{"reject, then remote limit", "reject", map[string]string{"ACP_AFTER": "max_turn_requests"}, tool.WorkspaceWrite,
-			subagent.StopError, "outcome=selected:reject",
+			outcome.StopError, "outcome=selected:reject",
 			"Subagent failure (provider: acp; stage: prompt; category: remote-limit; stop reason: error)\n" +
 				"Permission decision (policy: reject; request: edit; decision: rejected)"},
 		{"request kind from the permission request", "reject", map[string]string{"ACP_PERM_KIND": "execute", "ACP_AFTER": "refusal"}, tool.WorkspaceWrite,
-			subagent.StopRefusal, "outcome=selected:reject",
+			outcome.StopRefusal, "outcome=selected:reject",
 			"Permission decision (policy: reject; request: execute; decision: rejected)"},
 		{"unknown kind is other", "allow", map[string]string{"ACP_PERM_KIND": "launch_missiles", "ACP_AFTER": "refusal"}, tool.WorkspaceWrite,
-			subagent.StopRefusal, "outcome=selected:allow",
+			outcome.StopRefusal, "outcome=selected:allow",
 			"Permission decision (policy: allow; request: other; decision: allowed)"},
 		{"allow without an allow-once option is cancelled", "allow", map[string]string{"ACP_PERM_OPTIONS": "always_only", "ACP_AFTER": "max_tokens"}, tool.WorkspaceWrite,
-			subagent.StopMaxTokens, "outcome=cancelled",
+			outcome.StopMaxTokens, "outcome=cancelled",
 			"Permission decision (policy: allow; request: edit; decision: cancelled)"},
 		{"reject picks reject-always when it is the only reject", "reject", map[string]string{"ACP_PERM_OPTIONS": "always_only", "ACP_AFTER": "refusal"}, tool.WorkspaceWrite,
-			subagent.StopRefusal, "outcome=selected:never",
+			outcome.StopRefusal, "outcome=selected:never",
 			"Permission decision (policy: reject; request: edit; decision: rejected)"},
 		{"a read-only parent holds allow to reading", "allow", map[string]string{"ACP_AFTER": "refusal"}, tool.ReadOnly,
-			subagent.StopRefusal, "outcome=selected:reject",
+			outcome.StopRefusal, "outcome=selected:reject",
 			"Permission decision (policy: allow; request: edit; decision: rejected)"},
 		{"crash after a rejection", "reject", nil, tool.WorkspaceWrite,
-			subagent.StopError, "",
+			outcome.StopError, "",
 			"Subagent failure (provider: acp; stage: process; category: process-exit; stop reason: error; exit code: 4)\n" +
 				"Permission decision (policy: reject; request: edit; decision: rejected)"},
 	}
@@ -329,7 +330,7 @@ func TestPermissionPolicy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := subagent.Settle(r.Wait(context.Background()))
+			res := outcome.Settle(r.Wait(context.Background()))
 			r.Dispose()
 			if res.StopReason != tc.stop || text(res) != tc.output || res.Diagnostic != tc.diag {
 				t.Errorf("got (%s, %q, %q)\nwant (%s, %q, %q)", res.StopReason, text(res), res.Diagnostic, tc.stop, tc.output, tc.diag)
@@ -348,11 +349,11 @@ func TestLocalCancelCarriesNoDiagnostic(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.Cancel()
-			res := subagent.Settle(r.Wait(context.Background()))
+			res := outcome.Settle(r.Wait(context.Background()))
 			if err := r.Dispose(); err != nil {
 				t.Errorf("Dispose: %v", err)
 			}
-			if res.StopReason != subagent.StopAborted || res.Diagnostic != "" {
+			if res.StopReason != outcome.StopAborted || res.Diagnostic != "" {
 				t.Errorf("got (%s, %q), want aborted without diagnostic", res.StopReason, res.Diagnostic)
 			}
 		})
@@ -369,7 +370,7 @@ func TestParentCancel(t *testing.T) {
 	cancel()
 	res := r.Wait(ctx)
 	r.Dispose()
-	if res.StopReason != subagent.StopAborted || res.Diagnostic != "" {
+	if res.StopReason != outcome.StopAborted || res.Diagnostic != "" {
 		t.Errorf("got (%s, %q), want aborted without diagnostic", res.StopReason, res.Diagnostic)
 	}
 	if !strings.HasPrefix(text(res), "working") {
@@ -412,7 +413,7 @@ func TestTimeout(t *testing.T) {
 			// handshake; how long node takes to get there is the
 			// machine's business. A timeout that fell during the start
 			// still says timeout; it is then doubled and tried again.
-			var res subagent.Result
+			var res outcome.Result
 			for ag.Timeout = 4 * time.Second; ; ag.Timeout *= 2 {
 				r, err := f.provider().Start(context.Background(), f.request(ag, "do the task"))
 				if err != nil {
@@ -423,14 +424,14 @@ func TestTimeout(t *testing.T) {
 					t.Logf("timeout %s fell during the start on this machine: again with %s", ag.Timeout, 2*ag.Timeout)
 					continue
 				}
-				res = subagent.Settle(r.Wait(context.Background()))
+				res = outcome.Settle(r.Wait(context.Background()))
 				if err := r.Dispose(); err != nil {
 					t.Errorf("Dispose: %v", err)
 				}
 				break
 			}
 			want := "Subagent failure (provider: acp; stage: prompt; category: timeout; stop reason: aborted)"
-			if res.StopReason != subagent.StopAborted || res.Diagnostic != want {
+			if res.StopReason != outcome.StopAborted || res.Diagnostic != want {
 				t.Errorf("got (%s, %q), want aborted with %q", res.StopReason, res.Diagnostic, want)
 			}
 			if !strings.HasPrefix(text(res), "working") {
@@ -455,7 +456,7 @@ func TestDisposeWhileRunning(t *testing.T) {
 	if live := f.alive(); len(live) > 0 {
 		t.Fatalf("Dispose returned with processes alive: %v", live)
 	}
-	if res := r.Wait(context.Background()); res.StopReason != subagent.StopAborted || res.Diagnostic != "" {
+	if res := r.Wait(context.Background()); res.StopReason != outcome.StopAborted || res.Diagnostic != "" {
 		t.Errorf("got (%s, %q), want aborted without diagnostic", res.StopReason, res.Diagnostic)
 	}
 }
@@ -467,10 +468,10 @@ func TestGrandchildren(t *testing.T) {
 		stop string
 		diag string
 	}{
-		{"outliving a completed run", nil, subagent.StopCompleted, ""},
-		{"outliving a crash", map[string]string{"ACP_THEN": "crash"}, subagent.StopError,
+		{"outliving a completed run", nil, outcome.StopCompleted, ""},
+		{"outliving a crash", map[string]string{"ACP_THEN": "crash"}, outcome.StopError,
 			"Subagent failure (provider: acp; stage: process; category: process-exit; stop reason: error; exit code: 9)"},
-		{"holding stdout after a crash", map[string]string{"ACP_THEN": "crash", "ACP_GC_STDIO": "inherit"}, subagent.StopError,
+		{"holding stdout after a crash", map[string]string{"ACP_THEN": "crash", "ACP_GC_STDIO": "inherit"}, outcome.StopError,
 			"Subagent failure (provider: acp; stage: process; category: process-exit; stop reason: error; exit code: 9)"},
 	}
 	for _, tc := range tests {
@@ -503,7 +504,7 @@ func TestConcurrentChildren(t *testing.T) {
 		{f.agent("crash_exit", "", map[string]string{"ACP_EXIT_CODE": "3"}), "x"},
 		{f.agent("crash_exit", "", map[string]string{"ACP_EXIT_CODE": "5"}), "y"},
 	}
-	results := make([]subagent.Result, len(jobs))
+	results := make([]outcome.Result, len(jobs))
 	var wg sync.WaitGroup
 	for i, j := range jobs {
 		wg.Add(1)
@@ -516,7 +517,7 @@ func TestConcurrentChildren(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			results[i] = subagent.Settle(r.Wait(context.Background()))
+			results[i] = outcome.Settle(r.Wait(context.Background()))
 			r.Dispose()
 		}()
 	}
@@ -526,7 +527,7 @@ func TestConcurrentChildren(t *testing.T) {
 		for k := range 20 {
 			fmt.Fprintf(&want, "%s#%d;", name, k)
 		}
-		if got := text(results[i]); got != want.String() || results[i].StopReason != subagent.StopCompleted {
+		if got := text(results[i]); got != want.String() || results[i].StopReason != outcome.StopCompleted {
 			t.Errorf("%s: got (%s, %q)", name, results[i].StopReason, got)
 		}
 	}

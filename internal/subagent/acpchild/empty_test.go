@@ -3,7 +3,7 @@ package acpchild
 import (
 	"testing"
 
-	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/outcome"
 )
 
 // An ACP child that ends end_turn without any output is not an answer: it
@@ -14,8 +14,8 @@ func TestEmptyAnswer(t *testing.T) {
 	for _, tc := range []struct {
 		after, stop, diag string
 	}{
-		{"end_turn", subagent.StopError, "Subagent failure (provider: acp; stage: prompt; category: empty-output; stop reason: error)"},
-		{"max_tokens", subagent.StopMaxTokens, ""},
+		{"end_turn", outcome.StopError, "Subagent failure (provider: acp; stage: prompt; category: empty-output; stop reason: error)"},
+		{"max_tokens", outcome.StopMaxTokens, ""},
 	} {
 		t.Run(tc.after, func(t *testing.T) {
 			t.Parallel()

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/outcome"
 )
 
 // floodRuns is how many times each flood scenario runs: losing bytes was
@@ -30,7 +30,7 @@ func TestFlood(t *testing.T) {
 			for i := 0; i < runs; i++ {
 				f := newFixture(t)
 				res := f.run(f.agent("flood", "", map[string]string{"ACP_CHUNKS": strconv.Itoa(n)}))
-				if res.StopReason != subagent.StopCompleted || res.Diagnostic != "" || text(res) != want.String() {
+				if res.StopReason != outcome.StopCompleted || res.Diagnostic != "" || text(res) != want.String() {
 					t.Fatalf("run %d: got (%s, %d bytes, %q), want completed with %d bytes\nhost log:\n%s",
 						i, res.StopReason, len(text(res)), res.Diagnostic, want.Len(), lastOf(f.hostLog()))
 				}
@@ -67,7 +67,7 @@ func TestFloodCrash(t *testing.T) {
 					env[k] = v
 				}
 				res := f.run(f.agent("flood_crash", "", env))
-				if res.StopReason != subagent.StopError || res.Diagnostic != diag || text(res) != want.String() {
+				if res.StopReason != outcome.StopError || res.Diagnostic != diag || text(res) != want.String() {
 					t.Fatalf("run %d: got (%s, %d bytes, %q), want error with %d bytes and %q", i, res.StopReason, len(text(res)), res.Diagnostic, n, diag)
 				}
 				if live := f.alive(); len(live) > 0 {

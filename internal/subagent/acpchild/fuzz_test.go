@@ -11,6 +11,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
 )
@@ -131,7 +132,7 @@ func FuzzChildMessages(f *testing.F) {
 			t.Fatalf("the canary reached the result: %q / %q", res.Diagnostic, res.StopReason)
 		}
 		switch res.StopReason {
-		case subagent.StopCompleted, subagent.StopMaxTokens, subagent.StopAborted, subagent.StopRefusal, subagent.StopError:
+		case outcome.StopCompleted, outcome.StopMaxTokens, outcome.StopAborted, outcome.StopRefusal, outcome.StopError:
 		default:
 			t.Fatalf("stop reason %q outside the closed set", res.StopReason)
 		}

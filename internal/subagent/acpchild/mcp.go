@@ -6,7 +6,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
-	"github.com/reinsdev/reins/internal/mcp"
+	"github.com/reinsdev/reins/internal/mcpspec"
 )
 
 // mcpServers are the MCP servers the child's agent file names
@@ -17,13 +17,13 @@ import (
 func (r *run) mcpServers(http bool) []sdk.McpServer {
 	out := []sdk.McpServer{}
 	for _, name := range r.req.Agent.MCPServers {
-		i := slices.IndexFunc(r.p.opts.MCPServers, func(s mcp.Server) bool { return s.Name == name })
+		i := slices.IndexFunc(r.p.opts.MCPServers, func(s mcpspec.Server) bool { return s.Name == name })
 		if i < 0 {
 			r.p.logf("acp child %s (%s): MCP server %s is not configured; not passed", r.req.RunID, r.req.Agent.Name, name)
 			continue
 		}
 		s := r.p.opts.MCPServers[i]
-		if s.Transport() == mcp.HTTP {
+		if s.Transport() == mcpspec.HTTP {
 			if !http {
 				r.p.logf("acp child %s (%s): MCP server %s is an http server and the child takes none; not passed", r.req.RunID, r.req.Agent.Name, name)
 				continue

@@ -7,15 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reinsdev/reins/internal/mcp"
-	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/mcpspec"
+	"github.com/reinsdev/reins/internal/outcome"
 )
 
 // An acp child receives in session/new the MCP servers its agent file
 // names: stdio ones always, http ones only when it takes them; a name no
 // server has is left out and logged.
 func TestMCPServersPassed(t *testing.T) {
-	servers := []mcp.Server{
+	servers := []mcpspec.Server{
 		{Name: "files", Command: "node", Args: []string{"fs.js", "/w"}, Env: map[string]string{"B": "2", "A": "1"}},
 		{Name: "web", URL: "https://mcp.example/mcp", Headers: map[string]string{"Authorization": "Bearer t"}},
 		{Name: "unnamed", Command: "other"},
@@ -39,11 +39,11 @@ func TestMCPServersPassed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := subagent.Settle(r.Wait(context.Background()))
+		res := outcome.Settle(r.Wait(context.Background()))
 		if err := r.Dispose(); err != nil {
 			t.Error(err)
 		}
-		if res.StopReason != subagent.StopCompleted {
+		if res.StopReason != outcome.StopCompleted {
 			t.Fatalf("http=%q: %+v", tc.http, res)
 		}
 		if got := canonical(t, text(res)); got != canonical(t, tc.want) {

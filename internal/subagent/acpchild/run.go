@@ -12,6 +12,7 @@ import (
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
@@ -43,23 +44,23 @@ type run struct {
 	// kept child's next run takes them over (Again).
 	route *router
 
-	res subagent.Result // set when the prompt settled (life.Done)
+	res outcome.Result // set when the prompt settled (life.Done)
 
 	mu        sync.Mutex
 	sessionID sdk.SessionId
-	fold      subagent.Fold
+	fold      outcome.Fold
 	kinds     map[sdk.ToolCallId]string // closed tool kinds seen in updates
 	tapCalls  map[sdk.ToolCallId]string // the live stream's call ids (tapCallID)
 	kindSeen  chan struct{}             // closed and replaced when kinds grows
-	denial    *subagent.PermissionLine  // the last rejected or cancelled request
-	allowance *subagent.PermissionLine  // the last allowed request
+	denial    *outcome.PermissionLine   // the last rejected or cancelled request
+	allowance *outcome.PermissionLine   // the last allowed request
 }
 
 // Session is empty: the child's ACP session id is child-chosen text, not a
 // reins session, so it never reaches the parent's log.
 func (r *run) Session() string { return "" }
 
-func (r *run) Wait(ctx context.Context) subagent.Result {
+func (r *run) Wait(ctx context.Context) outcome.Result {
 	r.life.Wait(ctx, errParentCancel)
 	return r.res
 }
@@ -203,17 +204,17 @@ func promptText(req subagent.Request) string {
 
 // stopReasons maps the child's closed ACP stop reasons (docs/subagents.md).
 var stopReasons = map[sdk.StopReason]string{
-	sdk.StopReasonEndTurn:         subagent.StopCompleted,
-	sdk.StopReasonMaxTokens:       subagent.StopMaxTokens,
-	sdk.StopReasonRefusal:         subagent.StopRefusal,
-	sdk.StopReasonCancelled:       subagent.StopAborted,
-	sdk.StopReasonMaxTurnRequests: subagent.StopError,
+	sdk.StopReasonEndTurn:         outcome.StopCompleted,
+	sdk.StopReasonMaxTokens:       outcome.StopMaxTokens,
+	sdk.StopReasonRefusal:         outcome.StopRefusal,
+	sdk.StopReasonCancelled:       outcome.StopAborted,
+	sdk.StopReasonMaxTurnRequests: outcome.StopError,
 }
 
 // settle turns the prompt's outcome into the run's result.
-func (r *run) settle(resp sdk.PromptResponse, err error) subagent.Result {
+func (r *run) settle(resp sdk.PromptResponse, err error) outcome.Result {
 	r.mu.Lock()
-	res := subagent.Result{Output: r.fold.Collect()}
+	res := outcome.Result{Output: r.fold.Collect()}
 	perm := r.denial
 	if perm == nil {
 		perm = r.allowance
@@ -225,52 +226,52 @@ func (r *run) settle(resp sdk.PromptResponse, err error) subagent.Result {
 	cause := context.Cause(r.ctx)
 	local := cause != nil && !errors.Is(cause, errTimeout)
 
-	var failure *subagent.Diagnostic
+	var failure *outcome.Diagnostic
 	switch {
 	case err == nil:
 		stop, known := stopReasons[resp.StopReason]
 		if !known {
-			stop = subagent.StopError
+			stop = outcome.StopError
 		}
 		res.StopReason = stop
 		switch {
-		case local && stop == subagent.StopAborted:
+		case local && stop == outcome.StopAborted:
 			return res // a local cancellation carries no diagnostic
-		case errors.Is(cause, errTimeout) && stop == subagent.StopAborted:
-			d := diag(subagent.StagePrompt, subagent.CategoryTimeout, subagent.StopAborted)
+		case errors.Is(cause, errTimeout) && stop == outcome.StopAborted:
+			d := diag(outcome.StagePrompt, outcome.CategoryTimeout, outcome.StopAborted)
 			failure = &d
-		case stop == subagent.StopCompleted && len(res.Output) == 0:
+		case stop == outcome.StopCompleted && len(res.Output) == 0:
 			// An empty completion is not an answer (docs/subagents.md,
 			// "Empty answers").
-			res.StopReason = subagent.StopError
-			d := diag(subagent.StagePrompt, subagent.CategoryEmptyOutput, subagent.StopError)
+			res.StopReason = outcome.StopError
+			d := diag(outcome.StagePrompt, outcome.CategoryEmptyOutput, outcome.StopError)
 			failure = &d
 		case resp.StopReason == sdk.StopReasonMaxTurnRequests:
-			d := diag(subagent.StagePrompt, subagent.CategoryRemoteLimit, subagent.StopError)
+			d := diag(outcome.StagePrompt, outcome.CategoryRemoteLimit, outcome.StopError)
 			failure = &d
 		case !known:
-			d := diag(subagent.StagePrompt, subagent.CategoryUnknown, subagent.StopError)
+			d := diag(outcome.StagePrompt, outcome.CategoryUnknown, outcome.StopError)
 			failure = &d
 		}
 	case local:
-		res.StopReason = subagent.StopAborted
+		res.StopReason = outcome.StopAborted
 		return res
 	case errors.Is(cause, errTimeout):
-		res.StopReason = subagent.StopAborted
-		d := diag(subagent.StagePrompt, subagent.CategoryTimeout, subagent.StopAborted)
+		res.StopReason = outcome.StopAborted
+		d := diag(outcome.StagePrompt, outcome.CategoryTimeout, outcome.StopAborted)
 		failure = &d
 	default:
-		res.StopReason = subagent.StopError
-		category, code, sig := r.classify(subagent.StagePrompt, err)
-		d := diag(subagent.StagePrompt, category, subagent.StopError)
-		if category == subagent.CategoryProcessExit {
+		res.StopReason = outcome.StopError
+		category, code, sig := r.classify(outcome.StagePrompt, err)
+		d := diag(outcome.StagePrompt, category, outcome.StopError)
+		if category == outcome.CategoryProcessExit {
 			// The child exited before a terminal prompt response.
-			d.Stage = subagent.StageProcess
+			d.Stage = outcome.StageProcess
 		}
 		d.ExitCode, d.Signal = code, sig
 		failure = &d
 	}
-	if res.StopReason == subagent.StopCompleted {
+	if res.StopReason == outcome.StopCompleted {
 		return res
 	}
 	switch {
@@ -511,7 +512,7 @@ func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionReq
 		decision = decisionCancelled
 	}
 	r.p.logf("acp child %s (%s): permission request of kind %s answered %s (policy %s)", r.req.RunID, r.req.Agent.Name, kind, decision, r.policy)
-	line := &subagent.PermissionLine{Policy: r.policy, Request: kind, Decision: decision}
+	line := &outcome.PermissionLine{Policy: r.policy, Request: kind, Decision: decision}
 	if decision == decisionAllowed {
 		r.allowance = line
 	} else {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/subagent"
 )
 
@@ -45,7 +46,7 @@ func TestTimeoutCoversStart(t *testing.T) {
 		t.Fatalf("err = %v, want a StartError", err)
 	}
 	want := "Subagent failure (provider: acp; stage: initialize; category: timeout; stop reason: aborted)"
-	if se.Diagnostic != want || se.StopReason != subagent.StopAborted {
+	if se.Diagnostic != want || se.StopReason != outcome.StopAborted {
 		t.Errorf("got (%q, %q), want (%q, aborted)", se.Diagnostic, se.StopReason, want)
 	}
 	if d := time.Since(began); d > 10*time.Second {
@@ -67,7 +68,7 @@ func TestStartDeadline(t *testing.T) {
 		t.Fatalf("err = %v, want a StartError", err)
 	}
 	want := "Subagent failure (provider: acp; stage: initialize; category: timeout; stop reason: error)"
-	if se.Diagnostic != want || se.StopReason != subagent.StopError {
+	if se.Diagnostic != want || se.StopReason != outcome.StopError {
 		t.Errorf("got (%q, %q), want (%q, error)", se.Diagnostic, se.StopReason, want)
 	}
 	if live := f.alive(); len(live) > 0 {

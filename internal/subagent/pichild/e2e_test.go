@@ -14,8 +14,8 @@ import (
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
-	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/testutil"
 )
 
@@ -76,7 +76,7 @@ func TestRealPi(t *testing.T) {
 		if res.Reason != session.ReasonCompleted {
 			t.Fatalf("parent ended %s", res.Reason)
 		}
-		return testutil.NoChildLine(llm.BlocksText(subagent.FinalOutput(ld.Events))), ld.Events
+		return testutil.NoChildLine(llm.BlocksText(outcome.FinalOutput(ld.Events))), ld.Events
 	}
 
 	t.Run("tool-using child", func(t *testing.T) {

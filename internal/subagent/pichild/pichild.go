@@ -28,6 +28,7 @@ import (
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
@@ -70,14 +71,14 @@ var (
 )
 
 func diag(stage, category, stop string, code *int, signal string) string {
-	return subagent.Diagnostic{
+	return outcome.Diagnostic{
 		Provider: config.ProviderPi, Stage: stage, Category: category, StopReason: stop, ExitCode: code, Signal: signal,
 	}.String()
 }
 
 func startFailure(err error) error {
 	return &subagent.StartError{
-		Diagnostic: diag(subagent.StageProcess, subagent.CategoryProcessStart, subagent.StopError, nil, ""),
+		Diagnostic: diag(outcome.StageProcess, outcome.CategoryProcessStart, outcome.StopError, nil, ""),
 		Err:        err,
 	}
 }
@@ -220,7 +221,7 @@ func (p *provider) Continue(ctx context.Context, req subagent.Request) (subagent
 	}
 	if _, err := os.Stat(f); err != nil {
 		return nil, &subagent.StartError{
-			Diagnostic: diag(subagent.StageProcess, subagent.CategoryConfiguration, subagent.StopError, nil, ""),
+			Diagnostic: diag(outcome.StageProcess, outcome.CategoryConfiguration, outcome.StopError, nil, ""),
 			Err:        fmt.Errorf("pi session of child %s: %w", req.ChildID, err),
 		}
 	}
@@ -315,7 +316,7 @@ type run struct {
 // --no-session); its artifacts are in the run directory.
 func (r *run) Session() string { return "" }
 
-func (r *run) Wait(ctx context.Context) subagent.Result {
+func (r *run) Wait(ctx context.Context) outcome.Result {
 	r.life.Wait(ctx, errParent)
 	return settle(r.res, r.life.Cause())
 }
@@ -339,8 +340,8 @@ func (r *run) Dispose() error {
 // settle maps the wrapper's result to the result contract. Every field of
 // a diagnostic comes from a closed set or an observed exit status; the
 // child's own words (its error message, its stderr) are never used.
-func settle(w wrap.Result, cause error) subagent.Result {
-	res := subagent.Result{Output: w.Output, Usage: usage(w.Usage)}
+func settle(w wrap.Result, cause error) outcome.Result {
+	res := outcome.Result{Output: w.Output, Usage: usage(w.Usage)}
 	var code *int
 	signal := w.Signal
 	if signal == "" {
@@ -349,41 +350,41 @@ func settle(w wrap.Result, cause error) subagent.Result {
 	}
 	switch {
 	case w.TeardownErr != nil:
-		res.StopReason = subagent.StopError
-		res.Diagnostic = diag(subagent.StageTeardown, "", subagent.StopError, code, signal)
+		res.StopReason = outcome.StopError
+		res.Diagnostic = diag(outcome.StageTeardown, "", outcome.StopError, code, signal)
 	case w.Terminal:
 		switch w.StopReason {
 		case wrap.StopStop:
 			if w.TerminalEmpty {
 				// An empty completion is not an answer (docs/providers.md's
 				// EMPTY_RESPONSE), however the child labelled it.
-				res.StopReason = subagent.StopError
-				res.Diagnostic = diag(subagent.StageRun, subagent.CategoryChildError, subagent.StopError, code, signal)
+				res.StopReason = outcome.StopError
+				res.Diagnostic = diag(outcome.StageRun, outcome.CategoryChildError, outcome.StopError, code, signal)
 			} else {
-				res.StopReason = subagent.StopCompleted
+				res.StopReason = outcome.StopCompleted
 			}
 		case wrap.StopLength:
-			res.StopReason = subagent.StopMaxTokens // the stop reason says it all
+			res.StopReason = outcome.StopMaxTokens // the stop reason says it all
 		case wrap.StopAborted:
-			res.StopReason = subagent.StopAborted // a remote cancel: likewise
+			res.StopReason = outcome.StopAborted // a remote cancel: likewise
 		default:
-			res.StopReason = subagent.StopError
-			res.Diagnostic = diag(subagent.StageRun, subagent.CategoryChildError, subagent.StopError, code, signal)
+			res.StopReason = outcome.StopError
+			res.Diagnostic = diag(outcome.StageRun, outcome.CategoryChildError, outcome.StopError, code, signal)
 		}
 	case w.Cancelled && errors.Is(cause, errTimeout):
-		res.StopReason = subagent.StopAborted
-		res.Diagnostic = diag(subagent.StageRun, subagent.CategoryTimeout, subagent.StopAborted, nil, "")
+		res.StopReason = outcome.StopAborted
+		res.Diagnostic = diag(outcome.StageRun, outcome.CategoryTimeout, outcome.StopAborted, nil, "")
 	case w.Cancelled:
-		res.StopReason = subagent.StopAborted // local or parent cancel: no diagnostic
+		res.StopReason = outcome.StopAborted // local or parent cancel: no diagnostic
 	case w.ProtocolErrors > 0:
-		res.StopReason = subagent.StopError
-		res.Diagnostic = diag(subagent.StageRun, subagent.CategoryProtocol, subagent.StopError, code, signal)
+		res.StopReason = outcome.StopError
+		res.Diagnostic = diag(outcome.StageRun, outcome.CategoryProtocol, outcome.StopError, code, signal)
 	case signal != "":
-		res.StopReason = subagent.StopError
-		res.Diagnostic = diag(subagent.StageProcess, subagent.CategoryProcessExit, subagent.StopError, nil, signal)
+		res.StopReason = outcome.StopError
+		res.Diagnostic = diag(outcome.StageProcess, outcome.CategoryProcessExit, outcome.StopError, nil, signal)
 	default:
-		res.StopReason = subagent.StopError
-		res.Diagnostic = diag(subagent.StageRun, subagent.CategoryMissingTerminal, subagent.StopError, code, "")
+		res.StopReason = outcome.StopError
+		res.Diagnostic = diag(outcome.StageRun, outcome.CategoryMissingTerminal, outcome.StopError, code, "")
 	}
 	return res
 }

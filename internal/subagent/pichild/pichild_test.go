@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
@@ -67,13 +68,13 @@ func (f *fixture) request(mutate func(*config.Agent)) subagent.Request {
 }
 
 // run starts, waits for and disposes one run.
-func (f *fixture) run(t *testing.T, req subagent.Request) subagent.Result {
+func (f *fixture) run(t *testing.T, req subagent.Request) outcome.Result {
 	t.Helper()
 	r, err := f.prov.Start(context.Background(), req)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	res := subagent.Settle(r.Wait(context.Background()))
+	res := outcome.Settle(r.Wait(context.Background()))
 	if err := r.Dispose(); err != nil {
 		t.Errorf("Dispose: %v", err)
 	}
@@ -118,7 +119,7 @@ echo '{"type":"tool_execution_start","toolName":"read","args":{"path":"a"}}'
 		a.Args = []string{"--thinking", "off"}
 	})
 	res := f.run(t, req)
-	if res.StopReason != subagent.StopCompleted || res.Diagnostic != "" || text(res.Output) != "final" {
+	if res.StopReason != outcome.StopCompleted || res.Diagnostic != "" || text(res.Output) != "final" {
 		t.Fatalf("result %+v", res)
 	}
 	if want := (llm.Usage{InputTokens: 36, OutputTokens: 5, CacheReadTokens: 5, CacheWriteTokens: 1}); res.Usage != want {
@@ -158,70 +159,70 @@ func TestEndings(t *testing.T) {
 		{
 			name:   "error answer",
 			script: `echo '{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"429 slow down"}}'` + "\nexit 1",
-			stop:   subagent.StopError,
+			stop:   outcome.StopError,
 			diag:   "Subagent failure (provider: pi; stage: run; category: child-error; stop reason: error; exit code: 1)",
 		},
 		{
 			name:   "exit without a terminal answer",
 			script: toolUseMsg + "\nexit 1",
-			stop:   subagent.StopError,
+			stop:   outcome.StopError,
 			diag:   "Subagent failure (provider: pi; stage: run; category: missing-terminal; stop reason: error; exit code: 1)",
 			output: "partial",
 		},
 		{
 			name:   "clean exit without a terminal answer",
 			script: toolUseMsg,
-			stop:   subagent.StopError,
+			stop:   outcome.StopError,
 			diag:   "Subagent failure (provider: pi; stage: run; category: missing-terminal; stop reason: error; exit code: 0)",
 			output: "partial",
 		},
 		{
 			name:   "killed by a signal",
 			script: toolUseMsg + "\nkill -KILL $$",
-			stop:   subagent.StopError,
+			stop:   outcome.StopError,
 			diag:   "Subagent failure (provider: pi; stage: process; category: process-exit; stop reason: error; signal: SIGKILL)",
 			output: "partial",
 		},
 		{
 			name:   "not JSON",
 			script: "echo 'Error: no API key'\nexit 0",
-			stop:   subagent.StopError,
+			stop:   outcome.StopError,
 			diag:   "Subagent failure (provider: pi; stage: run; category: protocol; stop reason: error; exit code: 0)",
 		},
 		{
 			name:   "empty completion",
 			script: `echo '{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"stop"}}'`,
-			stop:   subagent.StopError,
+			stop:   outcome.StopError,
 			diag:   "Subagent failure (provider: pi; stage: run; category: child-error; stop reason: error; exit code: 0)",
 		},
 		{
 			name:   "empty completion after a partial answer",
 			script: toolUseMsg + "\n" + `echo '{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"stop"}}'`,
-			stop:   subagent.StopError,
+			stop:   outcome.StopError,
 			diag:   "Subagent failure (provider: pi; stage: run; category: child-error; stop reason: error; exit code: 0)",
 			output: "partial",
 		},
 		{
 			name:   "length",
 			script: `echo '{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"cut sho"}],"stopReason":"length"}}'`,
-			stop:   subagent.StopMaxTokens,
+			stop:   outcome.StopMaxTokens,
 			output: "cut sho",
 		},
 		{
 			name:   "remote abort",
 			script: `echo '{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"aborted"}}'`,
-			stop:   subagent.StopAborted,
+			stop:   outcome.StopAborted,
 		},
 		{
 			name:   "stop then lingering",
 			script: stopMsg + "\nexec sleep 1000",
-			stop:   subagent.StopCompleted,
+			stop:   outcome.StopCompleted,
 			output: "final",
 		},
 		{
 			name:   "reasoning-only answer is content",
 			script: `echo '{"type":"message_end","message":{"role":"assistant","content":[{"type":"thinking","thinking":"pondered"}],"stopReason":"stop"}}'`,
-			stop:   subagent.StopCompleted,
+			stop:   outcome.StopCompleted,
 		},
 	}
 	for _, tt := range tests {
@@ -263,7 +264,7 @@ func TestTimeout(t *testing.T) {
 	want := "Subagent failure (provider: pi; stage: run; category: timeout; stop reason: aborted)"
 	// The output is not checked: on a loaded machine the timeout may come
 	// before the child's first line.
-	if res.StopReason != subagent.StopAborted || res.Diagnostic != want {
+	if res.StopReason != outcome.StopAborted || res.Diagnostic != want {
 		t.Errorf("got %q %q", res.StopReason, res.Diagnostic)
 	}
 }
@@ -295,8 +296,8 @@ func TestCancel(t *testing.T) {
 				cancel()
 				ctx = c
 			}
-			res := subagent.Settle(r.Wait(ctx))
-			if res.StopReason != subagent.StopAborted || res.Diagnostic != "" {
+			res := outcome.Settle(r.Wait(ctx))
+			if res.StopReason != outcome.StopAborted || res.Diagnostic != "" {
 				t.Errorf("got %q %q", res.StopReason, res.Diagnostic)
 			}
 			if err := r.Dispose(); err != nil {
@@ -332,7 +333,7 @@ echo "secret=`+canary+`" >&2
 echo '{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"`+canary+`"}}'
 exit 1`)
 	res := f.run(t, f.request(nil))
-	if res.StopReason != subagent.StopError || res.Diagnostic == "" {
+	if res.StopReason != outcome.StopError || res.Diagnostic == "" {
 		t.Fatalf("result %+v", res)
 	}
 	if strings.Contains(res.Diagnostic, canary) || strings.Contains(text(res.Output), canary) {
@@ -393,7 +394,7 @@ printf '%s\n' "$@" > $OUT/args
 `+stopMsg)
 	req := f.request(func(a *config.Agent) { a.Tools = []string{"read", "bash", "ls"} })
 	req.Tools = subagent.ChildTools([]string{"read", "grep", "subagent"}, req.Agent.Tools)
-	if res := f.run(t, req); res.StopReason != subagent.StopCompleted {
+	if res := f.run(t, req); res.StopReason != outcome.StopCompleted {
 		t.Fatalf("result %+v", res)
 	}
 	args, _ := os.ReadFile(filepath.Join(f.out, "args"))

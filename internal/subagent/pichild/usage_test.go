@@ -7,6 +7,7 @@ import (
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/wrap"
 )
@@ -47,7 +48,7 @@ func TestUsageChargedAsItArrives(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := subagent.Settle(r.Wait(context.Background()))
+	res := outcome.Settle(r.Wait(context.Background()))
 	r.Dispose()
 	used, _, _, _ := req.Budget.Used()
 	if want := res.Usage.InputTokens + res.Usage.OutputTokens; used != want || want != 41 {

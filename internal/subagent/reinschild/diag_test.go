@@ -8,6 +8,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/sdk"
 )
@@ -18,7 +19,7 @@ import (
 func TestStartErrorFacts(t *testing.T) {
 	p := &provider{}
 	req := subagent.Request{RunID: "run-1", Agent: &config.Agent{Name: "x"}}
-	startup := diag(subagent.StageInitialize, subagent.CategoryTransport, subagent.StopError).String()
+	startup := diag(outcome.StageInitialize, outcome.CategoryTransport, outcome.StopError).String()
 	shutdown := "Subagent failure (provider: reins; stage: shutdown; category: unknown; stop reason: error)"
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -35,7 +36,7 @@ func TestStartErrorFacts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := p.startError(tc.ctx, req, diag(subagent.StageInitialize, subagent.CategoryTransport, subagent.StopError), errors.New("raw"), tc.cleanupFailed)
+			err := p.startError(tc.ctx, req, diag(outcome.StageInitialize, outcome.CategoryTransport, outcome.StopError), errors.New("raw"), tc.cleanupFailed)
 			var se *subagent.StartError
 			if !errors.As(err, &se) || se.Diagnostic != tc.want {
 				t.Errorf("diagnostic %q, want %q", se.Diagnostic, tc.want)
@@ -51,23 +52,23 @@ func TestClassify(t *testing.T) {
 		name  string
 		stage string
 		err   error
-		want  subagent.Diagnostic
+		want  outcome.Diagnostic
 	}{
-		{"transport with exit code, joined with a cleanup failure", subagent.StageInitialize,
+		{"transport with exit code, joined with a cleanup failure", outcome.StageInitialize,
 			errors.Join(&sdk.TransportClosedError{Exited: true, ExitCode: 5, Stderr: "secret"}, fmt.Errorf("%w (x)", sdk.ErrNotQuiescent)),
-			subagent.Diagnostic{Provider: "reins", Stage: "initialize", Category: "transport", StopReason: "error", ExitCode: code(5)}},
-		{"transport with signal", subagent.StageSessionRun, &sdk.TransportClosedError{Exited: true, ExitCode: -1, Signal: "SIGSEGV"},
-			subagent.Diagnostic{Provider: "reins", Stage: "session-run", Category: "transport", StopReason: "error", Signal: "SIGSEGV"}},
-		{"transport, exit not observed", subagent.StageSessionRun, &sdk.TransportClosedError{},
-			subagent.Diagnostic{Provider: "reins", Stage: "session-run", Category: "transport", StopReason: "error"}},
-		{"wrapped protocol error", subagent.StageSessionRun, fmt.Errorf("ctx: %w", &sdk.ProtocolError{Reason: sdk.ReasonErrorResponse, Message: "secret"}),
-			subagent.Diagnostic{Provider: "reins", Stage: "session-run", Category: "protocol", StopReason: "error"}},
-		{"spawn failure at initialize", subagent.StageInitialize, &sdk.SpawnError{Err: errors.New("secret")},
-			subagent.Diagnostic{Provider: "reins", Stage: "initialize", Category: "configuration", StopReason: "error"}},
-		{"request timeout", subagent.StageSessionRun, &sdk.RequestTimeoutError{Method: "session/prompt"},
-			subagent.Diagnostic{Provider: "reins", Stage: "session-run", Category: "unknown", StopReason: "error"}},
-		{"anything else", subagent.StageSessionRun, errors.New("secret"),
-			subagent.Diagnostic{Provider: "reins", Stage: "session-run", Category: "unknown", StopReason: "error"}},
+			outcome.Diagnostic{Provider: "reins", Stage: "initialize", Category: "transport", StopReason: "error", ExitCode: code(5)}},
+		{"transport with signal", outcome.StageSessionRun, &sdk.TransportClosedError{Exited: true, ExitCode: -1, Signal: "SIGSEGV"},
+			outcome.Diagnostic{Provider: "reins", Stage: "session-run", Category: "transport", StopReason: "error", Signal: "SIGSEGV"}},
+		{"transport, exit not observed", outcome.StageSessionRun, &sdk.TransportClosedError{},
+			outcome.Diagnostic{Provider: "reins", Stage: "session-run", Category: "transport", StopReason: "error"}},
+		{"wrapped protocol error", outcome.StageSessionRun, fmt.Errorf("ctx: %w", &sdk.ProtocolError{Reason: sdk.ReasonErrorResponse, Message: "secret"}),
+			outcome.Diagnostic{Provider: "reins", Stage: "session-run", Category: "protocol", StopReason: "error"}},
+		{"spawn failure at initialize", outcome.StageInitialize, &sdk.SpawnError{Err: errors.New("secret")},
+			outcome.Diagnostic{Provider: "reins", Stage: "initialize", Category: "configuration", StopReason: "error"}},
+		{"request timeout", outcome.StageSessionRun, &sdk.RequestTimeoutError{Method: "session/prompt"},
+			outcome.Diagnostic{Provider: "reins", Stage: "session-run", Category: "unknown", StopReason: "error"}},
+		{"anything else", outcome.StageSessionRun, errors.New("secret"),
+			outcome.Diagnostic{Provider: "reins", Stage: "session-run", Category: "unknown", StopReason: "error"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

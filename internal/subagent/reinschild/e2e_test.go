@@ -13,9 +13,9 @@ import (
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/sdkserver/sdkfake"
 	"github.com/reinsdev/reins/internal/session"
-	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/testutil"
 )
 
@@ -279,7 +279,7 @@ replies:
 	if err != nil {
 		t.Fatalf("the killed child's log does not load: %v", err)
 	}
-	var fold subagent.Fold
+	var fold outcome.Fold
 	for _, e := range child.Events {
 		fold.Push(e)
 	}

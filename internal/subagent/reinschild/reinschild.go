@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"os"
@@ -80,28 +81,28 @@ func (p *provider) logf(format string, args ...any) {
 var errStartTimeout = errors.New("reins subagent: start deadline passed")
 
 // diag is a reins-provider diagnostic.
-func diag(stage, category, stop string) subagent.Diagnostic {
-	return subagent.Diagnostic{Provider: config.ProviderReins, Stage: stage, Category: category, StopReason: stop}
+func diag(stage, category, stop string) outcome.Diagnostic {
+	return outcome.Diagnostic{Provider: config.ProviderReins, Stage: stage, Category: category, StopReason: stop}
 }
 
 // shutdownFact is the fixed line of a cleanup that could not be confirmed.
-var shutdownFact = diag(subagent.StageShutdown, subagent.CategoryUnknown, subagent.StopError)
+var shutdownFact = diag(outcome.StageShutdown, outcome.CategoryUnknown, outcome.StopError)
 
 // classify maps an error of the sdk client to a diagnostic of stage: typed
 // errors only, never their text. A transport failure carries the observed
 // exit code or signal.
-func classify(stage string, err error) subagent.Diagnostic {
-	d := diag(stage, subagent.CategoryUnknown, subagent.StopError)
+func classify(stage string, err error) outcome.Diagnostic {
+	d := diag(stage, outcome.CategoryUnknown, outcome.StopError)
 	var (
 		spawn     *sdk.SpawnError
 		transport *sdk.TransportClosedError
 		protocol  *sdk.ProtocolError
 	)
 	switch {
-	case errors.As(err, &spawn) && stage == subagent.StageInitialize:
-		d.Category = subagent.CategoryConfiguration
+	case errors.As(err, &spawn) && stage == outcome.StageInitialize:
+		d.Category = outcome.CategoryConfiguration
 	case errors.As(err, &transport):
-		d.Category = subagent.CategoryTransport
+		d.Category = outcome.CategoryTransport
 		if transport.Exited {
 			if transport.Signal != "" {
 				d.Signal = transport.Signal
@@ -111,7 +112,7 @@ func classify(stage string, err error) subagent.Diagnostic {
 			}
 		}
 	case errors.As(err, &protocol):
-		d.Category = subagent.CategoryProtocol
+		d.Category = outcome.CategoryProtocol
 	}
 	return d
 }
@@ -134,7 +135,7 @@ func hostDetail(err error) string {
 // startError is a failed start: its diagnostic (left out when the caller
 // cancelled the start) plus the shutdown fact when rolling back could not
 // be confirmed.
-func (p *provider) startError(ctx context.Context, req subagent.Request, d subagent.Diagnostic, err error, cleanupFailed bool) error {
+func (p *provider) startError(ctx context.Context, req subagent.Request, d outcome.Diagnostic, err error, cleanupFailed bool) error {
 	p.logf("reins subagent %s (%s) failed to start: %v %s", req.RunID, req.Agent.Name, err, hostDetail(err))
 	var lines []string
 	if ctx.Err() == nil {
@@ -170,16 +171,16 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		if ctx.Err() != nil || !(errors.Is(cause, errStartTimeout) || errors.Is(cause, agent.ErrAbortedByTimeout)) {
 			return nil, false
 		}
-		stop := subagent.StopError
+		stop := outcome.StopError
 		if errors.Is(cause, agent.ErrAbortedByTimeout) {
-			stop = subagent.StopAborted
+			stop = outcome.StopAborted
 		}
-		serr := p.startError(ctx, req, diag(stage, subagent.CategoryTimeout, stop), err, cleanupFailed).(*subagent.StartError)
+		serr := p.startError(ctx, req, diag(stage, outcome.CategoryTimeout, stop), err, cleanupFailed).(*subagent.StartError)
 		serr.StopReason = stop
 		return serr, true
 	}
 	configErr := func(err error) error {
-		return p.startError(ctx, req, diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError), err, false)
+		return p.startError(ctx, req, diag(outcome.StageInitialize, outcome.CategoryConfiguration, outcome.StopError), err, false)
 	}
 	if fi, err := os.Stat(req.Cwd); err != nil || !fi.IsDir() {
 		if err == nil {
@@ -237,7 +238,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		command, args, err = sandbox.Argv(sb, command, args...)
 	}
 	if err != nil {
-		return nil, p.startError(ctx, req, diag(subagent.StageInitialize, subagent.CategoryConfiguration, subagent.StopError), err, false)
+		return nil, p.startError(ctx, req, diag(outcome.StageInitialize, outcome.CategoryConfiguration, outcome.StopError), err, false)
 	}
 	route := &route{}
 	route.set(life, newForwarder(subagent.NewTap(req), req.Budget))
@@ -256,10 +257,10 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		OnNotification: route.notify,
 	})
 	if err != nil {
-		if terr, ok := timedOut(subagent.StageInitialize, err, errors.Is(err, sdk.ErrNotQuiescent)); ok {
+		if terr, ok := timedOut(outcome.StageInitialize, err, errors.Is(err, sdk.ErrNotQuiescent)); ok {
 			return nil, terr
 		}
-		return nil, p.startError(ctx, req, classify(subagent.StageInitialize, err), err, errors.Is(err, sdk.ErrNotQuiescent))
+		return nil, p.startError(ctx, req, classify(outcome.StageInitialize, err), err, errors.Is(err, sdk.ErrNotQuiescent))
 	}
 	// A continuation after the child's idle teardown prompts its session
 	// by id: the new runtime loads it from its log (docs/sdk-protocol.md).
@@ -271,10 +272,10 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		if cerr != nil {
 			p.logf("reins subagent %s: rollback: %v", req.RunID, cerr)
 		}
-		if terr, ok := timedOut(subagent.StageSessionRun, err, cerr != nil); ok {
+		if terr, ok := timedOut(outcome.StageSessionRun, err, cerr != nil); ok {
 			return nil, terr
 		}
-		return nil, p.startError(ctx, req, classify(subagent.StageSessionRun, err), err, cerr != nil)
+		return nil, p.startError(ctx, req, classify(outcome.StageSessionRun, err), err, cerr != nil)
 	}
 	r := &run{p: p, req: req, client: client, pending: pending, home: home, base: logBase, life: life, route: route}
 	published = true
@@ -378,7 +379,7 @@ func (rt *route) notify(method string, params json.RawMessage) {
 
 func (r *run) Session() string { return r.pending.SessionID }
 
-func (r *run) Wait(ctx context.Context) subagent.Result {
+func (r *run) Wait(ctx context.Context) outcome.Result {
 	r.life.Wait(ctx, agent.ErrAbortedByParent)
 	return r.settle()
 }
@@ -407,10 +408,10 @@ const (
 )
 
 // settle turns what the child said into a Result.
-func (r *run) settle() subagent.Result {
+func (r *run) settle() outcome.Result {
 	events := r.res.Events
 	var (
-		fold  subagent.Fold
+		fold  outcome.Fold
 		usage llm.Usage
 		end   *session.TurnEnd
 	)
@@ -435,7 +436,7 @@ func (r *run) settle() subagent.Result {
 			}
 		}
 	}
-	res := subagent.Result{Output: fold.Collect(), Usage: usage}
+	res := outcome.Result{Output: fold.Collect(), Usage: usage}
 	if r.err != nil {
 		// The child died or its pipe broke: what it streamed may not all
 		// have reached us, but it wrote every event before streaming it
@@ -450,16 +451,16 @@ func (r *run) settle() subagent.Result {
 		cause = r.life.Cause()
 	}
 	timedOut := errors.Is(cause, agent.ErrAbortedByTimeout)
-	aborted := func() subagent.Result {
-		res.StopReason = subagent.StopAborted
+	aborted := func() outcome.Result {
+		res.StopReason = outcome.StopAborted
 		if timedOut {
-			res.Diagnostic = diag(subagent.StageSessionRun, subagent.CategoryTimeout, subagent.StopAborted).String()
+			res.Diagnostic = diag(outcome.StageSessionRun, outcome.CategoryTimeout, outcome.StopAborted).String()
 		}
 		return res
 	}
-	fail := func(category string) subagent.Result {
-		res.StopReason = subagent.StopError
-		res.Diagnostic = diag(subagent.StageSessionRun, category, subagent.StopError).String()
+	fail := func(category string) outcome.Result {
+		res.StopReason = outcome.StopError
+		res.Diagnostic = diag(outcome.StageSessionRun, category, outcome.StopError).String()
 		return res
 	}
 	if r.err != nil {
@@ -467,34 +468,34 @@ func (r *run) settle() subagent.Result {
 			return aborted()
 		}
 		r.p.logf("reins subagent %s (%s): %v %s", r.req.RunID, r.req.Agent.Name, r.err, hostDetail(r.err))
-		res.StopReason = subagent.StopError
-		res.Diagnostic = classify(subagent.StageSessionRun, r.err).String()
+		res.StopReason = outcome.StopError
+		res.Diagnostic = classify(outcome.StageSessionRun, r.err).String()
 		return res
 	}
 	if end == nil {
-		return fail(subagent.CategoryMissingTerminal)
+		return fail(outcome.CategoryMissingTerminal)
 	}
 	switch end.Reason {
 	case session.ReasonCompleted:
-		res.StopReason = subagent.StopCompleted
+		res.StopReason = outcome.StopCompleted
 	case session.ReasonMaxTokens:
-		res.StopReason = subagent.StopMaxTokens
+		res.StopReason = outcome.StopMaxTokens
 	case session.ReasonRefusal:
-		res.StopReason = subagent.StopRefusal
+		res.StopReason = outcome.StopRefusal
 	case session.ReasonAborted:
 		if end.By == byDisposed {
-			res.StopReason = subagent.StopAborted
-			res.Diagnostic = diag(subagent.StageSessionRun, subagent.CategoryChildDisposed, subagent.StopAborted).String()
+			res.StopReason = outcome.StopAborted
+			res.Diagnostic = diag(outcome.StageSessionRun, outcome.CategoryChildDisposed, outcome.StopAborted).String()
 			return res
 		}
 		return aborted()
 	case session.ReasonError, session.ReasonInterrupted:
-		return fail(subagent.CategoryChildError)
+		return fail(outcome.CategoryChildError)
 	case reasonDisposed:
-		return fail(subagent.CategoryChildDisposed)
+		return fail(outcome.CategoryChildDisposed)
 	default:
 		r.p.logf("reins subagent %s (%s): unknown child turn-end reason %q", r.req.RunID, r.req.Agent.Name, end.Reason)
-		return fail(subagent.CategoryChildUnknown)
+		return fail(outcome.CategoryChildUnknown)
 	}
 	return res
 }
@@ -517,7 +518,7 @@ func (r *run) foldChildLog() ([]llm.Block, bool) {
 	}
 	// This run's events only: a continuation's log also holds the earlier
 	// runs, whose answer is not this run's.
-	var fold subagent.Fold
+	var fold outcome.Fold
 	for _, e := range ld.Events {
 		if e.Seq > r.base {
 			fold.Push(e)

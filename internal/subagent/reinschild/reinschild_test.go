@@ -15,6 +15,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/sdkserver/sdkfake"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
@@ -106,9 +107,9 @@ func request(t *testing.T, ag *config.Agent) subagent.Request {
 	return subagent.Request{RunID: "run-1", Agent: ag, Prompt: "do the task " + canary, ParentSession: "parent", Depth: 1, Cwd: t.TempDir(), Permission: tool.WorkspaceWrite}
 }
 
-// outcome is what the parent sees: the settled result or the start
+// seen is what the parent sees: the settled result or the start
 // failure's diagnostic, as the manager would present it.
-type outcome struct {
+type seen struct {
 	started    bool
 	stopReason string
 	diagnostic string
@@ -116,7 +117,7 @@ type outcome struct {
 	rendered   string
 }
 
-func (f *fixture) run(t *testing.T, ctx context.Context, ag *config.Agent, during func(subagent.Run)) outcome {
+func (f *fixture) run(t *testing.T, ctx context.Context, ag *config.Agent, during func(subagent.Run)) seen {
 	t.Helper()
 	r, err := f.prov.Start(ctx, request(t, ag))
 	if err != nil {
@@ -124,8 +125,8 @@ func (f *fixture) run(t *testing.T, ctx context.Context, ag *config.Agent, durin
 		if !errors.As(err, &se) {
 			t.Fatalf("start error %T %v", err, err)
 		}
-		res := subagent.Settle(subagent.Result{StopReason: subagent.StopError, Diagnostic: se.Diagnostic})
-		return outcome{stopReason: res.StopReason, diagnostic: res.Diagnostic, rendered: subagent.Render(res).Content}
+		res := outcome.Settle(outcome.Result{StopReason: outcome.StopError, Diagnostic: se.Diagnostic})
+		return seen{stopReason: res.StopReason, diagnostic: res.Diagnostic, rendered: subagent.Render(res).Content}
 	}
 	if r.Session() == "" {
 		t.Error("published run without a session id")
@@ -133,14 +134,14 @@ func (f *fixture) run(t *testing.T, ctx context.Context, ag *config.Agent, durin
 	if during != nil {
 		during(r)
 	}
-	res := subagent.Settle(r.Wait(ctx))
+	res := outcome.Settle(r.Wait(ctx))
 	if err := r.Dispose(); err != nil {
 		t.Errorf("Dispose: %v", err)
 	}
 	if err := r.Dispose(); err != nil {
 		t.Errorf("second Dispose: %v", err)
 	}
-	return outcome{started: true, stopReason: res.StopReason, diagnostic: res.Diagnostic, output: llm.BlocksText(res.Output), rendered: subagent.Render(res).Content}
+	return seen{started: true, stopReason: res.StopReason, diagnostic: res.Diagnostic, output: llm.BlocksText(res.Output), rendered: subagent.Render(res).Content}
 }
 
 func line(stage, category, stop string, extra ...string) string {
@@ -286,7 +287,7 @@ func TestCancellation(t *testing.T) {
 			t.Fatal(err)
 		}
 		cancel()
-		res := subagent.Settle(r.Wait(ctx))
+		res := outcome.Settle(r.Wait(ctx))
 		if err := r.Dispose(); err != nil {
 			t.Error(err)
 		}
@@ -349,7 +350,7 @@ func TestConcurrentRunsStayApart(t *testing.T) {
 	}
 	for round := 0; round < 3; round++ {
 		var wg sync.WaitGroup
-		got := make([]outcome, len(wants))
+		got := make([]seen, len(wants))
 		for i, w := range wants {
 			wg.Add(1)
 			go func() {
@@ -367,9 +368,9 @@ func TestConcurrentRunsStayApart(t *testing.T) {
 }
 
 func TestDiagnosticsAreBoundedUTF8(t *testing.T) {
-	long := strings.Repeat("é", subagent.MaxDiagnosticBytes)
-	res := subagent.Settle(subagent.Result{StopReason: subagent.StopError, Diagnostic: line("session-run", "unknown", "error") + "\n" + long})
-	if len(res.Diagnostic) > subagent.MaxDiagnosticBytes || !utf8.ValidString(res.Diagnostic) {
+	long := strings.Repeat("é", outcome.MaxDiagnosticBytes)
+	res := outcome.Settle(outcome.Result{StopReason: outcome.StopError, Diagnostic: line("session-run", "unknown", "error") + "\n" + long})
+	if len(res.Diagnostic) > outcome.MaxDiagnosticBytes || !utf8.ValidString(res.Diagnostic) {
 		t.Errorf("diagnostic of %d bytes, valid UTF-8 %v", len(res.Diagnostic), utf8.ValidString(res.Diagnostic))
 	}
 }
@@ -384,7 +385,7 @@ func TestCrashedChildOutputIsItsLog(t *testing.T) {
 	if want := "partial answer" + sdkfake.LoggedTail; got.output != want {
 		t.Errorf("output %q, want the child's logged text %q", got.output, want)
 	}
-	if got.stopReason != subagent.StopError {
+	if got.stopReason != outcome.StopError {
 		t.Errorf("stop reason %q, want error", got.stopReason)
 	}
 }
@@ -411,7 +412,7 @@ func TestCrashedContinuationOutputIsThisRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := subagent.Settle(r.Wait(t.Context()))
+	res := outcome.Settle(r.Wait(t.Context()))
 	if err := r.Dispose(); err != nil {
 		t.Errorf("Dispose: %v", err)
 	}

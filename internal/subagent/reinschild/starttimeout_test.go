@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/sdkserver/sdkfake"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/subagent/reinschild"
@@ -23,8 +24,8 @@ func TestStartTimeouts(t *testing.T) {
 		diag    string
 		stopped string
 	}{
-		{"agent timeout", 700 * time.Millisecond, 0, line("initialize", "timeout", "aborted"), subagent.StopAborted},
-		{"start deadline", 0, 700 * time.Millisecond, line("initialize", "timeout", "error"), subagent.StopError},
+		{"agent timeout", 700 * time.Millisecond, 0, line("initialize", "timeout", "aborted"), outcome.StopAborted},
+		{"start deadline", 0, 700 * time.Millisecond, line("initialize", "timeout", "error"), outcome.StopError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
