@@ -582,14 +582,14 @@ func TestOutOfTimeSkipsTheGraces(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		cancelGrace time.Duration
-		end         func(r subagent.Run) subagent.Result
+		end         func(r subagent.Run) outcome.Result
 	}{
-		{"the tree's time budget ran out", long, func(r subagent.Run) subagent.Result {
+		{"the tree's time budget ran out", long, func(r subagent.Run) outcome.Result {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			cancel(&budget.Exhausted{Kind: budget.Time, Limit: "3s", Used: "3s"})
 			return r.Wait(ctx)
 		}},
-		{"a cancel the child never answered", 300 * time.Millisecond, func(r subagent.Run) subagent.Result {
+		{"a cancel the child never answered", 300 * time.Millisecond, func(r subagent.Run) outcome.Result {
 			r.Cancel()
 			return r.Wait(context.Background())
 		}},
@@ -607,7 +607,7 @@ func TestOutOfTimeSkipsTheGraces(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			done := make(chan subagent.Result, 1)
+			done := make(chan outcome.Result, 1)
 			go func() {
 				res := tc.end(r)
 				if err := r.Dispose(); err != nil {
@@ -617,7 +617,7 @@ func TestOutOfTimeSkipsTheGraces(t *testing.T) {
 			}()
 			select {
 			case res := <-done:
-				if res.StopReason != subagent.StopAborted {
+				if res.StopReason != outcome.StopAborted {
 					t.Errorf("stop reason %s, want aborted", res.StopReason)
 				}
 			case <-time.After(3 * time.Minute):
