@@ -144,7 +144,7 @@ func TestCommitStatMerge(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		// child and parent change their trees after Create.
-		child, parent func(t *testing.T, dir string)
+		child, parent   func(t *testing.T, dir string)
 		files, add, del int
 		conflict        bool
 		want            map[string]string // the parent's files after the merge ("" : absent)
