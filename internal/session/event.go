@@ -202,6 +202,10 @@ type SubagentEnd struct {
 	Usage                *llm.Usage   `json:"usage,omitempty"`
 	DurationMs           int64        `json:"durationMs,omitempty"`
 	Continues            string       `json:"continues,omitempty"`
+	// Branch is an isolated child's branch (reins/<child-id>) and
+	// Worktree its result's worktree line (docs/subagents.md).
+	Branch   string `json:"branch,omitempty"`
+	Worktree string `json:"worktree,omitempty"`
 }
 
 // JobNotice is the data of job/notice.

@@ -364,6 +364,12 @@ func (r *Repo) Commit(ctx context.Context, id, message string) (bool, error) {
 	if _, err := r.git(ctx, nil, "update-ref", "-m", "reins: commit of child "+id, "refs/heads/"+Branch(id), commit, tip); err != nil {
 		return false, err
 	}
+	// New work after a merge is not merged.
+	if _, err := r.revParse(ctx, "refs/reins/merged/"+id); err == nil {
+		if _, err := r.git(ctx, nil, "update-ref", "-d", "refs/reins/merged/"+id); err != nil {
+			return true, err
+		}
+	}
 	// The worktree's HEAD follows the branch; its index is brought along
 	// (files are already as committed).
 	if _, err := r.childGit(ctx, id, nil, "read-tree", commit); err != nil {

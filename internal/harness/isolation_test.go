@@ -1,0 +1,202 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/testutil"
+)
+
+// gitRepo makes dir a repository with everything in it committed.
+func gitRepo(t *testing.T, dir string) {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "init"}} {
+		gitIn(t, dir, args...)
+	}
+}
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+var childIDRe = regexp.MustCompile(`child: (child-[0-9a-f]{8})`)
+
+const tenLines = "line 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline 10\n"
+
+const fourChildrenScript = `
+replies:
+  - match: ISO-FOUR
+    toolCalls:
+      - {id: c1, name: subagent, arguments: {description: edit line one, prompt: CHILD-A, isolation: worktree}}
+      - {id: c2, name: subagent, arguments: {description: edit line four, prompt: CHILD-B, isolation: worktree}}
+      - {id: c3, name: subagent, arguments: {description: edit line eight, prompt: CHILD-C, isolation: worktree}}
+      - {id: c4, name: subagent, arguments: {description: edit line one too, prompt: CHILD-D, isolation: worktree}}
+  - match: CHILD-A
+    toolCalls: [{name: edit, arguments: {path: f.txt, old_string: "line 1\n", new_string: "line 1 by A\n"}}]
+  - match: CHILD-B
+    toolCalls: [{name: edit, arguments: {path: f.txt, old_string: "line 4\n", new_string: "line 4 by B\n"}}]
+  - match: CHILD-C
+    toolCalls: [{name: edit, arguments: {path: f.txt, old_string: "line 8\n", new_string: "line 8 by C\n"}}]
+  - match: CHILD-D
+    toolCalls: [{name: edit, arguments: {path: f.txt, old_string: "line 1\n", new_string: "line 1 by D\n"}}]
+  - match: replaced 1 occurrence
+    repeat: true
+    text: edited
+  - match: "worktree: branch"
+    text: four children done
+`
+
+// TestIsolatedChildrenMerge is issue 34's first acceptance item: four
+// parallel in-process children with isolation: worktree edit one file, two
+// of them the same line. The parent's working tree is untouched until the
+// merges; three merge, the fourth's conflict is reported and leaves the
+// tree unchanged; git log shows each child's commit; after merging or
+// dropping every child no worktree is left.
+func TestIsolatedChildrenMerge(t *testing.T) {
+	f := newFixture(t, fourChildrenScript, map[string]string{"f.txt": tenLines})
+	dir := f.h.Cwd
+	gitRepo(t, dir)
+	status := gitIn(t, dir, "status", "--porcelain")
+	s := f.session(t)
+	res := s.Run(context.Background(), "ISO-FOUR")
+	if res.Reason != session.ReasonCompleted {
+		t.Fatalf("parent turn %+v", res)
+	}
+	results := toolResults(t, s)
+	if len(results) != 4 {
+		t.Fatalf("%d tool results", len(results))
+	}
+	var ids []string
+	for i, r := range results {
+		m := childIDRe.FindStringSubmatch(r.Content)
+		if r.IsError || m == nil {
+			t.Fatalf("result %d: %q", i, r.Content)
+		}
+		ids = append(ids, m[1])
+		want := "edited\nworktree: branch reins/" + m[1] + "; 1 file changed, +1 -1; merges cleanly into the working tree"
+		if got := testutil.NoChildLine(r.Content); got != want {
+			t.Errorf("result %d:\n%s\nwant\n%s", i, got, want)
+		}
+	}
+	ends := testutil.Decoded[session.SubagentEnd](t, loadEvents(t, s.Log.Path()), session.TypeSubagentEnd)
+	for _, e := range ends {
+		if !strings.HasPrefix(e.Branch, "reins/child-") || !strings.HasPrefix(e.Worktree, "worktree: branch "+e.Branch) {
+			t.Errorf("subagent/end without its branch: %+v", e)
+		}
+	}
+	// Untouched until the merges.
+	if got, _ := os.ReadFile(filepath.Join(dir, "f.txt")); string(got) != tenLines {
+		t.Fatalf("the parent's f.txt changed before any merge: %q", got)
+	}
+	if got := gitIn(t, dir, "status", "--porcelain"); got != status {
+		t.Fatalf("the parent's status changed:\n%s", got)
+	}
+	env := s.Agent.Env
+	for _, id := range ids[:3] {
+		r := s.Subagents.Worktree(context.Background(), env, "merge", id, nil)
+		if r.IsError || !strings.Contains(r.Content, "merged reins/"+id) {
+			t.Fatalf("merge %s: %s", id, r.Content)
+		}
+	}
+	merged := strings.NewReplacer("line 1\n", "line 1 by A\n", "line 4\n", "line 4 by B\n", "line 8\n", "line 8 by C\n").Replace(tenLines)
+	if got, _ := os.ReadFile(filepath.Join(dir, "f.txt")); string(got) != merged {
+		t.Fatalf("after three merges f.txt is %q", got)
+	}
+	r := s.Subagents.Worktree(context.Background(), env, "merge", ids[3], nil)
+	if !r.IsError || !strings.Contains(r.Content, "does not merge cleanly") || !strings.Contains(r.Content, "CONFLICT (content): Merge conflict in f.txt") {
+		t.Fatalf("the fourth merge: %s", r.Content)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "f.txt")); string(got) != merged {
+		t.Fatalf("the conflicted merge changed f.txt: %q", got)
+	}
+	log := gitIn(t, dir, "log", "--all", "--format=%an|%s")
+	for i, desc := range []string{"edit line one", "edit line four", "edit line eight", "edit line one too"} {
+		if !strings.Contains(log, "reins child "+ids[i]+"|"+desc+"\n") {
+			t.Errorf("git log has no commit of %s:\n%s", ids[i], log)
+		}
+	}
+	if d := s.Subagents.Worktree(context.Background(), env, "diff", ids[3], nil); d.IsError || !strings.Contains(d.Content, "+line 1 by D") {
+		t.Errorf("diff: %s", d.Content)
+	}
+	if r := s.Subagents.Worktree(context.Background(), env, "drop", ids[3], nil); r.IsError {
+		t.Fatalf("drop: %s", r.Content)
+	}
+	if wl := gitIn(t, dir, "worktree", "list", "--porcelain"); strings.Count(wl, "worktree ") != 1 {
+		t.Errorf("worktrees left after merging or dropping every child:\n%s", wl)
+	}
+	if r := s.Subagents.Worktree(context.Background(), env, "merge", "child-00000000", nil); !r.IsError {
+		t.Errorf("merge of a child this session never had: %s", r.Content)
+	}
+}
+
+// TestIsolatedChildCannotWriteParent is the third acceptance item: an
+// isolated child tries the parent's workspace through the write tool and
+// bash (relative and absolute paths) and fails each time, while its own
+// worktree takes its writes.
+func TestIsolatedChildCannotWriteParent(t *testing.T) {
+	script := `
+replies:
+  - match: ISO-ESCAPE
+    toolCalls:
+      - {id: c1, name: subagent, arguments: {description: try to escape, prompt: CHILD-ESCAPE, isolation: worktree}}
+  - match: CHILD-ESCAPE
+    toolCalls:
+      - {id: w1, name: write, arguments: {path: "../../../../f.txt", content: "pwned by write\n"}}
+      - {id: w2, name: write, arguments: {path: "PARENT/g.txt", content: "pwned by write\n"}}
+      - {id: b1, name: bash, arguments: {command: "echo pwned >> ../../../../f.txt; echo pwned > PARENT/h.txt; echo mine > own.txt"}}
+  - match: own.txt
+    text: tried
+  - match: "worktree: branch"
+    text: done
+`
+	f := newFixture(t, "replies: []", map[string]string{"f.txt": tenLines})
+	dir := f.h.Cwd
+	gitRepo(t, dir)
+	f = refixture(t, f, strings.ReplaceAll(script, "PARENT", dir))
+	s := f.session(t)
+	res := s.Run(context.Background(), "ISO-ESCAPE")
+	if res.Reason != session.ReasonCompleted {
+		t.Fatalf("parent turn %+v", res)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "f.txt")); string(got) != tenLines {
+		t.Errorf("the child wrote the parent's f.txt: %q", got)
+	}
+	for _, name := range []string{"g.txt", "h.txt", "own.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("the child created %s in the parent's workspace", name)
+		}
+	}
+	results := toolResults(t, s)
+	if len(results) != 1 {
+		t.Fatalf("parent results %+v", results)
+	}
+	id := childIDRe.FindStringSubmatch(results[0].Content)
+	if id == nil || !strings.Contains(results[0].Content, "1 file changed, +1 -0") {
+		t.Fatalf("result %q: want the child's own.txt as its one change", results[0].Content)
+	}
+	if got := gitIn(t, dir, "show", "reins/"+id[1]+":own.txt"); got != "mine\n" {
+		t.Errorf("own.txt on the branch: %q", got)
+	}
+}
+
+// refixture swaps f's script for script, keeping its harness and
+// workspace.
+func refixture(t *testing.T, f *fixture, script string) *fixture {
+	t.Helper()
+	g := newFixture(t, script, map[string]string{})
+	g.h = f.h
+	return g
+}
