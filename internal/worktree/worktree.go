@@ -386,6 +386,26 @@ func oneLine(s string) string {
 	return s
 }
 
+// Pending reports whether child id's worktree holds changes not yet
+// committed on its branch (a child stopped before reins committed its
+// work: a crash, a SIGKILL); false when it has no worktree.
+func (r *Repo) Pending(ctx context.Context, id string) (bool, error) {
+	if err := checkID(id); err != nil {
+		return false, err
+	}
+	if _, err := os.Stat(filepath.Join(r.adminDir(id), "gitdir")); err != nil {
+		return false, nil
+	}
+	if _, err := os.Stat(r.Dir(id)); err != nil {
+		return false, nil
+	}
+	if err := r.checkAdmin(id); err != nil {
+		return false, err
+	}
+	out, err := r.childGit(ctx, id, nil, "status", "--porcelain", "--untracked-files=all")
+	return strings.TrimSpace(out) != "", err
+}
+
 // Status is what a child's branch holds and whether it merges.
 type Status struct {
 	ID     string
