@@ -200,3 +200,59 @@ func refixture(t *testing.T, f *fixture, script string) *fixture {
 	g.h = f.h
 	return g
 }
+
+// A continuation of an isolated child runs in its worktree again: made
+// again from its branch after subagents.idleTimeout removed it (the branch
+// kept), so the second run sees the first run's file and commits on the
+// same branch.
+func TestIsolatedContinuationAfterIdle(t *testing.T) {
+	script := `
+replies:
+  - match: iso-cont-one
+    toolCalls: [{id: p1, name: subagent, arguments: {description: first edit, prompt: CHILD-ONE, isolation: worktree}}]
+  - match: CHILD-ONE
+    toolCalls: [{id: w1, name: write, arguments: {path: a.txt, content: "first\n"}}]
+  - {match: "wrote 6 bytes to a.txt", text: wrote a}
+  - {match: "worktree: branch", text: parent one}
+  - match: iso-cont-two
+    toolCalls: [{id: p2, name: subagent, arguments: {description: second edit, prompt: CHILD-TWO, continue: $CHILD}}]
+  - match: CHILD-TWO
+    toolCalls: [{id: b1, name: bash, arguments: {command: "cat a.txt > b.txt && echo copied"}}]
+  - {match: copied, text: wrote b}
+  - {match: "worktree: branch", text: parent two}
+`
+	f := newFixture(t, script, map[string]string{"f.txt": tenLines, ".reins/config.yaml": "subagents: {idleTimeout: 1ms}\n"})
+	dir := f.h.Cwd
+	gitRepo(t, dir)
+	s := f.session(t)
+	if res := s.Run(context.Background(), "iso-cont-one"); res.Reason != session.ReasonCompleted {
+		t.Fatalf("turn 1 %+v", res)
+	}
+	id := childLine(t, toolResults(t, s)[0].Content)
+	waitFor(t, "the idle removal of the worktree", func() bool {
+		return strings.Count(gitIn(t, dir, "worktree", "list", "--porcelain"), "worktree ") == 1
+	})
+	if res := s.Run(context.Background(), "iso-cont-two\nchild: "+id); res.Reason != session.ReasonCompleted {
+		t.Fatalf("turn 2 %+v", res)
+	}
+	r := toolResults(t, s)[1]
+	if r.IsError || !strings.Contains(r.Content, "worktree: branch reins/"+id+"; 2 files changed, +2 -0") {
+		t.Fatalf("continuation result %q", r.Content)
+	}
+	if got := gitIn(t, dir, "show", "reins/"+id+":b.txt"); got != "first\n" {
+		t.Errorf("b.txt on the branch %q: the continuation did not see its first run's work", got)
+	}
+	if n := strings.Count(gitIn(t, dir, "log", "--format=%an", "reins/"+id), "reins child "+id); n != 2 {
+		t.Errorf("%d child commits on the branch, want 2", n)
+	}
+	s.Close()
+	if wl := gitIn(t, dir, "worktree", "list", "--porcelain"); strings.Count(wl, "worktree ") != 1 {
+		t.Errorf("worktrees left after the parent closed:\n%s", wl)
+	}
+	if br := gitIn(t, dir, "branch", "--list", "reins/*"); !strings.Contains(br, "reins/"+id) {
+		t.Errorf("the branch did not survive the parent: %q", br)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.txt")); err == nil {
+		t.Error("the child's file reached the parent's tree without a merge")
+	}
+}
