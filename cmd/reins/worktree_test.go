@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/reinsdev/reins/internal/testutil"
 )
 
 func gitCmd(t *testing.T, dir string, args ...string) string {
@@ -152,5 +154,73 @@ replies:
 	}
 	if !saw {
 		t.Error("the parent's model was not told isolation needs a git repository")
+	}
+}
+
+// Issue 34 with an ACP child (the TypeScript SDK's agent side) that
+// writes through its own action — a bash it runs itself, in its cwd, not
+// through reins's tools: with isolation: worktree its write lands in its
+// worktree and is committed on its branch; its attempt on the parent's
+// file fails; the parent's tree is untouched.
+func TestACPChildIsolated(t *testing.T) {
+	nm := testutil.Peers(t)
+	sdkPath := filepath.Join(nm, "@agentclientprotocol", "sdk", "dist", "v1", "stable", "acp.js")
+	child := filepath.Join(testutil.RepoRoot(t), "internal", "subagent", "acpchild", "testdata", "child.mjs")
+	agent := "---\nname: writer\ndescription: a scripted ACP child\nprovider: acp\ncommand: node\n" +
+		"args: [\"" + child + "\"]\nisolation: worktree\nenv:\n" +
+		"  ACP_SDK_PATH: \"" + sdkPath + "\"\n  ACP_SCENARIO: exec\n" +
+		"  ACP_EXEC: \"echo from-acp > acp.txt && (echo pwned >> ../../../../f.txt; true)\"\n---\nUnused.\n"
+	url, _ := startMock(t, `
+replies:
+  - match: delegate-acp
+    toolCalls:
+      - {id: a, name: subagent, arguments: {description: acp writes, agent: writer, prompt: task}}
+  - match: "worktree: branch"
+    text: parent done
+`)
+	cwd, home := t.TempDir(), t.TempDir()
+	for name, body := range map[string]string{
+		"f.txt":                   "parent\n",
+		".reins/agents/writer.md": agent,
+	} {
+		p := filepath.Join(cwd, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitCmd(t, cwd, "init", "-q")
+	gitCmd(t, cwd, "add", "-A")
+	gitCmd(t, cwd, "commit", "-q", "-m", "init")
+	testutil.Trust(t, home, cwd)
+	cmd := acpCmd(t, cwd, home, "run", "--json", "-m", "openai/test", "--base-url", url, "delegate-acp")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("reins run: %v\n%s", err, stderr.String())
+	}
+	var res runResult
+	if err := json.Unmarshal(out, &res); err != nil || res.Output != "parent done" {
+		t.Fatalf("stdout %q: %v\n%s", out, err, stderr.String())
+	}
+	if got, _ := os.ReadFile(filepath.Join(cwd, "f.txt")); string(got) != "parent\n" {
+		t.Errorf("the ACP child wrote the parent's f.txt: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "acp.txt")); err == nil {
+		t.Error("acp.txt landed in the parent's workspace")
+	}
+	br := strings.Fields(gitCmd(t, cwd, "branch", "--list", "--format=%(refname:short)", "reins/*"))
+	if len(br) != 1 {
+		t.Fatalf("branches %v", br)
+	}
+	if got := gitCmd(t, cwd, "show", br[0]+":acp.txt"); got != "from-acp\n" {
+		t.Errorf("acp.txt on %s: %q", br[0], got)
+	}
+	if got := gitCmd(t, cwd, "log", "-1", "--format=%an|%s", br[0]); got != "reins child "+strings.TrimPrefix(br[0], "reins/")+"|acp writes\n" {
+		t.Errorf("commit %q", got)
+	}
+	if wl := gitCmd(t, cwd, "worktree", "list", "--porcelain"); strings.Count(wl, "worktree ") != 1 {
+		t.Errorf("worktrees left after reins ended:\n%s", wl)
 	}
 }
