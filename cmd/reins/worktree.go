@@ -80,7 +80,7 @@ func newWorktreeCmd(s *streams) *cobra.Command {
 				if st.Merged {
 					state = "merged"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d files +%d -%d\t%s\t%s\n", st.ID, st.Branch, st.Files, st.Added, st.Deleted, where, state)
+				fmt.Fprintf(tw, "%s\t%s\t%s +%d -%d\t%s\t%s\n", st.ID, st.Branch, files(st.Files), st.Added, st.Deleted, where, state)
 			}
 			return tw.Flush()
 		},
@@ -118,7 +118,7 @@ func newWorktreeCmd(s *streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(s.out, "merged %s into the working tree (not staged): %d files changed, +%d -%d\n", st.Branch, st.Files, st.Added, st.Deleted)
+			fmt.Fprintf(s.out, "merged %s into the working tree (not staged): %s changed, +%d -%d\n", st.Branch, files(st.Files), st.Added, st.Deleted)
 			return nil
 		},
 	})
@@ -144,4 +144,12 @@ func newWorktreeCmd(s *streams) *cobra.Command {
 		},
 	})
 	return c
+}
+
+// files is "1 file" or "N files".
+func files(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
 }

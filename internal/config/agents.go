@@ -33,7 +33,7 @@ const (
 )
 
 // Tools are the model-facing tool names an agent's allowlist may name.
-var Tools = []string{"read", "write", "edit", "multi_edit", "apply_patch", "bash", "bash_output", "bash_kill", "grep", "glob", "ls", "subagent", "subagent_output", "job_output", "job_list", "job_kill"}
+var Tools = []string{"read", "write", "edit", "multi_edit", "apply_patch", "bash", "bash_output", "bash_kill", "grep", "glob", "ls", "subagent", "subagent_output", "job_output", "job_list", "job_kill", "worktree"}
 
 // Agent is one agent definition.
 type Agent struct {

@@ -362,7 +362,11 @@ func (m *Manager) Worktree(ctx context.Context, env *tool.Env, action, id string
 			return tool.Errorf("Error: the merge of %s failed (%s); the working tree was left unchanged", branch, errKind(err))
 		}
 		m.forgetIso(id)
-		return tool.Result{Content: fmt.Sprintf("merged %s into the working tree (not staged): %d files changed, +%d -%d. Its worktree was removed; the branch stays.", branch, st.Files, st.Added, st.Deleted)}
+		n := fmt.Sprintf("%d files", st.Files)
+		if st.Files == 1 {
+			n = "1 file"
+		}
+		return tool.Result{Content: fmt.Sprintf("merged %s into the working tree (not staged): %s changed, +%d -%d. Its worktree was removed; the branch stays.", branch, n, st.Added, st.Deleted)}
 	case "drop":
 		m.stopIsoTimer(id)
 		if err := repo.Drop(ctx, id); err != nil {

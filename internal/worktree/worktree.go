@@ -262,7 +262,7 @@ func (r *Repo) Create(ctx context.Context, id, description string) (*Tree, error
 	if head, err := r.revParse(ctx, "HEAD"); err == nil && head != "" {
 		parents = append(parents, head)
 	}
-	base, _, err := r.parentSnapshot(ctx, "reins: the parent's working tree for "+id+"\n\n"+oneLine(description), parents...)
+	base, _, err := r.parentSnapshot(ctx, "the parent's working tree for "+id+"\n\n"+oneLine(description), parents...)
 	if err != nil {
 		return nil, err
 	}
@@ -504,7 +504,7 @@ func (r *Repo) stat(ctx context.Context, id string) (Status, error) {
 // exactly what the child started from. It returns the snapshot, the merged
 // tree (when clean) and the conflict (when not).
 func (r *Repo) mergeTree(ctx context.Context, s Status) (work, merged string, conflict *ConflictError, err error) {
-	work, _, err = r.parentSnapshot(ctx, "reins: the parent's working tree, to merge "+s.ID, s.Base)
+	work, _, err = r.parentSnapshot(ctx, "the parent's working tree, to merge "+s.ID, s.Base)
 	if err != nil {
 		return "", "", nil, err
 	}
