@@ -11,6 +11,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/testutil"
+	"github.com/reinsdev/reins/internal/tool"
 )
 
 // gitRepo makes dir a repository with everything in it committed.
@@ -254,5 +255,75 @@ replies:
 	}
 	if _, err := os.Stat(filepath.Join(dir, "a.txt")); err == nil {
 		t.Error("the child's file reached the parent's tree without a merge")
+	}
+}
+
+// An agent file's `isolation: worktree` isolates its children without the
+// call asking, background jobs included (job_output carries the worktree
+// line); an unknown isolation is refused before anything starts; merge is
+// refused in a read-only session and when the session's approval says
+// no, and an unknown action is an error; each leaves the tree unchanged.
+func TestIsolationFromAgentFileAndToolRefusals(t *testing.T) {
+	script := `
+replies:
+  - match: iso-agent
+    toolCalls:
+      - {id: p1, name: subagent, arguments: {description: by agent file, prompt: CHILD-AF, agent: writer, run_in_background: true}}
+      - {id: p2, name: subagent, arguments: {description: bad isolation, prompt: CHILD-BAD, isolation: container}}
+  - match: CHILD-AF
+    toolCalls: [{id: w1, name: write, arguments: {path: af.txt, content: "x\n"}}]
+  - {match: "wrote 2 bytes to af.txt", text: wrote af}
+  - match: "finished [status: completed]"
+    text: job done
+  - match: "isolation"
+    text: noted
+`
+	f := newFixture(t, script, map[string]string{
+		"f.txt":                   tenLines,
+		".reins/agents/writer.md": "---\nname: writer\ndescription: writes\nisolation: worktree\n---\nWRITER\n",
+	})
+	dir := f.h.Cwd
+	gitRepo(t, dir)
+	s := f.session(t)
+	if res := s.Run(context.Background(), "iso-agent"); res.Reason != session.ReasonCompleted {
+		t.Fatalf("turn %+v", res)
+	}
+	results := toolResults(t, s)
+	if len(results) != 2 {
+		t.Fatalf("results %+v", results)
+	}
+	if r := results[1]; !r.IsError || !strings.Contains(r.Content, `isolation "container" is not known`) {
+		t.Errorf("unknown isolation: %+v", r)
+	}
+	id := childLine(t, results[0].Content)
+	out := s.Subagents.JobOutput("job-1")
+	if !strings.Contains(out.Content, "wrote af\nworktree: branch reins/"+id+"; 1 file changed, +1 -0; merges cleanly") {
+		t.Errorf("job_output %q", out.Content)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "af.txt")); err == nil {
+		t.Fatal("the agent file's child wrote the parent's workspace")
+	}
+	env := *s.Agent.Env
+	ro := env
+	ro.Permission = tool.ReadOnly
+	if r := s.Subagents.Worktree(context.Background(), &ro, "merge", id, nil); !r.IsError || !strings.Contains(r.Content, "read-only") {
+		t.Errorf("merge in a read-only session: %+v", r)
+	}
+	no := env
+	no.Approve = tool.RejectAll
+	if r := s.Subagents.Worktree(context.Background(), &no, "merge", id, nil); !r.IsError || !strings.Contains(r.Content, "not approved") {
+		t.Errorf("merge not approved: %+v", r)
+	}
+	if r := s.Subagents.Worktree(context.Background(), &env, "rebase", id, nil); !r.IsError || !strings.Contains(r.Content, "not known") {
+		t.Errorf("unknown action: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "af.txt")); err == nil {
+		t.Fatal("a refused merge changed the tree")
+	}
+	if r := s.Subagents.Worktree(context.Background(), &env, "merge", id, nil); r.IsError {
+		t.Fatalf("merge: %s", r.Content)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "af.txt")); string(got) != "x\n" {
+		t.Errorf("af.txt after the merge: %q", got)
 	}
 }
