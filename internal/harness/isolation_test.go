@@ -92,6 +92,11 @@ func TestIsolatedChildrenMerge(t *testing.T) {
 			t.Errorf("result %d:\n%s\nwant\n%s", i, got, want)
 		}
 	}
+	for _, st := range testutil.Decoded[session.SubagentStart](t, loadEvents(t, s.Log.Path()), session.TypeSubagentStart) {
+		if !strings.HasPrefix(st.Branch, "reins/child-") {
+			t.Errorf("subagent/start without its branch: %+v", st)
+		}
+	}
 	ends := testutil.Decoded[session.SubagentEnd](t, loadEvents(t, s.Log.Path()), session.TypeSubagentEnd)
 	for _, e := range ends {
 		if !strings.HasPrefix(e.Branch, "reins/child-") || !strings.HasPrefix(e.Worktree, "worktree: branch "+e.Branch) {

@@ -190,6 +190,9 @@ type SubagentStart struct {
 	// Continues is the child id this run continues (its earlier runs'
 	// subagent/start and subagent/end name the same child).
 	Continues string `json:"continues,omitempty"`
+	// Branch is an isolated child's branch, reins/<child-id>
+	// (`isolation: worktree`, docs/subagents.md).
+	Branch string `json:"branch,omitempty"`
 }
 
 // SubagentEnd is the data of subagent/end. LastAssistantMessage is nil (and

@@ -440,3 +440,11 @@ func (m *Manager) isolatedRequest(ctx context.Context, p Params) (Request, Provi
 	}
 	return req, prov, nil
 }
+
+// isoBranch is child id's branch when it is isolated, else "".
+func (m *Manager) isoBranch(id string) string {
+	if m.isoEntry(id) == nil {
+		return ""
+	}
+	return worktree.Branch(id)
+}

@@ -266,6 +266,7 @@ func (m *Manager) begin(ctx context.Context, req Request, prov Provider, p Param
 	if _, err := m.Log.Append(session.TypeSubagentStart, session.SubagentStart{
 		RunID: req.RunID, ChildSession: run.Session(), Agent: req.Agent.Name,
 		Provider: provider, Label: p.Description, Background: background, Continues: req.Continues,
+		Branch: m.isoBranch(req.ChildID),
 	}); err != nil {
 		// A child the parent's log does not know of must not run on: its
 		// work and its session would be nobody's. The parent's turn ends
