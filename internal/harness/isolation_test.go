@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/testutil"
 	"github.com/reinsdev/reins/internal/tool"
 )
@@ -143,6 +144,10 @@ func TestIsolatedChildrenMerge(t *testing.T) {
 	if wl := gitIn(t, dir, "worktree", "list", "--porcelain"); strings.Count(wl, "worktree ") != 1 {
 		t.Errorf("worktrees left after merging or dropping every child:\n%s", wl)
 	}
+	// A dropped child is not continued in the shared workspace.
+	if r := s.Subagents.Delegate(context.Background(), subagent.Params{Description: "again", Prompt: "CHILD-D again", Continue: ids[3]}); !r.IsError || !strings.Contains(r.Content, "its work was dropped") {
+		t.Errorf("continuing a dropped child: %+v", r)
+	}
 	if r := s.Subagents.Worktree(context.Background(), env, "merge", "child-00000000", nil); !r.IsError {
 		t.Errorf("merge of a child this session never had: %s", r.Content)
 	}
@@ -247,6 +252,9 @@ replies:
 	}
 	if got := gitIn(t, dir, "show", "reins/"+id+":b.txt"); got != "first\n" {
 		t.Errorf("b.txt on the branch %q: the continuation did not see its first run's work", got)
+	}
+	if got := gitIn(t, dir, "log", "-1", "--format=%s", "reins/"+id); got != "second edit\n" {
+		t.Errorf("the continuation's commit message %q, want its description", got)
 	}
 	if n := strings.Count(gitIn(t, dir, "log", "--format=%an", "reins/"+id), "reins child "+id); n != 2 {
 		t.Errorf("%d child commits on the branch, want 2", n)

@@ -65,7 +65,7 @@ func (m *Manager) isolate(ctx context.Context, req *Request, p Params) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), isoTimeout)
 	defer cancel()
 	if req.Continues != "" {
-		return m.isolateAgain(ctx, req, want != "")
+		return m.isolateAgain(ctx, req, p.Description, want != "")
 	}
 	if want == "" {
 		return nil
@@ -95,10 +95,11 @@ func (m *Manager) isolate(ctx context.Context, req *Request, p Params) error {
 // isolateAgain puts a continuation of an isolated child back in its
 // worktree, made again from its branch when it was removed. A child of an
 // earlier run of this session (a resumed parent) is known by its branch.
-func (m *Manager) isolateAgain(ctx context.Context, req *Request, asked bool) error {
+func (m *Manager) isolateAgain(ctx context.Context, req *Request, description string, asked bool) error {
 	m.iso.mu.Lock()
 	ic := m.iso.byID[req.ChildID]
 	if ic != nil {
+		ic.description = description
 		if ic.timer != nil {
 			ic.timer.Stop()
 			ic.timer = nil
@@ -114,6 +115,9 @@ func (m *Manager) isolateAgain(ctx context.Context, req *Request, asked bool) er
 		if err == nil {
 			if got, serr := r.Resolve(ctx, req.ChildID); serr == nil && got == req.ChildID {
 				repo = r
+			} else if r.Dropped(ctx, req.ChildID) {
+				// Never a silent fallback to the shared workspace.
+				return fmt.Errorf("child %s ran with isolation: worktree and its work was dropped; start a new subagent", req.ChildID)
 			}
 		}
 		if repo == nil {
@@ -137,7 +141,7 @@ func (m *Manager) isolateAgain(ctx context.Context, req *Request, asked bool) er
 		if m.iso.byID == nil {
 			m.iso.byID = map[string]*isolated{}
 		}
-		ic = &isolated{repo: repo, busy: true}
+		ic = &isolated{repo: repo, description: description, busy: true}
 		m.iso.byID[req.ChildID] = ic
 		m.iso.mu.Unlock()
 	}

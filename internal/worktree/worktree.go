@@ -632,13 +632,22 @@ func (r *Repo) Drop(ctx context.Context, id string) error {
 	}
 	unlock := r.lock()
 	defer unlock()
-	if _, err := r.revParse(ctx, "refs/reins/base/"+id); err != nil {
+	base, err := r.revParse(ctx, "refs/reins/base/"+id)
+	if err != nil {
 		if _, err := r.revParse(ctx, "refs/heads/"+Branch(id)); err != nil {
 			return ErrNoChild
 		}
 	}
 	if err := r.removeLocked(ctx, id); err != nil {
 		return err
+	}
+	if base != "" {
+		// The mark that id was isolated and dropped (Dropped): a
+		// continuation must not run in the shared workspace instead. It
+		// holds the base, not the child's work.
+		if _, err := r.git(ctx, nil, "update-ref", "refs/reins/dropped/"+id, base); err != nil {
+			return err
+		}
 	}
 	for _, ref := range []string{"refs/heads/" + Branch(id), "refs/reins/base/" + id, "refs/reins/merged/" + id} {
 		if _, err := r.revParse(ctx, ref); err == nil {
@@ -648,6 +657,15 @@ func (r *Repo) Drop(ctx context.Context, id string) error {
 		}
 	}
 	return nil
+}
+
+// Dropped reports whether child id was isolated and then dropped.
+func (r *Repo) Dropped(ctx context.Context, id string) bool {
+	if checkID(id) != nil {
+		return false
+	}
+	_, err := r.revParse(ctx, "refs/reins/dropped/"+id)
+	return err == nil
 }
 
 // List returns every isolated child of the repository (a branch

@@ -314,6 +314,9 @@ func TestFourChildrenOneFile(t *testing.T) {
 	if _, err := r.Stat(ctx, "d"); !errors.Is(err, ErrNoChild) {
 		t.Errorf("stat of a dropped child: %v", err)
 	}
+	if !r.Dropped(ctx, "d") || r.Dropped(ctx, "a") {
+		t.Error("Dropped does not tell the dropped child")
+	}
 }
 
 // Remove keeps the branch; Ensure brings the worktree back at its tip (a
