@@ -151,6 +151,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newBatchCmd(s),
 		newWorkerCmd(s),
 		newDoctorCmd(s),
+		newWorktreeCmd(s),
 	)
 	addInteractive(root, s)
 	markRuntime(root)

@@ -33,7 +33,7 @@ const (
 )
 
 // Tools are the model-facing tool names an agent's allowlist may name.
-var Tools = []string{"read", "write", "edit", "multi_edit", "apply_patch", "bash", "bash_output", "bash_kill", "grep", "glob", "ls", "subagent", "subagent_output", "job_output", "job_list", "job_kill"}
+var Tools = []string{"read", "write", "edit", "multi_edit", "apply_patch", "bash", "bash_output", "bash_kill", "grep", "glob", "ls", "subagent", "subagent_output", "job_output", "job_list", "job_kill", "worktree"}
 
 // Agent is one agent definition.
 type Agent struct {
@@ -77,11 +77,18 @@ type Agent struct {
 	NoInstructions bool
 	// Effort is front matter `effort` (low, medium, high): the reasoning
 	// effort of the agent's sessions; "" leaves the run's.
-	Effort       llm.Effort
+	Effort llm.Effort
+	// Isolation is front matter `isolation: worktree` (SPEC §12): the
+	// agent's children run in a git worktree of their own
+	// (internal/worktree, docs/subagents.md); "" shares the workspace.
+	Isolation    string
 	SystemPrompt string
 	// Source is the definition's file, or "builtin".
 	Source string
 }
+
+// IsolationWorktree is `isolation: worktree`, the one isolation there is.
+const IsolationWorktree = "worktree"
 
 // Warning is a problem that did not stop an agent from loading, such as
 // a Claude Code tool reins lacks. `reins agents` prints them.
@@ -393,7 +400,7 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 		modelSpec *string
 		cmdSet    bool
 	)
-	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox", "instructions", "budget", "mcpServers", "effort"}
+	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox", "instructions", "budget", "mcpServers", "effort", "isolation"}
 	if lenient {
 		known = append(known, "color")
 	}
@@ -426,6 +433,13 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 					return d.valueErr(d.resolve(v), kp, "low, medium or high")
 				}
 				ag.Effort = e
+			}
+		case "isolation":
+			if s, err = d.str(v, kp); err == nil && s != nil {
+				if *s != IsolationWorktree {
+					return d.valueErr(d.resolve(v), kp, "worktree")
+				}
+				ag.Isolation = *s
 			}
 		case "model":
 			modelNode = v

@@ -295,6 +295,7 @@ func TestAgentErrors(t *testing.T) {
 		{"bad tool profile", "---\ntools: profile gemini\n---\n", KindValue, "tools", 2, "profile codex, profile claude or profile minimal"},
 		{"env wrong type", "---\nenv: [A=1]\n---\n", KindValue, "env", 2, "want a mapping"},
 		{"acp without command", "---\nprovider: acp\n---\n", KindValue, "command", 0, "needs one"},
+		{"bad isolation", "---\nisolation: container\n---\n", KindValue, "isolation", 2, "worktree"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -500,6 +500,10 @@ type SessionOptions struct {
 	// Origin is the header's origin of a session without a parent (a
 	// child's is always subagent): session.OriginBatch for `reins batch`.
 	Origin string
+	// Workspace is the session's workspace when it is not the harness's
+	// Cwd: an in-process child with `isolation: worktree` works in its
+	// own worktree (subagent.Request.Cwd). Empty: Cwd.
+	Workspace string
 }
 
 // Session is a runnable session.
@@ -542,6 +546,7 @@ var ErrNoSession = errors.New("no such session")
 
 // NewSession creates (or reopens) a session log and the agent that runs it.
 func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
+	ws := cmp.Or(o.Workspace, h.Cwd) // an isolated child's worktree, else the harness's
 	perm := o.Permission
 	if perm == "" {
 		perm = tool.WorkspaceWrite
@@ -579,7 +584,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		s.Log, s.Resumed = l, ld
 	} else {
 		hd := session.Header{
-			ID: session.NewID(now()), CreatedAt: now().UTC(), Cwd: h.Cwd,
+			ID: session.NewID(now()), CreatedAt: now().UTC(), Cwd: ws,
 			ParentSession: o.Parent, DelegationDepth: o.Depth,
 			Agent: o.Agent, ReinsVersion: h.Version,
 		}
@@ -598,7 +603,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	}
 	mgr := &subagent.Manager{
 		Agents: h.Agents, Limits: h.Config.Subagents, Log: s.Log, Depth: s.Log.Header().DelegationDepth,
-		Cwd: h.Cwd, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox, Budget: o.Budget,
+		Cwd: ws, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox, Budget: o.Budget,
 		ObserveRemote: h.ObserveRemote, Engine: h.Engine,
 	}
 	allowMCP := mcpRule(o)
@@ -632,14 +637,14 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	mgr.MaxSteps, mgr.MaxTokens = o.MaxSteps, o.MaxTokens
 	system := o.System
 	if system == "" {
-		system = DefaultSystemPrompt(h.Cwd)
+		system = DefaultSystemPrompt(ws)
 	}
 	if !o.NoInstructions {
 		system += h.Instructions
 	}
 	s.Agent = &agent.Agent{
 		System: system,
-		Tools:  reg, Env: &tool.Env{Workspace: h.Cwd, Permission: perm, Approve: o.Approve, Sandbox: h.Sandbox, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect}, Log: s.Log,
+		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Sandbox: h.Sandbox, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect}, Log: s.Log,
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
 		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
 	}
@@ -714,6 +719,7 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 			Approve: approve, NoInstructions: req.Agent.NoInstructions, Agent: req.Agent.Name,
 			Budget:     req.Budget,
 			Resume:     req.ChildSession, // a continuation after its idle teardown
+			Workspace:  isolatedCwd(h.Cwd, req.Cwd),
 			MCPServers: req.Agent.MCPServers, mcpWithin: parent.mcpWithin,
 		})
 		if err != nil {

@@ -20,3 +20,13 @@ func (h *Harness) providers(o SessionOptions) map[string]subagent.Provider {
 		config.ProviderReins:     reinschild.New(reinschild.Options{Model: o.Model.Provider + "/" + o.Model.Name, BaseURL: o.Model.BaseURL, Logf: h.Logf, StartTimeout: start}),
 	}
 }
+
+// isolatedCwd is an in-process child's workspace: the request's cwd when
+// the manager moved it (an isolated child's worktree), else "" (the
+// harness's own).
+func isolatedCwd(own, req string) string {
+	if req == "" || req == own {
+		return ""
+	}
+	return req
+}

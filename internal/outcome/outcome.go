@@ -44,6 +44,11 @@ type Result struct {
 	// completed or locally cancelled run.
 	Diagnostic string
 	Usage      llm.Usage
+	// Worktree is the line an isolated child's result ends with (before
+	// its child line): its branch, what it changed and whether it merges
+	// (internal/worktree's Status.Line); "" for a child without
+	// `isolation: worktree`.
+	Worktree string
 }
 
 // StopReasonOf maps a reins turn-end reason to a stop reason: the mapping

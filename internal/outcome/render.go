@@ -12,7 +12,19 @@ import (
 // RenderText is the subagent tool result of docs/subagents.md: the selected
 // output's text for a completed run; otherwise the headline, the diagnostic
 // and the partial output, each line left out when absent, and isError set.
+// An isolated child's worktree line comes last.
 func RenderText(r Result) (content string, isError bool) {
+	content, isError = renderText(r)
+	if r.Worktree != "" {
+		if content != "" {
+			content += "\n"
+		}
+		content += r.Worktree
+	}
+	return content, isError
+}
+
+func renderText(r Result) (content string, isError bool) {
 	text := llm.BlocksText(r.Output)
 	if r.StopReason == StopCompleted {
 		return text, false

@@ -190,6 +190,9 @@ type SubagentStart struct {
 	// Continues is the child id this run continues (its earlier runs'
 	// subagent/start and subagent/end name the same child).
 	Continues string `json:"continues,omitempty"`
+	// Branch is an isolated child's branch, reins/<child-id>
+	// (`isolation: worktree`, docs/subagents.md).
+	Branch string `json:"branch,omitempty"`
 }
 
 // SubagentEnd is the data of subagent/end. LastAssistantMessage is nil (and
@@ -202,6 +205,10 @@ type SubagentEnd struct {
 	Usage                *llm.Usage   `json:"usage,omitempty"`
 	DurationMs           int64        `json:"durationMs,omitempty"`
 	Continues            string       `json:"continues,omitempty"`
+	// Branch is an isolated child's branch (reins/<child-id>) and
+	// Worktree its result's worktree line (docs/subagents.md).
+	Branch   string `json:"branch,omitempty"`
+	Worktree string `json:"worktree,omitempty"`
 }
 
 // JobNotice is the data of job/notice.

@@ -17,6 +17,7 @@ import (
 	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/internal/worktree"
 )
 
 // Manager runs one parent session's children: it enforces the depth and
@@ -69,6 +70,7 @@ type Manager struct {
 	stalls   []string // notices of stalled background jobs, not delivered yet (stall.go)
 	jobSeq   int      // job ids handed out (admitJob), in the model's call order
 	kids     children
+	iso      isolation // children with isolation: worktree (isolation.go)
 }
 
 // Job statuses (docs/subagents.md).
@@ -122,6 +124,9 @@ type Params struct {
 	// the parent's: how a Temporal worker runs a fork or a continuation
 	// it was shipped (docs/engine.md).
 	Seed []session.Event `json:"-"`
+	// Isolation is `worktree` to run the child in a git worktree of its
+	// own (isolation.go); "" takes the agent file's.
+	Isolation string `json:"isolation,omitempty"`
 }
 
 // DepthError is a delegation deeper than maxDepth.
@@ -272,6 +277,7 @@ func (m *Manager) begin(ctx context.Context, req Request, prov Provider, p Param
 	if _, err := m.Log.Append(session.TypeSubagentStart, session.SubagentStart{
 		RunID: req.RunID, ChildSession: run.Session(), Agent: req.Agent.Name,
 		Provider: provider, Label: p.Description, Background: background, Continues: req.Continues,
+		Branch: m.isoBranch(req.ChildID),
 	}); err != nil {
 		// A child the parent's log does not know of must not run on: its
 		// work and its session would be nobody's. The parent's turn ends
@@ -301,6 +307,7 @@ func (m *Manager) finish(ctx context.Context, req Request, run Run) outcome.Resu
 	ctx, unbind := req.Budget.Bind(ctx) // a budget that runs out stops the run
 	defer unbind()
 	res := outcome.Settle(stallResult(req, run, budgetResult(req, run, run.Wait(ctx))))
+	res = m.settleIsolated(req, res) // its work committed on its branch
 	if err := m.park(req, run); err != nil && m.Logf != nil {
 		m.Logf("subagent %s dispose: %v", req.RunID, err)
 	}
@@ -310,10 +317,13 @@ func (m *Manager) finish(ctx context.Context, req Request, run Run) outcome.Resu
 	return res
 }
 
-func (m *Manager) endEvent(runID string, r outcome.Result, d time.Duration) session.SubagentEnd {
+func (m *Manager) endEvent(runID, childID string, r outcome.Result, d time.Duration) session.SubagentEnd {
 	e := session.SubagentEnd{
 		RunID: runID, StopReason: string(r.StopReason), LastAssistantMessage: outcome.LastAssistantMessage(r.Output),
-		Diagnostic: r.Diagnostic, DurationMs: d.Milliseconds(),
+		Diagnostic: r.Diagnostic, DurationMs: d.Milliseconds(), Worktree: r.Worktree,
+	}
+	if r.Worktree != "" {
+		e.Branch = worktree.Branch(childID)
 	}
 	if !r.Usage.IsZero() {
 		u := r.Usage
@@ -326,7 +336,7 @@ func (m *Manager) endEvent(runID string, r outcome.Result, d time.Duration) sess
 // background job started at once.
 func (m *Manager) Delegate(ctx context.Context, p Params) tool.Result {
 	m.init()
-	req, prov, err := m.request(p)
+	req, prov, err := m.isolatedRequest(ctx, p)
 	if err != nil {
 		return tool.Result{Content: "Error: " + err.Error(), IsError: true}
 	}
@@ -342,6 +352,7 @@ func (m *Manager) Delegate(ctx context.Context, p Params) tool.Result {
 		a.used = true
 		if a.refused != nil {
 			m.childIdle(req) // a refused continuation leaves its child free
+			m.abandonIsolated(req)
 			return *a.refused
 		}
 		return m.startJob(a.id, req, prov, p)
@@ -355,7 +366,7 @@ func (m *Manager) Delegate(ctx context.Context, p Params) tool.Result {
 // depth limit) and published nothing.
 func (m *Manager) Run(ctx context.Context, p Params) (outcome.Result, error) {
 	m.init()
-	req, prov, err := m.request(p)
+	req, prov, err := m.isolatedRequest(ctx, p)
 	if err != nil {
 		return outcome.Result{}, err
 	}
@@ -366,10 +377,11 @@ func (m *Manager) runForeground(ctx context.Context, req Request, prov Provider,
 	t0 := time.Now()
 	run, fail := m.begin(ctx, req, prov, p, false)
 	if fail != nil {
+		m.abandonIsolated(req)
 		return *fail
 	}
 	res := m.finish(ctx, req, run)
-	end := m.endEvent(req.RunID, res, time.Since(t0))
+	end := m.endEvent(req.RunID, req.ChildID, res, time.Since(t0))
 	end.Continues = req.Continues
 	if _, err := m.Log.Append(session.TypeSubagentEnd, end); err != nil {
 		// The result is still the tool's answer; the parent's turn ends
@@ -446,6 +458,7 @@ func (m *Manager) startJob(id string, req Request, prov Provider, p Params) tool
 	if fail != nil {
 		m.mu.Unlock()
 		cancel(nil)
+		m.abandonIsolated(req)
 		return m.present(req, Render(*fail))
 	}
 	j := &job{id: id, description: p.Description, status: JobRunning,
@@ -493,7 +506,7 @@ func (m *Manager) Drain(appendEvent func(typ string, data any)) []string {
 	out := m.takeStallNotes()
 	m.mu.Unlock()
 	for _, j := range settled {
-		end := m.endEvent(j.runID, j.result, time.Since(j.started))
+		end := m.endEvent(j.runID, j.childID, j.result, time.Since(j.started))
 		end.Continues = j.continues
 		appendEvent(session.TypeSubagentEnd, end)
 		appendEvent(session.TypeJobNotice, session.JobNotice{JobID: j.id, Status: j.status})
@@ -566,6 +579,7 @@ func (m *Manager) Close() {
 	m.cancel(agent.ErrAbortedByParent)
 	m.wg.Wait()
 	m.closeChildren()
+	m.closeIsolated()
 }
 
 // KillRunning kills every running background job (as job_kill does: a

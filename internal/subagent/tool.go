@@ -17,6 +17,7 @@ func (m *Manager) Tools() []tool.Tool {
 	return []tool.Tool{
 		subagentTool{m},
 		outputTool{m},
+		worktreeTool{m},
 		jobTool{m, "job_output", "Read the output of a background subagent job (its status while it runs).", true, func(id string) tool.Result { return m.JobOutput(id) }},
 		jobTool{m, "job_list", "List the background subagent jobs and their status.", false, nil},
 		jobTool{m, "job_kill", "Stop a running background subagent job.", true, func(id string) tool.Result { return m.JobKill(id) }},
@@ -48,6 +49,8 @@ func (t subagentTool) Spec() llm.ToolSpec {
 				"description": "A child id (the last line of a subagent result, child: <id>) to send prompt to as a follow-up: that child keeps its whole earlier conversation. Only children this conversation started."},
 			"fork": map[string]any{"type": "boolean",
 				"description": "Start the child with a copy of this conversation so far instead of a blank one (the prompt can then be short). Default false."},
+			"isolation": map[string]any{"type": "string", "enum": []string{"worktree"},
+				"description": "worktree: the child works in its own git worktree (branch reins/<child-id>) made from the current working tree, so parallel writers never collide; its result says what it changed and whether it merges. Apply or discard its work with the worktree tool."},
 		},
 		"required":             []string{"description", "prompt"},
 		"additionalProperties": false,
@@ -81,7 +84,7 @@ func (t subagentTool) Admit(ctx context.Context, args json.RawMessage) (context.
 func (t subagentTool) Run(ctx context.Context, _ *tool.Env, args json.RawMessage) tool.Result {
 	var p Params
 	if err := json.Unmarshal(args, &p); err != nil {
-		return tool.Errorf("Error: invalid subagent arguments: want {description, prompt, agent?, run_in_background?, continue?, fork?}")
+		return tool.Errorf("Error: invalid subagent arguments: want {description, prompt, agent?, run_in_background?, continue?, fork?, isolation?}")
 	}
 	return t.m.Delegate(ctx, p)
 }

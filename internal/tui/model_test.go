@@ -846,3 +846,19 @@ func TestModelPick(t *testing.T) {
 		t.Errorf("status bar:\n%s", s.view())
 	}
 }
+
+// An isolated child's row names its branch (isolation: worktree), from
+// its subagent/start on.
+func TestChildTreeShowsBranch(t *testing.T) {
+	s := newScreen(t, "", nil)
+	root := s.m.root
+	s.m.running, s.m.turnStart = true, s.clock
+	s.feedItems(s.ev(root, session.TypeSubagentStart, session.SubagentStart{RunID: "r1", ChildSession: "c1", Agent: "general", Provider: "inprocess", Label: "edit", Branch: "reins/child-1a2b3c4d"}))
+	if v := s.view(); !strings.Contains(v, "◌ general (inprocess) edit [reins/child-1a2b3c4d]  running") {
+		t.Errorf("row lacks the branch:\n%s", v)
+	}
+	s.feedItems(s.ev(root, session.TypeSubagentEnd, session.SubagentEnd{RunID: "r1", StopReason: "completed", Branch: "reins/child-1a2b3c4d"}))
+	if v := s.view(); !strings.Contains(v, "● general (inprocess) edit [reins/child-1a2b3c4d]  completed") {
+		t.Errorf("settled row lacks the branch:\n%s", v)
+	}
+}

@@ -33,6 +33,7 @@ type node struct {
 	stop       string    // stop reason on settlement
 	diagnostic string
 	usage      llm.Usage // the child's own steps while it runs; its total on settlement
+	branch     string    // an isolated child's branch (isolation: worktree)
 }
 
 // tree is the live delegation tree of a session: every child (and
@@ -77,7 +78,7 @@ func (t *tree) event(hd session.Header, e session.Event) {
 			return
 		}
 		n := &node{runID: d.RunID, session: d.ChildSession, parent: hd.ID, agent: d.Agent, provider: d.Provider,
-			label: d.Label, background: d.Background, start: e.Time}
+			label: d.Label, background: d.Background, start: e.Time, branch: d.Branch}
 		if n.background {
 			n.jobStatus = subagent.JobRunning
 		}
@@ -96,6 +97,9 @@ func (t *tree) event(hd session.Header, e session.Event) {
 			return
 		}
 		n.end, n.stop, n.diagnostic = e.Time, d.StopReason, d.Diagnostic
+		if d.Branch != "" {
+			n.branch = d.Branch
+		}
 		if d.Usage != nil {
 			n.usage = *d.Usage
 		}
@@ -183,6 +187,9 @@ func (n *node) line(now time.Time, st styles) string {
 	label := ""
 	if n.label != "" {
 		label = " " + st.dim.Render(termsafe.EscapeLine(Cut(n.label, 40)))
+	}
+	if n.branch != "" {
+		label += " " + st.dim.Render("["+termsafe.EscapeLine(n.branch)+"]")
 	}
 	return fmt.Sprintf("%s %s (%s)%s%s  %s  %s  %s", mark, termsafe.EscapeLine(n.agent), termsafe.EscapeLine(n.provider),
 		kind, label, state, formatElapsed(elapsed), usageText(n.usage))
