@@ -25,3 +25,16 @@ var _ = func() bool {
 	}
 	return true
 }()
+
+// Walls are the names of the walls a test may turn off, for the external
+// tests' mutation check.
+func Walls() []string {
+	out := make([]string, len(allWalls))
+	for i, w := range allWalls {
+		out[i] = string(w)
+	}
+	return out
+}
+
+// MutateEnv is mutateEnv for the external tests.
+const MutateEnv = mutateEnv
