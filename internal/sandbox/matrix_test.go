@@ -80,7 +80,7 @@ func TestMatrix(t *testing.T) {
 // again with one wall turned off at a time (sandbox.MutateEnv), printing
 // which cells then let which attempts through. A wall that no attempt
 // depends on must be named in layered, with the wall that stands behind
-// it. It runs 13 mutations of four cells (mutationCells: both modes of
+// it. It runs 14 mutations of four cells (mutationCells: both modes of
 // bash, a child that keeps the network, a reins child with its state and
 // config), so only when REINS_TEST_MUTATIONS=1.
 func TestMatrixMutations(t *testing.T) {
@@ -92,8 +92,9 @@ func TestMatrixMutations(t *testing.T) {
 	layered := map[string]string{
 		"seccomp": "setsid (no controlling terminal: TIOCSTI needs CAP_SYS_ADMIN, dropped)",
 		"setsid":  "seccomp (TIOCSTI refused)",
+		"pidns":   "landlock (signal scope: the supervisor cannot be signalled)",
 	}
-	for _, m := range append(sandbox.Walls(), "seccomp,setsid") {
+	for _, m := range append(sandbox.Walls(), "seccomp,setsid", "pidns,landlock") {
 		t.Run(m, func(t *testing.T) {
 			var lines []string
 			for cell, escaped := range runMatrix(t, m, mutationCells) {
