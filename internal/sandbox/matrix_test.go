@@ -176,6 +176,10 @@ func runMatrix(t *testing.T, mutate string, only func(cell string) bool) map[str
 		t.Fatal(err)
 	}
 	defer door.Close()
+	// Another program's file in the host's /tmp.
+	if err := os.WriteFile(filepath.Join(sockDir, "secret"), []byte("HOST-TMP-SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// A server's socket outside the private folders: TMUX_TMPDIR=~/.tmux.
 	homeDoor, err := net.Listen("unix", filepath.Join(home, "tmux.sock"))
 	if err != nil {
@@ -224,6 +228,7 @@ echo leak > /dev/udp/127.0.0.1/$UDPPORT 2>/dev/null
 sup=$(awk '{print $4}' /proc/$PPID/stat 2>/dev/null)
 test "${sup:-0}" -gt 1 && kill -STOP "$sup" 2>/dev/null && kill -CONT "$sup" && echo signal-watcher:ESCAPED
 echo planted > "$HOSTTMP/planted" 2>/dev/null
+grep -q HOST-TMP-SECRET "$HOSTTMP/secret" 2>/dev/null && echo read-host-tmp:ESCAPED
 exit 0`
 
 	type verdict map[string]bool // attempt → escaped
