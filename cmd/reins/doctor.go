@@ -7,7 +7,6 @@ import (
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/sandbox"
-	"github.com/reinsdev/reins/internal/tool"
 	"github.com/spf13/cobra"
 )
 
@@ -17,7 +16,7 @@ import (
 // is how that is known, as `reins mcp list` does; they are torn down with
 // the harness.
 func doctorMCP(s *streams, h *harness.Harness) {
-	all := h.MCPStatus(tool.WorkspaceWrite)
+	all := h.MCPStatus()
 	failed := 0
 	for _, st := range all {
 		if st.State != mcp.StateFailed {

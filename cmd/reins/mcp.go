@@ -9,7 +9,6 @@ import (
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/termsafe"
-	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/internal/trust"
 )
 
@@ -32,7 +31,7 @@ func newMCPListCmd(s *streams) *cobra.Command {
 		for _, w := range h.Config.MCPWarnings {
 			fmt.Fprintln(s.err, "reins: warning: "+termsafe.Escape(w))
 		}
-		all := h.MCPStatus(tool.WorkspaceWrite)
+		all := h.MCPStatus()
 		if len(all) == 0 {
 			fmt.Fprintln(s.out, "no MCP servers configured (mcpServers in a config, or .mcp.json in a trusted folder; docs/mcp.md)")
 			return nil

@@ -626,7 +626,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		}
 		reg, _ = reg.Subset(names)
 	}
-	for _, t := range h.mcpTools(o, perm, allowMCP) {
+	for _, t := range h.mcpTools(o, allowMCP) {
 		reg.Add(t)
 	}
 	if o.Tools != nil {

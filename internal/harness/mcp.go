@@ -46,9 +46,13 @@ func (h *Harness) AddMCPServers(servers []mcpspec.Server) error {
 	return nil
 }
 
-// mcpOptions are the options of the harness's MCP manager.
+// mcpOptions are the options of the harness's MCP manager. A server's
+// policy is the configuration's (mcp.ServerPolicy), read when the server
+// starts: the ACP server and the temporal worker adjust h.Sandbox after
+// New.
 func (h *Harness) mcpOptions() mcp.Options {
-	return mcp.Options{Logf: h.Logf, StartTimeout: h.Config.Subagents.StartTimeout, Dir: h.Cwd, Version: h.Version}
+	return mcp.Options{Logf: h.Logf, StartTimeout: h.Config.Subagents.StartTimeout, Dir: h.Cwd, Version: h.Version,
+		Policy: func() sandbox.Policy { return mcp.ServerPolicy(h.Sandbox, h.Cwd) }}
 }
 
 // mcpRule is which MCP tools a session made with o may have
@@ -70,12 +74,12 @@ func mcpRule(o SessionOptions) func(name string) bool {
 	}
 }
 
-// mcpTools starts (once per harness) the servers a
-// session made with o may use and returns their tools that mcpRule allows.
-// A server that fails is in the host log and `reins mcp list`; a tool the
+// mcpTools starts (once per harness, under the configuration's policy,
+// whatever the session's mode) the servers a session made with o may use
+// and returns their tools that mcpRule allows. A server that fails is in the host log and `reins mcp list`; a tool the
 // session named explicitly whose server failed stands in with the fixed
 // failure text, so the model is not left guessing.
-func (h *Harness) mcpTools(o SessionOptions, perm tool.Permission, allow func(string) bool) []tool.Tool {
+func (h *Harness) mcpTools(o SessionOptions, allow func(string) bool) []tool.Tool {
 	var wants []string
 	consider := func(server string) {
 		if h.MCP.Has(server) && !slices.Contains(wants, server) {
@@ -96,13 +100,11 @@ func (h *Harness) mcpTools(o SessionOptions, perm tool.Permission, allow func(st
 	if len(wants) == 0 {
 		return nil
 	}
-	pol := h.Sandbox
-	pol.Mode, pol.Workspace = sandbox.Mode(perm), h.Cwd
 	got := make([][]*mcp.Tool, len(wants))
 	errs := make([]error, len(wants))
 	var wg sync.WaitGroup
 	for i, w := range wants {
-		wg.Go(func() { got[i], errs[i] = h.MCP.Tools(w, pol) })
+		wg.Go(func() { got[i], errs[i] = h.MCP.Tools(w) })
 	}
 	wg.Wait()
 	var out []tool.Tool
@@ -150,18 +152,15 @@ type MCPServerStatus struct {
 	Tools []*mcp.Tool
 }
 
-// MCPStatus starts every configured server, in parallel and as a session
-// in permission mode perm would, and reports each: its state, its failure
-// and its tools.
-func (h *Harness) MCPStatus(perm tool.Permission) []MCPServerStatus {
+// MCPStatus starts every configured server, in parallel and as any
+// session would, and reports each: its state, its failure and its tools.
+func (h *Harness) MCPStatus() []MCPServerStatus {
 	servers := h.MCP.Servers()
 	out := make([]MCPServerStatus, len(servers))
-	pol := h.Sandbox
-	pol.Mode, pol.Workspace = sandbox.Mode(perm), h.Cwd
 	var wg sync.WaitGroup
 	for i, s := range servers {
 		wg.Go(func() {
-			ts, _ := h.MCP.Tools(s.Name, pol)
+			ts, _ := h.MCP.Tools(s.Name)
 			st, err := h.MCP.Status(s.Name)
 			out[i] = MCPServerStatus{Server: s, State: st, Err: err, Tools: ts}
 		})

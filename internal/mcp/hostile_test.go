@@ -45,8 +45,8 @@ func noCanary(t *testing.T, what, text string) {
 // the next call too, the server is reaped, and its last words are in the
 // host log only.
 func TestHostileCrash(t *testing.T) {
-	m, pol, log := stdioManager(t, Options{}, hostile(t, "crashy", "crash"))
-	ts, err := m.Tools("crashy", pol)
+	m, _, log := stdioManager(t, Options{}, hostile(t, "crashy", "crash"))
+	ts, err := m.Tools("crashy")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestHostileCrash(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if _, err := m.Tools("crashy", pol); err == nil || err.Error() != want {
+	if _, err := m.Tools("crashy"); err == nil || err.Error() != want {
 		t.Errorf("Tools after the crash: %v", err)
 	}
 	waitLog(t, log, "crashing "+canary)
@@ -80,10 +80,10 @@ func TestHostileCrash(t *testing.T) {
 // timeout with its fixed text, the process is torn down, and a second
 // request for its tools does not wait again.
 func TestHostileSilent(t *testing.T) {
-	m, pol, log := stdioManager(t, Options{StartTimeout: 2 * time.Second}, hostile(t, "mute", "silent"))
+	m, _, log := stdioManager(t, Options{StartTimeout: 2 * time.Second}, hostile(t, "mute", "silent"))
 	done := make(chan error, 1)
 	go func() {
-		_, err := m.Tools("mute", pol)
+		_, err := m.Tools("mute")
 		done <- err
 	}()
 	var err error
@@ -101,7 +101,7 @@ func TestHostileSilent(t *testing.T) {
 		t.Errorf("state %s, want %s", st, StateFailed)
 	}
 	began := time.Now()
-	if _, err := m.Tools("mute", pol); err == nil || err.Error() != want {
+	if _, err := m.Tools("mute"); err == nil || err.Error() != want {
 		t.Errorf("second Tools: %v", err)
 	}
 	if time.Since(began) > 10*time.Second {
@@ -114,8 +114,8 @@ func TestHostileSilent(t *testing.T) {
 // (its stderr is drained, never left to fill the pipe), and the host log
 // takes a bounded part of it.
 func TestHostileFlood(t *testing.T) {
-	m, pol, log := stdioManager(t, Options{MaxStderrLog: 16 << 10}, hostile(t, "loud", "flood"))
-	ts, err := m.Tools("loud", pol)
+	m, _, log := stdioManager(t, Options{MaxStderrLog: 16 << 10}, hostile(t, "loud", "flood"))
+	ts, err := m.Tools("loud")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,8 +140,8 @@ func TestHostileFlood(t *testing.T) {
 // A server answering a call with a JSON-RPC error: the model reads the
 // code and a fixed word, never the server's message.
 func TestHostileErrorMessage(t *testing.T) {
-	m, pol, log := stdioManager(t, Options{}, hostile(t, "liar", "liar"))
-	ts, err := m.Tools("liar", pol)
+	m, _, log := stdioManager(t, Options{}, hostile(t, "liar", "liar"))
+	ts, err := m.Tools("liar")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,8 +155,8 @@ func TestHostileErrorMessage(t *testing.T) {
 
 // A command that does not exist fails the start with its fixed text.
 func TestMissingCommand(t *testing.T) {
-	m, pol, _ := stdioManager(t, Options{}, mcpspec.Server{Name: "gone", Command: "reins-no-such-mcp-server"})
-	_, err := m.Tools("gone", pol)
+	m, _, _ := stdioManager(t, Options{}, mcpspec.Server{Name: "gone", Command: "reins-no-such-mcp-server"})
+	_, err := m.Tools("gone")
 	if err == nil || err.Error() != (&Error{Server: "gone", Failure: FailStart}).Error() {
 		t.Errorf("start: %v", err)
 	}
@@ -199,7 +199,7 @@ func TestHostileHTTP(t *testing.T) {
 	} {
 		done := make(chan error, 1)
 		go func() {
-			_, err := m.Tools(name, sandbox.Policy{})
+			_, err := m.Tools(name)
 			done <- err
 		}()
 		select {
@@ -220,11 +220,11 @@ func TestCloseDuringStart(t *testing.T) {
 	ready := filepath.Join(t.TempDir(), "ready")
 	srv := hostile(t, "mute", "silent")
 	srv.Env["HOSTILE_READY"] = ready
-	m, pol, _ := stdioManager(t, Options{StartTimeout: 10 * time.Minute}, srv)
-	pol.Mode = "full-access" // the ready file is outside the workspace
+	// The ready file is outside the workspace.
+	m, _, _ := stdioManager(t, Options{StartTimeout: 10 * time.Minute, Policy: func() sandbox.Policy { return sandbox.Policy{Mode: sandbox.FullAccess} }}, srv)
 	done := make(chan error, 1)
 	go func() {
-		_, err := m.Tools("mute", pol)
+		_, err := m.Tools("mute")
 		done <- err
 	}()
 	deadline := time.Now().Add(60 * time.Second)

@@ -142,6 +142,10 @@ type Options struct {
 	Environ func() []string
 	// Dir is a stdio server's working directory (the workspace).
 	Dir string
+	// Policy is the sandbox policy every stdio server of the manager runs
+	// under, asked when a server starts (ServerPolicy builds it from the
+	// configuration). Nil: workspace-write in Dir with no other setting.
+	Policy func() sandbox.Policy
 	// Version is reported to servers as clientInfo.version.
 	Version string
 	// HTTP is the client of http servers; nil means a default one.
@@ -205,6 +209,10 @@ func NewManager(servers []mcpspec.Server, opts Options) *Manager {
 	if opts.MaxStderrLog <= 0 {
 		opts.MaxStderrLog = 64 << 10
 	}
+	if opts.Policy == nil {
+		dir := opts.Dir
+		opts.Policy = func() sandbox.Policy { return ServerPolicy(sandbox.Policy{}, dir) }
+	}
 	m := &Manager{opts: opts, conns: map[string]*conn{}}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	for _, s := range servers {
@@ -255,12 +263,12 @@ func (m *Manager) Status(name string) (State, *Error) {
 	return c.state, c.fail
 }
 
-// Tools starts the server named name if it is not started yet (policy pol
-// confines its process), waits at most the start timeout for it (or until
-// Close), and returns its tools sorted by name. A failed or stopped server
-// is an *Error whose text is fixed; it is not retried. The start is shared
-// by every caller, so no caller's context can end it.
-func (m *Manager) Tools(name string, pol sandbox.Policy) ([]*Tool, error) {
+// Tools starts the server named name if it is not started yet (under
+// Options.Policy, whoever asks), waits at most the start timeout for it (or
+// until Close), and returns its tools sorted by name. A failed or stopped
+// server is an *Error whose text is fixed; it is not retried. The start is
+// shared by every caller, so no caller's context can end it.
+func (m *Manager) Tools(name string) ([]*Tool, error) {
 	c, ok := m.conns[name]
 	if !ok {
 		return nil, &Error{Server: name, Failure: FailUnknown}
@@ -271,7 +279,7 @@ func (m *Manager) Tools(name string, pol sandbox.Policy) ([]*Tool, error) {
 	if closed {
 		return nil, &Error{Server: name, Failure: FailStopped}
 	}
-	c.once.Do(func() { c.start(pol) })
+	c.once.Do(func() { c.start(m.opts.Policy()) })
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.fail != nil { // failed to start, or stopped since

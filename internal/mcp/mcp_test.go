@@ -13,7 +13,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/reinsdev/reins/internal/mcpspec"
-	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/testutil"
 	"github.com/reinsdev/reins/internal/tool"
 )
@@ -190,7 +189,7 @@ func TestInMemory(t *testing.T) {
 	if st, _ := m.Status("mem"); st != StateIdle {
 		t.Fatalf("before use: %s, want %s (servers start lazily)", st, StateIdle)
 	}
-	ts, err := m.Tools("mem", sandbox.Policy{})
+	ts, err := m.Tools("mem")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +265,7 @@ func TestInMemory(t *testing.T) {
 // A call that outlives CallTimeout ends with its fixed text.
 func TestCallTimeout(t *testing.T) {
 	m, blocked, _ := memManager(t, Options{CallTimeout: 100 * time.Millisecond})
-	ts, err := m.Tools("mem", sandbox.Policy{})
+	ts, err := m.Tools("mem")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +279,7 @@ func TestCallTimeout(t *testing.T) {
 // After Close nothing starts and a tool taken before is a fixed error.
 func TestClosed(t *testing.T) {
 	m, _, _ := memManager(t, Options{})
-	ts, err := m.Tools("mem", sandbox.Policy{})
+	ts, err := m.Tools("mem")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,10 +290,10 @@ func TestClosed(t *testing.T) {
 	if !res.IsError || res.Content != (&Error{Server: "mem", Failure: FailStopped}).Error() {
 		t.Errorf("call after close: %+v", res)
 	}
-	if _, err := m.Tools("mem", sandbox.Policy{}); err == nil {
+	if _, err := m.Tools("mem"); err == nil {
 		t.Error("Tools after Close succeeded")
 	}
-	if _, err := m.Tools("nope", sandbox.Policy{}); err == nil || err.Error() != "MCP server nope is not configured for this session" {
+	if _, err := m.Tools("nope"); err == nil || err.Error() != "MCP server nope is not configured for this session" {
 		t.Errorf("unknown server: %v", err)
 	}
 }

@@ -39,21 +39,25 @@ func stdioManager(t *testing.T, opts Options, servers ...mcpspec.Server) (*Manag
 	if opts.Ladder == (proc.Ladder{}) {
 		opts.Ladder = proc.Ladder{Grace: time.Second, Term: time.Second, Reap: 5 * time.Second}
 	}
+	pol := ServerPolicy(sandbox.Policy{}, ws)
+	if opts.Policy == nil {
+		opts.Policy = func() sandbox.Policy { return pol }
+	}
 	m := NewManager(servers, opts)
 	t.Cleanup(func() {
 		if err := m.Close(); err != nil {
 			t.Errorf("close: %v", err)
 		}
 	})
-	return m, sandbox.Policy{Mode: sandbox.WorkspaceWrite, Workspace: ws}, log
+	return m, pol, log
 }
 
 // The reference everything server over stdio: echo round-trips, an
 // invalid call is an error result, and a long-running call cancelled
 // mid-way returns the fixed text while the server goes on serving.
 func TestEverythingStdio(t *testing.T) {
-	m, pol, log := stdioManager(t, Options{}, realServer(t, "everything", "server-everything", "stdio"))
-	ts, err := m.Tools("everything", pol)
+	m, _, log := stdioManager(t, Options{}, realServer(t, "everything", "server-everything", "stdio"))
+	ts, err := m.Tools("everything")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +141,7 @@ func TestEverythingHTTP(t *testing.T) {
 	log := &logSink{}
 	m := NewManager([]mcpspec.Server{{Name: "web", URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), Headers: map[string]string{"X-Test": "1"}}}, Options{Logf: log.logf})
 	t.Cleanup(func() { m.Close() })
-	ts, err := m.Tools("web", sandbox.Policy{})
+	ts, err := m.Tools("web")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log)
 	}
@@ -153,7 +157,7 @@ func TestEverythingHTTP(t *testing.T) {
 func TestFilesystemConfined(t *testing.T) {
 	outside := t.TempDir()
 	m, pol, _ := stdioManager(t, Options{}, realServer(t, "fs", "server-filesystem", "/"))
-	ts, err := m.Tools("fs", pol)
+	ts, err := m.Tools("fs")
 	if err != nil {
 		t.Fatal(err)
 	}

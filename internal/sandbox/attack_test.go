@@ -363,6 +363,94 @@ except OSError as e:
 	}
 }
 
+// TestAttackSocketAnywhere: a server's Unix socket outside the private
+// folders — in the home folder (TMUX_TMPDIR=~/.tmux, docker desktop's
+// ~/.docker/run/docker.sock), in the workspace (git's fsmonitor daemon), a
+// datagram socket (syslog's) — is not reachable either, nor, with the
+// network on, an abstract socket of the host. A confined process still
+// talks to the servers it starts itself, in its TMPDIR and the workspace.
+func TestAttackSocketAnywhere(t *testing.T) {
+	requireLandlock(t)
+	home, ws := visibleDir(t), visibleDir(t)
+	got := make(chan string, 16)
+	serve := func(ln net.Listener) {
+		t.Cleanup(func() { ln.Close() })
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				b := make([]byte, 64)
+				n, _ := c.Read(b)
+				got <- string(b[:n])
+				c.Close()
+			}
+		}()
+	}
+	listen := func(network, addr string) {
+		ln, err := net.Listen(network, addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		serve(ln)
+	}
+	homeSock, wsSock := filepath.Join(home, "tmux.sock"), filepath.Join(ws, "fsmonitor.ipc")
+	listen("unix", homeSock)
+	listen("unix", wsSock)
+	abstract := "@reins-test-anywhere-" + strconv.Itoa(os.Getpid())
+	listen("unix", abstract)
+	dgramSock := filepath.Join(home, "log.sock")
+	dgram, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: dgramSock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dgram.Close()
+	script := `python3 -c '
+import socket, os, sys
+for path in sys.argv[1:4]:
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(path.replace("@", "\0", 1)); s.send(b"new-window"); print("REACHED", path)
+    except OSError as e:
+        print("refused", path, e.errno)
+d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+try:
+    d.sendto(b"logged", sys.argv[4]); print("REACHED", sys.argv[4])
+except OSError as e:
+    print("refused", sys.argv[4], e.errno)
+for own in [os.environ["TMPDIR"]] + sys.argv[5:]:
+    p = os.path.join(own, "own.sock")
+    srv = socket.socket(socket.AF_UNIX); srv.bind(p); srv.listen(1)
+    c = socket.socket(socket.AF_UNIX); c.connect(p); print("own-ok", own)
+    srv.close(); os.unlink(p)
+' ` + strings.Join([]string{shq(homeSock), shq(wsSock), shq(abstract), shq(dgramSock)}, " ")
+	for _, mode := range confinedModes() {
+		for _, network := range []bool{false, true} {
+			sc := script
+			if mode == WorkspaceWrite {
+				sc += " " + shq(ws)
+			}
+			out, _ := runEnv(t, Policy{Mode: mode, Workspace: ws, DenyNetwork: !network}, ws, nil, sc)
+			if strings.Contains(out, "REACHED") || strings.Count(out, "refused") != 4 {
+				t.Errorf("%s, network %v: reached a server outside:\n%s", mode, network, out)
+			}
+			if want := map[Mode]int{ReadOnly: 1, WorkspaceWrite: 2}[mode]; strings.Count(out, "own-ok") != want {
+				t.Errorf("%s, network %v: its own server is not reachable:\n%s", mode, network, out)
+			}
+		}
+	}
+	select {
+	case m := <-got:
+		t.Errorf("a server outside got %q", m)
+	default:
+	}
+	dgram.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+	if n, _, err := dgram.ReadFrom(make([]byte, 64)); err == nil {
+		t.Errorf("the datagram socket outside got %d bytes", n)
+	}
+}
+
 // TestAttackMetadataOutside: chmod, touch -d, chattr +i and setting an
 // xattr on a file outside the granted paths all fail, in read-only too;
 // the file keeps its mode, times, flags and attributes.

@@ -71,8 +71,11 @@ var containerCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_S
 
 // nsFlags are the namespaces of a confined process.
 func nsFlags(p Policy) uintptr {
-	f := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWIPC | unix.CLONE_NEWPID)
-	if p.DenyNetwork {
+	f := uintptr(unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWIPC)
+	if wallPIDNS.on() {
+		f |= unix.CLONE_NEWPID
+	}
+	if p.DenyNetwork && wallNetNS.on() {
 		f |= unix.CLONE_NEWNET
 	}
 	return f
@@ -209,11 +212,12 @@ func readableOnPurpose(p Policy, path string) bool {
 // top of this file). It runs in the confine stage, in the new mount
 // namespace, before Landlock.
 //
-// argv is the program's command line: the program and any absolute path it
+// sockets are the host's named Unix sockets (maskSockets). argv is the
+// program's command line: the program and any absolute path it
 // names that lies in a private folder (a test's server binary in /tmp) come
 // back read-only, as do the working directory and the paths in the
 // variables the caller kept on purpose (Env.Keep).
-func buildView(p Policy, tmp string, argv []string) error {
+func buildView(p Policy, tmp string, argv, sockets []string) error {
 	cwd, _ := os.Getwd()
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("private mounts: %w", err)
@@ -296,10 +300,15 @@ func buildView(p Policy, tmp string, argv []string) error {
 		}
 	}
 
-	if err := unix.MountSetattr(-1, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID}); err != nil {
-		return fmt.Errorf("read-only root: %w", err)
+	if wallReadOnlyRoot.on() {
+		if err := unix.MountSetattr(-1, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID}); err != nil {
+			return fmt.Errorf("read-only root: %w", err)
+		}
 	}
 	for _, d := range privateDirs {
+		if !wallPrivateDirs.on() {
+			break
+		}
 		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
 			continue
 		}
@@ -320,14 +329,14 @@ func buildView(p Policy, tmp string, argv []string) error {
 		}
 	}
 
-	if p.Mode == WorkspaceWrite && p.Workspace != "" {
+	if p.Mode == WorkspaceWrite && p.Workspace != "" && wallProtect.on() {
 		if err := protectWorkspace(resolved(p.Workspace), p.Protect); err != nil {
 			return err
 		}
 	}
 
 	// Credentials: masked wherever they are, the workspace included.
-	if userHome != "" {
+	if userHome != "" && wallMasks.on() {
 		for _, c := range credentialPaths {
 			path := filepath.Join(userHome, c)
 			if readableOnPurpose(p, path) {
@@ -342,7 +351,7 @@ func buildView(p Policy, tmp string, argv []string) error {
 	// child's state and config), read-only. A home hidden already (in the
 	// private /tmp) gets the late binds alone.
 	masked := false
-	if home != "" && !readableOnPurpose(p, home) {
+	if home != "" && !readableOnPurpose(p, home) && wallMasks.on() {
 		if fi, err := os.Stat(home); err == nil && fi.IsDir() {
 			if err := unix.Mount("tmpfs", home, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=64k"); err != nil {
 				return fmt.Errorf("mask %s: %w", home, err)
@@ -361,6 +370,14 @@ func buildView(p Policy, tmp string, argv []string) error {
 		}
 	}
 
+	// Last, the sockets of servers outside that the view still shows
+	// (sockets.go).
+	if wallSockets.on() {
+		if err := maskSockets(sockets, tmp); err != nil {
+			return err
+		}
+	}
+
 	// The working directory was entered before the view existed: enter it
 	// again so that it is the new mount (writable where granted).
 	if cwd != "" {
@@ -370,7 +387,7 @@ func buildView(p Policy, tmp string, argv []string) error {
 	// with masked entries, as in some containers), the old one stays:
 	// Landlock still keeps reins's /proc/PID/environ out of reach.
 	_ = unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
-	if p.DenyNetwork {
+	if p.DenyNetwork && wallNetNS.on() {
 		if err := loopbackUp(); err != nil {
 			return fmt.Errorf("loopback: %w", err)
 		}

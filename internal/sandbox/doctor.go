@@ -45,7 +45,12 @@ func (r Report) Weaker() string {
 	if r.Namespaces {
 		return ""
 	}
-	return "no unprivileged user namespaces here: Landlock only, so the protected paths, credential files and $REINS_HOME inside the workspace stay readable/writable by the workspace rules, metadata outside (chmod, touch, xattrs) can change, UDP and Unix sockets of outside servers stay reachable"
+	sockets := "UDP and the Unix sockets of outside servers stay reachable"
+	if r.LandlockABI >= resolveUnixABI {
+		sockets = "UDP stays reachable"
+	}
+	return "no unprivileged user namespaces here: Landlock only, so the protected paths, credential files and $REINS_HOME inside the workspace stay readable/writable by the workspace rules, metadata outside (chmod, touch, xattrs) can change, " + sockets +
+		", and the supervisor's /proc/PID/environ (reins's environment before scrubbing) stays readable"
 }
 
 // Lines is the report as `reins doctor` prints it: one fact a line.
@@ -59,15 +64,17 @@ func (r Report) Lines() []string {
 	var l []string
 	if r.Namespaces {
 		l = append(l, "namespaces: user, mount, pid, ipc, network — yes (confined processes run in a container)")
-		l = append(l, "read-only root, private /tmp and /run, credential files hidden, protected paths read-only: yes")
+		l = append(l, "read-only root, private /tmp and /run, credential files hidden, protected paths read-only, outside servers' Unix sockets covered: yes")
 		l = append(l, "network off by default: yes (own network namespace, loopback only; abstract sockets of the host unreachable)")
 	} else {
 		l = append(l, "namespaces: no ("+r.NamespaceErr+")")
 		l = append(l, "fallback: "+r.Weaker())
 	}
 	switch {
+	case r.LandlockABI >= resolveUnixABI:
+		l = append(l, fmt.Sprintf("landlock: ABI %d — writes, truncation, TCP, signals, abstract and pathname Unix sockets scoped", r.LandlockABI))
 	case r.LandlockABI >= signalScopeABI:
-		l = append(l, fmt.Sprintf("landlock: ABI %d — writes, truncation, TCP, signals and abstract sockets scoped", r.LandlockABI))
+		l = append(l, fmt.Sprintf("landlock: ABI %d — writes, truncation, TCP, signals and abstract sockets scoped; pathname Unix sockets only by the container (needs ABI %d)", r.LandlockABI, resolveUnixABI))
 	case r.LandlockABI >= minNetABI:
 		l = append(l, fmt.Sprintf("landlock: ABI %d — writes, truncation and TCP; no signal or abstract-socket scoping (needs ABI %d)", r.LandlockABI, signalScopeABI))
 	case r.LandlockABI >= minFSABI:

@@ -19,6 +19,9 @@ const (
 	// cannot signal reins or anything else outside its domain, nor connect
 	// to an abstract socket bound outside it. Used where present.
 	signalScopeABI = 6
+	// ABI 9 controls connect(2) and sendmsg(2) on pathname Unix sockets
+	// made outside the domain (sockets.go). Used where present.
+	resolveUnixABI = 9
 )
 
 // handledFS are the file-system rights reins restricts: everything ABI 3
@@ -57,6 +60,9 @@ func plan(p Policy) (landlock.Config, error) {
 		return landlock.Config{}, &UnavailableError{Feature: "Landlock ABI 3 (file-system write and truncate control)", Have: abi}
 	}
 	cfg := landlock.Config{HandledAccessFS: handledFS}
+	if abi >= resolveUnixABI {
+		cfg.HandledAccessFS |= llsys.AccessFSResolveUnix
+	}
 	if p.DenyNetwork {
 		if abi < minNetABI {
 			return landlock.Config{}, &UnavailableError{Feature: "Landlock ABI 4 (TCP connect and bind control, for sandbox.network: false)", Have: abi}
@@ -121,6 +127,12 @@ func restrict(p Policy, tmp string, container bool) error {
 	}
 	if len(files) > 0 {
 		rules = append(rules, landlock.RWFiles(files...))
+	}
+	if cfg.HandledAccessFS&llsys.AccessFSResolveUnix != 0 {
+		// The one pathname socket made outside the domain that a confined
+		// process may reach: the domain proxy's, in its private TMPDIR.
+		// Servers it starts itself stay reachable (same domain).
+		rules = append(rules, landlock.PathAccess(llsys.AccessFSResolveUnix, tmp))
 	}
 	return cfg.Restrict(rules...)
 }

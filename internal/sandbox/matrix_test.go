@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
@@ -42,9 +44,11 @@ func kinds() []kind {
 	}
 	return []kind{
 		{"bash", toolPol, false},
-		{"mcp-server", func(b sandbox.Policy, m sandbox.Mode, ws, h string) sandbox.Policy {
-			p := toolPol(b, m, ws, h)
-			p.Env.Keep = append(p.Env.Keep, "MCP_SERVER_TOKEN") // its own config's env
+		{"mcp-server", func(b sandbox.Policy, _ sandbox.Mode, ws, _ string) sandbox.Policy {
+			// The configuration's policy whatever the session's mode
+			// (mcp.ServerPolicy), plus the server's own env (mcp's spawn).
+			p := mcp.ServerPolicy(b, ws)
+			p.Env.Keep = append(p.Env.Keep, "MCP_SERVER_TOKEN")
 			return p
 		}, false},
 		{"acp-child", child, true},
@@ -65,6 +69,59 @@ func kinds() []kind {
 // script per cell. An attempt prints NAME:ESCAPED when it got through; the
 // plants are judged on the host after the process ended.
 func TestMatrix(t *testing.T) {
+	for cell, escaped := range runMatrix(t, "", nil) {
+		if len(escaped) > 0 {
+			t.Errorf("%s: escaped: %s", cell, strings.Join(escaped, ", "))
+		}
+	}
+}
+
+// TestMatrixMutations is the mutation check of acceptance 3: the matrix
+// again with one wall turned off at a time (sandbox.MutateEnv), printing
+// which cells then let which attempts through. A wall that no attempt
+// depends on must be named in layered, with the wall that stands behind
+// it. It runs 14 mutations of four cells (mutationCells: both modes of
+// bash, a child that keeps the network, a reins child with its state and
+// config), so only when REINS_TEST_MUTATIONS=1.
+func TestMatrixMutations(t *testing.T) {
+	if os.Getenv("REINS_TEST_MUTATIONS") != "1" {
+		t.Skip("set REINS_TEST_MUTATIONS=1 to run the matrix once per wall turned off")
+	}
+	// layered: walls whose attempts another wall stops too, so turning
+	// them off alone lets nothing through; turned off together they do.
+	layered := map[string]string{
+		"seccomp": "setsid (no controlling terminal: TIOCSTI needs CAP_SYS_ADMIN, dropped)",
+		"setsid":  "seccomp (TIOCSTI refused)",
+		"pidns":   "landlock (signal scope: the supervisor cannot be signalled)",
+	}
+	for _, m := range append(sandbox.Walls(), "seccomp,setsid", "pidns,landlock") {
+		t.Run(m, func(t *testing.T) {
+			var lines []string
+			for cell, escaped := range runMatrix(t, m, mutationCells) {
+				if len(escaped) > 0 {
+					lines = append(lines, cell+": "+strings.Join(escaped, ", "))
+				}
+			}
+			slices.Sort(lines)
+			t.Logf("walls off: %s\n%s", m, strings.Join(lines, "\n"))
+			if len(lines) == 0 && layered[m] == "" {
+				t.Errorf("turning %s off lets no attempt through: the wall is untested", m)
+			}
+		})
+	}
+}
+
+// mutationCells are the cells the mutation check runs.
+func mutationCells(cell string) bool {
+	return slices.Contains([]string{"read-only/bash", "workspace-write/bash", "workspace-write/acp-child", "workspace-write/reins-child"}, cell)
+}
+
+// runMatrix runs the cells only allows (nil: all) with the walls mutate
+// turned off ("": none) and returns, per cell (MODE/KIND), the attempts
+// that got through but should not have (or were expected to work and did
+// not: NAME-expected).
+func runMatrix(t *testing.T, mutate string, only func(cell string) bool) map[string][]string {
+	t.Helper()
 	if sandbox.ABI() < 6 {
 		t.Fatalf("this suite needs Landlock ABI 6; the kernel has %d", sandbox.ABI())
 	}
@@ -119,7 +176,17 @@ func TestMatrix(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer door.Close()
-	for _, ln := range []net.Listener{abs, door} {
+	// Another program's file in the host's /tmp.
+	if err := os.WriteFile(filepath.Join(sockDir, "secret"), []byte("HOST-TMP-SECRET"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A server's socket outside the private folders: TMUX_TMPDIR=~/.tmux.
+	homeDoor, err := net.Listen("unix", filepath.Join(home, "tmux.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer homeDoor.Close()
+	for _, ln := range []net.Listener{abs, door, homeDoor} {
 		go func() {
 			for {
 				c, err := ln.Accept()
@@ -156,14 +223,23 @@ mv .git .git-away 2>/dev/null
 echo leak > /dev/udp/127.0.0.1/$UDPPORT 2>/dev/null
 ` + py("abstract-socket", `import socket,os; s=socket.socket(socket.AF_UNIX); s.connect("\0"+os.environ["ABSTRACT"])`) +
 		py("outside-server-socket", `import socket,os; s=socket.socket(socket.AF_UNIX); s.connect(os.environ["DOOR"])`) +
+		py("home-server-socket", `import socket,os; s=socket.socket(socket.AF_UNIX); s.connect(os.environ["HOME"]+"/tmux.sock")`) +
 		py("tiocsti", `import fcntl,termios; fcntl.ioctl(0, termios.TIOCSTI, b"X")`) + `
-kill -0 $PPID 2>/dev/null && test $PPID != 1 && kill -STOP $PPID 2>/dev/null && kill -CONT $PPID && echo signal-watcher:ESCAPED
+sup=$(awk '{print $4}' /proc/$PPID/stat 2>/dev/null)
+test "${sup:-0}" -gt 1 && kill -STOP "$sup" 2>/dev/null && kill -CONT "$sup" && echo signal-watcher:ESCAPED
+echo planted > "$HOSTTMP/planted" 2>/dev/null
+grep -q HOST-TMP-SECRET "$HOSTTMP/secret" 2>/dev/null && echo read-host-tmp:ESCAPED
 exit 0`
 
 	type verdict map[string]bool // attempt → escaped
+	result := map[string][]string{}
 	for _, mode := range []sandbox.Mode{sandbox.ReadOnly, sandbox.WorkspaceWrite} {
 		for _, k := range kinds() {
-			t.Run(string(mode)+"/"+k.name, func(t *testing.T) {
+			cell := string(mode) + "/" + k.name
+			if only != nil && !only(cell) {
+				continue
+			}
+			func() {
 				ws := t.TempDir()
 				for _, args := range [][]string{{"init", "-q"}, {"config", "user.email", "t@e"}, {"config", "user.name", "t"}} {
 					c := exec.Command("git", args...)
@@ -191,10 +267,16 @@ exit 0`
 				cmd.Env = append(os.Environ(), "HOME="+home, "WS="+ws, "VICTIM="+victim, "KIND="+k.name,
 					"DEEPSEEK_API_KEY=sk-other", "ANTHROPIC_API_KEY=sk-own", "GITHUB_TOKEN=ghp-x", "MCP_SERVER_TOKEN=own",
 					"TCPPORT="+strconv.Itoa(tcp.Addr().(*net.TCPAddr).Port), "UDPPORT="+strconv.Itoa(udp.LocalAddr().(*net.UDPAddr).Port),
-					"ABSTRACT="+abstract[1:], "DOOR="+filepath.Join(sockDir, "default"))
+					"ABSTRACT="+abstract[1:], "DOOR="+filepath.Join(sockDir, "default"), "HOSTTMP="+sockDir,
+					sandbox.MutateEnv+"="+mutate)
 				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 				if err := cmd.Run(); err != nil {
-					t.Fatalf("%v\n%s", err, out.String())
+					if mutate == "" {
+						t.Fatalf("%s: %v\n%s", cell, err, out.String())
+					}
+					// A wall turned off may break the start itself.
+					result[cell] = []string{"start failed: " + err.Error()}
+					return
 				}
 				tty.Close()
 				got := verdict{}
@@ -215,6 +297,10 @@ exit 0`
 				if b, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); !bytes.Equal(b, gitConfig) {
 					got["plant .git/config"] = true
 				}
+				if _, err := os.Lstat(filepath.Join(sockDir, "planted")); err == nil {
+					got["write-host-tmp"] = true
+					os.Remove(filepath.Join(sockDir, "planted"))
+				}
 				c, _ := net.Dial("udp", udp.LocalAddr().String())
 				c.Write([]byte("marker"))
 				c.Close()
@@ -228,17 +314,24 @@ exit 0`
 				if k.network {
 					want["tcp-egress"], want["udp-egress"] = true, true
 				}
+				var bad []string
 				for a := range got {
 					if got[a] != want[a] {
-						t.Errorf("%s escaped\n%s", a, out.String())
+						bad = append(bad, a)
 					}
 				}
 				for a := range want {
 					if !got[a] {
-						t.Errorf("%s was expected to work (the kind keeps the network)\n%s", a, out.String())
+						bad = append(bad, a+"-expected") // the kind keeps the network
 					}
 				}
-			})
+				slices.Sort(bad)
+				result[cell] = bad
+				if len(bad) > 0 && mutate == "" {
+					t.Logf("%s:\n%s", cell, out.String())
+				}
+			}()
 		}
 	}
+	return result
 }

@@ -58,3 +58,29 @@ func TestNarrow(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanScopesSockets: the Landlock plan scopes signals and abstract
+// sockets from ABI 6 and pathname sockets (connect, sendmsg) from ABI 9;
+// this machine's kernel may lack ABI 9, so the plan is checked here and
+// the ABI 9 rule itself runs where the kernel has it (TestAttackSocketAnywhere
+// with the mount wall off: REINS_TEST_MUTATE=sockets).
+func TestPlanScopesSockets(t *testing.T) {
+	defer func(old func() int) { abi = old }(abi)
+	for _, c := range []struct {
+		abi                 int
+		scoped, resolveUnix bool
+	}{{5, false, false}, {6, true, false}, {8, true, false}, {9, true, true}} {
+		abi = func() int { return c.abi }
+		cfg, err := plan(Policy{Mode: WorkspaceWrite})
+		if err != nil {
+			t.Fatalf("abi %d: %v", c.abi, err)
+		}
+		s := cfg.String()
+		if got := strings.Contains(s, "Scoped: all"); got != c.scoped {
+			t.Errorf("abi %d: scoped %v, want %v (%s)", c.abi, got, c.scoped, s)
+		}
+		if got := strings.Contains(s, "resolve_unix"); got != c.resolveUnix {
+			t.Errorf("abi %d: resolve_unix %v, want %v (%s)", c.abi, got, c.resolveUnix, s)
+		}
+	}
+}

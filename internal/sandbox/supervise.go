@@ -91,7 +91,7 @@ func supervise(args []string) int {
 	// namespace and reports the program's end on a pipe (fd 3).
 	prog, progArgs := args[2], args[3:]
 	env := os.Environ()
-	if !p.Off {
+	if !p.Off && wallEnv.on() {
 		env = p.Env.Scrub(env)
 	}
 	env = withTmp(env, tmp)
@@ -124,17 +124,23 @@ func supervise(args []string) int {
 		cmd := exec.Command(prog, progArgs...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 		cmd.Env = env
+		var socks *os.File
 		if container {
 			cmd.SysProcAttr = containerAttr(p)
 			var err error
-			if report, reportW, err = os.Pipe(); err != nil {
+			if socks, err = openSocketList(); err != nil {
 				return nil, nil, err
 			}
-			cmd.ExtraFiles = []*os.File{reportW}
+			if report, reportW, err = os.Pipe(); err != nil {
+				socks.Close()
+				return nil, nil, err
+			}
+			cmd.ExtraFiles = []*os.File{reportW, socks} // fd 3, socketListFD
 		}
 		err := cmd.Start()
 		if reportW != nil {
 			reportW.Close()
+			socks.Close()
 		}
 		if err != nil && report != nil {
 			report.Close()
@@ -142,10 +148,10 @@ func supervise(args []string) int {
 		}
 		return cmd, report, err
 	}
-	if p.Confined() && p.Mode == WorkspaceWrite {
+	if p.Confined() && p.Mode == WorkspaceWrite && wallProtect.on() {
 		newProtected = missingProtected(p)
 	}
-	container := p.Confined() && !p.NoNamespaces
+	container := p.Confined() && !p.NoNamespaces && wallUserNS.on()
 	cmd, report, err := start(container)
 	if err != nil && container && nsRefused(err) {
 		// The kernel refuses unprivileged namespaces here: today's Landlock
@@ -359,7 +365,12 @@ func confine(args []string) int {
 	tmp, container, argv := args[1], args[2] == stageContainer, args[4:]
 	if container {
 		unix.CloseOnExec(3)
-		if err := buildView(p, tmp, argv); err != nil {
+		socks, err := readSocketList()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "reins sandbox: cannot read the host's Unix sockets: %v\n", err)
+			return exitSetup
+		}
+		if err := buildView(p, tmp, argv, socks); err != nil {
 			fmt.Fprintf(os.Stderr, "reins sandbox: cannot build the container: %v\n", err)
 			return exitSetup
 		}
@@ -368,13 +379,17 @@ func confine(args []string) int {
 			return exitSetup
 		}
 	}
-	if err := restrict(p, tmp, container); err != nil {
-		fmt.Fprintf(os.Stderr, "reins sandbox: cannot apply the sandbox: %v\n", err)
-		return exitSetup
+	if wallLandlock.on() {
+		if err := restrict(p, tmp, container); err != nil {
+			fmt.Fprintf(os.Stderr, "reins sandbox: cannot apply the sandbox: %v\n", err)
+			return exitSetup
+		}
 	}
-	if err := loadSeccomp(); err != nil {
-		fmt.Fprintf(os.Stderr, "reins sandbox: cannot load the seccomp filter: %v\n", err)
-		return exitSetup
+	if wallSeccomp.on() {
+		if err := loadSeccomp(); err != nil {
+			fmt.Fprintf(os.Stderr, "reins sandbox: cannot load the seccomp filter: %v\n", err)
+			return exitSetup
+		}
 	}
 	if container {
 		if p.proxied() {
@@ -389,7 +404,9 @@ func confine(args []string) int {
 	}
 	// No controlling terminal: TIOCSTI and job control on the user's
 	// terminal are out of reach even where the filter is not.
-	_, _ = unix.Setsid()
+	if wallSetsid.on() {
+		_, _ = unix.Setsid()
+	}
 	_ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0)
 	err := syscall.Exec(argv[0], argv, os.Environ())
 	fmt.Fprintf(os.Stderr, "reins sandbox: cannot start the program: %v\n", err)
@@ -411,7 +428,7 @@ func initProgram(argv []string) int {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGCHLD)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: wallSetsid.on()}
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(os.Stderr, "reins sandbox: cannot start the program: %v\n", err)
 		if errors.Is(err, os.ErrNotExist) {
