@@ -34,7 +34,7 @@ timeit() {
   local name=$1; shift
   local tf; tf=$(mktemp)
   /usr/bin/time -o "$tf" -f "%e %U %S" "$@" >/dev/null 2>&1 || true
-  read -r w u s <"$tf"; rm -f "$tf"
+  read -r w u s < <(tail -n 1 "$tf"); rm -f "$tf"
   echo "$name $w $(echo "$u + $s" | bc) $(cut -d' ' -f1 /proc/loadavg)"
 }
 cold() { if [ -w /proc/sys/vm/drop_caches ]; then sync; echo 3 >/proc/sys/vm/drop_caches; fi; }
