@@ -27,13 +27,15 @@ go build -o "$bin" ./bench/cmd/toolbench
 pat=ZZQX_NO_SUCH_TEXT_4711
 lit=Sprintf
 
-now() { date +%s.%N; }
-# timeit NAME CMD...: runs CMD, prints "NAME SECONDS"
+# timeit NAME CMD...: runs CMD, prints "NAME WALL CPU LOAD1" (CPU = user+sys
+# seconds, which load moves less than wall; LOAD1 the 1-minute load average
+# when the run ended: the machine is shared).
 timeit() {
   local name=$1; shift
-  local t0 t1
-  t0=$(now); "$@" >/dev/null 2>&1 || true; t1=$(now)
-  echo "$name $(echo "$t1 - $t0" | bc)"
+  local tf; tf=$(mktemp)
+  /usr/bin/time -o "$tf" -f "%e %U %S" "$@" >/dev/null 2>&1 || true
+  read -r w u s < <(tail -n 1 "$tf"); rm -f "$tf"
+  echo "$name $w $(echo "$u + $s" | bc) $(cut -d' ' -f1 /proc/loadavg)"
 }
 cold() { if [ -w /proc/sys/vm/drop_caches ]; then sync; echo 3 >/proc/sys/vm/drop_caches; fi; }
 
@@ -62,12 +64,16 @@ for mode in warm cold; do
 done
 echo "== sample outputs"
 for p in $pairs; do echo "reins $p: $(${cmds[reins-$p]} 2>&1 | head -1)"; echo "rg $p: $(${cmds[rg-$p]} 2>/dev/null | wc -l) lines"; done
-echo "== median wall seconds (runs=$runs)"
-printf "%-5s %-14s %8s %8s %6s\n" mode workload reins rg ratio
+echo "== every run (mode workload who wall cpu load1)"
+cat "$out"
+med() { awk -v k="$1" -v c="$2" '$1" "$2" "$3==k {print $c}' "$out" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+echo "== medians (runs=$runs): wall and CPU (user+sys) seconds, load average range"
+printf "%-5s %-14s %8s %8s %6s %8s %8s %6s %s\n" mode workload wall-reins wall-rg ratio cpu-reins cpu-rg ratio load
 for mode in warm cold; do
   for p in $pairs; do
-    r=$(awk -v k="$mode $p reins" '$1" "$2" "$3==k {print $4}' "$out" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-    g=$(awk -v k="$mode $p rg" '$1" "$2" "$3==k {print $4}' "$out" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-    printf "%-5s %-14s %8.3f %8.3f %6.2f\n" "$mode" "$p" "$r" "$g" "$(echo "$r / $g" | bc -l)"
+    r=$(med "$mode $p reins" 4); g=$(med "$mode $p rg" 4)
+    rc=$(med "$mode $p reins" 5); gc=$(med "$mode $p rg" 5)
+    ld=$(awk -v m="$mode" -v p="$p" '$1==m && $2==p {print $6}' "$out" | sort -n | sed -n '1p;$p' | paste -sd-)
+    printf "%-5s %-14s %8.2f %8.2f %6.2f %8.2f %8.2f %6.2f %s\n" "$mode" "$p" "$r" "$g" "$(echo "$r / $g" | bc -l)" "$rc" "$gc" "$(echo "$rc / $gc" | bc -l)" "$ld"
   done
 done

@@ -15,6 +15,7 @@ import (
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/models"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tool"
 	"github.com/spf13/cobra"
 )
 
@@ -43,9 +44,10 @@ func newModelsCmd(s *streams) *cobra.Command {
 			}
 		}
 		tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "PROVIDER\tMODEL\tCONTEXT\tMAX OUTPUT\tPRICE IN/OUT $/Mtok\tSOURCE")
+		fmt.Fprintln(tw, "PROVIDER\tMODEL\tCONTEXT\tMAX OUTPUT\tPRICE IN/OUT $/Mtok\tSOURCE\tTOOLS")
 		for _, r := range models.All(h.Config.Models) {
 			prov, name, _ := strings.Cut(r.Spec, "/")
+			model := name
 			if r.Spec == def {
 				name += " (default)"
 			}
@@ -56,7 +58,7 @@ func newModelsCmd(s *streams) *cobra.Command {
 			// Names come from config files (a repository's too): escaped,
 			// tabs included, so they can neither drive the terminal nor
 			// shift the columns.
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.EscapeLine(prov), termsafe.EscapeLine(name), count(r.ContextWindow), count(r.MaxOutput), price, r.Source)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.EscapeLine(prov), termsafe.EscapeLine(name), count(r.ContextWindow), count(r.MaxOutput), price, r.Source, profileName(prov, model))
 		}
 		tw.Flush()
 		aliases := make([]string, 0, len(h.Config.ModelAliases))
@@ -84,6 +86,12 @@ func newModelsCmd(s *streams) *cobra.Command {
 	})
 	c.Flags().BoolVar(&refresh, "refresh", false, "fetch the current catalogue from the network into $REINS_HOME/models.json first ("+catalogURLEnv+" overrides "+catalog.DefaultURL+")")
 	return c
+}
+
+// profileName is the tool profile a session on provider/model is offered
+// when its agent file names none (tool.ProfileFor): the TOOLS column.
+func profileName(provider, model string) string {
+	return cmp.Or(string(tool.ProfileFor(tool.ProfileDefault, provider, model)), "default")
 }
 
 func count(n int) string {

@@ -21,6 +21,10 @@ var toolKinds = map[string]sdk.ToolKind{
 	"ls":              sdk.ToolKindRead,
 	"write":           sdk.ToolKindEdit,
 	"edit":            sdk.ToolKindEdit,
+	"multi_edit":      sdk.ToolKindEdit,
+	"apply_patch":     sdk.ToolKindEdit,
+	"bash_output":     sdk.ToolKindOther,
+	"bash_kill":       sdk.ToolKindOther,
 	"bash":            sdk.ToolKindExecute,
 	"grep":            sdk.ToolKindSearch,
 	"glob":            sdk.ToolKindSearch,
@@ -54,6 +58,12 @@ type toolArgs struct {
 	Child       string `json:"child"`
 	Continue    string `json:"continue"`
 	Offset      int    `json:"offset"`
+	// Edits are multi_edit's replacements; Input is apply_patch's patch.
+	Edits []struct {
+		OldString string `json:"old_string"`
+		NewString string `json:"new_string"`
+	} `json:"edits"`
+	Input string `json:"input"`
 }
 
 // toolCall is what the editor is shown for one reins tool call.
@@ -125,6 +135,17 @@ func describe(workspace, id, name, args string, live bool) *toolCall {
 			c.locations = []sdk.ToolCallLocation{{Path: abs}}
 			c.diff = []sdk.ToolCallContent{sdk.ToolDiffContent(abs, a.NewString, a.OldString)}
 		}
+	case "multi_edit":
+		c.title = "Edit " + orDot(a.Path)
+		if abs != "" {
+			c.locations = []sdk.ToolCallLocation{{Path: abs}}
+			// One diff item per replacement, as edit's one.
+			for _, e := range a.Edits {
+				c.diff = append(c.diff, sdk.ToolDiffContent(abs, e.NewString, e.OldString))
+			}
+		}
+	case "apply_patch":
+		describePatch(c, workspace, a.Input, live)
 	case "bash":
 		c.title = "Run " + oneLine(a.Command, 80)
 	case "grep":

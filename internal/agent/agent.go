@@ -563,8 +563,8 @@ func (t *turn) toolResult(step int, callID string, r tool.Result) {
 	if t.a.Redact != nil {
 		r.Content = t.a.Redact(r.Content)
 	}
-	seq := t.append(session.TypeToolResult, session.ToolResult{Turn: t.n, Step: step, CallID: callID, Content: r.Content, IsError: r.IsError})
+	seq := t.append(session.TypeToolResult, session.ToolResult{Turn: t.n, Step: step, CallID: callID, Content: r.Content, IsError: r.IsError, Image: r.Image})
 	t.addHistory(seq, llm.Message{Role: llm.RoleTool, Content: []llm.Block{{
-		Type: llm.BlockToolResult, CallID: callID, Content: r.Content, IsError: r.IsError,
+		Type: llm.BlockToolResult, CallID: callID, Content: r.Content, IsError: r.IsError, Image: r.Image,
 	}}})
 }

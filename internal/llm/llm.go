@@ -43,6 +43,31 @@ type Block struct {
 	CallID  string `json:"callId,omitempty"`
 	Content string `json:"content,omitempty"`
 	IsError bool   `json:"isError,omitempty"`
+	// Image travels with a tool result (read of a PNG, JPEG, GIF or WebP
+	// file). A wire that cannot carry it sends ResultText instead. A
+	// pointer, so that Block stays comparable.
+	Image *Image `json:"image,omitempty"`
+}
+
+// Image is an image a tool result carries: its media type (image/png,
+// image/jpeg, image/gif, image/webp) and its bytes (base64 in JSON).
+type Image struct {
+	MediaType string `json:"mediaType"`
+	Data      []byte `json:"data"`
+}
+
+// ResultText is a tool result's content for a wire that carries no images
+// in tool results: the content, then a line saying that the model was not
+// shown the image, so it does not believe it saw it.
+func ResultText(b Block) string {
+	if b.Image == nil {
+		return b.Content
+	}
+	out := b.Content
+	if out != "" && out[len(out)-1] != '\n' {
+		out += "\n"
+	}
+	return out + fmt.Sprintf("[%s image of %d bytes not shown: this provider's API takes no images in tool results]", b.Image.MediaType, len(b.Image.Data))
 }
 
 // Role is the author of a message.

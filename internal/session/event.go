@@ -157,6 +157,9 @@ type ToolResult struct {
 	CallID  string `json:"callId"`
 	Content string `json:"content"`
 	IsError bool   `json:"isError"`
+	// Image is the image the result carried (base64), so a resumed
+	// session shows the model what it was shown.
+	Image *llm.Image `json:"image,omitempty"`
 }
 
 // LLMRetry is the data of llm/retry, appended before a retry sleep.

@@ -62,7 +62,7 @@ func HistoryEntries(events []Event) ([]Entry, error) {
 				return nil, fmt.Errorf("session: event %d: %w", e.Seq, err)
 			}
 			out = append(out, Entry{e.Seq, llm.Message{Role: llm.RoleTool, Content: []llm.Block{{
-				Type: llm.BlockToolResult, CallID: d.CallID, Content: d.Content, IsError: d.IsError,
+				Type: llm.BlockToolResult, CallID: d.CallID, Content: d.Content, IsError: d.IsError, Image: d.Image,
 			}}}})
 		case TypeContextCompacted:
 			var d ContextCompacted

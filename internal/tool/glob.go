@@ -1,12 +1,13 @@
 package tool
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -78,9 +79,11 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		return Result{Content: "no files match " + *a.Pattern}
 	}
 
+	// A hit keeps the walk's directory path and the name (shared strings):
+	// only the paths shown are joined and made relative.
 	type hit struct {
-		name  string
-		mtime int64
+		dir, name string
+		mtime     int64
 	}
 	var (
 		mu    sync.Mutex
@@ -91,14 +94,12 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		if !m.Match(tf.rel) {
 			return nil
 		}
-		var mt int64
-		if fi, err := tf.dir.stat(tf.name); err == nil {
-			mt = fi.ModTime().UnixNano()
-		} else if tf.link {
+		mt, err := tf.mtime()
+		if err != nil && tf.link {
 			return nil // a link out of the workspace, or dangling
 		}
 		mu.Lock()
-		found = append(found, hit{env.display(tf.abs), mt})
+		found = append(found, hit{tf.dir.abs, tf.name, mt})
 		mu.Unlock()
 		return nil
 	})
@@ -117,11 +118,11 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	}
 	// Newest first (what the model most likely wants is what changed
 	// last); equal times by path, so the order is stable.
-	sort.Slice(found, func(i, j int) bool {
-		if found[i].mtime != found[j].mtime {
-			return found[i].mtime > found[j].mtime
+	slices.SortFunc(found, func(x, y hit) int {
+		if c := cmp.Compare(y.mtime, x.mtime); c != 0 {
+			return c
 		}
-		return found[i].name < found[j].name
+		return cmpJoined(x.dir, x.name, y.dir, y.name)
 	})
 	more := len(found) > globMaxResults
 	if more {
@@ -129,7 +130,7 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	}
 	var b strings.Builder
 	for _, f := range found {
-		b.WriteString(f.name)
+		b.WriteString(env.display(filepath.Join(f.dir, f.name)))
 		b.WriteByte('\n')
 	}
 	if more {
@@ -139,4 +140,33 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		b.WriteString(walkBoundNote())
 	}
 	return Result{Content: b.String()}
+}
+
+// cmpJoined compares the paths a+"/"+an and b+"/"+bn without building them.
+func cmpJoined(a, an, b, bn string) int {
+	at := func(i int) byte {
+		switch {
+		case i < len(a):
+			return a[i]
+		case i == len(a):
+			return '/'
+		}
+		return an[i-len(a)-1]
+	}
+	bt := func(i int) byte {
+		switch {
+		case i < len(b):
+			return b[i]
+		case i == len(b):
+			return '/'
+		}
+		return bn[i-len(b)-1]
+	}
+	la, lb := len(a)+1+len(an), len(b)+1+len(bn)
+	for i := 0; i < min(la, lb); i++ {
+		if c := cmp.Compare(at(i), bt(i)); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(la, lb)
 }

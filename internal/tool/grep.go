@@ -244,7 +244,9 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		if err != nil {
 			return Errorf("grep %s: %v", a.Path, osErr(err))
 		}
-		err = s.file(f, env.display(root))
+		err = s.file(func() string { return env.display(root) }, func(buf []byte, limit int64) ([]byte, error) {
+			return readRegularInto(f, buf, limit)
+		})
 		f.Close()
 		if err != nil && !errors.Is(err, errEnough) {
 			return Errorf("grep: %v", err)
@@ -255,12 +257,7 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 			if filter != nil && !filter(tf.rel) {
 				return nil
 			}
-			f, err := tf.dir.open(tf.name)
-			if err != nil {
-				return nil // unreadable, or a link out of the workspace
-			}
-			defer f.Close()
-			return s.file(f, env.display(tf.abs))
+			return s.file(func() string { return env.display(tf.abs()) }, tf.readInto)
 		})
 	}
 	switch {
@@ -366,9 +363,11 @@ type fileResult struct {
 // bufPool holds file buffers, so the workers do not allocate per file.
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
-// file searches the open file f (shown as name); files that are not
-// regular, too large or binary are skipped.
-func (s *grepSearch) file(f *os.File, name string) error {
+// file searches one file: read fills a buffer with its content (an error
+// for a file that is not regular, too large or unreadable, which is
+// skipped), name gives the path shown (asked for only when it matches).
+// Binary files are skipped.
+func (s *grepSearch) file(name func() string, read func(buf []byte, limit int64) ([]byte, error)) error {
 	if err := s.ctx.Err(); err != nil {
 		return err
 	}
@@ -376,17 +375,9 @@ func (s *grepSearch) file(f *os.File, name string) error {
 		s.stopped.Store(true)
 		return errEnough
 	}
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > grepMaxFileSize {
-		return nil
-	}
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
-	buf := (*bp)[:0]
-	if int64(cap(buf)) < fi.Size()+1 {
-		buf = make([]byte, 0, fi.Size()+1)
-	}
-	buf, err = readAllInto(buf, f, grepMaxFileSize)
+	buf, err := read((*bp)[:0], grepMaxFileSize)
 	*bp = buf[:0]
 	if err != nil {
 		return nil
@@ -407,9 +398,9 @@ func (s *grepSearch) file(f *os.File, name string) error {
 		}
 		lines = lines[:keep]
 	}
-	r := fileResult{name: name, count: len(lines)}
+	r := fileResult{name: name(), count: len(lines)}
 	if s.mode == grepContent {
-		r.lines = s.format(buf, lines, name)
+		r.lines = s.format(buf, lines, r.name)
 	}
 	s.mu.Lock()
 	s.results = append(s.results, r)

@@ -19,9 +19,42 @@ const maxBraceExpansions = 1024
 var errBadPattern = errors.New("malformed glob pattern")
 
 // globMatcher is a compiled pattern: its brace alternatives, split into
-// segments.
+// segments, and for each the cheap form it has, if any.
 type globMatcher struct {
-	alts [][]string
+	alts  [][]string
+	quick []quickGlob
+}
+
+// quickGlob is the cheap test of an alternative of the commonest shape,
+// "**/SEG": a name at any depth whose last segment matches SEG, where SEG
+// is "*" followed by literal text (a suffix test) or any other segment
+// pattern (one path.Match of the last segment). A walk tries it on every
+// file, so it must not allocate.
+type quickGlob struct {
+	ok     bool
+	suffix string // SEG is "*"+suffix, suffix free of glob syntax
+	useSuf bool
+	seg    string
+}
+
+func quickOf(segs []string) quickGlob {
+	if len(segs) != 2 || segs[0] != "**" || segs[1] == "**" {
+		return quickGlob{}
+	}
+	q := quickGlob{ok: true, seg: segs[1]}
+	if rest, ok := strings.CutPrefix(segs[1], "*"); ok && !hasMeta(rest) {
+		q.useSuf, q.suffix = true, rest
+	}
+	return q
+}
+
+func (q quickGlob) match(name string) bool {
+	base := name[strings.LastIndexByte(name, '/')+1:]
+	if q.useSuf {
+		return strings.HasSuffix(base, q.suffix)
+	}
+	ok, _ := path.Match(q.seg, base)
+	return ok
 }
 
 // compileGlob checks pattern and prepares it for matching.
@@ -39,14 +72,24 @@ func compileGlob(pattern string) (*globMatcher, error) {
 			}
 		}
 		m.alts = append(m.alts, segs)
+		m.quick = append(m.quick, quickOf(segs))
 	}
 	return m, nil
 }
 
 // Match reports whether the slash-separated name matches the pattern.
 func (m *globMatcher) Match(name string) bool {
-	n := strings.Split(name, "/")
-	for _, p := range m.alts {
+	var n []string
+	for i, p := range m.alts {
+		if q := m.quick[i]; q.ok {
+			if q.match(name) {
+				return true
+			}
+			continue
+		}
+		if n == nil {
+			n = strings.Split(name, "/")
+		}
 		if matchSegments(p, n) {
 			return true
 		}

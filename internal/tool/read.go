@@ -26,7 +26,7 @@ type readTool struct{}
 
 func (readTool) Spec() llm.ToolSpec {
 	return spec("read",
-		"Read a text file. Lines are numbered like `cat -n`. offset is the 1-based first line to show, limit the number of lines (default 2000). Binary files are refused.",
+		"Read a text file, or look at an image. Lines are numbered like `cat -n`. offset is the 1-based first line to show, limit the number of lines (default 2000). A PNG, JPEG, GIF or WebP file (up to 3.75 MB) is shown to you as an image. Other binary files are refused.",
 		`{
   "type": "object",
   "properties": {
@@ -94,6 +94,12 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if err != nil {
 		return Errorf("read %s: %v", *a.Path, err)
 	}
+	if mt := imageType(head); mt != "" {
+		return readImage(f, fi.Size(), *a.Path, mt, head)
+	}
+	if bytes.HasPrefix(head, []byte("%PDF-")) {
+		return Errorf("%s is a PDF (%d bytes): read shows text files and PNG, JPEG, GIF and WebP images, not PDFs; if pdftotext is installed, `pdftotext %q -` in bash prints its text", *a.Path, fi.Size(), *a.Path)
+	}
 	if binary {
 		return Errorf("%s is a binary file", *a.Path)
 	}
@@ -136,6 +142,47 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		return Errorf("offset %d is past the end of %s (%d lines)", offset, *a.Path, n)
 	}
 	return Result{Content: b.String()}
+}
+
+// readMaxImageBytes bounds an image read returns: base64 makes it the
+// 5 MB Anthropic takes per image.
+const readMaxImageBytes = 3_750_000
+
+// imageType is the media type of an image format the models read, by the
+// file's first bytes, or "".
+func imageType(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png"
+	case bytes.HasPrefix(head, []byte("\xff\xd8\xff")):
+		return "image/jpeg"
+	case bytes.HasPrefix(head, []byte("GIF87a")), bytes.HasPrefix(head, []byte("GIF89a")):
+		return "image/gif"
+	case len(head) >= 12 && bytes.Equal(head[:4], []byte("RIFF")) && bytes.Equal(head[8:12], []byte("WEBP")):
+		return "image/webp"
+	}
+	return ""
+}
+
+// readImage returns the image file f (size bytes, head already read from
+// it) as an image for the model, with a line of text saying what it is.
+func readImage(f io.Reader, size int64, name, mediaType string, head []byte) Result {
+	if size > readMaxImageBytes {
+		return Errorf("%s is a %s image of %d bytes; read passes images up to %d bytes (make a smaller copy with bash first)", name, mediaType, size, readMaxImageBytes)
+	}
+	data := make([]byte, 0, size)
+	data = append(data, head...)
+	data, err := readAllInto(data, f, readMaxImageBytes)
+	if err != nil {
+		return Errorf("read %s: %v", name, err)
+	}
+	if len(data) > readMaxImageBytes {
+		return Errorf("%s grew past %d bytes while it was read", name, readMaxImageBytes)
+	}
+	return Result{
+		Content: fmt.Sprintf("%s: %s image, %d bytes", name, mediaType, len(data)),
+		Image:   &llm.Image{MediaType: mediaType, Data: data},
+	}
 }
 
 // readLine returns the next line of br without its newline, cut to max

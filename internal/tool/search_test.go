@@ -236,3 +236,31 @@ func TestGlobNewestFirst(t *testing.T) {
 		t.Errorf("glob order:\n%s", got)
 	}
 }
+
+// TestGlobQuickFormAgrees: the allocation-free test of "**/SEG" patterns
+// gives the general matcher's answer on every name.
+func TestGlobQuickFormAgrees(t *testing.T) {
+	pats := []string{"**/*.go", "**/*", "**/x*.go", "**/?.go", "**/[ab].txt", "**/go.mod", "**/*.{go,md}", "**/.env", "**/*."}
+	names := []string{"a.go", "b/a.go", "b/c/a.go", "a.go/x", "x.go", "dir/xa.go", "a.txt", "z/b.txt", "go.mod", "m/go.mod",
+		".env", "a/.env", "a.md", "x/y/z.md", "a.", "b/c.", "a.gox", ".go", "q/.go", "a/b/c/d/e/f/g.go"}
+	for _, p := range pats {
+		m, err := compileGlob(p)
+		if err != nil {
+			t.Fatalf("compileGlob(%q): %v", p, err)
+		}
+		for i, segs := range m.alts {
+			if !m.quick[i].ok {
+				t.Errorf("%q: alternative %q has no quick form", p, segs)
+			}
+		}
+		for _, n := range names {
+			want := false
+			for _, segs := range m.alts {
+				want = want || matchSegments(segs, strings.Split(n, "/"))
+			}
+			if got := m.Match(n); got != want {
+				t.Errorf("%q.Match(%q) = %v, the general matcher says %v", p, n, got, want)
+			}
+		}
+	}
+}

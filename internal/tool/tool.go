@@ -102,6 +102,9 @@ type Result struct {
 	// pointed at the rest (a subagent's result, outcome.Page): the
 	// registry does not cut it again, so its marker and last line survive.
 	Paged bool
+	// Image goes to the model with Content on wires that take images
+	// (read of an image file), bounded by read's size cap.
+	Image *llm.Image
 }
 
 // Errorf returns an error result.

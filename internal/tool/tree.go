@@ -2,7 +2,7 @@ package tool
 
 import (
 	"context"
-	"io"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/reinsdev/reins/internal/ignore"
 )
@@ -26,75 +25,59 @@ type treeOpts struct {
 	keepDir func(name string) bool
 }
 
-// dirH is an open directory of a walk: files in it are opened by their
-// name relative to it (one openat beneath the workspace), not by path.
-type dirH struct {
-	root *os.Root // nil in full-access mode
-	abs  string
+// dirent is one entry of a directory a walk read: its name and its type
+// bits (fs.ModeDir, fs.ModeSymlink, 0 for a regular file, ...), taken from
+// the directory listing itself where the file system gives them, so a walk
+// does not stat every entry.
+type dirent struct {
+	name string
+	typ  fs.FileMode
 }
 
-func (d dirH) close() {
-	if d.root != nil {
-		d.root.Close()
-	}
-}
-
-// open opens the entry name of d for reading, without blocking on a FIFO.
-func (d dirH) open(name string) (*os.File, error) {
-	if d.root != nil {
-		return d.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	}
-	return os.OpenFile(filepath.Join(d.abs, name), os.O_RDONLY|syscall.O_NONBLOCK, 0)
-}
-
-// stat is os.Stat of the entry name of d.
-func (d dirH) stat(name string) (fs.FileInfo, error) {
-	if d.root != nil {
-		return d.root.Stat(name)
-	}
-	return os.Stat(filepath.Join(d.abs, name))
-}
-
-// readSmall reads the entry name of d when it is a regular file of at most
-// limit bytes (an ignore file), else nil.
-func (d dirH) readSmall(name string, limit int64) []byte {
-	f, err := d.open(name)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > limit {
-		return nil
-	}
-	b, _ := io.ReadAll(io.LimitReader(f, limit))
-	return b
-}
-
-// openDir opens the directory abs for a walk.
-func (f *fsys) openDir(abs string) (dirH, error) {
-	if f.root == nil {
-		return dirH{abs: abs}, nil
-	}
-	r, err := f.rel(abs)
-	if err != nil {
-		return dirH{}, err
-	}
-	sub, err := f.root.OpenRoot(r)
-	if err != nil {
-		return dirH{}, err
-	}
-	return dirH{root: sub, abs: abs}, nil
-}
+// The open directory of a walk, dirH, is per platform (tree_linux.go,
+// tree_other.go). Its methods:
+//
+//	fsy.openDir(abs) (dirH, error)  the walk's start, beneath the workspace
+//	d.sub(name) (dirH, error)       a subdirectory, by name from d
+//	d.list() ([]dirent, error)      d's entries, unsorted
+//	d.exists(name) bool             whether d has an entry name (not followed)
+//	d.readSmall(rel, limit) []byte  a small regular file below d (an ignore file)
+//	d.close()
+//	tf.readInto(buf, limit)         a found file's content
+//	tf.mtime() (int64, error)       a found file's modification time
 
 // treeFile is one file a walk found.
 type treeFile struct {
 	dir  dirH
 	name string
-	abs  string
 	// rel is the slash path below the walk's start.
 	rel  string
 	link bool
+}
+
+// abs is the file's absolute path (lexical, as the walk's start was given).
+func (tf treeFile) abs() string { return filepath.Join(tf.dir.abs, tf.name) }
+
+// errTooLarge skips a file above a search's size bound.
+var errTooLarge = errors.New("file too large")
+
+// readRegularInto reads the open file f into buf when it is a regular file
+// of at most limit bytes.
+func readRegularInto(f *os.File, buf []byte, limit int64) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return buf, err
+	}
+	if !fi.Mode().IsRegular() {
+		return buf, errNotRegular
+	}
+	if fi.Size() > limit {
+		return buf, errTooLarge
+	}
+	if int64(cap(buf)) < fi.Size()+1 {
+		buf = make([]byte, 0, fi.Size()+1)
+	}
+	return readAllInto(buf, f, limit)
 }
 
 // maxIgnoreFile bounds an ignore file that is read.
@@ -229,22 +212,22 @@ func (w *treeWalk) work() {
 }
 
 // dir reads one directory: its files go to fn, its subdirectories are
-// returned to be queued.
+// returned to be queued. Entries are taken in the order the directory
+// lists them: the walk is parallel, so no order would survive it anyway,
+// and the tools order what they found themselves.
 func (w *treeWalk) dir(j dirJob) ([]dirJob, error) {
 	if err := w.ctx.Err(); err != nil {
+		if j.parent != nil {
+			j.parent.release()
+		}
 		return nil, err
 	}
 	var d dirH
 	var err error
-	if j.parent != nil && j.parent.d.root != nil {
-		var sub *os.Root
-		sub, err = j.parent.d.root.OpenRoot(j.name)
-		d = dirH{root: sub, abs: j.abs}
+	if j.parent != nil {
+		d, err = j.parent.d.sub(j.name, j.abs)
 		j.parent.release()
 	} else {
-		if j.parent != nil {
-			j.parent.release()
-		}
 		d, err = w.fsy.openDir(j.abs)
 	}
 	if err != nil {
@@ -253,18 +236,7 @@ func (w *treeWalk) dir(j dirJob) ([]dirJob, error) {
 	self := &sharedDir{d: d}
 	self.refs.Store(1)
 	defer func() { self.release() }()
-	var f *os.File
-	if d.root != nil {
-		f, err = d.root.Open(".")
-	} else {
-		f, err = os.Open(d.abs)
-	}
-	if err != nil {
-		return nil, nil
-	}
-	entries, _ := f.ReadDir(-1)
-	f.Close()
-	sortEntries(entries)
+	entries, _ := d.list()
 	if w.entries.Add(int64(len(entries))) > int64(walkMaxEntries) {
 		return nil, errWalkBound
 	}
@@ -275,32 +247,34 @@ func (w *treeWalk) dir(j dirJob) ([]dirJob, error) {
 	}
 	var subs []dirJob
 	for _, e := range entries {
-		name := e.Name()
-		rel := name
-		if j.rel != "" {
-			rel = j.rel + "/" + name
-		}
-		isDir := e.IsDir()
-		if skipDirs[name] && isDir {
+		name := e.name
+		isDir := e.typ.IsDir()
+		if isDir && skipDirs[name] {
 			if w.opts.keepDir == nil || !w.opts.keepDir(name) {
 				continue
 			}
 		} else if name[0] == '.' && !w.opts.hidden {
 			continue
 		}
-		if !w.opts.noIgnore && stack.Ignored(wsRel(w, rel), isDir) {
+		isLink := e.typ&fs.ModeSymlink != 0
+		if !isDir && !isLink && !e.typ.IsRegular() {
+			continue // FIFOs, sockets, devices
+		}
+		rel := name
+		if j.rel != "" {
+			rel = j.rel + "/" + name
+		}
+		if stack != nil && stack.Ignored(wsRel(w, rel), isDir) {
 			continue
 		}
-		abs := filepath.Join(j.abs, name)
-		switch {
-		case isDir:
+		if isDir {
 			self.refs.Add(1)
-			subs = append(subs, dirJob{abs: abs, rel: rel, stack: stack, inGit: inGit, parent: self, name: name})
-		case e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0:
-			if err := w.fn(treeFile{dir: d, name: name, abs: abs, rel: rel, link: e.Type()&fs.ModeSymlink != 0}); err != nil {
-				releaseJobs(subs)
-				return nil, err
-			}
+			subs = append(subs, dirJob{abs: filepath.Join(j.abs, name), rel: rel, stack: stack, inGit: inGit, parent: self, name: name})
+			continue
+		}
+		if err := w.fn(treeFile{dir: d, name: name, rel: rel, link: isLink}); err != nil {
+			releaseJobs(subs)
+			return nil, err
 		}
 	}
 	return subs, nil
@@ -318,31 +292,38 @@ func wsRel(w *treeWalk, rel string) string {
 	return w.base + "/" + rel
 }
 
+// ruleFiles says which of the names that start rules a directory has.
+type ruleFiles struct{ git, gitignore, ignore bool }
+
 // dirRules adds the rule files of the directory d (rel below the walk's
 // start) to stack. A directory holding .git starts a repository: its
 // .git/info/exclude applies, and .gitignore files count from there down.
-func dirRules(d dirH, entries []fs.DirEntry, rel string, stack *ignore.Stack, inGit bool) (*ignore.Stack, bool) {
-	has := map[string]bool{}
+func dirRules(d dirH, entries []dirent, rel string, stack *ignore.Stack, inGit bool) (*ignore.Stack, bool) {
+	var has ruleFiles
 	for _, e := range entries {
-		switch e.Name() {
-		case ".git", ".gitignore", ".ignore":
-			has[e.Name()] = true
+		switch e.name {
+		case ".git":
+			has.git = true
+		case ".gitignore":
+			has.gitignore = true
+		case ".ignore":
+			has.ignore = true
 		}
 	}
 	return pushRules(d, has, rel, stack, inGit)
 }
 
-func pushRules(d dirH, has map[string]bool, rel string, stack *ignore.Stack, inGit bool) (*ignore.Stack, bool) {
-	if has[".git"] {
+func pushRules(d dirH, has ruleFiles, rel string, stack *ignore.Stack, inGit bool) (*ignore.Stack, bool) {
+	if has.git {
 		inGit = true
 		if b := d.readSmall(".git/info/exclude", maxIgnoreFile); b != nil {
 			stack = stack.Push(ignore.Parse(b, rel, ignore.Exclude))
 		}
 	}
-	if inGit && has[".gitignore"] {
+	if inGit && has.gitignore {
 		stack = stack.Push(ignore.Parse(d.readSmall(".gitignore", maxIgnoreFile), rel, ignore.Gitignore))
 	}
-	if has[".ignore"] {
+	if has.ignore {
 		stack = stack.Push(ignore.Parse(d.readSmall(".ignore", maxIgnoreFile), rel, ignore.Dotignore))
 	}
 	return stack, inGit
@@ -390,12 +371,7 @@ func startRules(fsy *fsys, start string, opts treeOpts) (*ignore.Stack, bool) {
 		if err != nil {
 			continue
 		}
-		has := map[string]bool{}
-		for _, n := range []string{".git", ".gitignore", ".ignore"} {
-			if _, err := d.lstat(n); err == nil {
-				has[n] = true
-			}
-		}
+		has := ruleFiles{git: d.exists(".git"), gitignore: d.exists(".gitignore"), ignore: d.exists(".ignore")}
 		ruleRel := rel
 		if ruleRel == "." {
 			ruleRel = ""
@@ -404,11 +380,4 @@ func startRules(fsy *fsys, start string, opts treeOpts) (*ignore.Stack, bool) {
 		d.close()
 	}
 	return stack, inGit
-}
-
-func (d dirH) lstat(name string) (fs.FileInfo, error) {
-	if d.root != nil {
-		return d.root.Lstat(name)
-	}
-	return os.Lstat(filepath.Join(d.abs, name))
 }

@@ -3,6 +3,8 @@ package tool
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -33,4 +35,50 @@ func openFDs(t *testing.T) int {
 		t.Skip("no /proc/self/fd")
 	}
 	return len(es)
+}
+
+// TestWalkLinksAndNesting: the descriptor walk finds files at depth, does
+// not descend into a symlinked directory (inside or outside the
+// workspace), searches a symlinked file whose target stays inside (opened
+// through the workspace root, even when the link climbs out of its own
+// directory), and reads info/exclude through a .git that is a symlink to
+// a directory inside.
+func TestWalkLinksAndNesting(t *testing.T) {
+	env := newEnv(t, ReadOnly)
+	outside := t.TempDir()
+	writeFiles(t, outside, map[string]string{"o/secret.go": "needle outside\n"})
+	writeFiles(t, env.Workspace, map[string]string{
+		"a/b/c/d/deep.go":     "needle deep\n",
+		"a/top.go":            "needle top\n",
+		"gitdir/info/exclude": "excluded.go\n",
+		"a/excluded.go":       "needle excluded\n",
+		"gitdir/x.go":         "nothing\n",
+	})
+	for link, target := range map[string]string{
+		"a/b/up.go": "../top.go",                           // a file inside, via ..
+		"dirlink":   "a",                                   // a directory inside
+		"outdir":    filepath.Join(outside, "o"),           // a directory outside
+		"out.go":    filepath.Join(outside, "o/secret.go"), // a file outside
+		".git":      "gitdir",                              // .git as a link
+	} {
+		if err := os.Symlink(target, filepath.Join(env.Workspace, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := call(t, env, "grep", map[string]any{"pattern": "needle", "output_mode": "files_with_matches"})
+	want := "a/b/c/d/deep.go\na/b/up.go\na/top.go\n"
+	if res.IsError || res.Content != want {
+		t.Errorf("grep:\n%s\nwant:\n%s", res.Content, want)
+	}
+	res = call(t, env, "glob", map[string]any{"pattern": "**/*.go"})
+	for _, w := range []string{"a/b/c/d/deep.go", "a/b/up.go", "a/top.go"} {
+		if !strings.Contains(res.Content, w+"\n") {
+			t.Errorf("glob lacks %s:\n%s", w, res.Content)
+		}
+	}
+	for _, bad := range []string{"dirlink/", "outdir/", "out.go", "excluded.go"} {
+		if strings.Contains(res.Content, bad) {
+			t.Errorf("glob has %s:\n%s", bad, res.Content)
+		}
+	}
 }

@@ -65,8 +65,35 @@ type toolUseBlock struct {
 type toolResultBlock struct {
 	Type      string `json:"type"`
 	ToolUseID string `json:"tool_use_id"`
-	Content   string `json:"content"`
-	IsError   bool   `json:"is_error"`
+	// Content is the result's text, or with images a list of text and
+	// image blocks.
+	Content any  `json:"content"`
+	IsError bool `json:"is_error"`
+}
+
+// imageBlock is an image in a tool result (base64 source).
+type imageBlock struct {
+	Type   string      `json:"type"`
+	Source imageSource `json:"source"`
+}
+
+type imageSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"data"`
+}
+
+// resultContent is a tool result's wire content: its text alone, or with
+// an image the text block followed by the image block.
+func resultContent(b llm.Block) any {
+	if b.Image == nil {
+		return b.Content
+	}
+	parts := make([]any, 0, 2)
+	if b.Content != "" {
+		parts = append(parts, textBlock{Type: "text", Text: b.Content})
+	}
+	return append(parts, imageBlock{Type: "image", Source: imageSource{Type: "base64", MediaType: b.Image.MediaType, Data: b.Image.Data}})
 }
 
 var errToolSchema = errors.New("anthropic: tool parameters are not valid JSON")
@@ -288,7 +315,7 @@ func wireContent(m llm.Message) (role string, content []any) {
 			}
 		case llm.BlockToolResult:
 			if role == "user" {
-				content = append(content, toolResultBlock{Type: "tool_result", ToolUseID: b.CallID, Content: b.Content, IsError: b.IsError})
+				content = append(content, toolResultBlock{Type: "tool_result", ToolUseID: b.CallID, Content: resultContent(b), IsError: b.IsError})
 			}
 		}
 	}

@@ -109,9 +109,9 @@ func encodeRequest(req *llm.Request, budget int) ([]byte, error) {
 				}
 				c.Parts = append(c.Parts, part{FunctionCall: &functionCall{ID: id, Name: b.Name, Args: args}, ThoughtSignature: b.Signature})
 			case llm.BlockToolResult:
-				resp := map[string]any{"output": b.Content}
+				resp := map[string]any{"output": llm.ResultText(b)}
 				if b.IsError {
-					resp = map[string]any{"error": b.Content}
+					resp = map[string]any{"error": llm.ResultText(b)}
 				}
 				id := b.CallID
 				if isGenerated(id) {

@@ -217,7 +217,7 @@ func appendMessage(out []chatMessage, m llm.Message, deepseek bool) []chatMessag
 				Function: chatFunction{Name: b.Name, Arguments: args},
 			})
 		case llm.BlockToolResult:
-			out = append(out, chatMessage{Role: "tool", ToolCallID: b.CallID, Content: ptr(b.Content)})
+			out = append(out, chatMessage{Role: "tool", ToolCallID: b.CallID, Content: ptr(llm.ResultText(b))})
 			results++
 		}
 	}

@@ -134,7 +134,7 @@ func appendItems(out []inputItem, m llm.Message) []inputItem {
 			out = append(out, inputItem{Type: "function_call", CallID: b.ID, Name: b.Name, Arguments: &args})
 		case llm.BlockToolResult:
 			flush()
-			content := b.Content
+			content := llm.ResultText(b)
 			out = append(out, inputItem{Type: "function_call_output", CallID: b.CallID, Output: &content})
 		}
 	}
