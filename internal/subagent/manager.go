@@ -52,6 +52,8 @@ type Manager struct {
 	// Engine, when set, starts every child instead of its provider doing
 	// it here (subagents.engine, docs/engine.md); nil is the local engine.
 	Engine Engine
+	// Tracer, when set, opens a span per child run (trace.go).
+	Tracer RunTracer
 
 	once     sync.Once
 	mu       sync.Mutex
@@ -290,6 +292,7 @@ func (m *Manager) finish(ctx context.Context, req Request, run Run) Result {
 	ctx, unbind := req.Budget.Bind(ctx) // a budget that runs out stops the run
 	defer unbind()
 	res := Settle(stallResult(req, run, budgetResult(req, run, run.Wait(ctx))))
+	req.endTrace(run.Session(), res)
 	if err := m.park(req, run); err != nil && m.Logf != nil {
 		m.Logf("subagent %s dispose: %v", req.RunID, err)
 	}
@@ -333,7 +336,7 @@ func (m *Manager) Delegate(ctx context.Context, p Params) tool.Result {
 			m.childIdle(req) // a refused continuation leaves its child free
 			return *a.refused
 		}
-		return m.startJob(a.id, req, prov, p)
+		return m.startJob(a.id, m.traceRun(ctx, req, true), prov, p)
 	}
 	return m.present(req, Render(m.runForeground(ctx, req, prov, p)))
 }
@@ -353,8 +356,10 @@ func (m *Manager) Run(ctx context.Context, p Params) (Result, error) {
 
 func (m *Manager) runForeground(ctx context.Context, req Request, prov Provider, p Params) Result {
 	t0 := time.Now()
+	req = m.traceRun(ctx, req, false)
 	run, fail := m.begin(ctx, req, prov, p, false)
 	if fail != nil {
+		req.endTrace("", *fail)
 		return *fail
 	}
 	res := m.finish(ctx, req, run)
@@ -435,6 +440,7 @@ func (m *Manager) startJob(id string, req Request, prov Provider, p Params) tool
 	if fail != nil {
 		m.mu.Unlock()
 		cancel(nil)
+		req.endTrace("", *fail)
 		return m.present(req, Render(*fail))
 	}
 	j := &job{id: id, description: p.Description, status: JobRunning,
