@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reinsdev/reins/internal/telemetry"
 	"sync"
 
 	"github.com/reinsdev/reins/internal/engine/workspace"
@@ -111,6 +112,7 @@ func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
 			r.logf("worker: session %s close: %v", sess.Log.Header().ID, err)
 		}
 	}()
+	ctx = telemetry.Continue(ctx, t.Trace.Parent, t.Trace.State) // the parent's trace, when it has one
 	res, err := sess.Subagents.Run(ctx, subagent.Params{Description: t.Description, Prompt: t.Prompt, Agent: t.Agent})
 	if err != nil {
 		return Outcome{}, err

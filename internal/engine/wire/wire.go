@@ -36,6 +36,9 @@ type Task struct {
 	DenyNetwork bool
 	// Timeout is the agent file's timeout (0: none).
 	Timeout time.Duration
+	// Trace is the W3C trace context of the run's span in the parent: the
+	// worker's spans of the run continue it (docs/telemetry.md).
+	Trace subagent.TraceContext `json:",omitzero"`
 }
 
 // Outcome is a settled run: the child's result, the session on the
@@ -53,7 +56,7 @@ func TaskOf(req subagent.Request, model string) Task {
 		RunID: req.RunID, Agent: req.Agent.Name, Provider: req.Agent.Provider, Prompt: req.Prompt,
 		ParentSession: req.ParentSession, Depth: req.Depth, Cwd: req.Cwd, Permission: string(req.Permission),
 		Tools: req.Tools, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens, Model: model,
-		DenyNetwork: req.Sandbox.DenyNetwork, Timeout: req.Agent.Timeout,
+		DenyNetwork: req.Sandbox.DenyNetwork, Timeout: req.Agent.Timeout, Trace: req.Trace,
 	}
 	if t.Provider == "" {
 		t.Provider = config.ProviderInProcess
