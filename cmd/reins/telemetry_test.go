@@ -2,14 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/reinsdev/reins/internal/sdkserver/sdkfake"
 )
@@ -133,4 +138,140 @@ func TestTraceAcrossReinsChild(t *testing.T) {
 		t.Logf("host log:\n%s", b)
 	}
 	checkNoLeftovers(t, mark)
+}
+
+// jaegerPath is the Jaeger v2 all-in-one scripts/test builds once
+// (tools/jaeger): $REINS_TEST_JAEGER, else the cache outside the
+// repository.
+func jaegerPath(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("REINS_TEST_SKIP_JAEGER") == "1" || os.Getenv("REINS_TEST_SKIP_PEERS") == "1" {
+		t.Skip("REINS_TEST_SKIP_JAEGER=1 or REINS_TEST_SKIP_PEERS=1: the Jaeger test is skipped")
+	}
+	p := os.Getenv("REINS_TEST_JAEGER")
+	if p == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p = filepath.Join(cache, "reins-test", "jaeger-v1.76.0", "jaeger")
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("the Jaeger all-in-one is missing (%v): run scripts/test, which builds it once (or set REINS_TEST_SKIP_JAEGER=1)", err)
+	}
+	return p
+}
+
+// TestJaegerTraceOfTheTree is acceptance 1 of issue 33 against a real
+// Jaeger v2 all-in-one bound to 127.0.0.1: a traced `reins run` with an
+// in-process and a reins child; the trace read back from Jaeger's query
+// API is one trace nested as the delegation tree.
+func TestJaegerTraceOfTheTree(t *testing.T) {
+	bin := jaegerPath(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	j := exec.CommandContext(ctx, bin)
+	j.Env = append(os.Environ(), "JAEGER_LISTEN_HOST=127.0.0.1")
+	var jlog bytes.Buffer
+	j.Stdout, j.Stderr = &jlog, &jlog
+	if err := j.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cancel()
+		j.Wait()
+	}()
+	// Ready when its query API answers (bounded; a slow machine gets a
+	// minute).
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, err := http.Get("http://127.0.0.1:16686/api/services")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("jaeger did not come up:\n%s", jlog.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	url, _ := startMock(t, telemetryTreeScript)
+	mark := sdkfake.NewMark(t.Name())
+	cwd, home := sdkWorkspace(t, mark, map[string]string{"helper": "---\nname: helper\ndescription: a reins child\nprovider: reins\n---\nYou help.\n"})
+	cmd := reinsIn(t, cwd, home, mark, "run", "--json", "-m", "openai/test", "--base-url", url, "delegate-now")
+	cmd.Env = append(cmd.Env, "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318", "TRACEPARENT=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("reins run: %v\n%s", err, stderr.String())
+	}
+	var res runResult
+	if err := json.Unmarshal(out, &res); err != nil || res.StopReason != "completed" {
+		t.Fatalf("result %s: %v", out, err)
+	}
+	// The trace id, as `reins log` prints it: on the parent's turn/start.
+	b, _ := os.ReadFile(filepath.Join(home, "sessions", res.SessionID, "session.jsonl"))
+	m := regexp.MustCompile(`"traceId":"([0-9a-f]{32})"`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("no traceId on the parent's turn/start:\n%s", b)
+	}
+	traceID := string(m[1])
+
+	// Jaeger batches what it receives: poll its API until every span of
+	// the tree is there (bounded).
+	var spans []otlpSpan
+	deadline = time.Now().Add(time.Minute)
+	for {
+		spans = jaegerSpans(t, traceID)
+		if len(spans) >= 14 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Logf("trace %s: %d spans from Jaeger", traceID, len(spans))
+	checkTree(t, spans)
+	checkNoLeftovers(t, mark)
+}
+
+// jaegerSpans reads one trace from Jaeger's query API as otlpSpans (a
+// span's parent is its CHILD_OF reference).
+func jaegerSpans(t *testing.T, traceID string) []otlpSpan {
+	resp, err := http.Get("http://127.0.0.1:16686/api/traces/" + traceID)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Data []struct {
+			Spans []struct {
+				TraceID       string `json:"traceID"`
+				SpanID        string `json:"spanID"`
+				OperationName string `json:"operationName"`
+				References    []struct {
+					RefType string `json:"refType"`
+					SpanID  string `json:"spanID"`
+				} `json:"references"`
+			} `json:"spans"`
+		} `json:"data"`
+	}
+	if json.NewDecoder(resp.Body).Decode(&body) != nil {
+		return nil
+	}
+	var out []otlpSpan
+	for _, d := range body.Data {
+		for _, s := range d.Spans {
+			o := otlpSpan{TraceID: s.TraceID, SpanID: s.SpanID, Name: s.OperationName}
+			for _, r := range s.References {
+				if r.RefType == "CHILD_OF" {
+					o.ParentSpanID = r.SpanID
+				}
+			}
+			out = append(out, o)
+		}
+	}
+	return out
 }
