@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/reinsdev/reins/internal/subagent"
@@ -10,9 +11,16 @@ import (
 
 // startTelemetry sets up tracing when an endpoint is configured
 // (OTEL_EXPORTER_OTLP_* or config `telemetry`, docs/telemetry.md); with
-// none, nothing is started. A bad endpoint or protocol is a config error.
+// none, nothing is started. A bad endpoint is a config error.
 func (h *Harness) startTelemetry() error {
 	s, ok, err := telemetry.Resolve(h.Getenv, h.Config.Telemetry)
+	if errors.Is(err, telemetry.ErrProtocol) {
+		// OTEL_EXPORTER_OTLP_PROTOCOL=grpc may be set for other programs:
+		// reins runs untraced and says why in the host log (config
+		// `protocol: grpc` is refused by the config itself).
+		h.Logf("telemetry: off: %v", err)
+		return nil
+	}
 	if err != nil {
 		return &ConfigError{fmt.Errorf("telemetry: %w", err)}
 	}
