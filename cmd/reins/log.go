@@ -304,7 +304,7 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 		case session.TypeTurnStart:
 			var d session.TurnStart
 			e.Decode(&d)
-			r.line(depth, "turn %d", d.Turn)
+			r.line(depth, "turn %d%s", d.Turn, traceText(d.TraceID))
 		case session.TypeTurnEnd:
 			var d session.TurnEnd
 			e.Decode(&d)
@@ -473,4 +473,13 @@ func treeUsage(ld *session.Loaded) (llm.Usage, bool) {
 		}
 	}
 	return u, children
+}
+
+// traceText names a traced turn's OpenTelemetry trace (docs/telemetry.md):
+// the id to look the turn up by in Jaeger, Tempo or any OTLP backend.
+func traceText(id string) string {
+	if id == "" {
+		return ""
+	}
+	return "  trace " + id
 }

@@ -81,6 +81,9 @@ type Agent struct {
 	// Redact, when set, is applied to every tool result before it is
 	// logged or sent: it replaces the known secret values (SPEC §12).
 	Redact func(string) string
+	// Trace, when set, sees the session's runs, turns, model requests and
+	// tool calls (trace.go; internal/telemetry's spans).
+	Trace Tracer
 
 	mu      sync.Mutex
 	history []llm.Message
@@ -129,6 +132,7 @@ func (a *Agent) LoadHistory(events []session.Event) error {
 // whose log could not be written ends error CodeLogWrite.
 func (a *Agent) RunTurn(ctx context.Context, prompt string) TurnResult {
 	t := &turn{a: a, n: a.Log.NextTurn()}
+	ctx = t.startTrace(ctx)
 	return t.end(t.run(ctx, prompt))
 }
 
@@ -144,8 +148,9 @@ func (t *turn) end(res TurnResult) TurnResult {
 	t.append(session.TypeTurnEnd, end)
 	t.sync()
 	if t.err != nil {
-		return t.logWriteResult()
+		res = t.logWriteResult()
 	}
+	t.trace().End(res)
 	return res
 }
 
@@ -220,6 +225,7 @@ type turn struct {
 	err   error // first log failure; ends the turn
 	// pauses counts the turn's pause_turn continuations; each costs a step.
 	pauses int
+	tr     TurnTrace // the turn's span (trace.go)
 }
 
 // appendEvent is append for the inbox, which needs no seq.
@@ -271,7 +277,7 @@ func (t *turn) user(text string) {
 }
 
 func (t *turn) run(ctx context.Context, prompt string) TurnResult {
-	t.append(session.TypeTurnStart, session.TurnStart{Turn: t.n})
+	t.append(session.TypeTurnStart, session.TurnStart{Turn: t.n, TraceID: t.trace().TraceID()})
 	// A resumed session may end in tool calls a crash left unanswered; a
 	// provider refuses such a history, so answer them, durably, first.
 	for _, c := range session.DanglingCalls(t.snapshot()) {
@@ -381,6 +387,7 @@ func (t *turn) step(ctx context.Context, step int) (done bool, res TurnResult) {
 				Tools: t.a.Tools.Specs(), MaxTokens: t.a.MaxTokens,
 			}
 			raw := t.a.requestRaw(req)
+			traced := t.trace().Request(ctx, step, req)
 			for c := range t.a.Model.Stream(ctx, req) {
 				t.append(session.TypeAssistantChunk, session.AssistantChunk{Turn: t.n, Step: step, Chunk: c})
 				asm.Push(c)
@@ -389,11 +396,14 @@ func (t *turn) step(ctx context.Context, step int) (done bool, res TurnResult) {
 			t.a.calibrate(raw, u)
 			t.usage = t.usage.Add(u)
 			t.a.Budget.Charge(u)
-			return asm.Finish()
+			fin := asm.Finish()
+			traced(u, fin, asm.Blocks())
+			return fin
 		}, retry.Hooks{
 			Before: func(r retry.Attempt) {
 				id := strconv.Itoa(t.n) + "." + strconv.Itoa(step) + "." + strconv.Itoa(r.N)
 				asm = nil // the failed attempt is never an answer
+				t.trace().Retry(step, r)
 				t.append(session.TypeLLMRetry, session.LLMRetry{
 					RetryID: id, Turn: t.n, Step: step, Provider: t.a.Provider, Retry: r.N,
 					MaxRetries: r.Max, DelayMs: r.Delay.Milliseconds(),
@@ -547,7 +557,10 @@ func (t *turn) runTool(ctx context.Context, c llm.Block) tool.Result {
 	if ctx.Err() != nil {
 		return tool.Result{Content: "tool call was cancelled before it ran", IsError: true}
 	}
-	return t.a.Tools.Run(ctx, t.a.Env, c.Name, callArgs(c))
+	ctx, end := t.trace().Tool(ctx, c)
+	r := t.a.Tools.Run(ctx, t.a.Env, c.Name, callArgs(c))
+	end(r)
+	return r
 }
 
 // callArgs is a tool call's arguments, {} when the model sent none.

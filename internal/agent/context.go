@@ -198,6 +198,7 @@ func (t *turn) compactWhy(ctx context.Context, reason session.CompactReason) (ok
 	if t.err != nil {
 		return false, &logWriteFailure
 	}
+	t.trace().Compacted(reason, d.Replaces.FromSeq, d.Replaces.ToSeq, t.price(asm.Usage()))
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.replace(r, summary)

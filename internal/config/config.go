@@ -202,6 +202,8 @@ type Config struct {
 	MCPWarnings []string
 	// Files are the layers that were read, lowest precedence first.
 	Files []string
+	// Telemetry is config `telemetry:` (telemetry.go).
+	Telemetry Telemetry
 
 	providers map[string]rawProvider
 }
@@ -452,6 +454,7 @@ func Load(opts LoadOptions) (*Config, error) {
 // rawConfig is one layer as written: nil pointers are "not set", so a
 // layer overrides only what it mentions and 0 stays distinct from unset.
 type rawConfig struct {
+	telemetry      *rawTelemetry
 	file           string
 	origin         Origin
 	model          *string
@@ -518,9 +521,12 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 		return nil, err
 	}
 	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}, models: map[string]ModelInfo{}}
-	err = d.fields(body, "", []string{"model", "effort", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions", "budget", "context", "mcpServers"}, func(k string, v ast.Node, kp string) error {
+	err = d.fields(body, "", []string{"model", "effort", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions", "budget", "context", "mcpServers", "telemetry"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
+		case "telemetry":
+			r.telemetry = &rawTelemetry{}
+			err = d.telemetry(v, kp, r.telemetry)
 		case "budget":
 			r.budget = &Budget{}
 			err = d.budget(v, kp, r.budget)
@@ -830,6 +836,16 @@ func merge(raws []*rawConfig) (*Config, error) {
 			c.Context.CompactAt = *r.compactAt
 		}
 		setInt(&c.Context.MaxToolResultBytes, r.maxToolRes)
+		if t := r.telemetry; t != nil { // the keys a layer sets win
+			c.Telemetry.OTLPEndpoint = cmp.Or(t.OTLPEndpoint, c.Telemetry.OTLPEndpoint)
+			c.Telemetry.Protocol = cmp.Or(t.Protocol, c.Telemetry.Protocol)
+			if t.Headers != nil {
+				c.Telemetry.Headers = t.Headers
+			}
+			if t.content != nil {
+				c.Telemetry.Content = *t.content
+			}
+		}
 		setInt(&c.Subagents.MaxDepth, r.maxDepth)
 		setInt(&c.Subagents.MaxParallel, r.maxParallel)
 		setInt(&c.Subagents.MaxBackgroundJobs, r.maxBgJobs)

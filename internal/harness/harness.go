@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reinsdev/reins/internal/telemetry"
 	"iter"
 	"net/http"
 	"os"
@@ -97,6 +98,9 @@ type Harness struct {
 	// Effort is --effort (or the --agent's `effort`), the reasoning effort
 	// of the models this harness resolves; "" takes config `effort`.
 	Effort llm.Effort
+	// Telemetry exports the traces of every session (telemetry.go); nil
+	// when no endpoint is configured.
+	Telemetry *telemetry.Telemetry
 
 	logOnce sync.Once
 	logMu   sync.Mutex
@@ -197,6 +201,9 @@ func New(opts Options) (*Harness, error) {
 	h.Instructions = loadInstructions(home, cwd, cfg.InstructionFiles)
 	h.Version = ReinsVersion
 	h.MCP = h.newMCP(cfg.MCPServers)
+	if err := h.startTelemetry(); err != nil {
+		return nil, err
+	}
 	return h, nil
 }
 
@@ -294,6 +301,7 @@ func (h *Harness) Logf(format string, args ...any) {
 // Close tears down the MCP servers (their last stderr still reaches the
 // host log), then releases the host log.
 func (h *Harness) Close() error {
+	h.shutdownTelemetry()
 	mcpErr := h.MCP.Close()
 	if mcpErr != nil {
 		h.Logf("mcp: teardown: %v", mcpErr)
@@ -463,6 +471,9 @@ func (h *Harness) mockScript(name string) (*mock.Script, error) {
 
 // SessionOptions configure one session.
 type SessionOptions struct {
+	// Trace is the trace context the session continues (a child's run
+	// span in its parent); empty for a root session.
+	Trace      subagent.TraceContext
 	Model      *Model
 	System     string // empty: the default system prompt
 	MaxSteps   int
@@ -649,6 +660,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
 	}
 	h.UseModel(s.Agent, o.Model)
+	h.traceSession(s, o.Agent, o.Trace)
 	if s.Resumed != nil {
 		if err := s.Agent.LoadHistory(s.Resumed.Events); err != nil {
 			s.Log.Close()
@@ -721,6 +733,7 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 			Resume:     req.ChildSession, // a continuation after its idle teardown
 			Workspace:  isolatedCwd(h.Cwd, req.Cwd),
 			MCPServers: req.Agent.MCPServers, mcpWithin: parent.mcpWithin,
+			Trace: req.Trace,
 		})
 		if err != nil {
 			return nil, err

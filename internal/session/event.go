@@ -100,6 +100,9 @@ type Failure struct {
 // TurnStart is the data of turn/start.
 type TurnStart struct {
 	Turn int `json:"turn"`
+	// TraceID is the OpenTelemetry trace the turn's spans belong to (32
+	// hex digits), when the run is traced (docs/telemetry.md).
+	TraceID string `json:"traceId,omitempty"`
 }
 
 // TurnEnd is the data of turn/end.

@@ -37,6 +37,7 @@ func RunUntilIdle(ctx context.Context, a *agent.Agent, m *Manager, prompt string
 	// the budget as the cause (agent.AbortedBy).
 	ctx, unbind := a.Budget.Bind(ctx)
 	defer unbind()
+	ctx, endTrace := a.TraceRun(ctx) // the run's span, when traced
 	res := a.RunTurn(ctx, prompt)
 	worst, usage := res, res.Usage
 	note := func(r agent.TurnResult) {
@@ -62,6 +63,7 @@ func RunUntilIdle(ctx context.Context, a *agent.Agent, m *Manager, prompt string
 		}
 	}
 	worst.Usage = usage
+	endTrace(worst)
 	return worst
 }
 

@@ -53,6 +53,8 @@ type Manager struct {
 	// Engine, when set, starts every child instead of its provider doing
 	// it here (subagents.engine, docs/engine.md); nil is the local engine.
 	Engine Engine
+	// Tracer, when set, opens a span per child run (trace.go).
+	Tracer RunTracer
 
 	once     sync.Once
 	mu       sync.Mutex
@@ -308,6 +310,7 @@ func (m *Manager) finish(ctx context.Context, req Request, run Run) outcome.Resu
 	defer unbind()
 	res := outcome.Settle(stallResult(req, run, budgetResult(req, run, run.Wait(ctx))))
 	res = m.settleIsolated(req, res) // its work committed on its branch
+	req.endTrace(run.Session(), res)
 	if err := m.park(req, run); err != nil && m.Logf != nil {
 		m.Logf("subagent %s dispose: %v", req.RunID, err)
 	}
@@ -355,7 +358,7 @@ func (m *Manager) Delegate(ctx context.Context, p Params) tool.Result {
 			m.abandonIsolated(req)
 			return *a.refused
 		}
-		return m.startJob(a.id, req, prov, p)
+		return m.startJob(a.id, m.traceRun(ctx, req, true), prov, p)
 	}
 	return m.present(req, Render(m.runForeground(ctx, req, prov, p)))
 }
@@ -375,9 +378,11 @@ func (m *Manager) Run(ctx context.Context, p Params) (outcome.Result, error) {
 
 func (m *Manager) runForeground(ctx context.Context, req Request, prov Provider, p Params) outcome.Result {
 	t0 := time.Now()
+	req = m.traceRun(ctx, req, false)
 	run, fail := m.begin(ctx, req, prov, p, false)
 	if fail != nil {
 		m.abandonIsolated(req)
+		req.endTrace("", *fail)
 		return *fail
 	}
 	res := m.finish(ctx, req, run)
@@ -459,6 +464,7 @@ func (m *Manager) startJob(id string, req Request, prov Provider, p Params) tool
 		m.mu.Unlock()
 		cancel(nil)
 		m.abandonIsolated(req)
+		req.endTrace("", *fail)
 		return m.present(req, Render(*fail))
 	}
 	j := &job{id: id, description: p.Description, status: JobRunning,

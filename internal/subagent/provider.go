@@ -69,6 +69,10 @@ type Request struct {
 	// they arrive: the live stream of `reins run --stream-json`. It must
 	// not block.
 	Observe func(session.Header, session.Event)
+	// Trace is the trace context the child continues (trace.go); empty
+	// when nothing is traced. traceEnd closes the run's span.
+	Trace    TraceContext
+	traceEnd func(session string, r outcome.Result)
 }
 
 // Staller is a Run that can tell it was stopped because its child stalled

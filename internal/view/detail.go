@@ -135,6 +135,9 @@ func buildDetail(id string, t *session.Tail) *Detail {
 			var x session.TurnStart
 			e.Decode(&x)
 			base.Kind, base.Note = ItemTurn, fmt.Sprintf("turn %d", x.Turn)
+			if x.TraceID != "" { // the turn's OpenTelemetry trace (docs/telemetry.md)
+				base.Note += " · trace " + x.TraceID
+			}
 			item(base)
 		case session.TypeTurnEnd:
 			var x session.TurnEnd

@@ -14,6 +14,7 @@ import (
 	"github.com/reinsdev/reins/internal/engine/workspace"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/telemetry"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
 )
@@ -133,6 +134,7 @@ func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
 	} else if t.Continues != "" {
 		return Outcome{}, errors.New("a continuation without the child's conversation")
 	}
+	ctx = telemetry.Continue(ctx, t.Trace.Parent, t.Trace.State) // the parent's trace, when it has one
 	res, err := sess.Subagents.Run(ctx, subagent.Params{Description: t.Description, Prompt: t.Prompt, Agent: t.Agent, Seed: seed})
 	if err != nil {
 		return Outcome{}, err

@@ -52,6 +52,9 @@ type Task struct {
 	// Budget is what is left of the parent's budget (budget.Remaining),
 	// for the worker to enforce on the child's whole tree; nil: none.
 	Budget *budget.Limits `json:",omitempty"`
+	// Trace is the W3C trace context of the run's span in the parent: the
+	// worker's spans of the run continue it (docs/telemetry.md).
+	Trace subagent.TraceContext `json:",omitzero"`
 }
 
 // MaxSeed bounds a task's Seed and an outcome's History, in bytes of
@@ -118,7 +121,7 @@ func TaskOf(req subagent.Request, model string) Task {
 		RunID: req.RunID, Agent: req.Agent.Name, Provider: req.Agent.Provider, Prompt: req.Prompt,
 		ParentSession: req.ParentSession, Depth: req.Depth, Cwd: req.Cwd, Permission: string(req.Permission),
 		Tools: req.Tools, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens, Model: model,
-		DenyNetwork: req.Sandbox.DenyNetwork, Timeout: req.Agent.Timeout,
+		DenyNetwork: req.Sandbox.DenyNetwork, Timeout: req.Agent.Timeout, Trace: req.Trace,
 		ChildID: req.ChildID, Continues: req.Continues, Seed: req.Fork,
 	}
 	if l := req.Budget.Remaining(); !l.IsZero() {

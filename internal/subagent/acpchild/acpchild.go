@@ -191,7 +191,7 @@ func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.Ses
 	began := time.Now()
 	sb := req.ChildPolicy(subagent.KeyEnv(ag.Model))
 	sb.TermGrace = p.opts.Ladder.Term / 2 // the sweep ends before the ladder's SIGKILL
-	env := p.environ(ag.Env)
+	env := p.environ(req.TraceEnv(ag.Env))
 	// The agent's own PATH (env: {PATH}) finds its command, as for pi.
 	path, err := childproc.LookPath(ag.Command, env)
 	var cmd *exec.Cmd
@@ -337,7 +337,7 @@ func (r *run) handshake(ctx context.Context, cwd string, load sdk.SessionId) (sd
 		}
 		return load, "", nil
 	}
-	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: r.mcpServers(init.AgentCapabilities.McpCapabilities.Http)})
+	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: r.mcpServers(init.AgentCapabilities.McpCapabilities.Http), Meta: traceMeta(r.req.Trace)})
 	if err != nil {
 		return "", outcome.StageNewSession, err
 	}
@@ -567,4 +567,18 @@ func trimNewline(b []byte) string {
 		b = b[:len(b)-1]
 	}
 	return string(b)
+}
+
+// traceMeta is the _meta of session/new and session/prompt: the run's W3C
+// trace context as traceparent (and tracestate), the ACP convention for
+// continuing a trace (docs/telemetry.md); nil when nothing is traced.
+func traceMeta(t subagent.TraceContext) map[string]any {
+	if t.Parent == "" {
+		return nil
+	}
+	m := map[string]any{"traceparent": t.Parent}
+	if t.State != "" {
+		m["tracestate"] = t.State
+	}
+	return m
 }

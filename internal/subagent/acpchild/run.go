@@ -148,6 +148,7 @@ func (r *run) prompt() {
 	resp, err := r.conn.Prompt(pctx, sdk.PromptRequest{
 		SessionId: r.sessionID,
 		Prompt:    []sdk.ContentBlock{sdk.TextBlock(promptText(r.req))},
+		Meta:      traceMeta(r.req.Trace),
 	})
 	unwatch()
 	stop()

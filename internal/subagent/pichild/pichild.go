@@ -130,7 +130,7 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 	r := &run{life: childproc.Start(ag.Timeout, errTimeout), charges: req.Budget != nil}
 	tap := subagent.NewTap(req)
 	child, err := wrap.Start(r.life.Context(), meta, wrap.Options{
-		Env: p.env(ag.Env), Grace: p.o.Grace, Ladder: p.o.Ladder, Confine: Confine(pol),
+		Env: p.env(req.TraceEnv(ag.Env)), Grace: p.o.Grace, Ladder: p.o.Ladder, Confine: Confine(pol),
 		OnLine: r.life.Progress, Unresponsive: r.life.Hurried, OnEvent: onEvent(tap, req.Budget),
 	})
 	if err != nil {

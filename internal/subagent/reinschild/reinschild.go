@@ -219,7 +219,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 	// The runtime runs under the sandbox supervisor like every child.
 	sb := req.ChildPolicy(subagent.KeyEnv(model))
 	sb.TermGrace = cmp.Or(p.o.TeardownTerm, proc.DefaultLadder.Term) / 2
-	env := childproc.Environ(os.Environ(), ag.Env)
+	env := childproc.Environ(os.Environ(), req.TraceEnv(ag.Env))
 	home := config.Home(envLookup(env))
 	sb.State = config.StateDirs(home)
 	// The child is reins: it reads its own configuration, agents and trust

@@ -27,6 +27,7 @@ if (scenario === "ignore_term" || scenario === "hang") {
 }
 
 let mcpServers = null; // what session/new received (scenario mcp_servers)
+let newMeta; // session/new's _meta (scenario trace_meta)
 let cancelled = null;
 const cancelledPromise = new Promise((resolve) => (cancelled = resolve));
 
@@ -122,6 +123,9 @@ async function prompt({ params, client }) {
     }
     case "mcp_servers":
       await say(client, sid, JSON.stringify(mcpServers));
+      return { stopReason: "end_turn" };
+    case "trace_meta": // the trace context reins sent (docs/telemetry.md)
+      await say(client, sid, JSON.stringify({ new: newMeta ?? null, prompt: params._meta ?? null, env: env("TRACEPARENT", "") }));
       return { stopReason: "end_turn" };
     case "success":
       await say(client, sid, "Hello, ");
@@ -250,6 +254,7 @@ const app = acp
   }))
   .onRequest(acp.methods.agent.session.new, ({ params }) => {
     mcpServers = params.mcpServers;
+    newMeta = params._meta;
     if (scenario === "reject_new_session") {
       throw new acp.RequestError(-32603, `cannot open ${canary}`, { secret: canary });
     }

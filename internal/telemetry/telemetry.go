@@ -1,0 +1,251 @@
+// Package telemetry exports the OpenTelemetry traces of a delegation tree:
+// a span per run, turn, model request (`chat`), tool call
+// (`execute_tool`) and child run, under the GenAI semantic conventions
+// (docs/telemetry.md). It implements the loop's and the manager's hooks
+// (agent.Tracer, subagent.RunTracer), so neither links a tracing library.
+//
+// Nothing is set up unless an endpoint is configured (Resolve). Spans go
+// through the SDK's batch processor — a bounded queue that drops rather
+// than blocks — to an OTLP/HTTP exporter that encodes JSON itself
+// (otlpjson.go): the official OTLP exporters link gRPC and protobuf, whose
+// package initialisers every reins process, traced or not, would pay at
+// start-up (BENCHMARKS.md). What was dropped is counted and reported in
+// the host log when the process shuts telemetry down.
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/reinsdev/reins/internal/config"
+)
+
+// Settings say where spans go and what they may hold.
+type Settings struct {
+	// URL is the OTLP/HTTP traces endpoint (…/v1/traces).
+	URL     string
+	Headers map[string]string
+	// Content lets prompt, completion and tool text into span attributes.
+	Content bool
+	// Service is the resource's service.name (OTEL_SERVICE_NAME; "reins").
+	Service string
+}
+
+// ErrProtocol is an OTLP protocol reins does not speak (grpc).
+var ErrProtocol = errors.New("OTLP protocol not supported: reins sends OTLP/HTTP (http/json); point it at the collector's HTTP port (4318)")
+
+// Resolve decides whether and where to trace: the standard variables
+// (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, used as is; OTEL_EXPORTER_OTLP_ENDPOINT,
+// with /v1/traces appended; the matching _HEADERS and _PROTOCOL;
+// OTEL_SERVICE_NAME; OTEL_SDK_DISABLED=true turns it off) over config
+// `telemetry`. ok is false when no endpoint is set.
+func Resolve(getenv func(string) string, c config.Telemetry) (s Settings, ok bool, err error) {
+	if strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") {
+		return Settings{}, false, nil
+	}
+	s = Settings{Content: c.Content, Service: "reins", Headers: map[string]string{}}
+	if v := getenv("OTEL_SERVICE_NAME"); v != "" {
+		s.Service = v
+	}
+	switch {
+	case getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "":
+		s.URL = getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+	case getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "":
+		s.URL = tracesURL(getenv("OTEL_EXPORTER_OTLP_ENDPOINT"), true)
+	case c.OTLPEndpoint != "":
+		s.URL = tracesURL(c.OTLPEndpoint, false)
+	default:
+		return Settings{}, false, nil
+	}
+	if u, perr := url.Parse(s.URL); perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Settings{}, false, errors.New("telemetry endpoint: want an http:// or https:// URL")
+	}
+	proto := c.Protocol
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
+		if v := getenv(k); v != "" {
+			proto = v
+		}
+	}
+	if proto == "grpc" {
+		return Settings{}, false, ErrProtocol
+	}
+	for k, v := range c.Headers {
+		s.Headers[k] = v
+	}
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"} {
+		for kv := range strings.SplitSeq(getenv(k), ",") {
+			name, val, ok := strings.Cut(kv, "=")
+			if !ok || strings.TrimSpace(name) == "" {
+				continue
+			}
+			if dv, err := url.PathUnescape(strings.TrimSpace(val)); err == nil {
+				val = dv
+			}
+			s.Headers[strings.TrimSpace(name)] = val
+		}
+	}
+	return s, true, nil
+}
+
+// tracesURL is the traces endpoint of a base URL: the standard variable's
+// base always gets /v1/traces; the config's may already name it.
+func tracesURL(base string, always bool) string {
+	if !always && strings.HasSuffix(base, "/v1/traces") {
+		return base
+	}
+	return strings.TrimRight(base, "/") + "/v1/traces"
+}
+
+// Options are the inputs of Start.
+type Options struct {
+	Settings
+	// Exporter replaces the OTLP/HTTP exporter (tests: tracetest's
+	// in-memory exporter).
+	Exporter sdktrace.SpanExporter
+	// Getenv reads TRACEPARENT and TRACESTATE: a process started by a
+	// traced parent continues its trace (os.Getenv when nil is not
+	// assumed: nil reads nothing).
+	Getenv func(string) string
+	// Logf is the host log: the first export failure and, at Shutdown,
+	// what was dropped.
+	Logf func(format string, args ...any)
+	// Version is the reins version (the resource's service.version).
+	Version string
+}
+
+// Telemetry is a running exporter and the tracers over it. A nil
+// *Telemetry traces nothing: its hooks are nil.
+type Telemetry struct {
+	tp      *sdktrace.TracerProvider
+	tracer  trace.Tracer
+	content bool
+	logf    func(string, ...any)
+	exp     *countingExporter
+	ended   atomic.Int64
+	// parent is the trace this process continues (TRACEPARENT), or the
+	// background context.
+	parent context.Context
+	once   sync.Once
+}
+
+// Queue bounds: the batch processor holds at most MaxQueue spans and drops
+// beyond it (a dead or slow collector never blocks a run); ExportTimeout
+// bounds one export and ShutdownTimeout the final flush.
+const (
+	MaxQueue        = 2048
+	BatchTimeout    = time.Second
+	ExportTimeout   = 5 * time.Second
+	ShutdownTimeout = 2 * time.Second
+)
+
+// Start sets up the exporter and the tracer provider.
+func Start(o Options) *Telemetry {
+	logf := o.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	exp := o.Exporter
+	if exp == nil {
+		exp = newOTLPJSON(o.URL, o.Headers)
+	}
+	t := &Telemetry{content: o.Content, logf: logf, parent: context.Background()}
+	t.exp = &countingExporter{next: exp, logf: logf}
+	bsp := sdktrace.NewBatchSpanProcessor(t.exp, sdktrace.WithMaxQueueSize(MaxQueue),
+		sdktrace.WithBatchTimeout(BatchTimeout), sdktrace.WithExportTimeout(ExportTimeout))
+	service := o.Service
+	if service == "" {
+		service = "reins"
+	}
+	res := resource.NewSchemaless(attribute.String("service.name", service), attribute.String("service.version", o.Version))
+	t.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(&countingProcessor{SpanProcessor: bsp, ended: &t.ended}), sdktrace.WithResource(res))
+	t.tracer = t.tp.Tracer("github.com/reinsdev/reins", trace.WithInstrumentationVersion(o.Version))
+	if o.Getenv != nil {
+		t.parent = Continue(context.Background(), o.Getenv("TRACEPARENT"), o.Getenv("TRACESTATE"))
+	}
+	return t
+}
+
+// Continue returns ctx under the remote span a W3C traceparent names (ctx
+// itself when traceparent is empty or malformed).
+func Continue(ctx context.Context, traceparent, tracestate string) context.Context {
+	if traceparent == "" {
+		return ctx
+	}
+	c := propagation.MapCarrier{"traceparent": traceparent}
+	if tracestate != "" {
+		c["tracestate"] = tracestate
+	}
+	return propagation.TraceContext{}.Extract(ctx, c)
+}
+
+// Shutdown flushes what is queued (bounded by ShutdownTimeout) and writes
+// to the host log how many spans ended, were exported, and were dropped.
+func (t *Telemetry) Shutdown(ctx context.Context) {
+	if t == nil {
+		return
+	}
+	t.once.Do(func() { t.shutdown(ctx) })
+}
+
+func (t *Telemetry) shutdown(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, ShutdownTimeout)
+	defer cancel()
+	if err := t.tp.Shutdown(ctx); err != nil {
+		t.logf("telemetry: shutdown: %v", err)
+	}
+	ended, sent := t.ended.Load(), t.exp.sent.Load()
+	if dropped := ended - sent; dropped > 0 {
+		t.logf("telemetry: %d spans ended, %d exported, %d dropped (queue full, collector unreachable or refusing)", ended, sent, dropped)
+	}
+}
+
+// Stats are the span counts so far (for tests and the host log).
+func (t *Telemetry) Stats() (ended, exported, failed int64) {
+	return t.ended.Load(), t.exp.sent.Load(), t.exp.failed.Load()
+}
+
+// countingProcessor counts the spans that ended.
+type countingProcessor struct {
+	sdktrace.SpanProcessor
+	ended *atomic.Int64
+}
+
+func (p *countingProcessor) OnEnd(s sdktrace.ReadOnlySpan) {
+	p.ended.Add(1)
+	p.SpanProcessor.OnEnd(s)
+}
+
+// countingExporter counts what was exported and what failed, logs the
+// first failure, and hides failures from the SDK (whose error handler
+// would print them on stderr once per batch).
+type countingExporter struct {
+	next         sdktrace.SpanExporter
+	logf         func(string, ...any)
+	sent, failed atomic.Int64
+	logged       atomic.Bool
+}
+
+func (e *countingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	if err := e.next.ExportSpans(ctx, spans); err != nil {
+		e.failed.Add(int64(len(spans)))
+		if e.logged.CompareAndSwap(false, true) {
+			e.logf("telemetry: export failed (further failures are counted at exit): %v", err)
+		}
+		return nil
+	}
+	e.sent.Add(int64(len(spans)))
+	return nil
+}
+
+func (e *countingExporter) Shutdown(ctx context.Context) error { return e.next.Shutdown(ctx) }
