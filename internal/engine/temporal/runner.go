@@ -14,8 +14,8 @@ import (
 	"github.com/reinsdev/reins/internal/engine/workspace"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/session"
-	"github.com/reinsdev/reins/internal/telemetry"
 	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/telemetry"
 	"github.com/reinsdev/reins/internal/tool"
 )
 
