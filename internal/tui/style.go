@@ -6,7 +6,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/outcome"
 )
 
 // styles are the screen's few colours; with NO_COLOR every one renders
@@ -34,9 +34,9 @@ func newStyles(noColor bool) styles {
 // stop colours a stop reason: green completed, red error, yellow others.
 func (st styles) stop(reason string) string {
 	switch reason {
-	case subagent.StopCompleted:
+	case outcome.StopCompleted:
 		return st.ok.Render(reason)
-	case subagent.StopError:
+	case outcome.StopError:
 		return st.bad.Render(reason)
 	}
 	return st.warn.Render(reason)
