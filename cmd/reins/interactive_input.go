@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -21,7 +23,7 @@ import (
 // screen takes as Enter too (internal/tui).
 func holdInput(f *os.File) (restore func()) {
 	fd := int(f.Fd())
-	orig, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	orig, err := unix.IoctlGetTermios(fd, getTermios)
 	if err != nil {
 		return func() {}
 	}
@@ -29,8 +31,8 @@ func holdInput(f *os.File) (restore func()) {
 	t.Lflag &^= unix.ICANON | unix.ECHO | unix.ECHONL | unix.IEXTEN
 	t.Iflag &^= unix.ICRNL | unix.INLCR | unix.IGNCR
 	t.Cc[unix.VMIN], t.Cc[unix.VTIME] = 1, 0
-	if unix.IoctlSetTermios(fd, unix.TCSETS, &t) != nil {
+	if unix.IoctlSetTermios(fd, setTermios, &t) != nil {
 		return func() {}
 	}
-	return func() { unix.IoctlSetTermios(fd, unix.TCSETS, orig) }
+	return func() { unix.IoctlSetTermios(fd, setTermios, orig) }
 }

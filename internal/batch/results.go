@@ -3,7 +3,8 @@ package batch
 import (
 	"errors"
 	"os"
-	"syscall"
+
+	"github.com/reinsdev/reins/internal/filelock"
 )
 
 // ErrResultsInUse is returned by LockResults when another batch holds the
@@ -17,19 +18,11 @@ var ErrResultsInUse = errors.New("in use by another reins batch")
 // batch holds it. It must come before the file is truncated or read for
 // --resume, so that nothing the other batch writes is lost.
 func LockResults(f *os.File) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		switch {
-		case err == nil:
-			return nil
-		case errors.Is(err, syscall.EWOULDBLOCK):
-			return ErrResultsInUse
-		case errors.Is(err, syscall.EINTR):
-			continue
-		default:
-			return err
-		}
+	err := filelock.TryLock(f)
+	if errors.Is(err, filelock.ErrLocked) {
+		return ErrResultsInUse
 	}
+	return err
 }
 
 // SameFile reports whether paths a and b name one existing file (the same

@@ -72,10 +72,7 @@ type Pipes struct {
 // Start starts cmd as the leader of a new process group. Its standard
 // streams are whatever cmd says.
 func Start(cmd *exec.Cmd) (*Process, error) {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
+	newGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -189,10 +186,9 @@ func SignalName(s syscall.Signal) string {
 		return "SIGFPE"
 	case syscall.SIGILL:
 		return "SIGILL"
-	case syscall.SIGUSR1:
-		return "SIGUSR1"
-	case syscall.SIGUSR2:
-		return "SIGUSR2"
+	}
+	if n, ok := osSignalName(s); ok {
+		return n
 	}
 	return "SIG" + strconv.Itoa(int(s))
 }
@@ -206,7 +202,7 @@ func (p *Process) Dispose(l Ladder) error {
 	return p.disposeErr
 }
 
-func (p *Process) settled() bool { return p.Exited() && GroupGone(p.Pgid) }
+func (p *Process) settled() bool { return p.Exited() && p.groupGone() }
 
 func (p *Process) until(d time.Duration) bool {
 	deadline := time.Now().Add(d)
@@ -228,53 +224,16 @@ func (p *Process) teardown(l Ladder) error {
 	if p.until(l.Grace) {
 		return nil
 	}
-	_ = syscall.Kill(-p.Pgid, syscall.SIGTERM)
+	p.terminate()
 	if p.until(l.Term) {
 		return nil
 	}
-	_ = syscall.Kill(-p.Pgid, syscall.SIGKILL)
+	p.kill()
 	<-p.done // SIGKILL cannot be ignored: the leader is reaped
 	if p.until(l.Reap) {
 		return nil
 	}
 	return ErrNotQuiescent
-}
-
-// GroupGone reports whether no live (non-zombie) process is in group pgid.
-// Zombies count as gone: they run nothing and their parent reaps them.
-func GroupGone(pgid int) bool {
-	err := syscall.Kill(-pgid, 0)
-	if errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	if err != nil {
-		return false
-	}
-	live, ok := LiveInGroup(pgid)
-	return ok && !live
-}
-
-// LiveInGroup scans /proc for a non-zombie process in group pgid; ok is
-// false where /proc cannot be read.
-func LiveInGroup(pgid int) (live, ok bool) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return false, false
-	}
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // gone meanwhile
-		}
-		state, pg, ok := parseStat(string(data))
-		if ok && pg == pgid && state != "Z" && state != "X" {
-			return true, true
-		}
-	}
-	return false, true
 }
 
 // Stat holds the fields of /proc/PID/stat that process supervision needs.

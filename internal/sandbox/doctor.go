@@ -2,9 +2,8 @@ package sandbox
 
 import (
 	"fmt"
-	"os/exec"
+	"runtime"
 	"strings"
-	"sync"
 )
 
 // Report is what the sandbox enforces on this machine (`reins doctor`).
@@ -18,16 +17,6 @@ type Report struct {
 	// Seccomp: the terminal filter (TIOCSTI, TIOCLINUX) can be loaded.
 	Seccomp bool
 }
-
-// probe starts /bin/true in the container's namespaces once per process:
-// the kernel's settings (sysctls, AppArmor, a seccomp policy of a container
-// runtime) decide, and only trying tells.
-var probe = sync.OnceValue(func() error {
-	cmd := exec.Command("/bin/true")
-	cmd.SysProcAttr = containerAttr(Policy{DenyNetwork: true})
-	cmd.SysProcAttr.Pdeathsig = 0
-	return cmd.Run()
-})
 
 // Doctor probes the machine.
 func Doctor() Report {
@@ -60,6 +49,13 @@ func (r Report) Lines() []string {
 			return "yes"
 		}
 		return "no"
+	}
+	if !supervised {
+		return []string{
+			"sandbox: not enforced on " + runtime.GOOS + " (reins confines and supervises processes on Linux only)",
+			"confined permission modes (read-only, workspace-write) refuse to start tools, MCP servers and children; --sandbox=off runs them unconfined",
+			"environment: not scrubbed (the supervisor that scrubs it runs on Linux only)",
+		}
 	}
 	var l []string
 	if r.Namespaces {

@@ -167,6 +167,9 @@ func Argv(p Policy, name string, args ...string) (exe string, argv []string, err
 	if path, err = filepath.Abs(path); err != nil {
 		return "", nil, err
 	}
+	if !supervised {
+		return path, args, nil
+	}
 	exe, err = self()
 	if err != nil {
 		return "", nil, err

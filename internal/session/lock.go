@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/reinsdev/reins/internal/filelock"
 )
 
 // pidFile is the sidecar beside the log naming the process that holds its
@@ -21,17 +22,9 @@ const pidFile = "writer.pid"
 // two Logs of one process exclude each other as two processes do, and the
 // kernel releases it when the descriptor is closed or the process dies.
 func lock(f *os.File, id string) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return &InUseError{ID: id, PID: holder(f)}
-		}
+	if err := filelock.TryLock(f); errors.Is(err, filelock.ErrLocked) {
+		return &InUseError{ID: id, PID: holder(f)}
+	} else if err != nil {
 		return &WriteError{Path: f.Name(), Err: err}
 	}
 	// Best effort: the pid is for the message a second writer gets.
@@ -49,8 +42,8 @@ func lock(f *os.File, id string) error {
 // says.
 func holder(f *os.File) int {
 	if fi, err := f.Stat(); err == nil {
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			if pid := procLocksHolder(uint64(st.Dev), st.Ino); pid > 0 {
+		if dev, ino, ok := fileID(fi); ok {
+			if pid := procLocksHolder(dev, ino); pid > 0 {
 				return pid
 			}
 		}
@@ -108,9 +101,9 @@ func Writer(path string) int {
 	if err != nil {
 		return 0
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	dev, ino, ok := fileID(fi)
 	if !ok {
 		return 0
 	}
-	return procLocksHolder(uint64(st.Dev), st.Ino)
+	return procLocksHolder(dev, ino)
 }

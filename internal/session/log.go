@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -445,14 +444,13 @@ func (l *Log) flushLocked() error {
 // the open file: the directory was removed, or the file was replaced.
 // Writing on would put events where nobody can read them.
 //
-// It is os.SameFile on raw stat(2) results: two system calls and no
-// allocation, paid once per write.
+// It is paid once per write (samePath).
 func (l *Log) checkLocked() error {
-	var open, named syscall.Stat_t
-	if err := syscall.Fstat(int(l.f.Fd()), &open); err != nil {
+	same, err := samePath(l.f, l.path)
+	if err != nil {
 		return err
 	}
-	if err := syscall.Stat(l.path, &named); err != nil || open.Dev != named.Dev || open.Ino != named.Ino {
+	if !same {
 		return ErrVanished
 	}
 	return nil

@@ -85,7 +85,7 @@ func StartTemporal(t testing.TB, mark string) (addr string, stop func()) {
 		t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = serverAttr()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
-	"golang.org/x/sys/unix"
 
 	"github.com/reinsdev/reins/internal/agent"
 )
@@ -68,8 +67,7 @@ func (p *printer) loop(prog *tea.Program, done <-chan struct{}) {
 func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	pr := newPrinter()
 	if f, ok := in.(*os.File); ok && opts.FlushInput == nil && term.IsTerminal(f.Fd()) {
-		fd := int(f.Fd())
-		opts.FlushInput = func() { unix.IoctlSetInt(fd, unix.TCFLSH, unix.TCIFLUSH) }
+		opts.FlushInput = flushInput(f.Fd())
 	}
 	m, err := New(opts, pr.push)
 	if err != nil {

@@ -1,8 +1,8 @@
-//go:build !linux
+//go:build unix && !linux
 
 package acpchild
 
-import "golang.org/x/sys/unix"
-
-// fionread is the ioctl that counts the bytes waiting in a pipe.
-const fionread = unix.FIONREAD
+// fionread is the ioctl that counts the bytes waiting in a pipe: FIONREAD,
+// _IOR('f', 127, int) on the BSDs and macOS (x/sys/unix does not name it
+// there).
+const fionread = 0x4004667f

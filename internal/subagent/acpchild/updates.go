@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"sync"
 	"syscall"
 
 	sdk "github.com/coder/acp-go-sdk"
-	"golang.org/x/sys/unix"
 )
 
 // updateFilter sits between the child's stdout and the SDK's reader and
@@ -50,7 +48,7 @@ const maxFrame = 10 << 20
 func newUpdateFilter(stdout io.Reader, handle func(sdk.SessionNotification), logf func(string, ...any)) (*updateFilter, io.Reader) {
 	pr, pw := io.Pipe()
 	raw := &trackedReader{r: stdout}
-	if f, ok := stdout.(*os.File); ok {
+	if f, ok := stdout.(*os.File); ok && pollable {
 		if rc, err := f.SyscallConn(); err == nil {
 			raw.rc = rc
 		}
@@ -183,13 +181,9 @@ func (t *trackedReader) Read(p []byte) (int, error) {
 	err := t.rc.Read(func(fd uintptr) bool {
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		for {
-			n, rerr = unix.Read(int(fd), p)
-			if !errors.Is(rerr, unix.EINTR) {
-				break
-			}
-		}
-		if errors.Is(rerr, unix.EAGAIN) {
+		var again bool
+		n, again, rerr = readFD(fd, p)
+		if again {
 			t.waiting = true
 			return false
 		}
@@ -219,9 +213,7 @@ func (t *trackedReader) idle() bool {
 	}
 	avail := -1
 	_ = t.rc.Control(func(fd uintptr) {
-		if v, err := unix.IoctlGetInt(int(fd), fionread); err == nil {
-			avail = v
-		}
+		avail = pending(fd)
 	})
 	return avail == 0
 }

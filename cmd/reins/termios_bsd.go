@@ -1,0 +1,12 @@
+//go:build darwin || dragonfly || freebsd || netbsd || openbsd
+
+package main
+
+import "golang.org/x/sys/unix"
+
+// The ioctls that read and set a terminal's attributes (tcgetattr,
+// tcsetattr TCSANOW).
+const (
+	getTermios = unix.TIOCGETA
+	setTermios = unix.TIOCSETA
+)

@@ -1,0 +1,10 @@
+package main
+
+import "golang.org/x/sys/unix"
+
+// The ioctls that read and set a terminal's attributes (tcgetattr,
+// tcsetattr TCSANOW).
+const (
+	getTermios = unix.TCGETS
+	setTermios = unix.TCSETS
+)

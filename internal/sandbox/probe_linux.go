@@ -1,0 +1,19 @@
+package sandbox
+
+import (
+	"os/exec"
+	"sync"
+)
+
+// supervised: on Linux every process runs under the supervisor (Argv).
+const supervised = true
+
+// probe starts /bin/true in the container's namespaces once per process:
+// the kernel's settings (sysctls, AppArmor, a seccomp policy of a container
+// runtime) decide, and only trying tells.
+var probe = sync.OnceValue(func() error {
+	cmd := exec.Command("/bin/true")
+	cmd.SysProcAttr = containerAttr(Policy{DenyNetwork: true})
+	cmd.SysProcAttr.Pdeathsig = 0
+	return cmd.Run()
+})

@@ -1,0 +1,9 @@
+package tui
+
+import "golang.org/x/sys/windows"
+
+// flushInput discards the console input not yet read
+// (FlushConsoleInputBuffer).
+func flushInput(fd uintptr) func() {
+	return func() { windows.FlushConsoleInputBuffer(windows.Handle(fd)) }
+}
