@@ -13,6 +13,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/testutil"
@@ -134,8 +135,13 @@ func newPeerRun(t *testing.T, pa peerAgent, script string, scriptFor func(cwd st
 
 func (p *peerRun) provider() subagent.Provider {
 	return New(Options{
-		Logf:         func(format string, args ...any) { p.t.Logf("host log: "+format, args...) },
-		Ladder:       testLadder,
+		Logf: func(format string, args ...any) { p.t.Logf("host log: "+format, args...) },
+		// A real agent gets time to save its session when its stdin
+		// closes: Gemini CLI SIGTERMed after testLadder's 1 s grace on a
+		// loaded machine had saved none ("No previous sessions found for
+		// this project" at session/load). Codex ignores stdin close and
+		// waits the grace out.
+		Ladder:       proc.Ladder{Grace: 15 * time.Second, Term: testLadder.Term, Reap: testLadder.Reap},
 		CancelGrace:  2 * time.Second,
 		ExitWait:     testExitWait,
 		StartTimeout: 2 * time.Minute,
