@@ -1,0 +1,330 @@
+package acpchild
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/testutil"
+)
+
+// The real coding agents reins runs as ACP children (README, "Which agents
+// can be children"), pinned in testdata/peers and driven offline by the
+// mock model server on the wire each speaks. Each gets a private HOME, so
+// its state folder (~/.gemini, ~/.codex) is the test's.
+
+// peerAgent is one real agent: how to run it against the mock at url with
+// home as its HOME, and the tool call in its own vocabulary that makes it
+// ask permission (writing the file named by path).
+type peerAgent struct {
+	name  string
+	agent func(nm, url, home string) *config.Agent
+	write func(path string) mock.ToolCall
+	// writeKind is the ACP tool kind of its permission request for write.
+	writeKind string
+	// load is whether the agent advertises loadSession.
+	load bool
+	// rejected is the stop reason the agent reports after reins rejected
+	// its tool call (Gemini CLI goes on and completes; Codex ends the
+	// turn cancelled).
+	rejected string
+	// maxTokens is the stop reason and diagnostic the agent's own answer
+	// to a max-tokens cut settles as: Gemini CLI ends the turn end_turn
+	// with the partial text; Codex retries the incomplete response (6
+	// requests here) and then fails the prompt.
+	maxTokens, maxTokensDiag string
+	// partial is the text the crash test expects before the kill: the
+	// mock holds its stream ChunkDelay between events, and Codex shows
+	// text only from a delta after three set-up events, so it is killed
+	// once its request is in flight, with nothing said yet.
+	partial string
+}
+
+var peerAgents = []peerAgent{
+	{
+		// Gemini CLI speaks the Gemini wire to GOOGLE_GEMINI_BASE_URL; -m
+		// spares it the model router's extra call.
+		name: "gemini-cli",
+		agent: func(nm, url, home string) *config.Agent {
+			return &config.Agent{
+				Name: "gemini", Provider: config.ProviderACP,
+				Command: filepath.Join(nm, ".bin", "gemini"), Args: []string{"--acp", "-m", "gemini-2.5-flash"},
+				Env: map[string]string{"HOME": home, "GEMINI_API_KEY": "test-key", "GOOGLE_GEMINI_BASE_URL": url},
+			}
+		},
+		write: func(path string) mock.ToolCall {
+			return mock.ToolCall{Name: "write_file", Arguments: []byte(`{"file_path":"` + path + `","content":"written"}`)}
+		},
+		writeKind: "edit",
+		load:      true,
+		rejected:  subagent.StopCompleted, maxTokens: subagent.StopCompleted,
+		partial: "half of ",
+	},
+	{
+		// codex-acp speaks the Responses wire to the provider its -c flags
+		// name; the platform binary is run directly (the npm wrapper's
+		// spawnSync would leave it behind when the wrapper is killed).
+		// approval_policy=untrusted makes it ask before running a command.
+		name: "codex-acp",
+		agent: func(nm, url, home string) *config.Agent {
+			return &config.Agent{
+				Name: "codex", Provider: config.ProviderACP,
+				Command: filepath.Join(nm, "@zed-industries", "codex-acp-linux-x64", "bin", "codex-acp"),
+				Args: []string{
+					"-c", "model_provider=mock",
+					"-c", `model_providers.mock={name="mock",base_url="` + url + `/v1",wire_api="responses",env_key="MOCK_API_KEY"}`,
+					"-c", "model=gpt-5.3-codex",
+					"-c", "sandbox_mode=danger-full-access",
+					"-c", "approval_policy=untrusted",
+				},
+				Env: map[string]string{"HOME": home, "MOCK_API_KEY": "test-key"},
+			}
+		},
+		write: func(path string) mock.ToolCall {
+			return mock.ToolCall{Name: "shell_command", Arguments: []byte(`{"command":"echo written > ` + path + `"}`)}
+		},
+		writeKind: "execute",
+		load:      true,
+		rejected:  subagent.StopAborted, maxTokens: subagent.StopError,
+		maxTokensDiag: "Subagent failure (provider: acp; stage: prompt; category: unknown; stop reason: error)",
+	},
+}
+
+// peerRun is one run of a real agent against its own mock.
+type peerRun struct {
+	t     *testing.T
+	f     *fixture
+	pa    peerAgent
+	srv   *mock.Server
+	url   string
+	home  string
+	sdir  string
+	chunk chan struct{} // closed at the first text chunk
+	once  sync.Once
+}
+
+// newPeerRun starts a mock answering with script (YAML), or, when script
+// is empty, with what scriptFor makes for the run's workspace.
+func newPeerRun(t *testing.T, pa peerAgent, script string, scriptFor func(cwd string) *mock.Script) *peerRun {
+	t.Helper()
+	f := newFixture(t)
+	var sc *mock.Script
+	if scriptFor != nil {
+		sc = scriptFor(f.cwd)
+	} else {
+		var err error
+		if sc, err = mock.Parse([]byte(script)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	url, srv, stop := mock.StartTest(sc)
+	t.Cleanup(stop)
+	return &peerRun{t: t, f: f, pa: pa, srv: srv, url: url, home: t.TempDir(), sdir: t.TempDir(), chunk: make(chan struct{})}
+}
+
+func (p *peerRun) provider() subagent.Provider {
+	return New(Options{
+		Logf: func(format string, args ...any) { p.t.Logf("host log: "+format, args...) },
+		// A real agent gets time to save its session when its stdin
+		// closes: Gemini CLI SIGTERMed after testLadder's 1 s grace on a
+		// loaded machine had saved none ("No previous sessions found for
+		// this project" at session/load). Codex ignores stdin close and
+		// waits the grace out.
+		Ladder:       proc.Ladder{Grace: 15 * time.Second, Term: testLadder.Term, Reap: testLadder.Reap},
+		CancelGrace:  2 * time.Second,
+		ExitWait:     testExitWait,
+		StartTimeout: 2 * time.Minute,
+		SessionsDir:  p.sdir,
+	})
+}
+
+func (p *peerRun) agent(policy string) *config.Agent {
+	ag := p.pa.agent(testutil.Peers(p.t), p.url, p.home)
+	k, v, _ := strings.Cut(p.f.mark, "=")
+	ag.Env[k] = v
+	ag.Permission = policy
+	ag.Timeout = 5 * time.Minute
+	return ag
+}
+
+func (p *peerRun) request(ag *config.Agent, prompt string) subagent.Request {
+	req := p.f.request(ag, prompt)
+	// The agent's state folder is its private HOME, which the agent file
+	// names writable (sandbox: {writable: [...]}), as the manager adds it.
+	req.Sandbox.Writable = []string{p.home}
+	req.ParentSession, req.ChildID = "parent-1", "child-1"
+	req.Observe = func(_ session.Header, e session.Event) {
+		if e.Type == session.TypeAssistantChunk {
+			p.once.Do(func() { close(p.chunk) })
+		}
+	}
+	return req
+}
+
+// settle waits for r (bounded: a hung child fails the test, never the
+// suite) and disposes it.
+func (p *peerRun) settle(r subagent.Run) subagent.Result {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res := subagent.Settle(r.Wait(ctx))
+	if err := r.Dispose(); err != nil {
+		p.t.Errorf("Dispose: %v", err)
+	}
+	if live := p.f.alive(); len(live) > 0 {
+		p.t.Errorf("processes left behind: %v", live)
+	}
+	p.t.Logf("%s: %s %q %q (%d model requests)", p.pa.name, res.StopReason, text(res), res.Diagnostic, p.srv.Count())
+	return res
+}
+
+func (p *peerRun) run(policy, prompt string) subagent.Result {
+	p.t.Helper()
+	r, err := p.provider().Start(context.Background(), p.request(p.agent(policy), prompt))
+	if err != nil {
+		p.t.Fatalf("Start: %v", err)
+	}
+	return p.settle(r)
+}
+
+func TestPeerAgents(t *testing.T) {
+	for _, pa := range peerAgents {
+		t.Run(pa.name, func(t *testing.T) {
+			t.Parallel()
+			t.Run("one word", func(t *testing.T) {
+				t.Parallel()
+				p := newPeerRun(t, pa, "replies:\n  - {text: Paris, repeat: true}\n", nil)
+				res := p.run("", "Capital of France? One word.")
+				if res.StopReason != subagent.StopCompleted || strings.TrimSpace(text(res)) != "Paris" || res.Diagnostic != "" {
+					t.Errorf("got (%s, %q, %q), want completed \"Paris\"", res.StopReason, text(res), res.Diagnostic)
+				}
+			})
+			for _, policy := range []string{"allow", "reject"} {
+				t.Run("permission "+policy, func(t *testing.T) {
+					t.Parallel()
+					p := newPeerRun(t, pa, "", func(cwd string) *mock.Script {
+						return &mock.Script{
+							Replies:  []mock.Reply{{Match: "write the file", ToolCalls: []mock.ToolCall{pa.write(filepath.Join(cwd, "out.txt"))}}},
+							Fallback: &mock.Reply{Text: "done", Repeat: true},
+						}
+					})
+					out := filepath.Join(p.f.cwd, "out.txt")
+					res := p.run(policy, "write the file")
+					_, err := os.Stat(out)
+					if written := err == nil; written != (policy == "allow") {
+						t.Errorf("policy %s: file written = %v", policy, written)
+					}
+					want, diag := subagent.StopCompleted, ""
+					if policy == "reject" {
+						want = pa.rejected
+						if want != subagent.StopCompleted {
+							// A decision that changed how the run ended is named.
+							diag = "Permission decision (policy: reject; request: " + pa.writeKind + "; decision: rejected)"
+						}
+					}
+					if res.StopReason != want || res.Diagnostic != diag {
+						t.Errorf("got (%s, %q, %q), want (%s, %q)", res.StopReason, text(res), res.Diagnostic, want, diag)
+					}
+				})
+			}
+			t.Run("max tokens", func(t *testing.T) {
+				t.Parallel()
+				p := newPeerRun(t, pa, "replies:\n  - {text: partial answer, finish: length, repeat: true}\n", nil)
+				res := p.run("", "say a lot")
+				if res.StopReason != pa.maxTokens || !strings.HasPrefix(text(res), "partial answer") || res.Diagnostic != pa.maxTokensDiag {
+					t.Errorf("got (%s, %q, %q), want (%s, the partial text, %q)", res.StopReason, text(res), res.Diagnostic, pa.maxTokens, pa.maxTokensDiag)
+				}
+			})
+			t.Run("crash mid-stream", func(t *testing.T) {
+				t.Parallel()
+				p := newPeerRun(t, pa, "replies:\n  - {text: half of it and the rest, chunk: 8, chunkDelay: 10m, repeat: true}\n", nil)
+				r, err := p.provider().Start(context.Background(), p.request(p.agent(""), "start talking"))
+				if err != nil {
+					t.Fatalf("Start: %v", err)
+				}
+				if pa.partial != "" {
+					select {
+					case <-p.chunk:
+					case <-time.After(4 * time.Minute):
+						t.Fatal("no text chunk from the child")
+					}
+				} else {
+					for deadline := time.Now().Add(4 * time.Minute); p.srv.InFlight() == 0; time.Sleep(20 * time.Millisecond) {
+						if time.Now().After(deadline) {
+							t.Fatal("the child never asked the model")
+						}
+					}
+				}
+				for _, pr := range p.f.alive() {
+					syscall.Kill(pr.PID, syscall.SIGKILL)
+				}
+				res := p.settle(r)
+				if res.StopReason != subagent.StopError || text(res) != pa.partial ||
+					!strings.HasPrefix(res.Diagnostic, "Subagent failure (provider: acp; stage: process; category: process-exit; stop reason: error; signal: SIGKILL)") {
+					t.Errorf("got (%s, %q, %q)", res.StopReason, text(res), res.Diagnostic)
+				}
+			})
+			t.Run("stall", func(t *testing.T) {
+				t.Parallel()
+				p := newPeerRun(t, pa, "replies:\n  - {fault: stall, repeat: true}\n", nil)
+				req := p.request(p.agent(""), "think hard")
+				req.StallTimeout = 5 * time.Second
+				r, err := p.provider().Start(context.Background(), req)
+				if err != nil {
+					t.Fatalf("Start: %v", err)
+				}
+				res := p.settle(r)
+				if !r.(subagent.Staller).Stalled() || res.StopReason == subagent.StopCompleted {
+					t.Errorf("got (%s, %q, %q), stalled %v; want stopped as stalled", res.StopReason, text(res), res.Diagnostic, r.(subagent.Staller).Stalled())
+				}
+			})
+			t.Run("continuation", func(t *testing.T) {
+				t.Parallel()
+				p := newPeerRun(t, pa, "replies:\n  - {match: what was the word, text: Paris}\n  - {text: noted, repeat: true}\n", nil)
+				if pa.name == "gemini-cli" {
+					// Passed in 2 of 4 runs here; the others failed at
+					// session/load with "No previous sessions found for this
+					// project" although the first turn completed (also with
+					// a 15 s stdin-close grace). Not understood yet: issue 32.
+					t.Skip("gemini-cli session/load is flaky (issue 32 note)")
+				}
+				if res := p.run("", "Remember the word Paris."); res.StopReason != subagent.StopCompleted {
+					t.Fatalf("first turn: %s %q", res.StopReason, res.Diagnostic)
+				}
+				req := p.request(p.agent(""), "what was the word?")
+				req.Continues = req.ChildID
+				r, err := p.provider().(subagent.Continuer).Continue(context.Background(), req)
+				if !pa.load {
+					var se *subagent.StartError
+					if !errors.As(err, &se) || !strings.Contains(se.Diagnostic, "category: not-continuable") {
+						t.Fatalf("Continue = %v, want not-continuable", err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("Continue: %v", err)
+				}
+				res := p.settle(r)
+				if res.StopReason != subagent.StopCompleted || strings.TrimSpace(text(res)) != "Paris" {
+					t.Errorf("got (%s, %q, %q), want completed \"Paris\"", res.StopReason, text(res), res.Diagnostic)
+				}
+				// The loaded session carried the first turn to the model.
+				last, _ := p.srv.Request(p.srv.Count() - 1)
+				if !strings.Contains(string(last.Body), "Remember the word Paris") {
+					t.Errorf("the continued prompt's model request lacks the first turn")
+				}
+			})
+		})
+	}
+}
