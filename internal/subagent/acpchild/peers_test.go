@@ -13,6 +13,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
@@ -68,7 +69,7 @@ var peerAgents = []peerAgent{
 		},
 		writeKind: "edit",
 		load:      true,
-		rejected:  subagent.StopCompleted, maxTokens: subagent.StopCompleted,
+		rejected:  outcome.StopCompleted, maxTokens: outcome.StopCompleted,
 		partial: "half of ",
 	},
 	{
@@ -96,7 +97,7 @@ var peerAgents = []peerAgent{
 		},
 		writeKind: "execute",
 		load:      true,
-		rejected:  subagent.StopAborted, maxTokens: subagent.StopError,
+		rejected:  outcome.StopAborted, maxTokens: outcome.StopError,
 		maxTokensDiag: "Subagent failure (provider: acp; stage: prompt; category: unknown; stop reason: error)",
 	},
 }
@@ -174,11 +175,11 @@ func (p *peerRun) request(ag *config.Agent, prompt string) subagent.Request {
 
 // settle waits for r (bounded: a hung child fails the test, never the
 // suite) and disposes it.
-func (p *peerRun) settle(r subagent.Run) subagent.Result {
+func (p *peerRun) settle(r subagent.Run) outcome.Result {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	res := subagent.Settle(r.Wait(ctx))
+	res := outcome.Settle(r.Wait(ctx))
 	if err := r.Dispose(); err != nil {
 		p.t.Errorf("Dispose: %v", err)
 	}
@@ -189,7 +190,7 @@ func (p *peerRun) settle(r subagent.Run) subagent.Result {
 	return res
 }
 
-func (p *peerRun) run(policy, prompt string) subagent.Result {
+func (p *peerRun) run(policy, prompt string) outcome.Result {
 	p.t.Helper()
 	r, err := p.provider().Start(context.Background(), p.request(p.agent(policy), prompt))
 	if err != nil {
@@ -206,7 +207,7 @@ func TestPeerAgents(t *testing.T) {
 				t.Parallel()
 				p := newPeerRun(t, pa, "replies:\n  - {text: Paris, repeat: true}\n", nil)
 				res := p.run("", "Capital of France? One word.")
-				if res.StopReason != subagent.StopCompleted || strings.TrimSpace(text(res)) != "Paris" || res.Diagnostic != "" {
+				if res.StopReason != outcome.StopCompleted || strings.TrimSpace(text(res)) != "Paris" || res.Diagnostic != "" {
 					t.Errorf("got (%s, %q, %q), want completed \"Paris\"", res.StopReason, text(res), res.Diagnostic)
 				}
 			})
@@ -225,10 +226,10 @@ func TestPeerAgents(t *testing.T) {
 					if written := err == nil; written != (policy == "allow") {
 						t.Errorf("policy %s: file written = %v", policy, written)
 					}
-					want, diag := subagent.StopCompleted, ""
+					want, diag := outcome.StopCompleted, ""
 					if policy == "reject" {
 						want = pa.rejected
-						if want != subagent.StopCompleted {
+						if want != outcome.StopCompleted {
 							// A decision that changed how the run ended is named.
 							diag = "Permission decision (policy: reject; request: " + pa.writeKind + "; decision: rejected)"
 						}
@@ -270,7 +271,7 @@ func TestPeerAgents(t *testing.T) {
 					syscall.Kill(pr.PID, syscall.SIGKILL)
 				}
 				res := p.settle(r)
-				if res.StopReason != subagent.StopError || text(res) != pa.partial ||
+				if res.StopReason != outcome.StopError || text(res) != pa.partial ||
 					!strings.HasPrefix(res.Diagnostic, "Subagent failure (provider: acp; stage: process; category: process-exit; stop reason: error; signal: SIGKILL)") {
 					t.Errorf("got (%s, %q, %q)", res.StopReason, text(res), res.Diagnostic)
 				}
@@ -285,21 +286,14 @@ func TestPeerAgents(t *testing.T) {
 					t.Fatalf("Start: %v", err)
 				}
 				res := p.settle(r)
-				if !r.(subagent.Staller).Stalled() || res.StopReason == subagent.StopCompleted {
+				if !r.(subagent.Staller).Stalled() || res.StopReason == outcome.StopCompleted {
 					t.Errorf("got (%s, %q, %q), stalled %v; want stopped as stalled", res.StopReason, text(res), res.Diagnostic, r.(subagent.Staller).Stalled())
 				}
 			})
 			t.Run("continuation", func(t *testing.T) {
 				t.Parallel()
 				p := newPeerRun(t, pa, "replies:\n  - {match: what was the word, text: Paris}\n  - {text: noted, repeat: true}\n", nil)
-				if pa.name == "gemini-cli" {
-					// Passed in 2 of 4 runs here; the others failed at
-					// session/load with "No previous sessions found for this
-					// project" although the first turn completed (also with
-					// a 15 s stdin-close grace). Not understood yet: issue 32.
-					t.Skip("gemini-cli session/load is flaky (issue 32 note)")
-				}
-				if res := p.run("", "Remember the word Paris."); res.StopReason != subagent.StopCompleted {
+				if res := p.run("", "Remember the word Paris."); res.StopReason != outcome.StopCompleted {
 					t.Fatalf("first turn: %s %q", res.StopReason, res.Diagnostic)
 				}
 				req := p.request(p.agent(""), "what was the word?")
@@ -312,11 +306,24 @@ func TestPeerAgents(t *testing.T) {
 					}
 					return
 				}
+				if err != nil && pa.name == "gemini-cli" {
+					// Gemini CLI's own session/load answered "No previous
+					// sessions found for this project" in 2 of 4 runs here
+					// although the first turn completed (not understood:
+					// issue 32). What reins owes then is an honest refusal
+					// with the fixed diagnostic, never a fresh child.
+					var se *subagent.StartError
+					if !errors.As(err, &se) || !strings.Contains(se.Diagnostic, "stage: load-session") {
+						t.Fatalf("Continue = %v, want the load-session failure", err)
+					}
+					t.Logf("gemini-cli could not load its session this time: %s", se.Diagnostic)
+					return
+				}
 				if err != nil {
 					t.Fatalf("Continue: %v", err)
 				}
 				res := p.settle(r)
-				if res.StopReason != subagent.StopCompleted || strings.TrimSpace(text(res)) != "Paris" {
+				if res.StopReason != outcome.StopCompleted || strings.TrimSpace(text(res)) != "Paris" {
 					t.Errorf("got (%s, %q, %q), want completed \"Paris\"", res.StopReason, text(res), res.Diagnostic)
 				}
 				// The loaded session carried the first turn to the model.
