@@ -134,7 +134,13 @@ func runMatrix(t *testing.T, mutate string, only func(cell string) bool) map[str
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(home)
+	defer func() {
+		// An attempt that got through (a wall turned off) may have made
+		// the victim immutable: clear that first, or the folder stays
+		// behind in the user's cache.
+		_ = exec.Command("chattr", "-R", "-i", home).Run()
+		os.RemoveAll(home)
+	}()
 	home, _ = filepath.EvalSymlinks(home)
 	for f, c := range map[string]string{".ssh/id_ed25519": "SSH-PRIVATE", ".aws/credentials": "AWS-CRED", ".reins/config.yaml": "model: mock/echo\n", "outside/victim": "x"} {
 		os.MkdirAll(filepath.Dir(filepath.Join(home, f)), 0o755)
