@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -15,16 +14,7 @@ import (
 	"github.com/reinsdev/reins/internal/testutil"
 )
 
-func gitCmd(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"}, args...)...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
+func gitCmd(t *testing.T, dir string, args ...string) string { return testutil.Git(t, dir, args...) }
 
 // TestWorktreeSurvivesSIGKILL is issue 34's second acceptance item's
 // crash half: reins is killed (SIGKILL) while an isolated child has written

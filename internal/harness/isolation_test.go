@@ -3,7 +3,6 @@ package harness
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -23,16 +22,7 @@ func gitRepo(t *testing.T, dir string) {
 	}
 }
 
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"}, args...)...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
+func gitIn(t *testing.T, dir string, args ...string) string { return testutil.Git(t, dir, args...) }
 
 var childIDRe = regexp.MustCompile(`child: (child-[0-9a-f]{8})`)
 

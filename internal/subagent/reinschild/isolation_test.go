@@ -3,7 +3,6 @@ package reinschild_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,16 +12,7 @@ import (
 	"github.com/reinsdev/reins/internal/testutil"
 )
 
-func gitIn(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"}, args...)...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
+func gitIn(t *testing.T, dir string, args ...string) string { return testutil.Git(t, dir, args...) }
 
 var childRe = regexp.MustCompile(`child: (child-[0-9a-f]{8})`)
 
