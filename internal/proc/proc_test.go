@@ -1,7 +1,9 @@
 package proc
 
 import (
+	"bufio"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os/exec"
 	"strings"
@@ -61,23 +63,47 @@ func TestLadder(t *testing.T) {
 		wantSignal string
 	}{
 		// Exits by itself when stdin closes: the grace step suffices.
-		{"exits on stdin EOF", "cat >/dev/null; exit 3", 3, ""},
+		// (read is a builtin: nothing is started after "ready".)
+		{"exits on stdin EOF", "echo ready; while read -r _; do :; done; exit 3", 3, ""},
 		// Ignores stdin EOF but honours SIGTERM.
-		{"needs SIGTERM", "exec sleep 300", -1, "SIGTERM"},
+		{"needs SIGTERM", "echo ready; exec sleep 300", -1, "SIGTERM"},
 		// Ignores SIGTERM: only SIGKILL ends it.
-		{"needs SIGKILL", "trap '' TERM; while :; do sleep 0.05; done", -1, "SIGKILL"},
+		{"needs SIGKILL", "trap '' TERM; echo ready; while :; do sleep 0.05; done", -1, "SIGKILL"},
 		// A grandchild in the group outlives the leader's exit.
-		{"grandchild", "sleep 300 & cat >/dev/null; exit 0", 0, ""},
+		{"grandchild", "sleep 300 & echo ready; while read -r _; do :; done; exit 0", 0, ""},
 	}
+	// Each script says "ready" once it is set up (its trap in place, its
+	// grandchild started), and the ladder starts only then: on a busy
+	// machine bash may not have reached its trap within any fixed wait
+	// (a 300 ms grace once ran out before it did). The grace is long for
+	// the same reason; the cases that wait it out cost 5 s each.
+	ladder := Ladder{Grace: 5 * time.Second, Term: time.Second, Reap: 5 * time.Second}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			p, pipes, err := StartPiped(exec.Command("bash", "-c", tc.script))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer pipes.Stdout.Close()
 			defer pipes.Stderr.Close()
-			if err := p.Dispose(fast); err != nil {
+			ready := make(chan error, 1)
+			go func() {
+				line, err := bufio.NewReader(pipes.Stdout).ReadString('\n')
+				if err == nil && line != "ready\n" {
+					err = fmt.Errorf("said %q", line)
+				}
+				ready <- err
+			}()
+			select {
+			case err := <-ready:
+				if err != nil {
+					t.Fatalf("the script did not get ready: %v", err)
+				}
+			case <-time.After(2 * time.Minute):
+				t.Fatal("the script did not get ready within 2 minutes")
+			}
+			if err := p.Dispose(ladder); err != nil {
 				t.Fatal(err)
 			}
 			assertGone(t, p.Pgid)
@@ -89,7 +115,7 @@ func TestLadder(t *testing.T) {
 			var wg sync.WaitGroup
 			for i := 0; i < 3; i++ {
 				wg.Add(1)
-				go func() { defer wg.Done(); p.Dispose(fast) }()
+				go func() { defer wg.Done(); p.Dispose(ladder) }()
 			}
 			wg.Wait()
 		})
