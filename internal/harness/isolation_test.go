@@ -28,61 +28,31 @@ var childIDRe = regexp.MustCompile(`child: (child-[0-9a-f]{8})`)
 
 const tenLines = "line 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline 10\n"
 
-const fourChildrenScript = `
-replies:
-  - match: ISO-FOUR
-    toolCalls:
-      - {id: c1, name: subagent, arguments: {description: edit line one, prompt: CHILD-A, isolation: worktree}}
-      - {id: c2, name: subagent, arguments: {description: edit line four, prompt: CHILD-B, isolation: worktree}}
-      - {id: c3, name: subagent, arguments: {description: edit line eight, prompt: CHILD-C, isolation: worktree}}
-      - {id: c4, name: subagent, arguments: {description: edit line one too, prompt: CHILD-D, isolation: worktree}}
-  - match: CHILD-A
-    toolCalls: [{name: edit, arguments: {path: f.txt, old_string: "line 1\n", new_string: "line 1 by A\n"}}]
-  - match: CHILD-B
-    toolCalls: [{name: edit, arguments: {path: f.txt, old_string: "line 4\n", new_string: "line 4 by B\n"}}]
-  - match: CHILD-C
-    toolCalls: [{name: edit, arguments: {path: f.txt, old_string: "line 8\n", new_string: "line 8 by C\n"}}]
-  - match: CHILD-D
-    toolCalls: [{name: edit, arguments: {path: f.txt, old_string: "line 1\n", new_string: "line 1 by D\n"}}]
-  - match: replaced 1 occurrence
-    repeat: true
-    text: edited
-  - match: "worktree: branch"
-    text: four children done
-`
-
 // TestIsolatedChildrenMerge is issue 34's first acceptance item: four
 // parallel in-process children with isolation: worktree edit one file, two
-// of them the same line. The parent's working tree is untouched until the
-// merges; three merge, the fourth's conflict is reported and leaves the
-// tree unchanged; git log shows each child's commit; after merging or
+// of them the same line (testutil.FourEdits, the table the reins and ACP
+// children's tests share). The parent's working tree is untouched until
+// the merges; three merge, the fourth's conflict is reported and leaves
+// the tree unchanged; git log shows each child's commit; after merging or
 // dropping every child no worktree is left.
 func TestIsolatedChildrenMerge(t *testing.T) {
-	f := newFixture(t, fourChildrenScript, map[string]string{"f.txt": tenLines})
+	f := newFixture(t, testutil.FourScript(""), map[string]string{testutil.FourFile: testutil.FourBase})
 	dir := f.h.Cwd
 	gitRepo(t, dir)
 	status := gitIn(t, dir, "status", "--porcelain")
 	s := f.session(t)
-	res := s.Run(context.Background(), "ISO-FOUR")
+	res := s.Run(context.Background(), testutil.FourPrompt)
 	if res.Reason != session.ReasonCompleted {
 		t.Fatalf("parent turn %+v", res)
 	}
-	results := toolResults(t, s)
-	if len(results) != 4 {
-		t.Fatalf("%d tool results", len(results))
-	}
-	var ids []string
-	for i, r := range results {
-		m := childIDRe.FindStringSubmatch(r.Content)
-		if r.IsError || m == nil {
+	var contents []string
+	for i, r := range toolResults(t, s) {
+		if r.IsError {
 			t.Fatalf("result %d: %q", i, r.Content)
 		}
-		ids = append(ids, m[1])
-		want := "edited\nworktree: branch reins/" + m[1] + "; 1 file changed, +1 -1; merges cleanly into the working tree"
-		if got := testutil.NoChildLine(r.Content); got != want {
-			t.Errorf("result %d:\n%s\nwant\n%s", i, got, want)
-		}
+		contents = append(contents, r.Content)
 	}
+	ids := testutil.FourResults(t, contents)
 	for _, st := range testutil.Decoded[session.SubagentStart](t, loadEvents(t, s.Log.Path()), session.TypeSubagentStart) {
 		if !strings.HasPrefix(st.Branch, "reins/child-") {
 			t.Errorf("subagent/start without its branch: %+v", st)
@@ -94,37 +64,11 @@ func TestIsolatedChildrenMerge(t *testing.T) {
 			t.Errorf("subagent/end without its branch: %+v", e)
 		}
 	}
-	// Untouched until the merges.
-	if got, _ := os.ReadFile(filepath.Join(dir, "f.txt")); string(got) != tenLines {
-		t.Fatalf("the parent's f.txt changed before any merge: %q", got)
-	}
-	if got := gitIn(t, dir, "status", "--porcelain"); got != status {
-		t.Fatalf("the parent's status changed:\n%s", got)
-	}
 	env := s.Agent.Env
-	for _, id := range ids[:3] {
+	testutil.CheckFourMerges(t, dir, status, ids, func(id string) (string, bool) {
 		r := s.Subagents.Worktree(context.Background(), env, "merge", id, nil)
-		if r.IsError || !strings.Contains(r.Content, "merged reins/"+id) {
-			t.Fatalf("merge %s: %s", id, r.Content)
-		}
-	}
-	merged := strings.NewReplacer("line 1\n", "line 1 by A\n", "line 4\n", "line 4 by B\n", "line 8\n", "line 8 by C\n").Replace(tenLines)
-	if got, _ := os.ReadFile(filepath.Join(dir, "f.txt")); string(got) != merged {
-		t.Fatalf("after three merges f.txt is %q", got)
-	}
-	r := s.Subagents.Worktree(context.Background(), env, "merge", ids[3], nil)
-	if !r.IsError || !strings.Contains(r.Content, "does not merge cleanly") || !strings.Contains(r.Content, "CONFLICT (content): Merge conflict in f.txt") {
-		t.Fatalf("the fourth merge: %s", r.Content)
-	}
-	if got, _ := os.ReadFile(filepath.Join(dir, "f.txt")); string(got) != merged {
-		t.Fatalf("the conflicted merge changed f.txt: %q", got)
-	}
-	log := gitIn(t, dir, "log", "--all", "--format=%an|%s")
-	for i, desc := range []string{"edit line one", "edit line four", "edit line eight", "edit line one too"} {
-		if !strings.Contains(log, "reins child "+ids[i]+"|"+desc+"\n") {
-			t.Errorf("git log has no commit of %s:\n%s", ids[i], log)
-		}
-	}
+		return r.Content, r.IsError
+	})
 	if d := s.Subagents.Worktree(context.Background(), env, "diff", ids[3], nil); d.IsError || !strings.Contains(d.Content, "+line 1 by D") {
 		t.Errorf("diff: %s", d.Content)
 	}

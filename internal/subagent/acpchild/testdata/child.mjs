@@ -227,6 +227,23 @@ async function prompt({ params, client }) {
       await say(client, sid, `exit:${r.status}`);
       return { stopReason: "end_turn" };
     }
+    case "edit": {
+      // Edits a file in its cwd with its own fs calls (not through a
+      // permission request or reins's tools): the prompt's last line is
+      // {"path","old","new"}; the first occurrence of old becomes new
+      // (testutil.FourEdits, issue 34's four isolated children).
+      let answer = "edited";
+      try {
+        const e = JSON.parse(text.trim().split("\n").pop());
+        const body = readFileSync(e.path, "utf8");
+        if (!body.includes(e.old)) answer = "no match";
+        else writeFileSync(e.path, body.replace(e.old, () => e.new));
+      } catch {
+        answer = "edit failed";
+      }
+      await say(client, sid, answer);
+      return { stopReason: "end_turn" };
+    }
     case "grandchild": {
       // A grandchild in the child's process group that outlives the answer.
       // ACP_GC_STDIO=inherit: it also holds the child's stdout open.
