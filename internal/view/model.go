@@ -78,6 +78,11 @@ type Node struct {
 	JobID      string     `json:"jobId,omitempty"`
 	JobStatus  string     `json:"jobStatus,omitempty"`
 	Continues  string     `json:"continues,omitempty"`
+	// Branch is an isolated child's branch, reins/<child-id>, and
+	// Worktree its result's worktree line (what changed, whether it
+	// merges): `isolation: worktree`, docs/subagents.md.
+	Branch   string `json:"branch,omitempty"`
+	Worktree string `json:"worktree,omitempty"`
 	// Problem is a fixed text when the node's log could not be read or
 	// the tree was cut here.
 	Problem  string  `json:"problem,omitempty"`
@@ -251,7 +256,7 @@ func (b *treeBuilder) session(n *Node, t logged, alive func() bool, depth int) {
 			}
 			c := &Node{
 				Key: n.Key + "/" + d.RunID, RunID: d.RunID, Label: d.Label, Agent: d.Agent, Provider: d.Provider,
-				Background: d.Background, Continues: d.Continues, Start: e.Time, State: StateRunning,
+				Background: d.Background, Continues: d.Continues, Branch: d.Branch, Start: e.Time, State: StateRunning,
 			}
 			n.Children = append(n.Children, c)
 			runs[d.RunID] = c
@@ -280,6 +285,10 @@ func (b *treeBuilder) session(n *Node, t logged, alive func() bool, depth int) {
 			if d.Continues != "" {
 				c.Continues = d.Continues
 			}
+			if d.Branch != "" {
+				c.Branch = d.Branch
+			}
+			c.Worktree = d.Worktree
 			lastEnd = c
 			continue
 		case session.TypeJobNotice:

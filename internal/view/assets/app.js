@@ -102,6 +102,7 @@
     if (n.background) m.push('background');
     if (n.jobId) m.push('job ' + n.jobId + (n.jobStatus ? ' ' + n.jobStatus : ''));
     if (n.continues) m.push('continues ' + n.continues);
+    if (n.branch) m.push('[' + n.branch + ']'); // isolation: worktree, as the terminal's child row shows it
     if (n.problem) m.push(n.problem);
     return m;
   }
@@ -337,7 +338,7 @@
     const info = h('div', { className: 'info' },
       kv('agent', n.agent || 'built-in'), kv('provider', n.provider), kv('model', n.model),
       kv('session', n.session), kv('run', n.runId), kv('task', n.label),
-      kv('state', outcome(n)), kv('diagnostic', n.diagnostic),
+      kv('state', outcome(n)), kv('diagnostic', n.diagnostic), kv('worktree', (n.worktree || '').replace(/^worktree: /, '')),
       kv('tokens', tokens(n.usage)), kv('cost', cost(n.usage)), kv('duration', dur(nodeDuration(n))),
       kv('started', when(n.start)), marks(n).length ? kv('marks', marks(n).join(', ')) : null);
     const parts = [h('h2', null, 'Selected: ' + nodeName(n)), info];
