@@ -100,7 +100,7 @@ fallback:
 		marker string
 		want   []string
 	}{
-		{"MARK-WIDE", []string{"grep", "read", "subagent", "subagent_output"}}, // subagent implies subagent_output
+		{"MARK-WIDE", []string{"grep", "read", "subagent", "subagent_output", "worktree"}}, // subagent implies subagent_output and worktree
 		{"MARK-NARROW", []string{"read"}},
 	} {
 		reqs := f.requestsWith(t, c.marker)
@@ -158,7 +158,7 @@ func TestManagerRequestCarriesTheParentsRights(t *testing.T) {
 	f := newFixture(t, "replies: []\n", map[string]string{})
 	s := f.sessionWith(t, SessionOptions{Tools: []string{"read", "grep", "subagent"}, MaxSteps: 4, MaxTokens: 99, Permission: tool.ReadOnly})
 	m := s.Subagents
-	if !slices.Equal(m.ToolNames, []string{"grep", "read", "subagent", "subagent_output"}) || m.MaxSteps != 4 || m.MaxTokens != 99 || m.Permission != tool.ReadOnly {
+	if !slices.Equal(m.ToolNames, []string{"grep", "read", "subagent", "subagent_output", "worktree"}) || m.MaxSteps != 4 || m.MaxTokens != 99 || m.Permission != tool.ReadOnly {
 		t.Errorf("manager tools %v steps %d tokens %d mode %s", m.ToolNames, m.MaxSteps, m.MaxTokens, m.Permission)
 	}
 }

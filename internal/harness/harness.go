@@ -629,13 +629,8 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		reg = sessionProfile(o).Filter(reg)
 	}
 	if o.Tools != nil {
-		names := o.Tools
-		if slices.Contains(names, "subagent") && !slices.Contains(names, "subagent_output") {
-			// A cut subagent result is read on with subagent_output: who
-			// may delegate may read its children's whole answers.
-			names = append(slices.Clip(names), "subagent_output")
-		}
-		reg, _ = reg.Subset(names)
+		// subagent brings subagent_output and worktree along.
+		reg, _ = reg.Subset(subagent.Implied(o.Tools))
 	}
 	for _, t := range h.mcpTools(o, allowMCP) {
 		reg.Add(t)

@@ -35,3 +35,23 @@ func dedupe(names, within []string) []string {
 	}
 	return out
 }
+
+// Implied is an allowlist with the tools naming `subagent` brings along:
+// subagent_output, since a cut subagent result is read on with it, and
+// worktree, since a child that ran with isolation: worktree leaves its work
+// on a branch that only worktree merges or drops (docs/subagents.md). Who
+// may delegate may read and act on its children's work; worktree's merge
+// still needs the session's workspace-write mode and its approval. names
+// is not changed; nil (every tool) stays nil.
+func Implied(names []string) []string {
+	if !slices.Contains(names, "subagent") {
+		return names
+	}
+	out := slices.Clip(names)
+	for _, n := range []string{"subagent_output", "worktree"} {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}

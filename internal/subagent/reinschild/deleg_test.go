@@ -110,7 +110,7 @@ fallback:
 		marker string
 		want   []string
 	}{
-		{"MARK-WIDE", []string{"grep", "read", "subagent", "subagent_output"}}, // subagent implies subagent_output
+		{"MARK-WIDE", []string{"grep", "read", "subagent", "subagent_output", "worktree"}}, // subagent implies subagent_output and worktree
 		{"MARK-NARROW", []string{"read"}},
 	} {
 		reqs := requestsWith(t, p.srv, c.marker)
