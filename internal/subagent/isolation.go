@@ -209,9 +209,25 @@ func (m *Manager) settleIsolated(req Request, res outcome.Result) outcome.Result
 	} else {
 		res.Worktree = st.Line()
 	}
+	if m.Engine != nil && strings.Contains(res.Diagnostic, engineSetupFailed) {
+		res.Worktree += workerHint
+	}
 	m.isoIdle(req.ChildID)
 	return res
 }
+
+// engineSetupFailed is the part of a diagnostic that says a worker of the
+// engine could not set a child up (docs/engine.md: its cwd, agent or model
+// does not exist there).
+var engineSetupFailed = "stage: " + string(outcome.StageEngine) + "; category: " + string(outcome.CategoryConfiguration)
+
+// workerHint ends the worktree line of an isolated child a worker could
+// not set up. On the temporal engine the child's cwd is its worktree's
+// path on the parent's machine: a worker sees that folder only on this
+// machine or through a file system shared at the same path, and serves it
+// only inside its --cwd or --root folders; anywhere else it refuses the
+// run (never a silent run elsewhere), and this says the likely why.
+const workerHint = "; the worker could not set the child up: an isolated child needs a worker that sees its worktree's folder (this machine, or a file system shared at the same path) inside the worker's --cwd or --root folders"
 
 // isoIdle marks an isolated child idle and starts its worktree's idle
 // timer: after subagents.idleTimeout the worktree is removed, the branch
