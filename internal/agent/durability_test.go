@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
-	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
@@ -89,7 +90,7 @@ func failWrites(t *testing.T, path string) {
 		for _, c := range e.Name() {
 			fd = fd*10 + int(c-'0')
 		}
-		if err := syscall.Dup3(int(full.Fd()), fd, 0); err != nil {
+		if err := unix.Dup2(int(full.Fd()), fd); err != nil {
 			t.Fatal(err)
 		}
 		return

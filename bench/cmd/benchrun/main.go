@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command benchrun runs the side-by-side benchmarks of BENCHMARKS.md: the
 // same workloads, served by the same `reins mock-llm` scripts, for reins
 // and for the peer harnesses installed in bench/peers, alternating the

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command longrun measures what a long session costs (BENCHMARKS.md,
 // "Long sessions"): the harness's own CPU per step as the history grows,
 // and the peak memory of reins, its in-process mock provider and `reins

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command measure runs a command and prints its wall time and peak memory:
 // a dependency-free stand-in for /usr/bin/time -f '%e %M' with millisecond
 // wall times, the command's own peak RSS (VmHWM) and its process tree's

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package measure runs one command and reports its wall time and peak
 // memory, the two numbers every row of BENCHMARKS.md is made of.
 //
