@@ -184,6 +184,13 @@ func (m *Model) attach() {
 		}
 		m.feed.observe(hd, e)
 	}
+	prevRemote := m.h.ObserveRemote
+	m.h.ObserveRemote = func(hd session.Header, e session.Event) {
+		if prevRemote != nil {
+			prevRemote(hd, e)
+		}
+		m.feed.offer(hd, e) // out-of-process children's (livechild.go)
+	}
 	cwd := m.h.Cwd
 	m.feed.preview = func(name string, args json.RawMessage) *preview { return makePreview(cwd, name, args) }
 }
