@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/reinsdev/reins/internal/patch"
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
 )
 
@@ -81,4 +83,27 @@ func ChangedPaths(name string, args json.RawMessage) []string {
 		return out
 	}
 	return nil
+}
+
+// Fork opens a new session (o, with o.ForkOf naming the session events
+// come from) that continues a copy of the conversation in events — a
+// prefix of that session's log — written as its turn 0 and loaded as its
+// history, as a fork child's is (subagent.Conversation, startFork). The
+// interactive /rewind continues from an earlier prompt this way: the
+// original session's log is never written to.
+func (h *Harness) Fork(o SessionOptions, events []session.Event) (*Session, error) {
+	conv, err := subagent.Conversation(events)
+	if err != nil {
+		return nil, err
+	}
+	o.Resume = ""
+	s, err := h.NewSession(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := startFork(s, conv); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
 }

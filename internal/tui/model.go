@@ -110,6 +110,7 @@ type Model struct {
 	asked   map[string][]diffLine
 	trustQ  *trustAsk // the folder question, while it is up
 	sentAny bool      // a prompt went to the session
+	undo    *undoState // /undo and /rewind (undo.go)
 
 	ctrlC    bool // Ctrl-C on an empty prompt once: the next one exits
 	unfold   bool // Ctrl-O: show reasoning text rather than its size
@@ -226,6 +227,7 @@ func newEditor(noColor bool) textarea.Model {
 
 func (m *Model) setSession(s *harness.Session) {
 	m.sess, m.root = s, s.Log.Header().ID
+	m.recordChanges(s)
 	m.usage, m.turnUsage = llm.Usage{}, llm.Usage{}
 	if s.Resumed != nil {
 		m.usage = loggedUsage(s.Resumed.Events)
@@ -502,6 +504,7 @@ func (m *Model) startTurn(prompt string) tea.Cmd {
 	sess := m.sess
 	m.sentAny = true
 	return m.runTurn(prompt, func(ctx context.Context) (agent.TurnResult, *bool) {
+		m.beginUndo(ctx, sess, prompt)
 		return sess.Run(ctx, prompt), nil
 	})
 }
