@@ -108,8 +108,8 @@ type Model struct {
 	// asked are the diffs questions showed, by tool name and arguments,
 	// for the settled call's block (at most maxAsked).
 	asked   map[string][]diffLine
-	trustQ  *trustAsk // the folder question, while it is up
-	sentAny bool      // a prompt went to the session
+	trustQ  *trustAsk  // the folder question, while it is up
+	sentAny bool       // a prompt went to the session
 	undo    *undoState // /undo and /rewind (undo.go)
 
 	ctrlC    bool // Ctrl-C on an empty prompt once: the next one exits
