@@ -108,9 +108,11 @@ type Model struct {
 	// asked are the diffs questions showed, by tool name and arguments,
 	// for the settled call's block (at most maxAsked).
 	asked   map[string][]diffLine
-	trustQ  *trustAsk  // the folder question, while it is up
-	sentAny bool       // a prompt went to the session
-	undo    *undoState // /undo and /rewind (undo.go)
+	trustQ  *trustAsk // the folder question, while it is up
+	sentAny bool      // a prompt went to the session
+
+	// undo is the history /undo and /rewind restore from (undo.go).
+	undo *undoState
 
 	ctrlC    bool // Ctrl-C on an empty prompt once: the next one exits
 	unfold   bool // Ctrl-O: show reasoning text rather than its size
@@ -503,8 +505,9 @@ func (m *Model) submit() tea.Cmd {
 func (m *Model) startTurn(prompt string) tea.Cmd {
 	sess := m.sess
 	m.sentAny = true
+	begin := m.beginUndo(sess, prompt)
 	return m.runTurn(prompt, func(ctx context.Context) (agent.TurnResult, *bool) {
-		m.beginUndo(ctx, sess, prompt)
+		begin(ctx)
 		return sess.Run(ctx, prompt), nil
 	})
 }

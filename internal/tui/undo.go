@@ -54,14 +54,18 @@ func (m *Model) recordChanges(s *harness.Session) {
 	s.RecordChanges(func(paths []string) { u.history().Before(paths) })
 }
 
-// beginUndo starts prompt's entry in the history, on the turn's goroutine
-// before the turn runs. A snapshot that fails leaves the before-images.
-func (m *Model) beginUndo(ctx context.Context, s *harness.Session, prompt string) {
-	ctx, cancel := context.WithTimeout(ctx, undoWait)
-	defer cancel()
+// beginUndo returns what starts prompt's entry in the history: called on
+// the turn's goroutine before the turn runs. A snapshot that fails leaves
+// the before-images.
+func (m *Model) beginUndo(s *harness.Session, prompt string) func(context.Context) {
+	u, logf := m.undo, m.h.Logf
 	hd := s.Log.Header()
-	if err := m.undo.history().Begin(ctx, hd.ID, prompt, s.Log.Path(), s.Log.NextTurn()); err != nil {
-		m.h.Logf("undo: the working-tree snapshot before the turn failed: %v", err)
+	return func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, undoWait)
+		defer cancel()
+		if err := u.history().Begin(ctx, hd.ID, prompt, s.Log.Path(), s.Log.NextTurn()); err != nil {
+			logf("undo: the working-tree snapshot before the turn failed: %v", err)
+		}
 	}
 }
 
