@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reinsdev/reins/internal/session"
 )
@@ -54,5 +55,19 @@ func TestLiveChildRow(t *testing.T) {
 	s.feedItems(s.ev(root, session.TypeToolResult, session.ToolResult{CallID: "s2", Content: "unknown agent", IsError: true}))
 	if strings.Contains(s.view(), "nope") {
 		t.Fatalf("a call that started nothing keeps its row:\n%s", s.view())
+	}
+}
+
+// TestChildDurationFromLog: a settled row's elapsed time is the duration
+// subagent/end records, not the screen's clock.
+func TestChildDurationFromLog(t *testing.T) {
+	s := newScreen(t, "", nil)
+	root := s.m.root
+	s.m.running, s.m.turnStart = true, s.clock
+	s.feedItems(s.ev(root, session.TypeSubagentStart, session.SubagentStart{RunID: "r1", Agent: "general", Provider: "inprocess", Label: "x"}))
+	s.clock = s.clock.Add(9 * time.Second) // the screen saw the end late
+	s.feedItems(s.ev(root, session.TypeSubagentEnd, session.SubagentEnd{RunID: "r1", StopReason: "completed", DurationMs: 2750}))
+	if v := s.view(); !strings.Contains(v, "completed  2.8s") {
+		t.Fatalf("settled row does not show the logged 2.75 s:\n%s", v)
 	}
 }

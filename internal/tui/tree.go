@@ -113,6 +113,9 @@ func (t *tree) event(hd session.Header, e session.Event) {
 			return
 		}
 		n.end, n.stop, n.diagnostic = e.Time, d.StopReason, d.Diagnostic
+		if d.DurationMs > 0 { // the log's own measure, from the call's start
+			n.end = n.start.Add(time.Duration(d.DurationMs) * time.Millisecond)
+		}
 		if d.Branch != "" {
 			n.branch = d.Branch
 		}
