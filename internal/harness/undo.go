@@ -10,30 +10,37 @@ import (
 	"github.com/reinsdev/reins/internal/tool"
 )
 
-// fileTools are the tools that change files by name; bash changes them
-// too, but what it touches is not known before it runs (the interactive
-// terminal snapshots a git working tree before each turn for that).
-var fileTools = []string{"write", "edit", "multi_edit", "apply_patch"}
-
-// RecordChanges makes the session call before with the paths a write,
-// edit, multi_edit or apply_patch call is about to change, after it was
-// approved and just before it runs, so that the caller can keep their
-// before-images (the interactive /undo). Paths are absolute, resolved by
-// the session's own rule (tool.Env.Resolve); a path the tool will refuse
-// is left out. Children are not covered: their sessions have tools of
-// their own. Call it before the session runs.
-func (s *Session) RecordChanges(before func(paths []string)) {
-	for _, name := range fileTools {
-		if t, ok := s.Agent.Tools.Get(name); ok {
-			s.Agent.Tools.Add(&recorded{Tool: t, before: before})
+// RecordChanges makes the session call before just before each call of a
+// tool that can change files or start something that can — write, edit,
+// multi_edit, apply_patch, bash, every tool that needs more than
+// read-only access (MCP tools included), and subagent — after the call
+// was approved, with the paths a file tool is about to change (absolute,
+// resolved by the session's own rule, tool.Env.Resolve; a path the tool
+// will refuse is left out; nil for the other tools). The interactive
+// /undo keeps before-images of the paths, and makes every such call wait
+// for the working-tree snapshot of the turn, which it takes while the
+// model writes its first answer. Children are not covered: their
+// sessions have tools of their own. Call it before the session runs.
+func (s *Session) RecordChanges(before func(ctx context.Context, paths []string)) {
+	reg := s.Agent.Tools
+	for _, name := range reg.Names() {
+		t, _ := reg.Get(name)
+		if t.Needs() == tool.ReadOnly && name != "subagent" {
+			continue
+		}
+		r := &recorded{Tool: t, before: before}
+		if ad, ok := t.(tool.Admitter); ok {
+			reg.Add(&recordedAdmitter{recorded: r, ad: ad}) // the subagent tool's background admission
+		} else {
+			reg.Add(r)
 		}
 	}
 }
 
-// recorded is a file-changing tool that reports what it will change first.
+// recorded is a tool that reports what it will change first.
 type recorded struct {
 	tool.Tool
-	before func(paths []string)
+	before func(ctx context.Context, paths []string)
 }
 
 func (r *recorded) Run(ctx context.Context, env *tool.Env, args json.RawMessage) tool.Result {
@@ -43,10 +50,18 @@ func (r *recorded) Run(ctx context.Context, env *tool.Env, args json.RawMessage)
 			paths = append(paths, abs)
 		}
 	}
-	if len(paths) > 0 {
-		r.before(paths)
-	}
+	r.before(ctx, paths)
 	return r.Tool.Run(ctx, env, args)
+}
+
+// recordedAdmitter is a recorded tool that keeps its Admitter step.
+type recordedAdmitter struct {
+	*recorded
+	ad tool.Admitter
+}
+
+func (r *recordedAdmitter) Admit(ctx context.Context, args json.RawMessage) (context.Context, func()) {
+	return r.ad.Admit(ctx, args)
 }
 
 // ChangedPaths is the paths (as the model wrote them) a call of a

@@ -507,7 +507,7 @@ func (m *Model) startTurn(prompt string) tea.Cmd {
 	m.sentAny = true
 	begin := m.beginUndo(sess, prompt)
 	return m.runTurn(prompt, func(ctx context.Context) (agent.TurnResult, *bool) {
-		begin(ctx)
+		defer begin(ctx)() // the undo snapshot starts now, and is waited for at the end
 		return sess.Run(ctx, prompt), nil
 	})
 }

@@ -45,26 +45,34 @@ func (u *undoState) history() *undo.History {
 	return u.h
 }
 
-// recordChanges makes s report the files its tools are about to change.
+// recordChanges makes s report the files its tools are about to change,
+// and makes every call that can change one wait for the turn's snapshot.
 func (m *Model) recordChanges(s *harness.Session) {
 	if m.undo == nil {
 		m.undo = &undoState{cwd: m.h.Cwd}
 	}
 	u := m.undo
-	s.RecordChanges(func(paths []string) { u.history().Before(paths) })
+	s.RecordChanges(func(ctx context.Context, paths []string) { u.history().Before(ctx, paths) })
 }
 
-// beginUndo returns what starts prompt's entry in the history: called on
-// the turn's goroutine before the turn runs. A snapshot that fails leaves
-// the before-images.
-func (m *Model) beginUndo(s *harness.Session, prompt string) func(context.Context) {
+// beginUndo returns what starts prompt's entry in the history, called on
+// the turn's goroutine before the turn runs: the git snapshot is taken
+// while the model writes its first answer (the calls that could change a
+// file wait for it), and the function it returns waits for it, before
+// the turn's goroutine ends. A snapshot that fails leaves the
+// before-images.
+func (m *Model) beginUndo(s *harness.Session, prompt string) func(context.Context) func() {
 	u, logf := m.undo, m.h.Logf
 	hd := s.Log.Header()
-	return func(ctx context.Context) {
+	return func(ctx context.Context) func() {
 		ctx, cancel := context.WithTimeout(ctx, undoWait)
-		defer cancel()
-		if err := u.history().Begin(ctx, hd.ID, prompt, s.Log.Path(), s.Log.NextTurn()); err != nil {
-			logf("undo: the working-tree snapshot before the turn failed: %v", err)
+		h := u.history()
+		h.Begin(ctx, hd.ID, prompt, s.Log.Path(), s.Log.NextTurn())
+		return func() {
+			defer cancel()
+			if err := h.Wait(); err != nil {
+				logf("undo: the working-tree snapshot before the turn failed: %v", err)
+			}
 		}
 	}
 }

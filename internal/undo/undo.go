@@ -45,6 +45,7 @@ type Turn struct {
 	Snapshot    string
 	SnapshotErr error
 
+	ready   chan struct{}    // closed once Snapshot or SnapshotErr is set
 	images  map[string]image // by path relative to the workspace
 	skipped []string         // files that changed but could not be imaged
 	size    int
@@ -82,36 +83,76 @@ func Open(ctx context.Context, ws string) *History {
 // Git reports whether turns get a snapshot of the git working tree.
 func (h *History) Git() bool { return h.repo != nil }
 
-// Begin starts a turn: in git, the working tree is snapshotted first
-// (refs/reins/undo/<session>/<turn>). A snapshot that fails is recorded
-// in the turn (the before-images still work) and returned.
-func (h *History) Begin(ctx context.Context, session, prompt, log string, number int) error {
-	t := &Turn{Prompt: prompt, Log: log, Number: number, images: map[string]image{}}
-	var err error
-	if h.repo != nil {
-		ref := fmt.Sprintf("refs/reins/undo/%s/%d", session, number)
-		t.Snapshot, err = h.repo.Snapshot(ctx, ref, fmt.Sprintf("reins: the working tree before turn %d of %s", number, session))
-		t.SnapshotErr = err
-	}
+// Begin starts a turn. In git, the working tree is snapshotted
+// (refs/reins/undo/<session>/<turn>) on a goroutine of its own, so the
+// snapshot overlaps the model's first request: Before waits for it, and
+// every call that can change a file calls Before first
+// (harness.Session.RecordChanges). Wait waits for it too; the caller
+// calls Wait before the turn's context ends. A snapshot that fails is
+// recorded in the turn (the before-images still work).
+func (h *History) Begin(ctx context.Context, session, prompt, log string, number int) {
+	t := &Turn{Prompt: prompt, Log: log, Number: number, images: map[string]image{}, ready: make(chan struct{})}
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	h.turns = append(h.turns, t)
 	if len(h.turns) > maxTurns {
 		h.size -= h.turns[0].size
 		h.turns = h.turns[1:]
 	}
-	return err
+	h.mu.Unlock()
+	if h.repo == nil {
+		close(t.ready)
+		return
+	}
+	go func() {
+		defer close(t.ready)
+		ref := fmt.Sprintf("refs/reins/undo/%s/%d", session, number)
+		snap, err := h.repo.Snapshot(ctx, ref, fmt.Sprintf("reins: the working tree before turn %d of %s", number, session))
+		h.mu.Lock()
+		t.Snapshot, t.SnapshotErr = snap, err
+		h.mu.Unlock()
+	}()
 }
 
-// Before keeps the before-images of paths (absolute) in the running turn,
-// the first of each path only: the file as the turn found it.
-func (h *History) Before(paths []string) {
+// Wait waits for the latest turn's snapshot and returns its error.
+func (h *History) Wait() error {
+	t := h.latest()
+	if t == nil {
+		return nil
+	}
+	<-t.ready
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return t.SnapshotErr
+}
+
+// latest is the running turn, nil before the first.
+func (h *History) latest() *Turn {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if len(h.turns) == 0 {
+		return nil
+	}
+	return h.turns[len(h.turns)-1]
+}
+
+// Before waits for the running turn's snapshot (or the end of ctx), then
+// keeps the before-images of paths (absolute), the first of each path
+// only: the file as the turn found it.
+func (h *History) Before(ctx context.Context, paths []string) {
+	t := h.latest()
+	if t == nil {
 		return
 	}
-	t := h.turns[len(h.turns)-1]
+	select {
+	case <-t.ready:
+	case <-ctx.Done():
+		return
+	}
+	if len(paths) == 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	root, err := os.OpenRoot(h.ws)
 	if err != nil {
 		return
@@ -183,6 +224,7 @@ func (h *History) Undo(ctx context.Context) (Report, error) {
 // it), then, in git, the working tree to turn i's snapshot, which also
 // undoes what shell commands changed.
 func (h *History) Rewind(ctx context.Context, i int) (Report, error) {
+	h.Wait() // between turns the snapshot is taken already
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if i < 0 || i >= len(h.turns) {

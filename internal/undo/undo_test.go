@@ -42,28 +42,31 @@ func TestUndoImages(t *testing.T) {
 	if h.Git() {
 		t.Fatal("a temp folder is not a git repository")
 	}
-	if err := h.Begin(ctx, "s", "one", "log", 1); err != nil {
+	h.Begin(ctx, "s", "one", "log", 1)
+	if err := h.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	h.Before([]string{filepath.Join(ws, "a.txt"), filepath.Join(ws, "sub", "new.txt")})
+	h.Before(ctx, []string{filepath.Join(ws, "a.txt"), filepath.Join(ws, "sub", "new.txt")})
 	write(t, ws, "a.txt", "a1\n")
 	write(t, ws, "sub/new.txt", "new\n")
-	h.Before([]string{filepath.Join(ws, "a.txt")}) // a second change in the same turn
+	h.Before(ctx, []string{filepath.Join(ws, "a.txt")}) // a second change in the same turn
 	write(t, ws, "a.txt", "a1b\n")
-	if err := h.Begin(ctx, "s", "two", "log", 2); err != nil {
+	h.Begin(ctx, "s", "two", "log", 2)
+	if err := h.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	h.Before([]string{filepath.Join(ws, "a.txt"), "/elsewhere/x"})
+	h.Before(ctx, []string{filepath.Join(ws, "a.txt"), "/elsewhere/x"})
 	write(t, ws, "a.txt", "a2\n")
 
 	rep, err := h.Undo(ctx)
 	if err != nil || read(t, ws, "a.txt") != "a1b\n" || rep.Turn.Prompt != "two" {
 		t.Fatalf("undo: %v %+v a.txt=%q", err, rep, read(t, ws, "a.txt"))
 	}
-	if err := h.Begin(ctx, "s", "three", "log", 3); err != nil {
+	h.Begin(ctx, "s", "three", "log", 3)
+	if err := h.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	h.Before([]string{filepath.Join(ws, "a.txt")})
+	h.Before(ctx, []string{filepath.Join(ws, "a.txt")})
 	write(t, ws, "a.txt", "a3\n")
 	rep, err = h.Rewind(ctx, 0)
 	if err != nil || read(t, ws, "a.txt") != "a0\n" || rep.Turn.Prompt != "one" {
@@ -105,7 +108,8 @@ func TestUndoGit(t *testing.T) {
 	if !h.Git() {
 		t.Fatal("no git snapshots in a git repository")
 	}
-	if err := h.Begin(ctx, "sess", "p", "log", 1); err != nil {
+	h.Begin(ctx, "sess", "p", "log", 1)
+	if err := h.Wait(); err != nil {
 		t.Fatal(err)
 	}
 	// What a shell would do.
@@ -157,7 +161,8 @@ func TestUndoGitSubfolder(t *testing.T) {
 	testutil.Git(t, top, "commit", "-qm", "init")
 	ws := filepath.Join(top, "ws")
 	h := Open(ctx, ws)
-	if err := h.Begin(ctx, "s", "p", "log", 1); err != nil {
+	h.Begin(ctx, "s", "p", "log", 1)
+	if err := h.Wait(); err != nil {
 		t.Fatal(err)
 	}
 	write(t, top, "outside.txt", "o1")
@@ -167,5 +172,28 @@ func TestUndoGitSubfolder(t *testing.T) {
 	}
 	if read(t, ws, "in.txt") != "i0" || read(t, top, "outside.txt") != "o1" {
 		t.Errorf("in=%q outside=%q", read(t, ws, "in.txt"), read(t, top, "outside.txt"))
+	}
+}
+
+// TestUndoGitNoCommits: a repository without a commit yet (no HEAD, no
+// index) still gets snapshots, and /undo restores from them.
+func TestUndoGitNoCommits(t *testing.T) {
+	ctx := context.Background()
+	ws := t.TempDir()
+	testutil.Git(t, ws, "init", "-q")
+	write(t, ws, "a.txt", "a0")
+	h := Open(ctx, ws)
+	h.Begin(ctx, "s", "p", "log", 1)
+	h.Before(ctx, nil) // what a shell command's call does first: wait for the snapshot
+	os.Remove(filepath.Join(ws, "a.txt"))
+	write(t, ws, "b.txt", "b")
+	if _, err := h.Undo(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, ws, "a.txt") != "a0" || read(t, ws, "b.txt") != "<open "+filepath.Join(ws, "b.txt")+": no such file or directory>" {
+		t.Errorf("a=%q b=%q", read(t, ws, "a.txt"), read(t, ws, "b.txt"))
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git", "index")); !os.IsNotExist(err) {
+		t.Errorf("an index appeared: %v", err)
 	}
 }
