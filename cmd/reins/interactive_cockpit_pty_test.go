@@ -214,10 +214,15 @@ fallback:
 			// The next launch.
 			tm, wait = startTerm(t, home, env, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
 			tm.waitFor("new session")
-			tm.typeKeys("again and again\r")
 			if tc.asksAgain {
+				// The question flushes the terminal's input when it comes
+				// up: type once it is armed, or the prompt may be flushed.
 				tm.waitFor("[y] trust this folder")
+				tm.typeKeys("again and again\r")
+				tm.waitFor("sent once the folder question is answered")
 				tm.typeKeys("n")
+			} else {
+				tm.typeKeys("again and again\r")
 			}
 			tm.waitFor(tc.answer)
 			if !tc.asksAgain && strings.Contains(tm.text(), "? trust ") {

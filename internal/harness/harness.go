@@ -515,6 +515,8 @@ type SessionOptions struct {
 	// Cwd: an in-process child with `isolation: worktree` works in its
 	// own worktree (subagent.Request.Cwd). Empty: Cwd.
 	Workspace string
+	// ForkOf names the session a new one forks (Harness.Fork).
+	ForkOf string
 }
 
 // Session is a runnable session.
@@ -597,7 +599,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		hd := session.Header{
 			ID: session.NewID(now()), CreatedAt: now().UTC(), Cwd: ws,
 			ParentSession: o.Parent, DelegationDepth: o.Depth,
-			Agent: o.Agent, ReinsVersion: h.Version,
+			Agent: o.Agent, ReinsVersion: h.Version, ForkOf: o.ForkOf,
 		}
 		if o.Model != nil {
 			hd.Model, hd.Provider = o.Model.Name, o.Model.Provider

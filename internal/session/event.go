@@ -57,6 +57,10 @@ type Header struct {
 	Provider     string `json:"provider,omitempty"`
 	Agent        string `json:"agent,omitempty"`
 	ReinsVersion string `json:"reinsVersion,omitempty"`
+	// ForkOf is the session this one continues a copy of (the interactive
+	// /rewind): its turn 0 is that session's conversation up to the
+	// point it was forked at.
+	ForkOf string `json:"forkOf,omitempty"`
 }
 
 // Event is one log line after the header.

@@ -39,6 +39,8 @@ func init() {
 		{name: "resume", args: "[TEXT]", help: "continue another session of this workspace: a list, filtered by id or first prompt", idle: true, run: (*Model).cmdResume},
 		{name: "new", help: "start a new session", idle: true, run: (*Model).cmdNew},
 		{name: "clear", help: "start a new session (as /new)", idle: true, run: (*Model).cmdNew},
+		{name: "undo", help: "put back the files the last turn changed (edits, and in git what commands changed)", idle: true, run: (*Model).cmdUndo},
+		{name: "rewind", args: "[N]", help: "go back to before prompt N: its files restored, the conversation forked from there", idle: true, run: (*Model).cmdRewind},
 		{name: "trust", help: "trust this folder, so its instructions, agents and MCP servers are used", idle: true, run: (*Model).cmdTrust},
 		{name: "quit", help: "exit (also Ctrl-D)", run: func(m *Model, _ string) tea.Cmd { return m.quit() }},
 		{name: "exit", help: "exit (as /quit)", run: func(m *Model, _ string) tea.Cmd { return m.quit() }},

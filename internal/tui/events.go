@@ -38,7 +38,7 @@ func (m *Model) items(its []item) tea.Cmd {
 // answer, tool calls and retries shown are the root session's.
 func (m *Model) event(hd session.Header, e session.Event) {
 	ours := hd.ID == m.root
-	if !ours && m.tree.bySess[hd.ID] == nil {
+	if !ours && !m.tree.known(hd, m.root) {
 		return // an earlier session's late event (/new), or not ours
 	}
 	m.tree.event(hd, e)

@@ -111,6 +111,9 @@ type Model struct {
 	trustQ  *trustAsk // the folder question, while it is up
 	sentAny bool      // a prompt went to the session
 
+	// undo is the history /undo and /rewind restore from (undo.go).
+	undo *undoState
+
 	ctrlC    bool // Ctrl-C on an empty prompt once: the next one exits
 	unfold   bool // Ctrl-O: show reasoning text rather than its size
 	notice   string
@@ -184,6 +187,13 @@ func (m *Model) attach() {
 		}
 		m.feed.observe(hd, e)
 	}
+	prevRemote := m.h.ObserveRemote
+	m.h.ObserveRemote = func(hd session.Header, e session.Event) {
+		if prevRemote != nil {
+			prevRemote(hd, e)
+		}
+		m.feed.offer(hd, e) // out-of-process children's (livechild.go)
+	}
 	cwd := m.h.Cwd
 	m.feed.preview = func(name string, args json.RawMessage) *preview { return makePreview(cwd, name, args) }
 }
@@ -219,6 +229,7 @@ func newEditor(noColor bool) textarea.Model {
 
 func (m *Model) setSession(s *harness.Session) {
 	m.sess, m.root = s, s.Log.Header().ID
+	m.recordChanges(s)
 	m.usage, m.turnUsage = llm.Usage{}, llm.Usage{}
 	if s.Resumed != nil {
 		m.usage = loggedUsage(s.Resumed.Events)
@@ -494,7 +505,9 @@ func (m *Model) submit() tea.Cmd {
 func (m *Model) startTurn(prompt string) tea.Cmd {
 	sess := m.sess
 	m.sentAny = true
+	begin := m.beginUndo(sess, prompt)
 	return m.runTurn(prompt, func(ctx context.Context) (agent.TurnResult, *bool) {
+		defer begin(ctx)() // the undo snapshot starts now, and is waited for at the end
 		return sess.Run(ctx, prompt), nil
 	})
 }

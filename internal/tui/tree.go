@@ -34,6 +34,8 @@ type node struct {
 	diagnostic string
 	usage      llm.Usage // the child's own steps while it runs; its total on settlement
 	branch     string    // an isolated child's branch (isolation: worktree)
+	callID     string    // the subagent call that made the row (livechild.go)
+	act        activity  // what it is doing now, while it runs
 }
 
 // tree is the live delegation tree of a session: every child (and
@@ -46,6 +48,9 @@ type tree struct {
 	// lastJob is the background run whose subagent/end came last: the
 	// job/notice that follows it (subagent.Manager.Drain) is its own.
 	lastJob *node
+	// pending is the activity of out-of-process children whose events
+	// came before their subagent/start (livechild.go).
+	pending map[string]*activity
 }
 
 func newTree() *tree {
@@ -73,19 +78,30 @@ func (t *tree) event(hd session.Header, e session.Event) {
 		if e.Decode(&d) != nil {
 			return
 		}
-		if len(t.nodes) >= maxNodes {
-			t.dropped++
-			return
+		n := t.claim(hd.ID, d.Label)
+		if n == nil {
+			if len(t.nodes) >= maxNodes {
+				t.dropped++
+				return
+			}
+			n = &node{start: e.Time}
+			t.nodes = append(t.nodes, n)
 		}
-		n := &node{runID: d.RunID, session: d.ChildSession, parent: hd.ID, agent: d.Agent, provider: d.Provider,
-			label: d.Label, background: d.Background, start: e.Time, branch: d.Branch}
+		n.runID, n.session, n.parent, n.agent, n.provider = d.RunID, d.ChildSession, hd.ID, d.Agent, d.Provider
+		n.label, n.background, n.branch = d.Label, d.Background, d.Branch
 		if n.background {
 			n.jobStatus = subagent.JobRunning
 		}
-		t.nodes = append(t.nodes, n)
 		t.byRun[d.RunID] = n
 		if d.ChildSession != "" {
 			t.bySess[d.ChildSession] = n
+		}
+		// An out-of-process child's events carry <parent>/<run>.
+		tap := hd.ID + "/" + d.RunID
+		t.bySess[tap] = n
+		if a := t.pending[tap]; a != nil {
+			n.act = *a
+			delete(t.pending, tap)
 		}
 	case session.TypeSubagentEnd:
 		var d session.SubagentEnd
@@ -97,6 +113,9 @@ func (t *tree) event(hd session.Header, e session.Event) {
 			return
 		}
 		n.end, n.stop, n.diagnostic = e.Time, d.StopReason, d.Diagnostic
+		if d.DurationMs > 0 { // the log's own measure, from the call's start
+			n.end = n.start.Add(time.Duration(d.DurationMs) * time.Millisecond)
+		}
 		if d.Branch != "" {
 			n.branch = d.Branch
 		}
@@ -115,6 +134,13 @@ func (t *tree) event(hd session.Header, e session.Event) {
 			n.jobID, n.jobStatus = d.JobID, d.Status
 			t.lastJob = nil
 		}
+	case session.TypeToolCall:
+		t.callStarted(hd.ID, e)
+		t.live(hd, e)
+	case session.TypeToolResult:
+		t.callEnded(hd.ID, e)
+	case session.TypeAssistantChunk, session.TypeStepStart:
+		t.live(hd, e)
 	case session.TypeAssistantMessage:
 		n := t.bySess[hd.ID]
 		if n == nil || !n.end.IsZero() {
@@ -149,6 +175,9 @@ func (t *tree) render(root string, now time.Time, width int, st styles) []string
 				continue
 			}
 			lines = append(lines, fitLine(strings.Repeat("  ", depth)+n.line(now, st), width))
+			if a := n.act.line(); a != "" && n.end.IsZero() {
+				lines = append(lines, fitLine(strings.Repeat("  ", depth)+"    "+st.dim.Render(a), width))
+			}
 			if n.diagnostic != "" {
 				lines = append(lines, fitLine(strings.Repeat("  ", depth)+"    "+st.dim.Render(termsafe.EscapeLine(n.diagnostic)), width))
 			}
@@ -166,6 +195,9 @@ func (t *tree) render(root string, now time.Time, width int, st styles) []string
 // and cost, and on settlement its stop reason.
 func (n *node) line(now time.Time, st styles) string {
 	mark, state := "◌", st.running.Render("running")
+	if n.runID == "" {
+		state = st.running.Render("starting")
+	}
 	end := now
 	if !n.end.IsZero() {
 		end = n.end

@@ -208,6 +208,23 @@ async function prompt({ params, client }) {
       await say(client, sid, `clean answer (${outcome})`);
       throw new acp.RequestError(-32000, `upstream said ${canary}`, { secret: canary, stderr: canary });
     }
+    case "tool_wait": {
+      // A tool call announced, then held until the file ACP_WAIT_FILE
+      // exists (the test creates it once it saw the call on the parent's
+      // screen), then completed: the call is live while the child runs.
+      await client.notify(acp.methods.client.session.update, {
+        sessionId: sid,
+        update: { sessionUpdate: "tool_call", toolCallId: "tw-1", title: "Run the tests", kind: "execute", status: "in_progress" },
+      });
+      const { existsSync } = await import("node:fs");
+      for (let i = 0; i < 12000 && !existsSync(env("ACP_WAIT_FILE", "/nonexistent")); i++) await sleep(10);
+      await client.notify(acp.methods.client.session.update, {
+        sessionId: sid,
+        update: { sessionUpdate: "tool_call_update", toolCallId: "tw-1", status: "completed" },
+      });
+      await say(client, sid, "tests passed");
+      return { stopReason: "end_turn" };
+    }
     case "wait_cancel":
       await say(client, sid, "working");
       await cancelledPromise;
