@@ -160,6 +160,7 @@ func New(opts Options, print func(string)) (*Model, error) {
 	m.attach()
 	if opts.Ask {
 		m.opts.Session.Approve = m.feed.ask
+		m.opts.Session.Ask = m.feed.answerNote
 	}
 	m.editor = newEditor(opts.NoColor)
 	sess, err := m.h.NewSession(m.opts.Session)
@@ -225,6 +226,7 @@ func (m *Model) setSession(s *harness.Session) {
 	}
 	m.tree, m.pastJobs, m.folded = newTree(), nil, nil
 	m.always = map[string]bool{}
+	m.holdRules()
 }
 
 // loggedUsage is what a session's log says it used: its own steps, its
@@ -336,7 +338,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.quit()
 	case tea.PasteMsg:
 		m.ctrlC = false
-		if len(m.approvals) > 0 {
+		if len(m.approvals) > 0 && !m.approvals[0].rejecting {
 			return m, nil
 		}
 	}
@@ -368,12 +370,18 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		if !m.approvals[0].armed {
 			return nil // typed before the question was shown: never an answer
 		}
+		if m.approvals[0].rejecting {
+			return m.instructKey(k)
+		}
 		switch s {
 		case "y", "enter":
 			m.answer(true, false)
 		case "a":
 			m.answer(true, true)
-		case "n", "esc":
+		case "n":
+			m.startReject()
+			return nil
+		case "esc":
 			m.answer(false, false)
 		default:
 			return nil
@@ -588,13 +596,12 @@ func (m *Model) answer(ok, always bool) {
 		}
 		m.asked[a.name+"\x00"+string(a.args)] = a.preview.diff
 	}
-	if always {
-		m.always[a.name] = true
-	}
 	verdict := "allowed"
 	switch {
 	case always:
-		verdict = "allowed for this session"
+		verdict = m.allowAlways(a)
+	case !ok && a.note != "":
+		verdict = "rejected, with your instruction: " + termsafe.EscapeLine(Cut(a.note, 200))
 	case !ok:
 		verdict = "rejected"
 	}
@@ -603,7 +610,7 @@ func (m *Model) answer(ok, always bool) {
 	// Later asks for a tool now always allowed need no question.
 	rest := m.approvals[:0]
 	for _, b := range m.approvals {
-		if m.always[b.name] {
+		if m.ruleAllows(b) {
 			b.reply <- true
 			continue
 		}
