@@ -109,6 +109,10 @@ type Model struct {
 	// for the settled call's block (at most maxAsked).
 	asked   map[string][]diffLine
 	trustQ  *trustAsk // the folder question, while it is up
+	// shell is the running !command; shellCtx the outputs that go with
+	// the next prompt (shell.go).
+	shell    *shellRun
+	shellCtx []string
 	sentAny bool      // a prompt went to the session
 
 	ctrlC    bool // Ctrl-C on an empty prompt once: the next one exits
@@ -332,6 +336,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			msg.q.armed = true
 		}
 		return m, nil
+	case completeMsg:
+		m.completed(msg)
+		return m, nil
+	case shellDoneMsg:
+		m.shellDone(msg)
+		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case tea.InterruptMsg:
@@ -412,6 +422,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "esc":
 		if m.running {
 			m.cancelTurn()
+		} else {
+			m.stopShell()
 		}
 		return nil
 	case "ctrl+c":
@@ -433,6 +445,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "tab":
 		if strings.HasPrefix(m.editor.Value(), "/") {
 			return m.completeSlash()
+		}
+		if _, ok := m.atWord(); ok {
+			return m.completeAt()
 		}
 	case "shift+tab":
 		m.cycleMode()
@@ -481,6 +496,9 @@ func (m *Model) submit() tea.Cmd {
 	if strings.HasPrefix(text, "/") {
 		return m.slash(text)
 	}
+	if strings.HasPrefix(text, "!") {
+		return m.shellStart(text[1:])
+	}
 	if m.running || m.trustQ != nil {
 		if len(m.queue) >= maxQueued {
 			m.notice = fmt.Sprintf("the queue is full (%d prompts); wait for the turn to end", maxQueued)
@@ -502,9 +520,14 @@ func (m *Model) submit() tea.Cmd {
 func (m *Model) startTurn(prompt string) tea.Cmd {
 	sess := m.sess
 	m.sentAny = true
-	return m.runTurn(prompt, func(ctx context.Context) (agent.TurnResult, *bool) {
-		return sess.Run(ctx, prompt), nil
+	full, notes := m.withContext(prompt) // !command outputs, @path files
+	cmd := m.runTurn(prompt, func(ctx context.Context) (agent.TurnResult, *bool) {
+		return sess.Run(ctx, full), nil
 	})
+	for _, n := range notes {
+		m.say("  " + n)
+	}
+	return cmd
 }
 
 // runTurn runs a turn (a prompt's, or /compact's) on a goroutine of its
