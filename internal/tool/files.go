@@ -7,7 +7,6 @@ import (
 	"sync"
 )
 
-
 // WorkspaceFiles lists the files of env's workspace the way the glob and
 // grep tools walk it (hidden names, .git and node_modules skipped, the
 // .ignore, .gitignore and .git/info/exclude rules applied, symlinked

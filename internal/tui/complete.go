@@ -33,7 +33,7 @@ import (
 const (
 	maxAttachFile  = 256 << 10 // bytes of one file that go into a prompt
 	maxAttachFiles = 8         // files one prompt attaches
-	maxCompletions = 10 // matches a Tab lists
+	maxCompletions = 10        // matches a Tab lists
 	completeWalk   = 50_000
 	completeTime   = 10 * time.Second
 )
