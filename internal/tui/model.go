@@ -107,13 +107,9 @@ type Model struct {
 	modelPicks []string
 	// asked are the diffs questions showed, by tool name and arguments,
 	// for the settled call's block (at most maxAsked).
-	asked  map[string][]diffLine
-	trustQ *trustAsk // the folder question, while it is up
-	// shell is the running !command; shellCtx the outputs that go with
-	// the next prompt (shell.go).
-	shell    *shellRun
-	shellCtx []string
-	sentAny  bool // a prompt went to the session
+	asked   map[string][]diffLine
+	trustQ  *trustAsk // the folder question, while it is up
+	sentAny bool      // a prompt went to the session
 
 	ctrlC    bool // Ctrl-C on an empty prompt once: the next one exits
 	unfold   bool // Ctrl-O: show reasoning text rather than its size
@@ -129,6 +125,11 @@ type Model struct {
 		width int
 		out   string
 	}
+
+	// shell is the running !command; shellCtx the outputs that go with
+	// the next prompt (shell.go).
+	shell    *shellRun
+	shellCtx []string
 }
 
 // liveStep is what the running step has streamed so far.
