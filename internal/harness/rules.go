@@ -2,6 +2,7 @@ package harness
 
 import (
 	"github.com/reinsdev/reins/internal/rules"
+	"github.com/reinsdev/reins/internal/tool"
 )
 
 // sessionRules are the permission rules of a session made with o in
@@ -19,5 +20,5 @@ func (h *Harness) sessionRules(o SessionOptions, ws string) (*rules.Set, error) 
 			lists = append(lists, a.Permissions)
 		}
 	}
-	return rules.New(o.ruleParent, ws, lists...)
+	return rules.New(o.ruleParent, ws, tool.MatchPath, lists...)
 }

@@ -31,9 +31,26 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/reinsdev/reins/internal/tool"
 )
+
+// Verdict is what the rules say of a call before anyone is asked.
+type Verdict string
+
+const (
+	// VerdictAsk: no rule names the call; the approval hook decides.
+	VerdictAsk Verdict = ""
+	// VerdictAllow: an allow rule names it; it runs without a question
+	// (the permission mode stays the ceiling).
+	VerdictAllow Verdict = "allow"
+	// VerdictDeny: a deny rule names it; it is refused with an error
+	// result, whatever the mode or the approval hook would say.
+	VerdictDeny Verdict = "deny"
+)
+
+// Matcher matches a slash path against a path glob. It is the glob
+// tool's matcher (tool.MatchPath), passed in so that this package stays a
+// leaf that config can link to check rules as it reads them.
+type Matcher func(pattern, name string) (bool, error)
 
 // List is the rules as written in one place: a config layer's or an
 // agent file's `permissions:`.
@@ -116,7 +133,7 @@ func Parse(s string) (Rule, error) {
 		}
 	case pathTools[name]:
 		g := strings.TrimPrefix(filepath.ToSlash(strings.TrimSpace(arg)), "./")
-		if err := tool.CheckPathPattern(g); err != nil {
+		if err := checkGlob(g); err != nil {
 			return r, fmt.Errorf("%w %q: a bad path glob", ErrSyntax, s)
 		}
 		r.kind, r.arg = kindPath, g
@@ -147,6 +164,7 @@ func ParseList(l List) (allow, deny []Rule, err error) {
 type Set struct {
 	parent    *Set
 	workspace string
+	match     Matcher
 
 	mu          sync.Mutex
 	allow, deny []Rule
@@ -158,9 +176,13 @@ type Set struct {
 
 // New returns the rules of a session in workspace (absolute; absolute
 // paths in calls are matched relative to it) from lists, under parent
-// (nil for a root session).
-func New(parent *Set, workspace string, lists ...List) (*Set, error) {
-	s := &Set{parent: parent, workspace: workspace}
+// (nil for a root session). match matches path globs (nil: the parent's;
+// with neither, a path glob matches nothing).
+func New(parent *Set, workspace string, match Matcher, lists ...List) (*Set, error) {
+	if match == nil && parent != nil {
+		match = parent.match
+	}
+	s := &Set{parent: parent, workspace: workspace, match: match}
 	var errs []error
 	for _, l := range lists {
 		a, d, err := ParseList(l)
@@ -183,24 +205,24 @@ func (s *Set) HoldAllow(on bool) { s.allowOff.Store(on) }
 
 // Decide is tool.Rules: deny (this set's or an ancestor's) beats allow
 // beats asking.
-func (s *Set) Decide(name string, args json.RawMessage) (tool.Verdict, string) {
+func (s *Set) Decide(name string, args json.RawMessage) (Verdict, string) {
 	c := s.call(name, args)
 	for t := s; t != nil; t = t.parent {
 		if r, ok := t.first(c, true); ok {
-			return tool.VerdictDeny, r.text
+			return VerdictDeny, r.text
 		}
 	}
 	for t := s; t != nil; t = t.parent {
 		if t.allowOff.Load() {
-			return tool.VerdictAsk, ""
+			return VerdictAsk, ""
 		}
 	}
 	for t := s; t != nil; t = t.parent {
 		if r, ok := t.first(c, false); ok {
-			return tool.VerdictAllow, r.text
+			return VerdictAllow, r.text
 		}
 	}
-	return tool.VerdictAsk, ""
+	return VerdictAsk, ""
 }
 
 func (s *Set) first(c call, deny bool) (Rule, bool) {
@@ -211,7 +233,7 @@ func (s *Set) first(c call, deny bool) (Rule, bool) {
 		list = s.deny
 	}
 	for _, r := range list {
-		if r.matches(c, deny) {
+		if r.matches(c, deny, s.match) {
 			return r, true
 		}
 	}
@@ -272,7 +294,7 @@ func normPath(workspace, p string) (rel, abs string) {
 
 // matches reports whether r names c; deny says which list r is in (the
 // safe reading of a shell command differs, see the package doc).
-func (r Rule) matches(c call, deny bool) bool {
+func (r Rule) matches(c call, deny bool, match Matcher) bool {
 	switch r.kind {
 	case kindTool:
 		ok, _ := path.Match(r.tool, c.name)
@@ -306,7 +328,10 @@ func (r Rule) matches(c call, deny bool) bool {
 		} else if !deny && (name == ".." || strings.HasPrefix(name, "../")) {
 			return false // an allow glob never reaches outside the workspace
 		}
-		ok, _ := tool.MatchPath(r.arg, name)
+		if match == nil {
+			return false
+		}
+		ok, _ := match(r.arg, name)
 		return ok
 	}
 	return false
@@ -373,4 +398,32 @@ func escapeGlob(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// checkGlob checks a path glob's syntax without matching anything: its
+// braces pair up and each segment, braces aside, is a valid path.Match
+// pattern (the glob tool's syntax).
+func checkGlob(g string) error {
+	depth := 0
+	for _, r := range g {
+		switch r {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth < 0 {
+				return ErrSyntax
+			}
+		}
+	}
+	if depth != 0 {
+		return ErrSyntax
+	}
+	plain := strings.NewReplacer("{", "", "}", "", ",", "").Replace(g)
+	for _, seg := range strings.Split(plain, "/") {
+		if _, err := path.Match(seg, ""); err != nil {
+			return ErrSyntax
+		}
+	}
+	return nil
 }

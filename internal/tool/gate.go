@@ -3,29 +3,16 @@ package tool
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/reinsdev/reins/internal/rules"
 )
 
-// Verdict is what the permission rules say of a call before anyone is
-// asked (config `permissions:`, internal/rules).
-type Verdict string
-
-const (
-	// VerdictAsk: no rule names the call; the approval hook decides.
-	VerdictAsk Verdict = ""
-	// VerdictAllow: an allow rule names it; it runs without a question
-	// (the permission mode stays the ceiling).
-	VerdictAllow Verdict = "allow"
-	// VerdictDeny: a deny rule names it; it is refused with an error
-	// result, whatever the mode or the approval hook would say.
-	VerdictDeny Verdict = "deny"
-)
-
-// Rules decide calls by the session's permission rules. Registry.Run
-// asks them before the approval hook: deny beats allow beats asking.
-// rule is the rule that decided, as written, for the result and the
-// screen.
+// Rules decide calls by the session's permission rules (rules.Set).
+// Registry.Run asks them before the approval hook: deny beats allow beats
+// asking. rule is the rule that decided, as written, for the result and
+// the screen.
 type Rules interface {
-	Decide(name string, args json.RawMessage) (v Verdict, rule string)
+	Decide(name string, args json.RawMessage) (v rules.Verdict, rule string)
 }
 
 // Answer is a user's answer to an approval question: OK allows the call;
@@ -56,14 +43,14 @@ func (env *Env) asks() bool { return env.Ask != nil || env.Approve != nil }
 // that needs more than read-only access asks the approval hook. ok false
 // comes with the error result the model gets.
 func (env *Env) gate(ctx context.Context, t Tool, name string, args json.RawMessage) (Result, bool) {
-	verdict, rule := VerdictAsk, ""
+	verdict, rule := rules.VerdictAsk, ""
 	if env.Rules != nil {
 		verdict, rule = env.Rules.Decide(name, args)
 	}
 	switch {
-	case verdict == VerdictDeny:
+	case verdict == rules.VerdictDeny:
 		return Errorf("the %s call is denied by the permission rule %s", name, rule), false
-	case verdict == VerdictAllow || t.Needs() == ReadOnly || !env.asks():
+	case verdict == rules.VerdictAllow || t.Needs() == ReadOnly || !env.asks():
 		return Result{}, true
 	}
 	ans := env.approve(ctx, name, args)
@@ -85,10 +72,4 @@ func MatchPath(pattern, name string) (bool, error) {
 		return false, err
 	}
 	return m.Match(name), nil
-}
-
-// CheckPathPattern reports whether pattern is a well-formed glob.
-func CheckPathPattern(pattern string) error {
-	_, err := compileGlob(pattern)
-	return err
 }

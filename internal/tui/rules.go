@@ -73,7 +73,7 @@ func (m *Model) ruleAllows(a *approval) bool {
 		return false
 	}
 	v, _ := set.Decide(a.name, a.args)
-	return v == tool.VerdictAllow
+	return v == rules.VerdictAllow
 }
 
 // startReject is [n]: the question asks for the optional instruction,
