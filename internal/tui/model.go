@@ -614,6 +614,9 @@ func (m *Model) flushTree() {
 func (m *Model) answer(ok, always bool) {
 	a := m.approvals[0]
 	m.approvals = m.approvals[1:]
+	if a.rejecting { // the editor held the instruction: give the draft back
+		m.editor.SetValue(a.draft)
+	}
 	if ok && a.preview != nil && len(a.preview.diff) > 0 {
 		if m.asked == nil || len(m.asked) >= maxAsked {
 			m.asked = map[string][]diffLine{}

@@ -93,8 +93,7 @@ func (m *Model) instructKey(k tea.KeyPressMsg) tea.Cmd {
 		if k.String() != "esc" {
 			a.note = Cut(strings.TrimSpace(m.editor.Value()), maxInstruction)
 		}
-		m.editor.SetValue(a.draft)
-		m.answer(false, false)
+		m.answer(false, false) // gives the draft back
 		return m.front()
 	}
 	var cmd tea.Cmd

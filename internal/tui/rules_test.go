@@ -1,0 +1,80 @@
+package tui
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/reinsdev/reins/internal/rules"
+)
+
+// TestRejectInstruction: n keeps the editor's draft aside and takes an
+// instruction, Enter sends it with the refusal and gives the draft back;
+// Esc on the question rejects at once with none.
+func TestRejectInstruction(t *testing.T) {
+	s := newScreen(t, "", nil)
+	for _, r := range "half a prompt" {
+		s.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	a := &approval{name: "bash", args: json.RawMessage(`{"command":"rm -rf build"}`), reply: make(chan bool, 1)}
+	s.feedItems(item{approve: a})
+	s.armHead()
+	if v := s.view(); !strings.Contains(v, "[a] always allow bash(rm -rf build)  [n] reject…  [Esc] reject") {
+		t.Fatalf("question:\n%s", v)
+	}
+	s.send(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	if v := s.view(); !strings.Contains(v, "what should it do instead?") || s.m.editor.Value() != "" {
+		t.Fatalf("after n: editor %q\n%s", s.m.editor.Value(), v)
+	}
+	for _, r := range "clean only build/tmp" {
+		s.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	s.send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if ok := <-a.reply; ok || a.note != "clean only build/tmp" {
+		t.Fatalf("reply %v note %q", ok, a.note)
+	}
+	if s.m.editor.Value() != "half a prompt" {
+		t.Errorf("the draft was not given back: %q", s.m.editor.Value())
+	}
+	if !strings.Contains(s.log(), "rejected, with your instruction: clean only build/tmp") {
+		t.Errorf("log:\n%s", s.log())
+	}
+	b := &approval{name: "bash", args: json.RawMessage(`{"command":"ls"}`), reply: make(chan bool, 1)}
+	s.feedItems(item{approve: b})
+	s.armHead()
+	s.send(tea.KeyPressMsg{Code: tea.KeyEscape})
+	if ok := <-b.reply; ok || b.note != "" {
+		t.Fatalf("Esc: reply %v note %q", ok, b.note)
+	}
+}
+
+// TestReadOnlyHoldsRules: Shift-Tab to read-only holds the session's
+// allow rules back (the call asks, and the mode refuses it); back to ask,
+// they apply again. Deny rules hold throughout.
+func TestReadOnlyHoldsRules(t *testing.T) {
+	s := newScreen(t, "", nil)
+	set := s.m.sessionRules()
+	if set == nil {
+		t.Fatal("the session has no rules")
+	}
+	r, _ := rules.Parse("bash(ls:*)")
+	set.Add(r)
+	args := json.RawMessage(`{"command":"ls -l"}`)
+	if v, _ := set.Decide("bash", args); v != rules.VerdictAllow {
+		t.Fatalf("before: %q", v)
+	}
+	for s.m.mode != modeReadOnly {
+		s.send(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift})
+	}
+	if v, _ := set.Decide("bash", args); v != rules.VerdictAsk {
+		t.Errorf("read-only: %q", v)
+	}
+	for s.m.mode != modeAsk {
+		s.send(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift})
+	}
+	if v, _ := set.Decide("bash", args); v != rules.VerdictAllow {
+		t.Errorf("back to ask: %q", v)
+	}
+}
