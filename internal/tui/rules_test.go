@@ -2,8 +2,11 @@ package tui
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -76,5 +79,38 @@ func TestReadOnlyHoldsRules(t *testing.T) {
 	}
 	if v, _ := set.Decide("bash", args); v != rules.VerdictAllow {
 		t.Errorf("back to ask: %q", v)
+	}
+}
+
+// TestShellStop: Esc stops a running !command (its process group is torn
+// down) and its output, escaped, is kept for the next prompt.
+func TestShellStop(t *testing.T) {
+	s := newScreen(t, "", nil)
+	cmd := s.m.shellStart(`printf 'A\033[2JB\n'; touch started; sleep 60`)
+	if cmd == nil || s.m.shell == nil {
+		t.Fatal("the command did not start")
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(s.cwd, "started")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command never printed")
+		}
+	}
+	s.send(tea.KeyPressMsg{Code: tea.KeyEscape})
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	select {
+	case msg := <-done:
+		s.send(msg)
+	case <-time.After(60 * time.Second):
+		t.Fatal("the stopped command did not end")
+	}
+	if s.m.shell != nil || len(s.m.shellCtx) != 1 || !strings.Contains(s.m.shellCtx[0], "[command canceled and killed]") {
+		t.Fatalf("after Esc: running %v, context %q", s.m.shell != nil, s.m.shellCtx)
+	}
+	if log := s.log(); !strings.Contains(log, `A\x1b[2JB`) || strings.Contains(log, "\x1b[2J") {
+		t.Errorf("the output was not escaped:\n%q", log)
 	}
 }
