@@ -108,7 +108,7 @@ replies:
 	tm.waitFor(`\x1b[8m;`)
 	tm.waitFor("reins · approve bash?")
 	tm.waitFor("[y] once")
-	tm.typeKeys("n")
+	tm.typeKeys("n\r") // n, then no instruction
 	tm.waitFor("refused.")
 	tm.typeKeys("\x04")
 	if err := wait(); err != nil {

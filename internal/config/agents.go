@@ -15,6 +15,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/mcpspec"
+	"github.com/reinsdev/reins/internal/rules"
 	"github.com/reinsdev/reins/internal/smallfile"
 )
 
@@ -81,7 +82,10 @@ type Agent struct {
 	// Isolation is front matter `isolation: worktree` (SPEC §12): the
 	// agent's children run in a git worktree of their own
 	// (internal/worktree, docs/subagents.md); "" shares the workspace.
-	Isolation    string
+	Isolation string
+	// Permissions are front matter `permissions: {allow, deny}`: rules
+	// (internal/rules) for the agent's sessions, on top of the config's.
+	Permissions  rules.List
 	SystemPrompt string
 	// Source is the definition's file, or "builtin".
 	Source string
@@ -400,7 +404,7 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 		modelSpec *string
 		cmdSet    bool
 	)
-	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox", "instructions", "budget", "mcpServers", "effort", "isolation"}
+	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox", "instructions", "budget", "mcpServers", "effort", "isolation", "permissions"}
 	if lenient {
 		known = append(known, "color")
 	}
@@ -501,6 +505,8 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 			}
 		case "budget":
 			err = d.budget(v, kp, &ag.Budget)
+		case "permissions":
+			err = d.permissions(v, kp, &ag.Permissions)
 		case "timeout":
 			var t *time.Duration
 			if t, err = d.duration(v, kp); err == nil && t != nil {

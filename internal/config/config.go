@@ -30,6 +30,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/retry"
 	"github.com/reinsdev/reins/internal/mcpspec"
+	"github.com/reinsdev/reins/internal/rules"
 	"github.com/reinsdev/reins/internal/smallfile"
 	"github.com/reinsdev/reins/internal/trust"
 )
@@ -204,6 +205,10 @@ type Config struct {
 	Files []string
 	// Telemetry is config `telemetry:` (telemetry.go).
 	Telemetry Telemetry
+	// Permissions are the permission rules of every layer together
+	// (`permissions: {allow, deny}`, internal/rules): a layer adds rules,
+	// it never removes another's.
+	Permissions rules.List
 
 	providers map[string]rawProvider
 }
@@ -455,6 +460,7 @@ func Load(opts LoadOptions) (*Config, error) {
 // layer overrides only what it mentions and 0 stays distinct from unset.
 type rawConfig struct {
 	telemetry      *rawTelemetry
+	permissions    rules.List
 	file           string
 	origin         Origin
 	model          *string
@@ -521,9 +527,11 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 		return nil, err
 	}
 	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}, models: map[string]ModelInfo{}}
-	err = d.fields(body, "", []string{"model", "effort", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions", "budget", "context", "mcpServers", "telemetry"}, func(k string, v ast.Node, kp string) error {
+	err = d.fields(body, "", []string{"model", "effort", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions", "budget", "context", "mcpServers", "telemetry", "permissions"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
+		case "permissions":
+			err = d.permissions(v, kp, &r.permissions)
 		case "telemetry":
 			r.telemetry = &rawTelemetry{}
 			err = d.telemetry(v, kp, r.telemetry)
@@ -836,6 +844,8 @@ func merge(raws []*rawConfig) (*Config, error) {
 			c.Context.CompactAt = *r.compactAt
 		}
 		setInt(&c.Context.MaxToolResultBytes, r.maxToolRes)
+		c.Permissions.Allow = append(c.Permissions.Allow, r.permissions.Allow...)
+		c.Permissions.Deny = append(c.Permissions.Deny, r.permissions.Deny...)
 		if t := r.telemetry; t != nil { // the keys a layer sets win
 			c.Telemetry.OTLPEndpoint = cmp.Or(t.OTLPEndpoint, c.Telemetry.OTLPEndpoint)
 			c.Telemetry.Protocol = cmp.Or(t.Protocol, c.Telemetry.Protocol)

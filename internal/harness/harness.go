@@ -33,6 +33,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm/retry"
 	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/models"
+	"github.com/reinsdev/reins/internal/rules"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
@@ -493,6 +494,12 @@ type SessionOptions struct {
 	// Approve is the session's approval hook (tool.Env.Approve); children
 	// of a session that asks get tool.RejectAll.
 	Approve func(ctx context.Context, name string, args json.RawMessage) bool
+	// Ask is the approval hook whose refusal may carry an instruction
+	// for the model (tool.Env.Ask, the interactive terminal's); it is
+	// asked instead of Approve.
+	Ask func(ctx context.Context, name string, args json.RawMessage) tool.Answer
+	// ruleParent is the parent session's permission rules (rules.go).
+	ruleParent *rules.Set
 	// Agent names the agent definition the session runs as (empty: the
 	// built-in agent); the log's header records it.
 	Agent string
@@ -564,6 +571,10 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	if perm == "" {
 		perm = tool.WorkspaceWrite
 	}
+	ruleSet, err := h.sessionRules(o, ws)
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
 	now := h.Now
 	if now == nil {
 		now = time.Now
@@ -622,6 +633,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	allowMCP := mcpRule(o)
 	po := o
 	po.mcpWithin = allowMCP // the rule the children's own rules sit within
+	po.ruleParent = ruleSet
 	mgr.Providers = h.providers(po)
 	s.Subagents = mgr
 	reg := tool.NewRegistry(append(tool.Builtins(), mgr.Tools()...)...)
@@ -652,7 +664,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	}
 	s.Agent = &agent.Agent{
 		System: system,
-		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Sandbox: h.Sandbox, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect}, Log: s.Log,
+		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: h.Sandbox, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect}, Log: s.Log,
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
 		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
 	}
@@ -719,7 +731,7 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 			}
 		}
 		var approve func(context.Context, string, json.RawMessage) bool
-		if parent.Approve != nil {
+		if parent.Approve != nil || parent.Ask != nil {
 			approve = tool.RejectAll // a child never asks a human
 		}
 		cs, err := h.NewSession(SessionOptions{
@@ -729,7 +741,7 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 			Budget:     req.Budget,
 			Resume:     req.ChildSession, // a continuation after its idle teardown
 			Workspace:  isolatedCwd(h.Cwd, req.Cwd),
-			MCPServers: req.Agent.MCPServers, mcpWithin: parent.mcpWithin,
+			MCPServers: req.Agent.MCPServers, mcpWithin: parent.mcpWithin, ruleParent: parent.ruleParent,
 			Trace: req.Trace,
 		})
 		if err != nil {

@@ -68,6 +68,12 @@ type Env struct {
 	// more than read-only access (an ACP editor asks its user). A false
 	// answer is an error result. Nil approves whatever the mode permits.
 	Approve func(ctx context.Context, name string, args json.RawMessage) bool
+	// Ask, when set, is asked instead of Approve: its refusal may carry
+	// the user's instruction for the model (the interactive terminal).
+	Ask func(ctx context.Context, name string, args json.RawMessage) Answer
+	// Rules are the session's permission rules (config and agent-file
+	// `permissions:`), decided before Approve or Ask (gate.go); nil: none.
+	Rules Rules
 	// Sandbox is the confinement every process a tool starts runs under:
 	// its Off and DenyNetwork come from the configuration; the mode and
 	// workspace are this Env's (see Policy).
@@ -224,8 +230,8 @@ func (r *Registry) Run(ctx context.Context, env *Env, name string, args json.Raw
 	if ctx.Err() != nil {
 		return canceled(name)
 	}
-	if env.Approve != nil && t.Needs() != ReadOnly && !env.Approve(ctx, name, args) {
-		return Errorf("the %s call was not approved", name)
+	if refusal, ok := env.gate(ctx, t, name, args); !ok {
+		return refusal
 	}
 	res := t.Run(ctx, env, args)
 	if !res.Paged {

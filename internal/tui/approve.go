@@ -271,7 +271,7 @@ func (m *Model) questionView() []string {
 	if !a.armed {
 		return append(q, m.st.dim.Render("  …"))
 	}
-	return append(q, fitLine("  [y] once  [a] "+termsafe.EscapeLine(a.name)+" for this session  [n] reject", m.width))
+	return append(q, fitLine(m.answerHint(a), m.width))
 }
 
 // front makes the head question current: it flushes the input the

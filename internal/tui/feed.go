@@ -43,6 +43,11 @@ type approval struct {
 	// arming: the screen queued the message that arms it; armed: keys
 	// typed now answer it (approve.go).
 	arming, armed bool
+	// rejecting: [n] was pressed and the editor takes the instruction
+	// that goes with the refusal (note, set before reply); draft is the
+	// editor's text before (rules.go).
+	rejecting   bool
+	draft, note string
 }
 
 // feed carries items from the session (the harness's observer, called
@@ -93,6 +98,12 @@ func (f *feed) observe(h session.Header, e session.Event) { f.push(item{header: 
 // screen and waits for the answer or the end of the call's context (a
 // cancelled turn refuses). A closed screen refuses.
 func (f *feed) ask(ctx context.Context, name string, args json.RawMessage) bool {
+	return f.askWith(ctx, name, args, nil)
+}
+
+// askWith is ask; answered, when set, reads the answered question (its
+// note) after the reply.
+func (f *feed) askWith(ctx context.Context, name string, args json.RawMessage, answered func(*approval)) bool {
 	a := &approval{name: name, args: args, reply: make(chan bool, 1)}
 	if f.preview != nil {
 		a.preview = f.preview(name, args)
@@ -102,6 +113,9 @@ func (f *feed) ask(ctx context.Context, name string, args json.RawMessage) bool 
 	}
 	select {
 	case ok := <-a.reply:
+		if answered != nil {
+			answered(a)
+		}
 		return ok
 	case <-ctx.Done():
 		return false

@@ -29,7 +29,7 @@ func (a askMode) next() askMode {
 // answer, decided whether there is one.
 func (m *Model) autoAnswer(a *approval) (ok, decided bool) {
 	switch {
-	case m.always[a.name]:
+	case m.ruleAllows(a):
 		return true, true
 	case m.mode == modeAutoEdit && (a.name == "write" || a.name == "edit"):
 		m.say("  " + termsafe.EscapeLine(a.name) + " " + termsafe.EscapeLine(callSummary(a.name, string(a.args))) + ": allowed (auto-edit)")
@@ -48,5 +48,14 @@ func (m *Model) cycleMode() {
 		return
 	}
 	m.mode = m.mode.next()
+	m.holdRules()
 	m.notice = "mode: " + string(m.mode) + " (Shift-Tab cycles ask → auto-edit → read-only)"
+}
+
+// holdRules holds the session's allow rules back in read-only mode: the
+// plan mode refuses everything beyond reading, whatever a rule allows.
+func (m *Model) holdRules() {
+	if set := m.sessionRules(); set != nil {
+		set.HoldAllow(m.mode == modeReadOnly)
+	}
 }

@@ -128,6 +128,11 @@ type Model struct {
 		width int
 		out   string
 	}
+
+	// shell is the running !command; shellCtx the outputs that go with
+	// the next prompt (shell.go).
+	shell    *shellRun
+	shellCtx []string
 }
 
 // liveStep is what the running step has streamed so far.
@@ -163,6 +168,7 @@ func New(opts Options, print func(string)) (*Model, error) {
 	m.attach()
 	if opts.Ask {
 		m.opts.Session.Approve = m.feed.ask
+		m.opts.Session.Ask = m.feed.answerNote
 	}
 	m.editor = newEditor(opts.NoColor)
 	sess, err := m.h.NewSession(m.opts.Session)
@@ -236,6 +242,7 @@ func (m *Model) setSession(s *harness.Session) {
 	}
 	m.tree, m.pastJobs, m.folded = newTree(), nil, nil
 	m.always = map[string]bool{}
+	m.holdRules()
 }
 
 // loggedUsage is what a session's log says it used: its own steps, its
@@ -341,13 +348,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			msg.q.armed = true
 		}
 		return m, nil
+	case completeMsg:
+		m.completed(msg)
+		return m, nil
+	case shellDoneMsg:
+		m.shellDone(msg)
+		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case tea.InterruptMsg:
 		return m, m.quit()
 	case tea.PasteMsg:
 		m.ctrlC = false
-		if len(m.approvals) > 0 {
+		if len(m.approvals) > 0 && !m.approvals[0].rejecting {
 			return m, nil
 		}
 	}
@@ -379,12 +392,18 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		if !m.approvals[0].armed {
 			return nil // typed before the question was shown: never an answer
 		}
+		if m.approvals[0].rejecting {
+			return m.instructKey(k)
+		}
 		switch s {
 		case "y", "enter":
 			m.answer(true, false)
 		case "a":
 			m.answer(true, true)
-		case "n", "esc":
+		case "n":
+			m.startReject()
+			return nil
+		case "esc":
 			m.answer(false, false)
 		default:
 			return nil
@@ -415,6 +434,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "esc":
 		if m.running {
 			m.cancelTurn()
+		} else {
+			m.stopShell()
 		}
 		return nil
 	case "ctrl+c":
@@ -436,6 +457,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "tab":
 		if strings.HasPrefix(m.editor.Value(), "/") {
 			return m.completeSlash()
+		}
+		if _, ok := m.atWord(); ok {
+			return m.completeAt()
 		}
 	case "shift+tab":
 		m.cycleMode()
@@ -484,6 +508,9 @@ func (m *Model) submit() tea.Cmd {
 	if strings.HasPrefix(text, "/") {
 		return m.slash(text)
 	}
+	if strings.HasPrefix(text, "!") {
+		return m.shellStart(text[1:])
+	}
 	if m.running || m.trustQ != nil {
 		if len(m.queue) >= maxQueued {
 			m.notice = fmt.Sprintf("the queue is full (%d prompts); wait for the turn to end", maxQueued)
@@ -505,11 +532,16 @@ func (m *Model) submit() tea.Cmd {
 func (m *Model) startTurn(prompt string) tea.Cmd {
 	sess := m.sess
 	m.sentAny = true
+	full, notes := m.withContext(prompt) // !command outputs, @path files
 	begin := m.beginUndo(sess, prompt)
-	return m.runTurn(prompt, func(ctx context.Context) (agent.TurnResult, *bool) {
+	cmd := m.runTurn(prompt, func(ctx context.Context) (agent.TurnResult, *bool) {
 		defer begin(ctx)() // the undo snapshot starts now, and is waited for at the end
-		return sess.Run(ctx, prompt), nil
+		return sess.Run(ctx, full), nil
 	})
+	for _, n := range notes {
+		m.say("  " + n)
+	}
+	return cmd
 }
 
 // runTurn runs a turn (a prompt's, or /compact's) on a goroutine of its
@@ -595,19 +627,21 @@ func (m *Model) flushTree() {
 func (m *Model) answer(ok, always bool) {
 	a := m.approvals[0]
 	m.approvals = m.approvals[1:]
+	if a.rejecting { // the editor held the instruction: give the draft back
+		m.editor.SetValue(a.draft)
+	}
 	if ok && a.preview != nil && len(a.preview.diff) > 0 {
 		if m.asked == nil || len(m.asked) >= maxAsked {
 			m.asked = map[string][]diffLine{}
 		}
 		m.asked[a.name+"\x00"+string(a.args)] = a.preview.diff
 	}
-	if always {
-		m.always[a.name] = true
-	}
 	verdict := "allowed"
 	switch {
 	case always:
-		verdict = "allowed for this session"
+		verdict = m.allowAlways(a)
+	case !ok && a.note != "":
+		verdict = "rejected, with your instruction: " + termsafe.EscapeLine(Cut(a.note, 200))
 	case !ok:
 		verdict = "rejected"
 	}
@@ -616,7 +650,7 @@ func (m *Model) answer(ok, always bool) {
 	// Later asks for a tool now always allowed need no question.
 	rest := m.approvals[:0]
 	for _, b := range m.approvals {
-		if m.always[b.name] {
+		if m.ruleAllows(b) {
 			b.reply <- true
 			continue
 		}

@@ -268,7 +268,7 @@ func TestApprovals(t *testing.T) {
 	}
 	a := ask("write")
 	v := s.view()
-	if !strings.Contains(v, "? allow write f.txt") || !strings.Contains(v, "[y] once  [a] write for this session  [n] reject") {
+	if !strings.Contains(v, "? allow write f.txt") || !strings.Contains(v, "[y] once  [a] always allow write(f.txt)  [n] reject…  [Esc] reject") {
 		t.Fatalf("no question:\n%s", v)
 	}
 	if s.m.View().WindowTitle != "reins · approve write?" {
@@ -280,6 +280,7 @@ func TestApprovals(t *testing.T) {
 	}
 	a = ask("write")
 	s.send(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	s.send(tea.KeyPressMsg{Code: tea.KeyEnter}) // no instruction
 	if got(a) {
 		t.Error("n allowed")
 	}
@@ -299,6 +300,7 @@ func TestApprovals(t *testing.T) {
 	}
 	s.armHead()
 	s.send(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	s.send(tea.KeyPressMsg{Code: tea.KeyEnter}) // no instruction
 	if got(c) {
 		t.Error("bash allowed")
 	}
@@ -306,7 +308,7 @@ func TestApprovals(t *testing.T) {
 		t.Error("a later edit asked again")
 	}
 	log := s.log()
-	for _, want := range []string{"write path=f.txt: allowed", "write path=f.txt: rejected", "edit path=f.txt: allowed for this session"} {
+	for _, want := range []string{"write path=f.txt: allowed", "write path=f.txt: rejected", "edit path=f.txt: allowed; rule edit(f.txt) added for this session"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("committed lacks %q:\n%s", want, log)
 		}
@@ -337,6 +339,9 @@ replies:
 		s.pump(func() bool { return len(s.m.approvals) > 0 })
 		s.armHead()
 		s.send(tea.KeyPressMsg{Code: rune(tc.key[0]), Text: tc.key})
+		if tc.key == "n" {
+			s.send(tea.KeyPressMsg{Code: tea.KeyEnter}) // no instruction
+		}
 		s.pump(func() bool { return !s.m.running })
 		if !strings.Contains(s.log(), tc.want) {
 			t.Errorf("key %s: committed:\n%s", tc.key, s.log())
@@ -745,6 +750,7 @@ func TestApprovalShowsEverything(t *testing.T) {
 		}
 	}
 	s.send(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	s.send(tea.KeyPressMsg{Code: tea.KeyEnter}) // no instruction
 	if <-a.reply {
 		t.Error("n allowed")
 	}
@@ -758,6 +764,7 @@ func TestApprovalShowsEverything(t *testing.T) {
 		}
 	}
 	s.send(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	s.send(tea.KeyPressMsg{Code: tea.KeyEnter}) // no instruction
 	<-a.reply
 
 	// The hidden tail of a long command, and a control character in it.
@@ -793,6 +800,7 @@ func TestApprovalShowsEverything(t *testing.T) {
 		t.Errorf("the scrollback holds %d of the 100 added lines", n)
 	}
 	s.send(tea.KeyPressMsg{Code: 'n', Text: "n"})
+	s.send(tea.KeyPressMsg{Code: tea.KeyEnter}) // no instruction
 	<-a.reply
 }
 

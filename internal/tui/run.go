@@ -105,6 +105,7 @@ func (m *Model) Close() error {
 		m.cancel(agent.ErrAbortedByUser)
 	}
 	m.feed.close()
+	m.stopShell()
 	m.wg.Wait()
 	return m.sess.Close()
 }

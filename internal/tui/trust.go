@@ -117,6 +117,7 @@ func (m *Model) useHarness(h *harness.Harness, o harness.SessionOptions) {
 	m.h = h
 	m.attach()
 	o.Approve = m.opts.Session.Approve
+	o.Ask = m.opts.Session.Ask
 	if resumed {
 		o.Resume = m.root
 	} else {

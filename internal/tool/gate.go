@@ -1,0 +1,75 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/reinsdev/reins/internal/rules"
+)
+
+// Rules decide calls by the session's permission rules (rules.Set).
+// Registry.Run asks them before the approval hook: deny beats allow beats
+// asking. rule is the rule that decided, as written, for the result and
+// the screen.
+type Rules interface {
+	Decide(name string, args json.RawMessage) (v rules.Verdict, rule string)
+}
+
+// Answer is a user's answer to an approval question: OK allows the call;
+// a refusal may carry the user's instruction, which the model gets with
+// the refusal ("no, do this instead").
+type Answer struct {
+	OK   bool
+	Note string
+}
+
+// approve asks env's approval hook about a call: Ask when set (it can
+// carry an instruction), else Approve; no hook approves.
+func (env *Env) approve(ctx context.Context, name string, args json.RawMessage) Answer {
+	switch {
+	case env.Ask != nil:
+		return env.Ask(ctx, name, args)
+	case env.Approve != nil:
+		return Answer{OK: env.Approve(ctx, name, args)}
+	}
+	return Answer{OK: true}
+}
+
+// asks reports whether env has an approval hook.
+func (env *Env) asks() bool { return env.Ask != nil || env.Approve != nil }
+
+// gate is the decision before a call runs, in one place: a deny rule
+// refuses, an allow rule lets it through unasked, and otherwise a tool
+// that needs more than read-only access asks the approval hook. ok false
+// comes with the error result the model gets.
+func (env *Env) gate(ctx context.Context, t Tool, name string, args json.RawMessage) (Result, bool) {
+	verdict, rule := rules.VerdictAsk, ""
+	if env.Rules != nil {
+		verdict, rule = env.Rules.Decide(name, args)
+	}
+	switch {
+	case verdict == rules.VerdictDeny:
+		return Errorf("the %s call is denied by the permission rule %s", name, rule), false
+	case verdict == rules.VerdictAllow || t.Needs() == ReadOnly || !env.asks():
+		return Result{}, true
+	}
+	ans := env.approve(ctx, name, args)
+	if ans.OK {
+		return Result{}, true
+	}
+	if ans.Note != "" {
+		return Errorf("the %s call was not approved. The user says instead: %s", name, ans.Note), false
+	}
+	return Errorf("the %s call was not approved", name), false
+}
+
+// MatchPath reports whether the slash path name matches the glob pattern
+// (the glob tool's syntax: * and ? within a segment, ** across segments,
+// {a,b} alternatives). A malformed pattern is an error.
+func MatchPath(pattern, name string) (bool, error) {
+	m, err := compileGlob(pattern)
+	if err != nil {
+		return false, err
+	}
+	return m.Match(name), nil
+}
