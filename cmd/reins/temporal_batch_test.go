@@ -96,7 +96,7 @@ func TestTemporalBatchResumeAttaches(t *testing.T) {
 			t.Errorf("task %d ran %d times on the worker, want once", i, runs)
 		}
 	}
-	t.Logf("%d results kept after the kill, %d tasks running on the worker then; after --resume every task ran once", kept, inFlight)
+	t.Logf("%d results kept after the kill, %d tasks running on the worker then", kept, inFlight)
 }
 
 // ranTask reports whether a worker session's conversation is task i's
