@@ -196,6 +196,13 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 		}
 	}()
 
+	keyOf := func(string) string { return "" }
+	if f.out != "" {
+		if keyOf, err = batchKeys(base.Home, f.out, f.resume); err != nil {
+			return &exitError{code: exitFailed, msg: "--out: " + err.Error()}
+		}
+	}
+
 	bar := newBatchBar(s.err, len(tasks))
 	failed := 0
 	run := func(ctx context.Context, t batch.Task) batch.Result {
@@ -203,7 +210,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 		defer places.release(t.Cwd, p)
 		var r outcome.Result
 		if err == nil {
-			r, err = p.sess.Subagents.Run(ctx, subagent.Params{Description: taskLabel(t.ID), Prompt: t.Prompt, Agent: t.Agent})
+			r, err = p.sess.Subagents.Run(ctx, subagent.Params{Description: taskLabel(t.ID), Prompt: t.Prompt, Agent: t.Agent, Key: keyOf(t.ID)})
 			if err == nil && r.StopReason == outcome.StopAborted {
 				p.aborted.Store(true)
 			}

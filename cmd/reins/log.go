@@ -299,11 +299,14 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 			continued[d.Continues]++
 		}
 	}
+	tally := session.TallyOf(ld.Events)
+	turn := -1 // the tally's index of the turn being rendered
 	for _, e := range ld.Events {
 		switch e.Type {
 		case session.TypeTurnStart:
 			var d session.TurnStart
 			e.Decode(&d)
+			turn++
 			r.line(depth, "turn %d%s", d.Turn, traceText(d.TraceID))
 		case session.TypeTurnEnd:
 			var d session.TurnEnd
@@ -315,7 +318,9 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 			if d.Failure != nil {
 				s += fmt.Sprintf(": %s (%s)", d.Failure.Code, d.Failure.Message)
 			}
-			if d.Usage != nil {
+			if turn >= 0 && turn < len(tally.Turns) {
+				s += turnText(tally.Turn(turn))
+			} else if d.Usage != nil {
 				s += "  " + usageText(*d.Usage)
 			}
 			r.line(depth, "%s", s)
@@ -376,7 +381,7 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 				s = "⇠ continuation of " + d.Continues + " " + d.StopReason
 			}
 			if d.DurationMs > 0 {
-				s += fmt.Sprintf(" after %s", (time.Duration(d.DurationMs) * time.Millisecond).String())
+				s += " after " + msText(d.DurationMs)
 			}
 			if d.Usage != nil {
 				s += "  " + usageText(*d.Usage)
@@ -400,10 +405,40 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 			r.line(depth+2, "summary: %s", clip(d.Summary, 400))
 		}
 	}
-	if u, children := treeUsage(ld); depth == 0 && children {
-		r.line(depth, "tree total (this session and its children): %s", usageText(u))
+	if depth == 0 {
+		r.line(depth, "%s", totalText(&tally))
 	}
 }
+
+// turnText is a turn's figures on its turn/end line (session.Tally): its
+// usage, its children's included, and its wall time.
+func turnText(t session.TurnTally) string {
+	s := ""
+	if u := t.Usage(); !u.IsZero() {
+		s += "  " + usageText(u)
+		if !t.Children.IsZero() {
+			s += " (children included)"
+		}
+	}
+	return s + "  in " + msText(t.DurationMs())
+}
+
+// totalText is a session's last line: the tree's usage and the time spent
+// in turns (session.Tally).
+func totalText(t *session.Tally) string {
+	what := "total"
+	if t.ChildRuns > 0 {
+		what = "tree total (this session and its children)"
+	}
+	s := what + ": "
+	if u := t.Usage(); !u.IsZero() {
+		s += usageText(u) + "  "
+	}
+	return s + fmt.Sprintf("%d turn(s) in %s", len(t.Turns), msText(t.DurationMs()))
+}
+
+// msText is a duration in milliseconds as Go writes it (1.5s).
+func msText(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() }
 
 func (r *renderer) assistant(depth int, d session.AssistantMessage) {
 	suffix := ""
@@ -450,29 +485,6 @@ func costText(u llm.Usage) string {
 		return "cost unknown"
 	}
 	return "cost " + budget.Dollars(*u.CostUSD)
-}
-
-// treeUsage is what a session and every descendant used: its own turns
-// plus each child's subagent/end, which counts the child's own children.
-func treeUsage(ld *session.Loaded) (llm.Usage, bool) {
-	var u llm.Usage
-	children := false
-	for _, e := range ld.Events {
-		switch e.Type {
-		case session.TypeTurnEnd:
-			var d session.TurnEnd
-			if e.Decode(&d) == nil && d.Usage != nil {
-				u = u.Add(*d.Usage)
-			}
-		case session.TypeSubagentEnd:
-			var d session.SubagentEnd
-			if e.Decode(&d) == nil && d.Usage != nil {
-				u = u.Add(*d.Usage)
-				children = true
-			}
-		}
-	}
-	return u, children
 }
 
 // traceText names a traced turn's OpenTelemetry trace (docs/telemetry.md):

@@ -68,7 +68,11 @@ type runResult struct {
 	Output     string           `json:"output"`
 	Diagnostic string           `json:"diagnostic,omitempty"`
 	Error      *session.Failure `json:"error,omitempty"`
-	Usage      llm.Usage        `json:"usage"`
+	// Usage and DurationMs are this run's turns by the one rule of reins
+	// log and reins view (session.Tally): their usage with their
+	// children's, and their wall time.
+	Usage      llm.Usage `json:"usage"`
+	DurationMs int64     `json:"durationMs"`
 	// Model and Effort are what the run used (Model: PROVIDER/MODEL).
 	Model  string     `json:"model,omitempty"`
 	Effort llm.Effort `json:"effort,omitempty"`
@@ -152,7 +156,9 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		defer events.close(nil)
 	}
 	progress.answer = answer
+	var tally session.Tally // this run's turns (the log's lock orders the calls)
 	opts.Observe = func(_ session.Header, e session.Event) {
+		tally.Push(e)
 		fold.Push(e)
 		answer.event(e)
 		progress.event(e)
@@ -203,7 +209,8 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		StopReason: outcome.StopReasonOf(res.Reason),
 		Output:     llm.BlocksText(fold.Collect()),
 		Error:      res.Failure,
-		Usage:      res.Usage,
+		Usage:      tally.Usage(),
+		DurationMs: tally.DurationMs(),
 		Model:      m.Provider + "/" + m.Name,
 		Effort:     m.Effort,
 	}

@@ -15,9 +15,12 @@ import (
 type Info struct {
 	Header Header
 	Turns  int
-	Last   string    // the last turn's end reason
-	Prompt string    // the first user message
-	Usage  llm.Usage // the sum of the turns' usage
+	Last   string // the last turn's end reason
+	Prompt string // the first user message
+	// Usage and DurationMs are the session's Tally: its turns' usage with
+	// its children's, and the time spent in turns.
+	Usage      llm.Usage
+	DurationMs int64
 	// Children is how many children this session started (subagent/start
 	// events that are no continuation), of every kind: ACP and pi
 	// children keep no reins session, so no header names this one.
@@ -55,9 +58,6 @@ func Scan(root string) ([]Info, error) {
 					ev.Decode(&d)
 					info.Turns++
 					info.Last = d.Reason
-					if d.Usage != nil {
-						info.Usage = info.Usage.Add(*d.Usage)
-					}
 				case TypeSubagentStart:
 					var d SubagentStart
 					if ev.Decode(&d) == nil && d.Continues == "" {
@@ -71,6 +71,8 @@ func Scan(root string) ([]Info, error) {
 					}
 				}
 			}
+			tally := TallyOf(ld.Events)
+			info.Usage, info.DurationMs = tally.Usage(), tally.DurationMs()
 		} else {
 			info.Header.ID = e.Name()
 		}

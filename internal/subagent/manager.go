@@ -129,6 +129,11 @@ type Params struct {
 	// Isolation is `worktree` to run the child in a git worktree of its
 	// own (isolation.go); "" takes the agent file's.
 	Isolation string `json:"isolation,omitempty"`
+	// Key, never from the model, names the run across processes (a
+	// `reins batch` task's, the same on --resume): an engine that keeps
+	// runs beyond reins (temporal) re-attaches to the run it started under
+	// this key instead of starting it again. Empty: none.
+	Key string `json:"-"`
 }
 
 // DepthError is a delegation deeper than maxDepth.
@@ -181,7 +186,7 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 		Depth: depth, Cwd: m.Cwd, Permission: perm, Sandbox: pol,
 		Tools: ChildTools(m.ToolNames, ag.Tools), MaxSteps: m.MaxSteps, MaxTokens: m.MaxTokens,
 		Budget: m.Budget.Child(budget.Limits(ag.Budget)), StallTimeout: m.Limits.StallTimeout,
-		Observe: m.ObserveRemote,
+		Observe: m.ObserveRemote, Key: p.Key,
 	}, prov, nil
 }
 

@@ -69,6 +69,8 @@ type Request struct {
 	// they arrive: the live stream of `reins run --stream-json`. It must
 	// not block.
 	Observe func(session.Header, session.Event)
+	// Key names the run across processes (Params.Key); empty: none.
+	Key string
 	// Trace is the trace context the child continues (trace.go); empty
 	// when nothing is traced. traceEnd closes the run's span.
 	Trace    TraceContext

@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
@@ -153,15 +155,24 @@ func (m *Model) cmdCompact(string) tea.Cmd {
 	})
 }
 
+// cmdCost says the session's usage, cost and time in turns by the one rule
+// (session.Tally), children included; a running turn counts its steps so
+// far (its children count once they settle).
 func (m *Model) cmdCost(string) tea.Cmd {
-	u := m.usage.Add(m.turnUsage)
+	m.say(costLine(m.root, &m.tally))
+	return nil
+}
+
+// costLine is what /cost says of a session's tally.
+func costLine(id string, t *session.Tally) string {
+	u := t.Usage()
 	cost := "unknown (no price for this model)"
 	if u.CostUSD != nil {
-		cost = fmt.Sprintf("$%.4f", *u.CostUSD)
+		cost = budget.Dollars(*u.CostUSD)
 	}
-	m.say(fmt.Sprintf("session %s: %d input tokens (%d cached), %d output tokens; cost %s",
-		m.root, u.InputTokens, u.CacheReadTokens, u.OutputTokens, cost))
-	return nil
+	return fmt.Sprintf("session %s: %d input tokens (%d cached), %d output tokens; cost %s; %d turn(s) in %s",
+		id, u.InputTokens, u.CacheReadTokens, u.OutputTokens, cost, len(t.Turns),
+		(time.Duration(t.DurationMs()) * time.Millisecond).String())
 }
 
 func (m *Model) cmdLog(string) tea.Cmd {

@@ -42,6 +42,9 @@ func (m *Model) event(hd session.Header, e session.Event) {
 		return // an earlier session's late event (/new), or not ours
 	}
 	m.tree.event(hd, e)
+	if ours {
+		m.tally.Push(e)
+	}
 	if e.Type == session.TypeAssistantMessage {
 		var d session.AssistantMessage
 		if e.Decode(&d) == nil && d.Usage != nil {

@@ -99,6 +99,10 @@ type Model struct {
 
 	usage     llm.Usage // completed turns of this session, children included
 	turnUsage llm.Usage // the running turn so far, children included
+	// tally folds the root session's events with the one usage and
+	// duration rule (session.Tally): /cost and usage say what reins log,
+	// reins view and --json say.
+	tally session.Tally
 
 	folded []folded // results shown folded, for Ctrl-O (latest maxFolded)
 	picks  []string // the session ids the last /resume list numbered
@@ -236,40 +240,14 @@ func newEditor(noColor bool) textarea.Model {
 func (m *Model) setSession(s *harness.Session) {
 	m.sess, m.root = s, s.Log.Header().ID
 	m.recordChanges(s)
-	m.usage, m.turnUsage = llm.Usage{}, llm.Usage{}
+	m.usage, m.turnUsage, m.tally = llm.Usage{}, llm.Usage{}, session.Tally{}
 	if s.Resumed != nil {
-		m.usage = loggedUsage(s.Resumed.Events)
+		m.tally = session.TallyOf(s.Resumed.Events)
+		m.usage = m.tally.Usage()
 	}
 	m.tree, m.pastJobs, m.folded = newTree(), nil, nil
 	m.always = map[string]bool{}
 	m.holdRules()
-}
-
-// loggedUsage is what a session's log says it used: its own steps, its
-// summary requests (context/compacted) and its children's totals
-// (subagent/end).
-func loggedUsage(events []session.Event) llm.Usage {
-	var u llm.Usage
-	for _, e := range events {
-		switch e.Type {
-		case session.TypeAssistantMessage:
-			var d session.AssistantMessage
-			if e.Decode(&d) == nil && d.Usage != nil {
-				u = u.Add(*d.Usage)
-			}
-		case session.TypeSubagentEnd:
-			var d session.SubagentEnd
-			if e.Decode(&d) == nil && d.Usage != nil {
-				u = u.Add(*d.Usage)
-			}
-		case session.TypeContextCompacted: // the summary request's
-			var d session.ContextCompacted
-			if e.Decode(&d) == nil && d.Usage != nil {
-				u = u.Add(*d.Usage)
-			}
-		}
-	}
-	return u
 }
 
 // modelName is PROVIDER/MODEL of the running session.
@@ -577,7 +555,9 @@ func (m *Model) turnDone(msg *turnDone) tea.Cmd {
 		return nil
 	}
 	m.running, m.cancel = false, nil
-	m.usage = m.usage.Add(msg.res.Usage)
+	// The log's figures, not the result's: a session's result counts every
+	// child its manager settled, those of earlier turns again.
+	m.usage = m.tally.Usage()
 	m.turnUsage = llm.Usage{}
 	for _, a := range m.approvals { // a cancelled turn's asks are moot
 		a.reply <- false

@@ -870,3 +870,47 @@ func TestChildTreeShowsBranch(t *testing.T) {
 		t.Errorf("settled row lacks the branch:\n%s", v)
 	}
 }
+
+// TestCostIsTheLogsTally (issue 28, acceptance 3): /cost and the status
+// line say what the session's log says by the one rule (session.Tally),
+// after two turns of which the first delegated to an in-process child: the
+// old sum added each turn's result, which counts every child the session
+// ever settled, so the child's tokens came in twice.
+func TestCostIsTheLogsTally(t *testing.T) {
+	s := newScreen(t, `
+replies:
+  - match: DELEGATE
+    toolCalls:
+      - {id: d1, name: subagent, arguments: {description: helper, prompt: "CHILD-TASK"}}
+    usage: {input: 100, output: 10}
+  - match: CHILD-TASK
+    text: CHILD-DONE
+    usage: {input: 5000, output: 500}
+  - match: CHILD-DONE
+    text: delegated
+    usage: {input: 200, output: 20}
+  - match: AGAIN
+    text: again
+    usage: {input: 300, output: 30}
+`, nil)
+	for _, p := range []string{"DELEGATE it", "AGAIN please"} {
+		s.typeText(p)
+		s.pump(func() bool { return !s.m.running })
+	}
+	ld, err := session.Load(s.m.sess.Log.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tally := session.TallyOf(ld.Events)
+	if u := tally.Usage(); u.InputTokens != 100+5000+200+300 || u.OutputTokens != 10+500+20+30 {
+		t.Fatalf("the log's tally %+v", u)
+	}
+	s.committed = nil
+	s.typeText("/cost")
+	if got, want := s.log(), costLine(s.m.root, &tally); !strings.Contains(got, want) {
+		t.Errorf("/cost said\n%s\nthe log's tally says\n%s", got, want)
+	}
+	if got := s.m.usage; got.InputTokens != 5600 || got.OutputTokens != 560 {
+		t.Errorf("the status line's usage %+v, want the log's 5600 in 560 out", got)
+	}
+}

@@ -72,12 +72,16 @@ type Node struct {
 	Usage      *llm.Usage `json:"usage,omitempty"`
 	Start      time.Time  `json:"start"`
 	End        *time.Time `json:"end,omitempty"`
-	DurationMs int64      `json:"durationMs,omitempty"`
-	Turns      int        `json:"turns,omitempty"`
-	Background bool       `json:"background,omitempty"`
-	JobID      string     `json:"jobId,omitempty"`
-	JobStatus  string     `json:"jobStatus,omitempty"`
-	Continues  string     `json:"continues,omitempty"`
+	// DurationMs is a child's run as its parent timed it (subagent/end),
+	// a root session's time spent in turns (session.Tally); TurnMs is each
+	// turn's time, of a node with a session.
+	DurationMs int64   `json:"durationMs,omitempty"`
+	TurnMs     []int64 `json:"turnMs,omitempty"`
+	Turns      int     `json:"turns,omitempty"`
+	Background bool    `json:"background,omitempty"`
+	JobID      string  `json:"jobId,omitempty"`
+	JobStatus  string  `json:"jobStatus,omitempty"`
+	Continues  string  `json:"continues,omitempty"`
 	// Branch is an isolated child's branch, reins/<child-id>, and
 	// Worktree its result's worktree line (what changed, whether it
 	// merges): `isolation: worktree`, docs/subagents.md.
@@ -214,13 +218,11 @@ func (b *treeBuilder) session(n *Node, t logged, alive func() bool, depth int) {
 	}
 	n.Cwd = h.Cwd
 	var (
-		usage, turn          llm.Usage // the turns' total; the current turn's steps
-		counted, turnCounted bool
-		last                 session.TurnEnd
-		open                 bool
-		lastT                = h.CreatedAt
-		runs                 = map[string]*Node{}
-		lastEnd              *Node // the child whose subagent/end came last: job/notice follows it
+		last    session.TurnEnd
+		open    bool
+		lastT   = h.CreatedAt
+		runs    = map[string]*Node{}
+		lastEnd *Node // the child whose subagent/end came last: job/notice follows it
 	)
 	for _, e := range t.Events {
 		if e.Time.After(lastT) {
@@ -230,25 +232,12 @@ func (b *treeBuilder) session(n *Node, t logged, alive func() bool, depth int) {
 		case session.TypeTurnStart:
 			open = true
 			n.Turns++
-			turn, turnCounted = llm.Usage{}, false
-		case session.TypeAssistantMessage:
-			var d session.AssistantMessage
-			if e.Decode(&d) == nil && d.Usage != nil {
-				turn, turnCounted = turn.Add(*d.Usage), true
-			}
 		case session.TypeTurnEnd:
 			open = false
 			var d session.TurnEnd
 			if e.Decode(&d) == nil {
 				last = d
-				switch {
-				case d.Usage != nil: // the turn's total, as recorded
-					usage, counted = usage.Add(*d.Usage), true
-				case turnCounted:
-					usage, counted = usage.Add(turn), true
-				}
 			}
-			turn, turnCounted = llm.Usage{}, false
 		case session.TypeSubagentStart:
 			var d subagentStart
 			if e.Decode(&d) != nil {
@@ -299,13 +288,15 @@ func (b *treeBuilder) session(n *Node, t logged, alive func() bool, depth int) {
 		}
 		lastEnd = nil
 	}
-	if open && turnCounted {
-		// The open turn's steps so far: a running session's cost grows
-		// step by step.
-		usage, counted = usage.Add(turn), true
-	}
-	if counted && n.Usage == nil {
+	// The one usage and duration rule; an open turn counts its steps so
+	// far: a running session's cost grows step by step.
+	tally := session.TallyOf(t.Events)
+	if usage := tally.Usage(); !usage.IsZero() && n.Usage == nil {
 		n.Usage = &usage
+	}
+	n.TurnMs = nil
+	for i := range tally.Turns {
+		n.TurnMs = append(n.TurnMs, tally.Turn(i).DurationMs())
 	}
 	for _, c := range n.Children {
 		if c.State == StateRunning && !alive() && (c.Session == "" || !writerAlive(b.r.path(c.Session))()) {
@@ -330,10 +321,10 @@ func (b *treeBuilder) session(n *Node, t logged, alive func() bool, depth int) {
 			n.Failure = last.Failure.Code
 		}
 	}
+	n.DurationMs = tally.DurationMs()
 	if !running {
 		end := lastT
 		n.End = &end
-		n.DurationMs = end.Sub(n.Start).Milliseconds()
 	}
 }
 
@@ -397,9 +388,11 @@ type Summary struct {
 	Last      string     `json:"last,omitempty"`
 	Prompt    string     `json:"prompt,omitempty"`
 	Usage     *llm.Usage `json:"usage,omitempty"`
-	Children  int        `json:"children"`
-	Running   bool       `json:"running,omitempty"`
-	Problem   string     `json:"problem,omitempty"`
+	// DurationMs is the time spent in turns (session.Tally).
+	DurationMs int64  `json:"durationMs,omitempty"`
+	Children   int    `json:"children"`
+	Running    bool   `json:"running,omitempty"`
+	Problem    string `json:"problem,omitempty"`
 }
 
 // maxListed bounds the listing: the newest root sessions.
@@ -449,7 +442,7 @@ func (r *Reader) List() ([]Summary, error) {
 			continue
 		}
 		h := in.Header
-		s.CreatedAt, s.Cwd, s.Agent, s.Turns, s.Last = h.CreatedAt, h.Cwd, h.Agent, in.Turns, in.Last
+		s.CreatedAt, s.Cwd, s.Agent, s.Turns, s.Last, s.DurationMs = h.CreatedAt, h.Cwd, h.Agent, in.Turns, in.Last, in.DurationMs
 		if h.Model != "" {
 			s.Model = h.Provider + "/" + h.Model
 		}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -159,8 +160,10 @@ func TestSessionList(t *testing.T) {
 	if r.Prompt != "review the repo" || r.Last != "completed" || r.Turns != 1 || r.Model != "deepseek/deepseek-chat" || r.Running {
 		t.Errorf("root summary %+v", r)
 	}
-	if r.Usage == nil || r.Usage.CostUSD == nil || *r.Usage.CostUSD != 0.0012 {
-		t.Errorf("root usage %+v, want the turn's cost", r.Usage)
+	// The session's usage counts its children's (session.Tally): the
+	// turn's and child A's; B and C reported none.
+	if r.Usage == nil || r.Usage.InputTokens != 1100 || r.Usage.CostUSD == nil || math.Abs(*r.Usage.CostUSD-0.0015) > 1e-12 {
+		t.Errorf("root usage %+v, want the turn's and child A's", r.Usage)
 	}
 }
 
@@ -221,8 +224,8 @@ func TestSessionTree(t *testing.T) {
 	if a.DurationMs != 3000 || a.Usage == nil || a.Usage.CostUSD == nil || *a.Usage.CostUSD != 0.0003 || a.Model != "deepseek/deepseek-chat" {
 		t.Errorf("child-a: duration %d usage %+v model %q", a.DurationMs, a.Usage, a.Model)
 	}
-	if tree.Root.Usage == nil || tree.Root.Usage.InputTokens != 1000 {
-		t.Errorf("root usage %+v", tree.Root.Usage)
+	if tree.Root.Usage == nil || tree.Root.Usage.InputTokens != 1100 || len(tree.Root.TurnMs) != 1 {
+		t.Errorf("root usage %+v (the turn's and child A's), turn times %v", tree.Root.Usage, tree.Root.TurnMs)
 	}
 	resp, _ := get(t, ts.URL+"/api/sessions/nope?token="+testToken, nil)
 	if resp.StatusCode != 404 {
@@ -253,7 +256,7 @@ func TestTreeStates(t *testing.T) {
 	if tree.Root.State != StateRunning || tree.Root.StopReason != "" || tree.Root.End != nil {
 		t.Errorf("held root: %s %q", tree.Root.State, tree.Root.StopReason)
 	}
-	if u := tree.Root.Usage; u == nil || u.InputTokens != 1000 || u.CostUSD == nil {
+	if u := tree.Root.Usage; u == nil || u.InputTokens != 1100 || u.CostUSD == nil {
 		t.Errorf("running root's usage %+v: want its open turn's steps so far", u)
 	}
 	if d := nodeByKey(tree.Root, "root/run-d"); d == nil || d.State != StateRunning {

@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
@@ -77,13 +80,31 @@ func (e *Engine) StartTask(ctx context.Context, t Task) (subagent.Run, error) {
 	var rnd [6]byte
 	rand.Read(rnd[:])
 	id := fmt.Sprintf("reins-%s-%s-%s", t.ParentSession, t.RunID, hex.EncodeToString(rnd[:]))
+	opts := client.StartWorkflowOptions{ID: id, TaskQueue: e.TaskQueue}
+	if t.Key != "" {
+		// A keyed run (a batch task) is one workflow across reins
+		// processes: a running one is re-attached to, a completed one
+		// answers with its result; one that failed or was cancelled runs
+		// again.
+		opts.ID = "reins-key-" + t.Key
+		opts.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING
+		opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY
+		id = opts.ID
+	}
 	submit := e.Submit
 	if submit <= 0 {
 		submit = StartTimeout
 	}
 	sctx, cancel := context.WithTimeout(ctx, submit)
 	defer cancel()
-	wr, err := e.Client.ExecuteWorkflow(sctx, client.StartWorkflowOptions{ID: id, TaskQueue: e.TaskQueue}, WorkflowName, t)
+	wr, err := e.Client.ExecuteWorkflow(sctx, opts, WorkflowName, t)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if t.Key != "" && errors.As(err, &started) {
+		// It completed while no reins waited for it: its result is the
+		// task's, read from the cluster rather than run again.
+		wr, err = e.Client.GetWorkflow(sctx, id, ""), nil
+		e.logf("subagent %s: temporal workflow %s completed before; its result is taken", t.RunID, id)
+	}
 	if err != nil {
 		r := Failure(err, t.Provider)
 		if ctx.Err() != nil {

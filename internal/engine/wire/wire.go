@@ -55,6 +55,10 @@ type Task struct {
 	// Trace is the W3C trace context of the run's span in the parent: the
 	// worker's spans of the run continue it (docs/telemetry.md).
 	Trace subagent.TraceContext `json:",omitzero"`
+	// Key names the run across reins processes (subagent.Params.Key): the
+	// workflow id, so that a `reins batch --resume` re-attaches to the
+	// workflow its killed predecessor started.
+	Key string `json:",omitempty"`
 }
 
 // MaxSeed bounds a task's Seed and an outcome's History, in bytes of
@@ -122,7 +126,7 @@ func TaskOf(req subagent.Request, model string) Task {
 		ParentSession: req.ParentSession, Depth: req.Depth, Cwd: req.Cwd, Permission: string(req.Permission),
 		Tools: req.Tools, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens, Model: model,
 		DenyNetwork: req.Sandbox.DenyNetwork, Timeout: req.Agent.Timeout, Trace: req.Trace,
-		ChildID: req.ChildID, Continues: req.Continues, Seed: req.Fork,
+		ChildID: req.ChildID, Continues: req.Continues, Seed: req.Fork, Key: req.Key,
 	}
 	if l := req.Budget.Remaining(); !l.IsZero() {
 		t.Budget = &l
