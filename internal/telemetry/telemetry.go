@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -189,7 +190,10 @@ func Start(o Options) *Telemetry {
 	if service == "" {
 		service = "reins"
 	}
-	res := resource.NewSchemaless(attribute.String("service.name", service), attribute.String("service.version", o.Version))
+	// process.pid tells apart the processes of one trace (a parent, its
+	// reins children, a worker) in a trace viewer.
+	res := resource.NewSchemaless(attribute.String("service.name", service), attribute.String("service.version", o.Version),
+		attribute.Int("process.pid", os.Getpid()))
 	t.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(&countingProcessor{SpanProcessor: bsp, ended: &t.ended}), sdktrace.WithResource(res))
 	t.tracer = t.tp.Tracer("github.com/reinsdev/reins", trace.WithInstrumentationVersion(o.Version))
 	if o.Getenv != nil {
