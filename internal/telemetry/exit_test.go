@@ -115,3 +115,38 @@ func TestExitFlushesToAnsweringCollector(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkShutdown is what telemetry adds to an exit (BENCHMARKS.md,
+// "Telemetry: a dead collector at exit"): Start, 12 spans (a two-step
+// run's), Shutdown, against a collector that refuses connections, never
+// answers, answers 500, or answers 200 — with the probe answered or not
+// by the time the run ends, as it would be.
+func BenchmarkShutdown(b *testing.B) {
+	release := make(chan struct{})
+	refused := httptest.NewServer(http.NotFoundHandler())
+	refusedURL := refused.URL
+	refused.Close()
+	silent := collectorFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	defer silent.Close()
+	defer close(release)
+	failing := collectorFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusInternalServerError) })
+	defer failing.Close()
+	ok := collectorFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("{}")) })
+	defer ok.Close()
+	for _, c := range []struct{ name, url string }{
+		{"refused", refusedURL}, {"never-answers", silent.URL}, {"500", failing.URL}, {"200", ok.URL},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				tel := Start(Options{Settings: Settings{URL: c.url + "/v1/traces"}})
+				endSpans(tel, 12)
+				tel.Shutdown(context.Background())
+			}
+		})
+	}
+}
