@@ -42,6 +42,7 @@ func newSDKCmd(s *streams) *cobra.Command {
 			cfg.Cwd, cfg.ConfigFile, cfg.Model, cfg.BaseURL = f.cwd, f.config, f.model, f.baseURL
 			cfg.Permission, cfg.MaxSteps, cfg.Sandbox = f.permission, f.maxSteps, f.sandbox
 			cfg.Version = version
+			cfg.OpenEngine = openEngine
 			cfg.Stderr = s.err
 			return sdkserver.New(cfg).Serve(ctx, s.in, s.out)
 		},

@@ -351,7 +351,7 @@ func (s *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 		msg := a.missingKey.Error() + "; set it in the environment reins acp starts in, or providers." + a.missingKey.Provider + ".apiKey in $REINS_HOME/config.yaml, then restart the agent"
 		return sdk.PromptResponse{}, &sdk.RequestError{Code: -32000, Message: msg, Data: map[string]any{"code": "AUTH", "envVar": a.missingKey.EnvVar}}
 	}
-	return a.prompt(ctx, text)
+	return a.prompt(continueTrace(ctx, p.Meta), text)
 }
 
 // promptText flattens a prompt: text as is, embedded text resources as

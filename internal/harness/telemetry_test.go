@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -210,8 +211,10 @@ func TestTelemetryTreeInMemory(t *testing.T) {
 
 // TestTelemetryCollectorDown is acceptance 2 of issue 33: a collector that
 // refuses connections, answers 500, or never answers changes no run's
-// outcome; telemetry's shutdown returns (bounded by
-// telemetry.ShutdownTimeout), and the host log counts the dropped spans.
+// outcome; the harness closes (the process's exit) without waiting for it
+// — with an hour's flush bound, Close returns while the silent collector
+// still holds the request open, which it lets go only when the test ends —
+// and the host log counts the dropped spans.
 func TestTelemetryCollectorDown(t *testing.T) {
 	refused := httptest.NewServer(http.NotFoundHandler())
 	refusedURL := refused.URL
@@ -225,12 +228,10 @@ func TestTelemetryCollectorDown(t *testing.T) {
 	hang := make(chan struct{})
 	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		posts.Add(1)
-		select {
-		case <-hang:
-		case <-r.Context().Done():
-		}
+		<-hang // holds the request whatever the client does
 	}))
 	defer silent.Close()
+	defer silent.CloseClientConnections()
 	defer close(hang)
 	for _, tc := range []struct{ name, url string }{
 		{"refused", refusedURL}, {"500", failing.URL}, {"silent", silent.URL},
@@ -246,14 +247,20 @@ func TestTelemetryCollectorDown(t *testing.T) {
 			if err != nil || !ok {
 				t.Fatalf("resolve: %v %v", ok, err)
 			}
-			f.h.Telemetry = telemetry.Start(telemetry.Options{Settings: s, Logf: f.h.Logf})
+			f.h.Telemetry = telemetry.Start(telemetry.Options{Settings: s, Logf: f.h.Logf, ShutdownTimeout: time.Hour})
 			sess := f.session(t)
 			res := sess.Run(context.Background(), "go")
 			if res.Reason != session.ReasonCompleted || res.Failure != nil {
 				t.Fatalf("run %+v", res)
 			}
 			sess.Close()
-			f.h.Close()
+			closed := make(chan struct{})
+			go func() { f.h.Close(); close(closed) }()
+			select {
+			case <-closed:
+			case <-time.After(2 * time.Minute):
+				t.Fatal("the harness's close is held by the collector")
+			}
 			ended, exported, _ := f.h.Telemetry.Stats()
 			if ended == 0 || exported != 0 {
 				t.Errorf("ended %d, exported %d", ended, exported)

@@ -28,6 +28,8 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/telemetry"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/sdk"
 )
@@ -55,6 +57,11 @@ type Config struct {
 	// stdout that accepts nothing before it drops what is queued (0:
 	// DefaultShutdownTimeout).
 	ShutdownTimeout time.Duration
+	// OpenEngine opens the engine the runtime's config names
+	// (subagents.engine) for its model, as `reins run` does, so that a
+	// reins child's own children run where its configuration says (the
+	// temporal engine: on a worker). nil: every child runs locally.
+	OpenEngine func(h *harness.Harness, m *harness.Model) (subagent.Engine, func(), error)
 }
 
 // Defaults of Config.
@@ -76,6 +83,8 @@ type Server struct {
 	maxTokens int
 	maxSteps  int
 	budget    *budget.Budget // initialize's budget over every session, or the config's
+	// closeEngine releases the engine Config.OpenEngine opened (nil: none).
+	closeEngine func()
 
 	base       context.Context
 	cancelBase context.CancelCauseFunc
@@ -98,7 +107,12 @@ type sess struct {
 	fold    *outcome.Fold // the output of the prompt being run
 }
 
-type item struct{ messageID, text string }
+type item struct {
+	messageID, text string
+	// trace is the W3C trace context the prompt's _meta named: the turn
+	// continues that trace (docs/telemetry.md).
+	trace subagent.TraceContext
+}
 
 // New returns a server with the given defaults.
 func New(cfg Config) *Server {
@@ -332,6 +346,14 @@ func (s *Server) initialize(params json.RawMessage) (any, int, string) {
 		h.Close()
 		return nil, sdk.CodeInvalidParams, "initialize: " + err.Error()
 	}
+	if s.cfg.OpenEngine != nil {
+		eng, closeEng, err := s.cfg.OpenEngine(h, m)
+		if err != nil {
+			h.Close()
+			return nil, sdk.CodeInvalidParams, "initialize: " + err.Error()
+		}
+		h.Engine, s.closeEngine = eng, closeEng
+	}
 	// The budget covers everything this runtime runs, from here on.
 	s.budget = budget.New(limits)
 	h.Observe = s.observe
@@ -417,7 +439,7 @@ func (s *Server) prompt(id json.RawMessage, params json.RawMessage) {
 	if s.closing {
 		return
 	}
-	ss.queue = append(ss.queue, item{messageID: msgID, text: text})
+	ss.queue = append(ss.queue, item{messageID: msgID, text: text, trace: metaTrace(params)})
 	if !ss.running {
 		ss.running = true
 		s.workers.Add(1)
@@ -447,7 +469,7 @@ func (s *Server) work(sid string, ss *sess) {
 		// another session's message (turnError restricts it to provider
 		// failures).
 		s.model.ResetProviderMessage()
-		res := ss.s.Run(ctx, it.text)
+		res := ss.s.Run(telemetry.Continue(ctx, it.trace.Parent, it.trace.State), it.text)
 		cancel(nil)
 
 		s.mu.Lock()
@@ -574,6 +596,9 @@ func (s *Server) shutdown() {
 		if err := ss.s.Close(); err != nil {
 			s.logf("closing session %s: %v", ss.s.Log.Header().ID, err)
 		}
+	}
+	if s.closeEngine != nil {
+		s.closeEngine()
 	}
 	if s.h != nil {
 		s.h.Close()

@@ -138,7 +138,7 @@ func encodeSpans(spans []sdktrace.ReadOnlySpan) jsonRequest {
 		res   attribute.Distinct
 		scope string
 	}
-	var out jsonRequest
+	out := jsonRequest{ResourceSpans: []jsonResourceSpans{}} // [] when empty (the probe), never null
 	resIdx := map[attribute.Distinct]int{}
 	scopeIdx := map[key]int{}
 	for _, s := range spans {

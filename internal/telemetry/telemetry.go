@@ -11,12 +11,22 @@
 // package initialisers every reins process, traced or not, would pay at
 // start-up (BENCHMARKS.md). What was dropped is counted and reported in
 // the host log when the process shuts telemetry down.
+//
+// Exit never waits on a collector that has not proved it answers: Start
+// sends an empty export (a probe) at once, while the run goes on; at
+// Shutdown the final flush waits (at most ShutdownTimeout) only when the
+// probe or an earlier export was answered 2xx. Otherwise what is still
+// queued or in flight is abandoned at once and counted as dropped, so a
+// collector that is down, answers errors, or holds the request open adds
+// nothing to a run's exit (docs/telemetry.md, "When the collector is
+// down").
 package telemetry
 
 import (
 	"context"
 	"errors"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -122,6 +132,10 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Version is the reins version (the resource's service.version).
 	Version string
+	// ShutdownTimeout bounds the final flush to a collector that has
+	// answered (ShutdownTimeout when zero; tests set it long to show that
+	// an unanswering collector is not waited for at all).
+	ShutdownTimeout time.Duration
 }
 
 // Telemetry is a running exporter and the tracers over it. A nil
@@ -137,6 +151,11 @@ type Telemetry struct {
 	// background context.
 	parent context.Context
 	once   sync.Once
+	// shutdownTimeout bounds the final flush (Options.ShutdownTimeout).
+	shutdownTimeout time.Duration
+	// probed is closed when the start-up probe has finished, answered or
+	// not.
+	probed chan struct{}
 }
 
 // Queue bounds: the batch processor holds at most MaxQueue spans and drops
@@ -159,20 +178,31 @@ func Start(o Options) *Telemetry {
 	if exp == nil {
 		exp = newOTLPJSON(o.URL, o.Headers)
 	}
-	t := &Telemetry{content: o.Content, logf: logf, parent: context.Background()}
-	t.exp = &countingExporter{next: exp, logf: logf}
+	t := &Telemetry{content: o.Content, logf: logf, parent: context.Background(),
+		shutdownTimeout: o.ShutdownTimeout, probed: make(chan struct{})}
+	if t.shutdownTimeout <= 0 {
+		t.shutdownTimeout = ShutdownTimeout
+	}
+	t.exp = newCountingExporter(exp, logf)
 	bsp := sdktrace.NewBatchSpanProcessor(t.exp, sdktrace.WithMaxQueueSize(MaxQueue),
 		sdktrace.WithBatchTimeout(BatchTimeout), sdktrace.WithExportTimeout(ExportTimeout))
 	service := o.Service
 	if service == "" {
 		service = "reins"
 	}
-	res := resource.NewSchemaless(attribute.String("service.name", service), attribute.String("service.version", o.Version))
+	// process.pid tells apart the processes of one trace (a parent, its
+	// reins children, a worker) in a trace viewer.
+	res := resource.NewSchemaless(attribute.String("service.name", service), attribute.String("service.version", o.Version),
+		attribute.Int("process.pid", os.Getpid()))
 	t.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(&countingProcessor{SpanProcessor: bsp, ended: &t.ended}), sdktrace.WithResource(res))
 	t.tracer = t.tp.Tracer("github.com/reinsdev/reins", trace.WithInstrumentationVersion(o.Version))
 	if o.Getenv != nil {
 		t.parent = Continue(context.Background(), o.Getenv("TRACEPARENT"), o.Getenv("TRACESTATE"))
 	}
+	go func() {
+		defer close(t.probed)
+		t.exp.probe()
+	}()
 	return t
 }
 
@@ -189,8 +219,11 @@ func Continue(ctx context.Context, traceparent, tracestate string) context.Conte
 	return propagation.TraceContext{}.Extract(ctx, c)
 }
 
-// Shutdown flushes what is queued (bounded by ShutdownTimeout) and writes
-// to the host log how many spans ended, were exported, and were dropped.
+// Shutdown flushes what is queued and writes to the host log how many
+// spans ended, were exported, and were dropped. It waits for the flush
+// (at most ShutdownTimeout) only when the collector has answered an
+// export 2xx; otherwise it abandons what is queued or in flight at once
+// (the package comment).
 func (t *Telemetry) Shutdown(ctx context.Context) {
 	if t == nil {
 		return
@@ -199,14 +232,29 @@ func (t *Telemetry) Shutdown(ctx context.Context) {
 }
 
 func (t *Telemetry) shutdown(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, ShutdownTimeout)
+	ctx, cancel := context.WithTimeout(ctx, t.shutdownTimeout)
 	defer cancel()
+	answered := t.exp.answered.Load()
+	if !answered {
+		// Not one 2xx from the collector: every export from here on, and
+		// the one in flight, fails at once instead of being waited for.
+		t.exp.abandon()
+	}
 	if err := t.tp.Shutdown(ctx); err != nil {
 		t.logf("telemetry: shutdown: %v", err)
 	}
+	t.exp.abandon() // the probe, if it still waits
+	select {
+	case <-t.probed:
+	case <-ctx.Done():
+	}
 	ended, sent := t.ended.Load(), t.exp.sent.Load()
 	if dropped := ended - sent; dropped > 0 {
-		t.logf("telemetry: %d spans ended, %d exported, %d dropped (queue full, collector unreachable or refusing)", ended, sent, dropped)
+		why := "queue full, collector unreachable or refusing"
+		if !answered {
+			why = "the collector had not answered by exit, which did not wait for it"
+		}
+		t.logf("telemetry: %d spans ended, %d exported, %d dropped (%s)", ended, sent, dropped, why)
 	}
 }
 
@@ -228,16 +276,52 @@ func (p *countingProcessor) OnEnd(s sdktrace.ReadOnlySpan) {
 
 // countingExporter counts what was exported and what failed, logs the
 // first failure, and hides failures from the SDK (whose error handler
-// would print them on stderr once per batch).
+// would print them on stderr once per batch). It records whether the
+// collector has answered 2xx, and can be abandoned: every export then
+// fails at once, the one in flight included.
 type countingExporter struct {
 	next         sdktrace.SpanExporter
 	logf         func(string, ...any)
 	sent, failed atomic.Int64
 	logged       atomic.Bool
+	// answered is set by the first export (or probe) the collector
+	// answered 2xx.
+	answered atomic.Bool
+	// gone is cancelled by abandon.
+	gone    context.Context
+	abandon context.CancelFunc
+}
+
+func newCountingExporter(next sdktrace.SpanExporter, logf func(string, ...any)) *countingExporter {
+	e := &countingExporter{next: next, logf: logf}
+	e.gone, e.abandon = context.WithCancel(context.Background())
+	return e
+}
+
+// probe sends an empty export (a valid OTLP request every collector
+// answers), so that a collector proves it answers while the run goes on,
+// before the exit needs to know. Its failure is not logged: the first
+// real export's is.
+func (e *countingExporter) probe() {
+	ctx, cancel := context.WithTimeout(e.gone, ExportTimeout)
+	defer cancel()
+	if e.next.ExportSpans(ctx, nil) == nil {
+		e.answered.Store(true)
+	}
 }
 
 func (e *countingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	if err := e.next.ExportSpans(ctx, spans); err != nil {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(e.gone, cancel)()
+	err := e.gone.Err()
+	if err == nil {
+		err = e.next.ExportSpans(ctx, spans)
+	}
+	if err == nil {
+		e.answered.Store(true)
+	}
+	if err != nil {
 		e.failed.Add(int64(len(spans)))
 		if e.logged.CompareAndSwap(false, true) {
 			e.logf("telemetry: export failed (further failures are counted at exit): %v", err)
