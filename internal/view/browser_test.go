@@ -42,7 +42,7 @@ func newBrowser(t *testing.T) context.Context {
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
-	ctx, cancel := context.WithTimeout(bctx, 2*time.Minute)
+	ctx, cancel := context.WithTimeout(bctx, 2*time.Minute*slack)
 	t.Cleanup(func() {
 		cancel()
 		cancelBrowser()
@@ -54,21 +54,29 @@ func newBrowser(t *testing.T) context.Context {
 	return ctx
 }
 
-// within runs actions with a deadline of their own, so that a wait that
-// never comes true fails the test with a message, not a hang.
+// slack stretches every deadline of these tests: a deadline is there so a
+// wait that never comes true fails with a message instead of hanging, not
+// to judge speed, and on the shared 2-core machine at load 40 chromium's
+// 30 s full-page screenshot of the 200-row export ran out
+// (TestBrowserExport). The figures the tests name are what a quiet
+// machine needs; slack is the headroom for a busy one.
+const slack = 6
+
+// within runs actions with a deadline of their own (d × slack), so that a
+// wait that never comes true fails the test with a message, not a hang.
 func within(t *testing.T, ctx context.Context, d time.Duration, what string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	c, cancel := context.WithTimeout(ctx, d)
+	c, cancel := context.WithTimeout(ctx, d*slack)
 	defer cancel()
 	if err := chromedp.Do(c, actions...); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
 }
 
-// value runs one action that returns a value, with a deadline.
+// value runs one action that returns a value, with a deadline (d × slack).
 func value[T any](t *testing.T, ctx context.Context, d time.Duration, what string, a chromedp.Action[T]) T {
 	t.Helper()
-	c, cancel := context.WithTimeout(ctx, d)
+	c, cancel := context.WithTimeout(ctx, d*slack)
 	defer cancel()
 	v, err := chromedp.Run(c, a)
 	if err != nil {
@@ -77,13 +85,13 @@ func value[T any](t *testing.T, ctx context.Context, d time.Duration, what strin
 	return v
 }
 
-// waitTrue evaluates js until it is true, for at most 30 s.
+// waitTrue evaluates js until it is true, for at most 30 s × slack.
 func waitTrue(t *testing.T, ctx context.Context, what, js string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(30 * time.Second * slack)
 	for !value(t, ctx, 10*time.Second, what, chromedp.Evaluate[bool](js)) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 30 s", what)
+			t.Fatalf("%s: not within %v", what, 30*time.Second*slack)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
