@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	sdk "github.com/openai/openai-go/v3"
+
 	"github.com/reinsdev/reins/internal/llm/llmtest"
 )
 
@@ -43,5 +45,31 @@ func TestImageResult(t *testing.T) {
 				t.Errorf("images %v: message %d\n%s\nwant\n%s", tc.images, i+2, got[i], tc.want[i])
 			}
 		}
+	}
+}
+
+// TestImageResultSDK: OpenAI's own Go SDK reads the messages as a tool
+// message in text, then a user message of a text part and an image_url
+// part carrying the data URL.
+func TestImageResultSDK(t *testing.T) {
+	enc, err := encodeRequest(llmtest.ImageRequest(true), false, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p sdk.ChatCompletionNewParams
+	if err := json.Unmarshal(enc.body, &p); err != nil {
+		t.Fatal(err)
+	}
+	ms := p.Messages
+	tm, um := ms[len(ms)-2].OfTool, ms[len(ms)-1].OfUser
+	if tm == nil || tm.ToolCallID != "c1" || !tm.Content.OfString.Valid() {
+		t.Fatalf("message %+v, want the tool message of c1 in text", ms[len(ms)-2])
+	}
+	if um == nil || len(um.Content.OfArrayOfContentParts) != 2 {
+		t.Fatalf("message %+v, want a user message of two parts", ms[len(ms)-1])
+	}
+	img := um.Content.OfArrayOfContentParts[1].OfImageURL
+	if img == nil || img.ImageURL.URL != "data:image/png;base64,"+llmtest.ImagePNGBase64 {
+		t.Errorf("second part %+v, want image_url with the data URL", um.Content.OfArrayOfContentParts[1])
 	}
 }

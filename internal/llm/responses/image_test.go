@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	oresponses "github.com/openai/openai-go/v3/responses"
+
 	"github.com/reinsdev/reins/internal/llm/llmtest"
 )
 
@@ -32,5 +34,31 @@ func TestImageResult(t *testing.T) {
 		if got := string(req.Input[len(req.Input)-1]); got != tc.want {
 			t.Errorf("images %v: last item\n%s\nwant\n%s", tc.images, got, tc.want)
 		}
+	}
+}
+
+// TestImageResultSDK: OpenAI's own Go SDK reads the request as a
+// function_call_output whose output is the item list, an input_text and an
+// input_image carrying the data URL.
+func TestImageResultSDK(t *testing.T) {
+	body, err := encodeRequest(llmtest.ImageRequest(true), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p oresponses.ResponseNewParams
+	if err := json.Unmarshal(body, &p); err != nil {
+		t.Fatal(err)
+	}
+	items := p.Input.OfInputItemList
+	out := items[len(items)-1].OfFunctionCallOutput
+	if out == nil || out.CallID.Value != "c1" {
+		t.Fatalf("last item %+v, want the function_call_output of c1", items[len(items)-1])
+	}
+	list := out.Output.OfResponseFunctionCallOutputItemArray
+	if len(list) != 2 || list[0].OfInputText == nil || list[1].OfInputImage == nil {
+		t.Fatalf("output %+v, want input_text then input_image", out.Output)
+	}
+	if got := list[1].OfInputImage.ImageURL.Value; got != "data:image/png;base64,"+llmtest.ImagePNGBase64 {
+		t.Errorf("image_url %q", got)
 	}
 }
