@@ -52,14 +52,17 @@ func multiEditPreview(cwd string, args json.RawMessage) *preview {
 	cur, exists, err := readCurrent(cwd, *a.Path)
 	var after string
 	switch {
-	case err != nil || !exists:
-		p.note = "the file cannot be read now; multi_edit will fail"
+	case err != nil:
+		// Too large or not a regular file: the tool decides.
+		p.note = "the file is not previewed: " + err.Error()
+	case !exists:
+		p.note = "no such file; multi_edit will fail"
 	default:
 		var n int
 		if after, n, err = tool.EditText(cur, *a.Path, a.Edits); err != nil {
 			p.note = firstLine(err.Error()) + "; multi_edit will fail"
 		} else {
-			p.note = fmt.Sprintf("%d edits, %d replacements", len(a.Edits), n)
+			p.note = tool.Plural(len(a.Edits), "edit") + ", " + tool.Plural(n, "replacement")
 			p.diff = lineDiff(cur, after, diffContext)
 			return p
 		}
@@ -87,7 +90,7 @@ func applyPatchPreview(cwd string, args json.RawMessage) *preview {
 		return &preview{note: firstLine(err.Error()) + "; apply_patch will fail", fields: []argField{{"input", *a.Input}}}
 	}
 	p := &preview{}
-	var failed, what string
+	var failed, unread, what string
 	for _, op := range ops {
 		cur, exists, rerr := readCurrent(cwd, op.Path)
 		what = string(op.Kind)
@@ -100,10 +103,7 @@ func applyPatchPreview(cwd string, args json.RawMessage) *preview {
 			}
 			d = lineDiff(cur, op.Content, diffContext)
 		case patch.Delete:
-			switch {
-			case rerr != nil:
-				err = rerr
-			case !exists:
+			if rerr == nil && !exists {
 				err = errors.New("no such file")
 			}
 			d = lineDiff(cur, "", diffContext)
@@ -114,13 +114,12 @@ func applyPatchPreview(cwd string, args json.RawMessage) *preview {
 			after := ""
 			switch {
 			case rerr != nil:
-				err = rerr
 			case !exists:
 				err = errors.New("no such file")
 			default:
 				after, err = patch.Apply(cur, op.Chunks)
 			}
-			if err == nil {
+			if err == nil && rerr == nil {
 				d = lineDiff(cur, after, diffContext)
 				break
 			}
@@ -128,6 +127,10 @@ func applyPatchPreview(cwd string, args json.RawMessage) *preview {
 			for _, c := range op.Chunks {
 				d = append(d, lineDiff(strings.Join(c.Old, "\n"), strings.Join(c.New, "\n"), diffContext)...)
 			}
+		}
+		if rerr != nil && unread == "" {
+			// Too large or not a regular file: the tool decides.
+			unread = termsafe.EscapeLine(op.Path) + " is not previewed: " + rerr.Error()
 		}
 		if err != nil && failed == "" {
 			failed = string(op.Kind) + " " + termsafe.EscapeLine(op.Path) + ": " + firstLine(err.Error()) + "; apply_patch will fail"
@@ -140,6 +143,8 @@ func applyPatchPreview(cwd string, args json.RawMessage) *preview {
 	switch {
 	case failed != "":
 		p.note = failed
+	case unread != "":
+		p.note = unread
 	case len(ops) == 1:
 		p.note = termsafe.EscapeLine(what)
 	default:

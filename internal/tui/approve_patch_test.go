@@ -69,10 +69,22 @@ func TestApprovalPatchPreview(t *testing.T) {
 
 	// multi_edit keeps the tool's rules: CRLF and a BOM.
 	_, q = ask("multi_edit", `{"path":"crlf.txt","edits":[{"old_string":"x\ny","new_string":"x\nz"}]}`)
-	has("CRLF multi_edit", q, "(1 edits, 1 replacements)", `    - y\r`, `    + z\r`)
+	has("CRLF multi_edit", q, "(1 edit, 1 replacement)", `    - y\r`, `    + z\r`)
+
+	// Too large to preview (the tool still edits it): said, not called a failure.
+	if err := os.WriteFile(filepath.Join(s.cwd, "big.txt"), []byte(strings.Repeat("x\n", maxPreviewFile)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, q = ask("multi_edit", `{"path":"big.txt","edits":[{"old_string":"x\ny","new_string":"z"}]}`)
+	has("large multi_edit", q, "the file is not previewed: 2048.0 KiB, too large", "edit 1 of 1", "    - x", "    + z")
+	hasNot("large multi_edit", q, "will fail")
+	p := "*** Begin Patch\n*** Update File: big.txt\n@@\n-x\n+y\n*** End Patch\n"
+	_, q = ask("apply_patch", `{"input":`+jsonString(p)+`}`)
+	has("large apply_patch", q, "big.txt is not previewed: 2048.0 KiB, too large", "    - x", "    + y")
+	hasNot("large apply_patch", q, "will fail")
 
 	// apply_patch over three files: a header per file, each one's diff.
-	p := "*** Begin Patch\n*** Update File: a.go\n@@\n func two() int { return 2 }\n-// filler\n+// fill\n*** Add File: new.txt\n+hello\n+world\n*** Delete File: gone.txt\n*** End Patch\n"
+	p = "*** Begin Patch\n*** Update File: a.go\n@@\n func two() int { return 2 }\n-// filler\n+// fill\n*** Add File: new.txt\n+hello\n+world\n*** Delete File: gone.txt\n*** End Patch\n"
 	_, q = ask("apply_patch", `{"input":`+jsonString(p)+`}`)
 	has("apply_patch", q, "? allow apply_patch (3 files)",
 		"  a.go: update", "    - // filler", "    + // fill", "      func two() int { return 2 }",
