@@ -43,6 +43,9 @@ type Model struct {
 	CacheRead     *float64
 	CacheWrite    *float64 // nil on the wires that bill no cache writes
 	CanReason     bool
+	// Images says the model takes image input (catwalk's
+	// supports_attachments): a tool result's image is sent to it.
+	Images bool
 }
 
 // Spec is "provider/id".
@@ -87,7 +90,7 @@ func FromProviders(ps []catwalk.Provider, source string) *Catalogue {
 // field holds the read price, so the read price is the smaller non-zero of
 // the two (a cache read is never dearer than an uncached input token).
 func convert(prov string, m catwalk.Model) Model {
-	out := Model{Provider: prov, ID: m.ID, Name: m.Name, ContextWindow: int(m.ContextWindow), MaxOutput: int(m.DefaultMaxTokens), CanReason: m.CanReason}
+	out := Model{Provider: prov, ID: m.ID, Name: m.Name, ContextWindow: int(m.ContextWindow), MaxOutput: int(m.DefaultMaxTokens), CanReason: m.CanReason, Images: m.SupportsImages}
 	pos := func(f float64) *float64 {
 		if f <= 0 {
 			return nil

@@ -438,6 +438,7 @@ func (h *Harness) resolveModel(spec, baseURL string, effort llm.Effort) (*Model,
 		return nil, &ConfigError{fmt.Errorf("unknown provider %q", provider)}
 	}
 	m.Model, m.Effort = withEffort(m.Model, provider, effort), effort
+	m.Model = withImages(m.Model, provider, name)
 	return m, nil
 }
 

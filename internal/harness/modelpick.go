@@ -95,6 +95,22 @@ func withEffort(m llm.Model, provider string, effort llm.Effort) llm.Model {
 	})
 }
 
+// withImages makes every request through m say that the model takes
+// images (llm.Request.Images) when the catalogue lists it with image
+// input. A model the catalogue does not know (a local server's, a new
+// name) is sent the text note instead: a text-only server rejects a
+// request with an image in it, while a note costs one turn's eyesight.
+func withImages(m llm.Model, provider, name string) llm.Model {
+	if cm, ok := catalog.Current().Lookup(provider, name); !ok || !cm.Images || m == nil {
+		return m
+	}
+	return llm.ModelFunc(func(ctx context.Context, req *llm.Request) iter.Seq[llm.Chunk] {
+		r := *req
+		r.Images = true
+		return m.Stream(ctx, &r)
+	})
+}
+
 // CatalogFile is the cached catalogue `reins models --refresh` writes
 // (internal/catalog), which replaces the embedded one when present.
 func CatalogFile(home string) string { return filepath.Join(home, "models.json") }

@@ -10,6 +10,7 @@ package llm
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"iter"
@@ -56,9 +57,9 @@ type Image struct {
 	Data      []byte `json:"data"`
 }
 
-// ResultText is a tool result's content for a wire that carries no images
-// in tool results: the content, then a line saying that the model was not
-// shown the image, so it does not believe it saw it.
+// ResultText is a tool result's content for a model that is not shown its
+// image: the content, then a line saying that the model was not shown the
+// image, so it does not believe it saw it.
 func ResultText(b Block) string {
 	if b.Image == nil {
 		return b.Content
@@ -67,7 +68,24 @@ func ResultText(b Block) string {
 	if out != "" && out[len(out)-1] != '\n' {
 		out += "\n"
 	}
-	return out + fmt.Sprintf("[%s image of %d bytes not shown: this provider's API takes no images in tool results]", b.Image.MediaType, len(b.Image.Data))
+	return out + fmt.Sprintf("[%s image of %d bytes not shown: this model takes no image input]", b.Image.MediaType, len(b.Image.Data))
+}
+
+// ResultParts is what a wire sends for tool result b of req: its text and
+// its image when the request's model takes images (Request.Images), else
+// ResultText's note and no image. Every wire asks here, so the rule of
+// when an image is sent is one rule.
+func ResultParts(req *Request, b Block) (string, *Image) {
+	if b.Image != nil && req != nil && req.Images {
+		return b.Content, b.Image
+	}
+	return ResultText(b), nil
+}
+
+// DataURL is img as a data: URL, the form the OpenAI wires take inline
+// images in.
+func (img *Image) DataURL() string {
+	return "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
 }
 
 // Role is the author of a message.
@@ -269,6 +287,12 @@ type Request struct {
 	// DeepSeek's knob is a model choice (deepseek-reasoner), which the
 	// harness makes before the request exists.
 	Effort Effort
+	// Images says the model takes image input, so a tool result's image
+	// (read of a PNG) is sent as an image on the wire. Off, the wire sends
+	// ResultText's note instead: the harness sets it from the model
+	// catalogue, and a model the catalogue does not know gets no images
+	// (a text-only server rejects a request that carries one).
+	Images bool
 }
 
 // Effort is a reasoning effort: low, medium or high (SPEC §12).

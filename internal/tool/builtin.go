@@ -87,6 +87,10 @@ func truncateLine(s string, n int) string {
 	return s[:cut] + " … [line truncated]"
 }
 
+// Plural formats a count with its noun: "1 byte", "2 bytes" (the words
+// of the tools' results, which the screen repeats).
+func Plural(n int, noun string) string { return plural(n, noun) }
+
 // plural formats a count with its noun: "1 byte", "2 bytes".
 func plural(n int, noun string) string {
 	if n == 1 {

@@ -84,11 +84,8 @@ const utf8BOM = "\ufeff"
 
 // editFile applies edits in order to the text of the file path, all or
 // nothing: the file is written once, after every edit applied. It returns
-// the number of replacements made, or the error result.
-//
-// The file's conventions are kept: a BOM is set aside while matching and
-// put back; in a file whose lines end in CRLF, the model's "\n" (models
-// write LF) matches and writes "\r\n".
+// the number of replacements made, or the error result. The text is
+// EditText's.
 func editFile(ctx context.Context, env *Env, path string, edits []oneEdit) (int, *Result) {
 	fail := func(format string, args ...any) (int, *Result) {
 		r := Errorf(format, args...)
@@ -115,7 +112,32 @@ func editFile(ctx context.Context, env *Env, path string, edits []oneEdit) (int,
 	if err != nil {
 		return fail("edit %s: %v", path, osErr(err))
 	}
-	text := string(data)
+	text, total, err := EditText(string(data), path, edits)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if ctx.Err() != nil {
+		return fail("edit %s: canceled", path)
+	}
+	// Rewritten in place, so the file keeps its mode and identity.
+	if err := replaceContent(f, []byte(text)); err != nil {
+		return fail("edit %s: %v", path, osErr(err))
+	}
+	return total, nil
+}
+
+// Edit is one replacement of edit or multi_edit, as the model gives it.
+type Edit = oneEdit
+
+// EditText applies edits in order to text, the whole content of the file
+// path (named in errors), as edit and multi_edit do, and returns the new
+// content and the number of replacements made. It is pure, so the
+// approval preview shows what the tool will write.
+//
+// The file's conventions are kept: a BOM is set aside while matching and
+// put back; in a file whose lines end in CRLF, the model's "\n" (models
+// write LF) matches and writes "\r\n".
+func EditText(text, path string, edits []Edit) (string, int, error) {
 	bom := strings.HasPrefix(text, utf8BOM)
 	text = strings.TrimPrefix(text, utf8BOM)
 	crlf := strings.Contains(text, "\r\n") && strings.Count(text, "\r\n") == strings.Count(text, "\n")
@@ -130,12 +152,15 @@ func editFile(ctx context.Context, env *Env, path string, edits []oneEdit) (int,
 		if len(edits) > 1 {
 			which = fmt.Sprintf("edit %d: ", i+1)
 		}
+		if err := e.check(); err != nil {
+			return "", 0, fmt.Errorf("%s%v", which, err)
+		}
 		n := strings.Count(text, oldS)
 		switch {
 		case n == 0:
-			return fail("%sold_string not found in %s%s", which, path, closestHint(text, e.Old))
+			return "", 0, fmt.Errorf("%sold_string not found in %s%s", which, path, closestHint(text, e.Old))
 		case n > 1 && !e.ReplaceAll:
-			return fail("%sold_string occurs %d times in %s; add surrounding context to make it unique, or set replace_all", which, n, path)
+			return "", 0, fmt.Errorf("%sold_string occurs %d times in %s; add surrounding context to make it unique, or set replace_all", which, n, path)
 		}
 		if e.ReplaceAll {
 			text = strings.ReplaceAll(text, oldS, newS)
@@ -144,17 +169,10 @@ func editFile(ctx context.Context, env *Env, path string, edits []oneEdit) (int,
 		}
 		total += n
 	}
-	if ctx.Err() != nil {
-		return fail("edit %s: canceled", path)
-	}
 	if bom {
 		text = utf8BOM + text
 	}
-	// Rewritten in place, so the file keeps its mode and identity.
-	if err := replaceContent(f, []byte(text)); err != nil {
-		return fail("edit %s: %v", path, osErr(err))
-	}
-	return total, nil
+	return text, total, nil
 }
 
 // closestMaxBytes bounds the text closestHint compares, so a huge file

@@ -55,6 +55,9 @@ type armMsg struct{ a *approval }
 // makePreview computes the preview of a call of tool name with args, in
 // the workspace cwd.
 func makePreview(cwd, name string, args json.RawMessage) *preview {
+	if p := patchPreview(cwd, name, args); p != nil { // multi_edit, apply_patch
+		return p
+	}
 	p := &preview{}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(args, &obj) != nil {
@@ -225,6 +228,8 @@ func (m *Model) question(a *approval, width int) []string {
 		switch d.kind {
 		case diffGap:
 			out = append(out, m.st.dim.Render(fmt.Sprintf("    ⋯ %d unchanged lines", d.n)))
+		case diffFile:
+			out = append(out, hangStyled("  ", termsafe.EscapeLine(d.text), w, m.st.warn.Render)...)
 		case diffDel:
 			out = append(out, hangStyled("    - ", termsafe.EscapeLine(d.text), w, m.st.bad.Render)...)
 		case diffAdd:

@@ -84,16 +84,17 @@ type imageSource struct {
 }
 
 // resultContent is a tool result's wire content: its text alone, or with
-// an image the text block followed by the image block.
-func resultContent(b llm.Block) any {
-	if b.Image == nil {
-		return b.Content
+// an image (llm.ResultParts) the text block followed by the image block.
+func resultContent(req *llm.Request, b llm.Block) any {
+	text, img := llm.ResultParts(req, b)
+	if img == nil {
+		return text
 	}
 	parts := make([]any, 0, 2)
-	if b.Content != "" {
-		parts = append(parts, textBlock{Type: "text", Text: b.Content})
+	if text != "" {
+		parts = append(parts, textBlock{Type: "text", Text: text})
 	}
-	return append(parts, imageBlock{Type: "image", Source: imageSource{Type: "base64", MediaType: b.Image.MediaType, Data: b.Image.Data}})
+	return append(parts, imageBlock{Type: "image", Source: imageSource{Type: "base64", MediaType: img.MediaType, Data: img.Data}})
 }
 
 var errToolSchema = errors.New("anthropic: tool parameters are not valid JSON")
@@ -143,7 +144,7 @@ func encodeRequest(req *llm.Request, cache *enccache.Cache[encodedMessage]) ([]b
 	r := cache.Begin()
 	msgs := make([]encodedMessage, 0, len(req.Messages))
 	for _, m := range req.Messages {
-		msgs = append(msgs, r.Get(m, encodeMessage))
+		msgs = append(msgs, r.Get(m, func(m llm.Message) encodedMessage { return encodeMessage(req, m) }))
 	}
 	r.Done()
 	wire := mergeRoles(msgs)
@@ -242,9 +243,10 @@ func appendString(buf []byte, s string) []byte {
 	return append(buf, b...)
 }
 
-// encodeMessage encodes one history message's content blocks.
-func encodeMessage(m llm.Message) encodedMessage {
-	role, content := wireContent(m)
+// encodeMessage encodes one history message's content blocks (req says
+// whether images are sent).
+func encodeMessage(req *llm.Request, m llm.Message) encodedMessage {
+	role, content := wireContent(req, m)
 	out := encodedMessage{role: role, blocks: make([]encodedBlock, 0, len(content))}
 	for _, c := range content {
 		b, err := json.Marshal(c)
@@ -285,7 +287,7 @@ func mergeRoles(msgs []encodedMessage) []encodedMessage {
 	return out
 }
 
-func wireContent(m llm.Message) (role string, content []any) {
+func wireContent(req *llm.Request, m llm.Message) (role string, content []any) {
 	role = "user"
 	if m.Role == llm.RoleAssistant {
 		role = "assistant"
@@ -315,7 +317,7 @@ func wireContent(m llm.Message) (role string, content []any) {
 			}
 		case llm.BlockToolResult:
 			if role == "user" {
-				content = append(content, toolResultBlock{Type: "tool_result", ToolUseID: b.CallID, Content: resultContent(b), IsError: b.IsError})
+				content = append(content, toolResultBlock{Type: "tool_result", ToolUseID: b.CallID, Content: resultContent(req, b), IsError: b.IsError})
 			}
 		}
 	}

@@ -27,6 +27,13 @@ type part struct {
 	ThoughtSignature string            `json:"thoughtSignature,omitempty"`
 	FunctionCall     *functionCall     `json:"functionCall,omitempty"`
 	FunctionResponse *functionResponse `json:"functionResponse,omitempty"`
+	InlineData       *blob             `json:"inlineData,omitempty"`
+}
+
+// blob is inline media: a tool result's image, base64 in JSON.
+type blob struct {
+	MimeType string `json:"mimeType"`
+	Data     []byte `json:"data"`
 }
 
 type functionCall struct {
@@ -81,6 +88,11 @@ func encodeRequest(req *llm.Request, budget int) ([]byte, error) {
 		if m.Role == llm.RoleAssistant {
 			c.Role = "model"
 		}
+		// images are the inlineData parts of this message's tool results,
+		// sent after its functionResponse parts: Gemini counts function
+		// responses against the calls of the turn before, so they stay
+		// together, and the images follow in the same user turn.
+		var images []part
 		for _, b := range m.Content {
 			switch b.Type {
 			case llm.BlockText:
@@ -109,9 +121,13 @@ func encodeRequest(req *llm.Request, budget int) ([]byte, error) {
 				}
 				c.Parts = append(c.Parts, part{FunctionCall: &functionCall{ID: id, Name: b.Name, Args: args}, ThoughtSignature: b.Signature})
 			case llm.BlockToolResult:
-				resp := map[string]any{"output": llm.ResultText(b)}
+				text, img := llm.ResultParts(req, b)
+				resp := map[string]any{"output": text}
 				if b.IsError {
-					resp = map[string]any{"error": llm.ResultText(b)}
+					resp = map[string]any{"error": text}
+				}
+				if img != nil {
+					images = append(images, part{InlineData: &blob{MimeType: img.MediaType, Data: img.Data}})
 				}
 				id := b.CallID
 				if isGenerated(id) {
@@ -120,6 +136,7 @@ func encodeRequest(req *llm.Request, budget int) ([]byte, error) {
 				c.Parts = append(c.Parts, part{FunctionResponse: &functionResponse{ID: id, Name: names[b.CallID], Response: resp}})
 			}
 		}
+		c.Parts = append(c.Parts, images...)
 		if len(c.Parts) == 0 {
 			continue
 		}

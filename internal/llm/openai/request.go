@@ -15,12 +15,25 @@ import (
 
 type chatMessage struct {
 	Role string `json:"role"`
-	// Content is a pointer so an assistant message that only calls tools
-	// sends an explicit null, which every compatible server accepts.
-	Content          *string        `json:"content"`
+	// Content is a *string, so an assistant message that only calls tools
+	// sends an explicit null, which every compatible server accepts, or
+	// a user message's []chatPart (text and images).
+	Content          any            `json:"content"`
 	ReasoningContent string         `json:"reasoning_content,omitempty"`
 	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
 	ToolCallID       string         `json:"tool_call_id,omitempty"`
+}
+
+// chatPart is a part of a user message's content: text, or an image_url
+// (a data URL).
+type chatPart struct {
+	Type     string        `json:"type"`
+	Text     string        `json:"text,omitempty"`
+	ImageURL *chatImageURL `json:"image_url,omitempty"`
+}
+
+type chatImageURL struct {
+	URL string `json:"url"`
 }
 
 type chatToolCall struct {
@@ -100,7 +113,7 @@ func encodeRequest(req *llm.Request, deepseek bool, cache *enccache.Cache[[]byte
 	}
 	encode := func(m llm.Message) []byte {
 		var buf []byte
-		for i, cm := range appendMessage(nil, m, deepseek) {
+		for i, cm := range appendMessage(req, nil, m, deepseek) {
 			b, err := json.Marshal(cm)
 			if err != nil { // chatMessage holds only strings
 				continue
@@ -196,10 +209,13 @@ func appendJSON(buf []byte, v any) []byte {
 // appendMessage appends the wire messages for m. Tool results become one
 // role "tool" message each, whatever role carried them, and come before any
 // text of the same message: the wire wants them right after the assistant
-// message that made the calls.
-func appendMessage(out []chatMessage, m llm.Message, deepseek bool) []chatMessage {
+// message that made the calls. A tool message takes only text, so the
+// images of the results (llm.ResultParts) follow the tool messages in one
+// user message, each named by the call it came from.
+func appendMessage(req *llm.Request, out []chatMessage, m llm.Message, deepseek bool) []chatMessage {
 	var text, reasoning strings.Builder
 	var calls []chatToolCall
+	var images []chatPart
 	results := 0
 	for _, b := range m.Content {
 		switch b.Type {
@@ -217,9 +233,18 @@ func appendMessage(out []chatMessage, m llm.Message, deepseek bool) []chatMessag
 				Function: chatFunction{Name: b.Name, Arguments: args},
 			})
 		case llm.BlockToolResult:
-			out = append(out, chatMessage{Role: "tool", ToolCallID: b.CallID, Content: ptr(llm.ResultText(b))})
+			content, img := llm.ResultParts(req, b)
+			out = append(out, chatMessage{Role: "tool", ToolCallID: b.CallID, Content: ptr(content)})
 			results++
+			if img != nil {
+				images = append(images,
+					chatPart{Type: "text", Text: "The image of tool call " + b.CallID + ":"},
+					chatPart{Type: "image_url", ImageURL: &chatImageURL{URL: img.DataURL()}})
+			}
 		}
+	}
+	if len(images) > 0 {
+		out = append(out, chatMessage{Role: "user", Content: images})
 	}
 
 	switch m.Role {

@@ -41,7 +41,18 @@ type inputItem struct {
 	CallID    string  `json:"call_id,omitempty"`
 	Name      string  `json:"name,omitempty"`
 	Arguments *string `json:"arguments,omitempty"`
-	Output    *string `json:"output,omitempty"`
+	// Output is a function call's output: its text, or with an image
+	// a list of outputParts.
+	Output any `json:"output,omitempty"`
+}
+
+// outputPart is a part of a function_call_output's list output: an
+// input_text or an input_image (a data URL).
+type outputPart struct {
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	ImageURL string `json:"image_url,omitempty"`
+	Detail   string `json:"detail,omitempty"`
 }
 
 type contentPart struct {
@@ -74,7 +85,7 @@ func encodeRequest(req *llm.Request, effort llm.Effort) ([]byte, error) {
 		r.Reasoning = &reasoningParam{Effort: effort, Summary: "auto"}
 	}
 	for _, m := range req.Messages {
-		r.Input = appendItems(r.Input, m)
+		r.Input = appendItems(req, r.Input, m)
 	}
 	for _, t := range req.Tools {
 		params := t.Parameters
@@ -96,7 +107,7 @@ func encodeRequest(req *llm.Request, effort llm.Effort) ([]byte, error) {
 // text blocks make one message item. A reasoning block goes back only
 // with the encrypted content this wire gave it: without it the item
 // names nothing the server can use.
-func appendItems(out []inputItem, m llm.Message) []inputItem {
+func appendItems(req *llm.Request, out []inputItem, m llm.Message) []inputItem {
 	role, textType := "user", "input_text"
 	if m.Role == llm.RoleAssistant {
 		role, textType = "assistant", "output_text"
@@ -134,10 +145,25 @@ func appendItems(out []inputItem, m llm.Message) []inputItem {
 			out = append(out, inputItem{Type: "function_call", CallID: b.ID, Name: b.Name, Arguments: &args})
 		case llm.BlockToolResult:
 			flush()
-			content := llm.ResultText(b)
-			out = append(out, inputItem{Type: "function_call_output", CallID: b.CallID, Output: &content})
+			out = append(out, inputItem{Type: "function_call_output", CallID: b.CallID, Output: callOutput(req, b)})
 		}
 	}
 	flush()
 	return out
+}
+
+// callOutput is the output of tool result b: its text, or, when the model
+// is shown its image (llm.ResultParts), the text as input_text and the
+// image as an input_image data URL, the list form the Responses API takes
+// in a function_call_output.
+func callOutput(req *llm.Request, b llm.Block) any {
+	text, img := llm.ResultParts(req, b)
+	if img == nil {
+		return text
+	}
+	parts := make([]outputPart, 0, 2)
+	if text != "" {
+		parts = append(parts, outputPart{Type: "input_text", Text: text})
+	}
+	return append(parts, outputPart{Type: "input_image", ImageURL: img.DataURL(), Detail: "auto"})
 }

@@ -1,0 +1,164 @@
+package tui
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/reinsdev/reins/internal/patch"
+	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tool"
+)
+
+// The approval preview of multi_edit and apply_patch: like write and edit
+// (approve.go), the question shows the diff of what the call will write,
+// computed in memory against the files as they are when it asks, with the
+// tools' own rules (tool.EditText, patch.Parse and patch.Apply). A call
+// that will fail says why in the note, and still shows what it asked
+// for, so the user sees the change the model meant.
+
+// diffFile is a header line inside a preview's diff: which file the lines
+// after it belong to and what happens to it (an apply_patch of several
+// files), or which edit (a multi_edit that will fail). Its text is
+// escaped where it is shown, like every diff line.
+const diffFile diffKind = '@'
+
+// patchPreview is the preview of a multi_edit or apply_patch call, or nil
+// for any other tool or arguments that do not decode (makePreview then
+// shows the arguments whole).
+func patchPreview(cwd, name string, args json.RawMessage) *preview {
+	switch name {
+	case "multi_edit":
+		return multiEditPreview(cwd, args)
+	case "apply_patch":
+		return applyPatchPreview(cwd, args)
+	}
+	return nil
+}
+
+// multiEditPreview: the diff of the file before and after every edit; a
+// call that will fail says which edit and why, and shows each edit's
+// old and new text.
+func multiEditPreview(cwd string, args json.RawMessage) *preview {
+	var a struct {
+		Path  *string     `json:"path"`
+		Edits []tool.Edit `json:"edits"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Path == nil || len(a.Edits) == 0 {
+		return nil
+	}
+	p := &preview{path: *a.Path}
+	cur, exists, err := readCurrent(cwd, *a.Path)
+	var after string
+	switch {
+	case err != nil:
+		// Too large or not a regular file: the tool decides.
+		p.note = "the file is not previewed: " + err.Error()
+	case !exists:
+		p.note = "no such file; multi_edit will fail"
+	default:
+		var n int
+		if after, n, err = tool.EditText(cur, *a.Path, a.Edits); err != nil {
+			p.note = firstLine(err.Error()) + "; multi_edit will fail"
+		} else {
+			p.note = tool.Plural(len(a.Edits), "edit") + ", " + tool.Plural(n, "replacement")
+			p.diff = lineDiff(cur, after, diffContext)
+			return p
+		}
+	}
+	for i, e := range a.Edits {
+		p.diff = append(p.diff, diffLine{kind: diffFile, text: fmt.Sprintf("edit %d of %d", i+1, len(a.Edits))})
+		p.diff = append(p.diff, lineDiff(e.Old, e.New, diffContext)...)
+	}
+	return p
+}
+
+// applyPatchPreview: one diff per file the patch touches, under a header
+// saying what happens to it (update, add, delete, move); the first file
+// that will make the patch fail is named in the note. A patch that does
+// not parse shows its text whole and the parse error.
+func applyPatchPreview(cwd string, args json.RawMessage) *preview {
+	var a struct {
+		Input *string `json:"input"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Input == nil {
+		return nil
+	}
+	ops, err := patch.Parse(*a.Input)
+	if err != nil {
+		return &preview{note: firstLine(err.Error()) + "; apply_patch will fail", fields: []argField{{"input", *a.Input}}}
+	}
+	p := &preview{}
+	var failed, unread, what string
+	for _, op := range ops {
+		cur, exists, rerr := readCurrent(cwd, op.Path)
+		what = string(op.Kind)
+		var d []diffLine
+		var err error
+		switch op.Kind {
+		case patch.Add:
+			if exists {
+				what += ", replacing the file there"
+			}
+			d = lineDiff(cur, op.Content, diffContext)
+		case patch.Delete:
+			if rerr == nil && !exists {
+				err = errors.New("no such file")
+			}
+			d = lineDiff(cur, "", diffContext)
+		case patch.Update:
+			if op.MoveTo != "" {
+				what += ", moving it to " + op.MoveTo
+			}
+			after := ""
+			switch {
+			case rerr != nil:
+			case !exists:
+				err = errors.New("no such file")
+			default:
+				after, err = patch.Apply(cur, op.Chunks)
+			}
+			if err == nil && rerr == nil {
+				d = lineDiff(cur, after, diffContext)
+				break
+			}
+			// What the chunks asked for, since the file's result is unknown.
+			for _, c := range op.Chunks {
+				d = append(d, lineDiff(strings.Join(c.Old, "\n"), strings.Join(c.New, "\n"), diffContext)...)
+			}
+		}
+		if rerr != nil && unread == "" {
+			// Too large or not a regular file: the tool decides.
+			unread = termsafe.EscapeLine(op.Path) + " is not previewed: " + rerr.Error()
+		}
+		if err != nil && failed == "" {
+			failed = string(op.Kind) + " " + termsafe.EscapeLine(op.Path) + ": " + firstLine(err.Error()) + "; apply_patch will fail"
+		}
+		if len(ops) > 1 {
+			p.diff = append(p.diff, diffLine{kind: diffFile, text: op.Path + ": " + what})
+		}
+		p.diff = append(p.diff, d...)
+	}
+	switch {
+	case failed != "":
+		p.note = failed
+	case unread != "":
+		p.note = unread
+	case len(ops) == 1:
+		p.note = termsafe.EscapeLine(what)
+	default:
+		p.note = fmt.Sprintf("%d files", len(ops))
+	}
+	if len(ops) == 1 {
+		p.path = ops[0].Path
+	}
+	return p
+}
+
+// firstLine is the first line of an error message, escaped for the
+// question's head line (an edit error goes on with the file's lines).
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return termsafe.EscapeLine(s)
+}
