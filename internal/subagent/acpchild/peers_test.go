@@ -192,9 +192,12 @@ var peerAgents = []peerAgent{
 		},
 		writeKind: "execute",
 		load:      true,
-		rejected:  outcome.StopCompleted, maxTokens: outcome.StopCompleted,
-		partial: "half of ",
-		daemon:  "--cline-hub-daemon",
+		// On a max-tokens cut cline asks again (4 requests here), then
+		// fails the prompt with the partial texts kept.
+		rejected: outcome.StopCompleted, maxTokens: outcome.StopError,
+		maxTokensDiag: "Subagent failure (provider: acp; stage: prompt; category: unknown; stop reason: error)",
+		partial:       "half of ",
+		daemon:        "--cline-hub-daemon",
 	},
 }
 
