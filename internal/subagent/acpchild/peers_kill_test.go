@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -89,7 +90,7 @@ func peerKill(t *testing.T, p *peerRun) {
 	defer func() { cmd.Process.Kill(); <-done }()
 	_, mark, _ := strings.Cut(p.f.mark, "=")
 	for deadline := time.Now().Add(4 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if p.srv.InFlight() > 0 && (p.pa.daemon == "" || hasCmdline(testutil.Marked(mark), p.pa.daemon)) {
+		if p.srv.InFlight() > 0 {
 			break
 		}
 		select {
@@ -103,6 +104,9 @@ func peerKill(t *testing.T, p *peerRun) {
 		}
 	}
 	before := testutil.Marked(mark)
+	if p.pa.daemon != "" {
+		t.Logf("%s: its daemon (%s) up at the kill: %v", p.pa.name, p.pa.daemon, hasCmdline(before, p.pa.daemon))
+	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +119,37 @@ func peerKill(t *testing.T, p *peerRun) {
 		}
 		t.Fatalf("alive after reins was killed with SIGKILL: %v", left)
 	}
+	// A process that dropped the mark from its environment (a daemon
+	// started with an environment of its own) would escape the scan
+	// above; one naming the test's workspace or HOME (cline's hub daemon
+	// has --cwd WORKSPACE) is caught here.
+	if left := naming(p.f.cwd, p.home); len(left) > 0 {
+		t.Fatalf("alive after reins was killed with SIGKILL, naming the test's folders: %v", left)
+	}
 	t.Logf("%s: %d processes before the kill, none after: %v", p.pa.name, len(before), before)
+}
+
+// naming lists the live processes whose command line holds one of dirs.
+func naming(dirs ...string) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || len(b) == 0 {
+			continue // gone, or a zombie
+		}
+		cl := strings.ReplaceAll(string(b), "\x00", " ")
+		for _, d := range dirs {
+			if strings.Contains(cl, d) {
+				out = append(out, e.Name()+" "+cl)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // hasCmdline reports whether a process's command line holds want.
