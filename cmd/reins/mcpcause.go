@@ -21,6 +21,9 @@ import (
 // Arguments, environment and headers are not shown: they may hold
 // secrets. The result is escaped for one line.
 func mcpCause(srv mcpspec.Server, getenv func(string) string) string {
+	if srv.Refused != "" {
+		return "its ${VAR} expansion names the secret variable " + termsafe.EscapeLine(srv.Refused) + ", refused for a server a repository declares"
+	}
 	if srv.URL != "" {
 		u, err := url.Parse(srv.URL)
 		if err != nil {

@@ -885,6 +885,10 @@ func merge(raws []*rawConfig) (*Config, error) {
 		}
 		r.sandboxMore.apply(&c.Sandbox)
 		c.Sandbox.Writable = append(c.Sandbox.Writable, r.sandboxW...)
+		for i := range r.mcpServers {
+			// Only these servers may name a secret in ${VAR} (mcpspec.ExpandServerFor).
+			r.mcpServers[i].UserConfig = r.origin == OriginUser || r.origin == OriginFlag
+		}
 		c.MCPServers = mergeMCP(c.MCPServers, r.mcpServers)
 		c.MCPWarnings = append(c.MCPWarnings, r.mcpWarnings...)
 		for name, p := range r.providers {

@@ -14,11 +14,12 @@ import (
 
 // newMCP is the manager of the configured MCP servers: none starts until a
 // session needs its tools. ${VAR} in their strings is expanded from the
-// environment (docs/mcp.md).
+// environment (docs/mcp.md); a server a repository declared may not name a
+// variable the sandbox withholds as a secret, and is refused instead.
 func (h *Harness) newMCP(servers []mcpspec.Server) *mcp.Manager {
 	expanded := make([]mcpspec.Server, 0, len(servers))
 	for _, s := range servers {
-		expanded = append(expanded, mcpspec.ExpandServer(s, h.Getenv))
+		expanded = append(expanded, mcpspec.ExpandServerFor(s, h.Getenv, h.Sandbox.Env.Withheld))
 	}
 	return mcp.NewManager(expanded, h.mcpOptions())
 }

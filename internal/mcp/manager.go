@@ -30,6 +30,7 @@ import (
 	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
+	"github.com/reinsdev/reins/internal/termsafe"
 )
 
 // State is where a server is in its life.
@@ -72,6 +73,9 @@ const (
 	FailCallTimeout Failure = "call-timeout"
 	// FailUnknown: no such server is configured for this session.
 	FailUnknown Failure = "unknown"
+	// FailSecretVar: a server a repository declared names a secret
+	// variable in ${VAR} (mcpspec.ExpandServerFor); it is never started.
+	FailSecretVar Failure = "secret-variable"
 )
 
 // Error is a server or call failure with its fixed text.
@@ -82,6 +86,9 @@ type Error struct {
 	Code int64
 	// Timeout is the start or call timeout that passed.
 	Timeout time.Duration
+	// Var is the secret variable of a FailSecretVar: its name, never its
+	// value.
+	Var string
 }
 
 func (e *Error) Error() string {
@@ -101,6 +108,10 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("the call to MCP server %s did not finish within %s and was cancelled", e.Server, e.Timeout)
 	case FailUnknown:
 		return s + " is not configured for this session"
+	case FailSecretVar:
+		// The name comes from a repository's file: escaped.
+		return s + " was not started: a repository's file declares it and names the secret variable ${" + termsafe.EscapeLine(e.Var) +
+			"}; only servers of your own config ($REINS_HOME/config.yaml or --config) may, or sandbox.env.pass lets the variable through (docs/mcp.md)"
 	}
 	return s + " failed"
 }
@@ -346,6 +357,11 @@ type conn struct {
 // start connects (spawning a stdio server first), initializes and lists
 // the tools, all within the start timeout. It runs once per server.
 func (c *conn) start(pol sandbox.Policy) {
+	if c.srv.Refused != "" {
+		c.m.logf("mcp server %s: not started: its ${VAR} expansion names the secret variable %s", c.srv.Name, termsafe.EscapeLine(c.srv.Refused))
+		c.failStart(&Error{Server: c.srv.Name, Failure: FailSecretVar, Var: c.srv.Refused})
+		return
+	}
 	c.mu.Lock()
 	c.state = StateStarting
 	c.mu.Unlock()

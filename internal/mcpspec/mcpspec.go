@@ -35,6 +35,14 @@ type Server struct {
 	// Source says where the server was configured: a config file, a
 	// .mcp.json, or "editor" (reins acp's session/new).
 	Source string
+	// UserConfig: the server was declared by the user's own config
+	// ($REINS_HOME/config.yaml or --config), not by a repository's file
+	// (.reins/config.yaml, .mcp.json). Only such a server may name a
+	// secret variable in ${VAR} (ExpandServerFor).
+	UserConfig bool
+	// Refused is the secret variable whose expansion ExpandServerFor
+	// refused ("" when none): the server is not started.
+	Refused string
 }
 
 // Transport is HTTP for a server with a URL, else Stdio.
@@ -154,6 +162,57 @@ func ExpandServer(s Server, getenv func(string) string) Server {
 	s.Env = expandMap(s.Env, getenv)
 	s.Headers = expandMap(s.Headers, getenv)
 	return s
+}
+
+// ExpandServerFor is ExpandServer with the rule for repository files: a
+// server not declared by the user's own config (UserConfig false) may not
+// name a variable secret reports (the sandbox's scrub rule,
+// sandbox.EnvPolicy.Withheld) anywhere in its strings — command, args,
+// env, url or headers — or a trusted repository's .mcp.json could hand
+// the user's API key to a program or URL of its choosing
+// (`env: {X: "${ANTHROPIC_API_KEY}"}`). Such a server comes back
+// unexpanded with Refused set to the first such variable, in the order of
+// Vars; the MCP manager then refuses to start it.
+func ExpandServerFor(s Server, getenv func(string) string, secret func(name string) bool) Server {
+	if !s.UserConfig {
+		for _, v := range Vars(s) {
+			if secret(v) {
+				s.Refused = v
+				return s
+			}
+		}
+	}
+	return ExpandServer(s, getenv)
+}
+
+// Vars are the variables s names in ${VAR} or ${VAR:-default}, in the
+// order command, args, env and headers (by key), url; each once.
+func Vars(s Server) []string {
+	var out []string
+	// Expand's own parse, with a getenv that records the names.
+	record := func(key string) string {
+		if !slices.Contains(out, key) {
+			out = append(out, key)
+		}
+		return ""
+	}
+	add := func(str string) { Expand(str, record) }
+	add(s.Command)
+	for _, a := range s.Args {
+		add(a)
+	}
+	for _, m := range []map[string]string{s.Env, s.Headers} {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			add(m[k])
+		}
+	}
+	add(s.URL)
+	return out
 }
 
 func expandMap(m map[string]string, getenv func(string) string) map[string]string {

@@ -505,6 +505,23 @@ func dropCaps() error {
 	return nil
 }
 
+// dropCapsIfAny is dropCaps for a process that holds a capability (its
+// permitted set is not empty): in practice root. An unprivileged process
+// has nothing to drop and may not change its bounding set (no
+// CAP_SETPCAP); no_new_privs, which Landlock sets, keeps file capabilities
+// from being granted at its execve.
+func dropCapsIfAny() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
+	}
+	if data[0].Permitted == 0 && data[1].Permitted == 0 {
+		return nil
+	}
+	return dropCaps()
+}
+
 // missingProtected are the protected paths of p's workspace that do not
 // exist when the process starts. A read-only bind needs something to bind
 // over, so these are not covered by the container: the supervisor removes

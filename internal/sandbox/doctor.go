@@ -38,8 +38,7 @@ func (r Report) Weaker() string {
 	if r.LandlockABI >= resolveUnixABI {
 		sockets = "UDP stays reachable"
 	}
-	return "no unprivileged user namespaces here: Landlock only, so the protected paths, credential files and $REINS_HOME inside the workspace stay readable/writable by the workspace rules, metadata outside (chmod, touch, xattrs) can change, " + sockets +
-		", and the supervisor's /proc/PID/environ (reins's environment before scrubbing) stays readable"
+	return "no unprivileged user namespaces here: Landlock only, so the protected paths, credential files and $REINS_HOME inside the workspace stay readable/writable by the workspace rules, metadata outside (chmod, touch, xattrs) can change, " + sockets
 }
 
 // Lines is the report as `reins doctor` prints it: one fact a line.

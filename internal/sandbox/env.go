@@ -35,6 +35,18 @@ func Secret(name string) bool {
 	return false
 }
 
+// Withheld reports whether the scrub keeps the variable name from a
+// process it does not vouch for: a secret (by its name, or one of Deny)
+// not let through by Pass. It is the one secret rule: Scrub applies it,
+// and so does the ${VAR} expansion of MCP servers a repository declares
+// (mcpspec.ExpandServerFor), which may not name a withheld variable.
+func (e EnvPolicy) Withheld(name string) bool {
+	if slices.Contains(e.Pass, name) {
+		return false
+	}
+	return Secret(name) || slices.Contains(e.Deny, name)
+}
+
 // Scrub is env without the secrets e does not let through, then e.Set.
 // Every key occurs once.
 func (e EnvPolicy) Scrub(env []string) []string {
@@ -44,11 +56,7 @@ func (e EnvPolicy) Scrub(env []string) []string {
 		if _, over := e.Set[k]; over {
 			continue
 		}
-		if slices.Contains(e.Pass, k) || slices.Contains(e.Keep, k) {
-			out = append(out, kv)
-			continue
-		}
-		if Secret(k) || slices.Contains(e.Deny, k) {
+		if e.Withheld(k) && !slices.Contains(e.Keep, k) {
 			continue
 		}
 		out = append(out, kv)

@@ -95,6 +95,7 @@ func TestMatrixMutations(t *testing.T) {
 		"seccomp": "setsid (no controlling terminal: TIOCSTI needs CAP_SYS_ADMIN, dropped)",
 		"setsid":  "seccomp (TIOCSTI refused)",
 		"pidns":   "landlock (signal scope: the supervisor cannot be signalled)",
+		"caps":    "userns (the container drops every capability itself; caps is the fallback's: TestSupervisorEnvironHidden)",
 	}
 	for _, m := range append(sandbox.Walls(), "seccomp,setsid", "pidns,landlock") {
 		t.Run(m, func(t *testing.T) {

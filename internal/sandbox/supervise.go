@@ -381,6 +381,18 @@ func confine(args []string) int {
 			return exitSetup
 		}
 	}
+	if !container && wallCaps.on() {
+		// The fallback run by root (a CI container, a VM's root shell):
+		// the confined program would get every capability back at its
+		// execve — CAP_SYS_PTRACE reads any /proc/PID/environ, reins's
+		// included, CAP_LINUX_IMMUTABLE runs chattr outside. An empty
+		// bounding set makes the execve grant none. Any other user has
+		// nothing to drop (and may not touch the bounding set).
+		if err := dropCapsIfAny(); err != nil {
+			fmt.Fprintf(os.Stderr, "reins sandbox: cannot drop capabilities: %v\n", err)
+			return exitSetup
+		}
+	}
 	if wallLandlock.on() {
 		if err := restrict(p, tmp, container); err != nil {
 			fmt.Fprintf(os.Stderr, "reins sandbox: cannot apply the sandbox: %v\n", err)

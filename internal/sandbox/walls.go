@@ -19,11 +19,12 @@ const (
 	wallSeccomp      wall = "seccomp"       // the terminal ioctl filter
 	wallSetsid       wall = "setsid"        // no controlling terminal
 	wallEnv          wall = "env"           // the scrubbed environment
+	wallCaps         wall = "caps"          // root's capabilities dropped in the fallback
 )
 
 // allWalls are the walls a test may turn off.
 var allWalls = []wall{wallUserNS, wallNetNS, wallPIDNS, wallReadOnlyRoot, wallPrivateDirs, wallMasks,
-	wallProtect, wallSockets, wallLandlock, wallSeccomp, wallSetsid, wallEnv}
+	wallProtect, wallSockets, wallLandlock, wallSeccomp, wallSetsid, wallEnv, wallCaps}
 
 // offWalls are the walls turned off. Only test code sets it (from
 // REINS_TEST_MUTATE, read by the test binary that also runs the
