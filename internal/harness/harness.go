@@ -39,6 +39,7 @@ import (
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/todo"
 	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/internal/webfetch"
 	"github.com/reinsdev/reins/internal/trust"
 )
 
@@ -639,6 +640,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	s.Subagents = mgr
 	reg := tool.NewRegistry(append(tool.Builtins(), mgr.Tools()...)...)
 	reg.Add(todo.New()) // one list per session
+	reg.Add(webfetch.New())
 	if o.Tools == nil || o.ToolProfile != "" {
 		// An explicit allowlist names its tools itself; the profile picks
 		// the shapes otherwise (or when an agent file asks for one).
