@@ -39,8 +39,8 @@ import (
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/todo"
 	"github.com/reinsdev/reins/internal/tool"
-	"github.com/reinsdev/reins/internal/webfetch"
 	"github.com/reinsdev/reins/internal/trust"
+	"github.com/reinsdev/reins/internal/webfetch"
 )
 
 // Harness holds what every session of one reins process shares.
