@@ -9,6 +9,7 @@
 package webfetch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/net/html/charset"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/netproxy"
@@ -190,7 +193,7 @@ func (t *Tool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) tool
 	var text string
 	switch {
 	case ct == "text/html" || ct == "application/xhtml+xml" || (ct == "" && looksHTML(body)):
-		text = Text(strings.NewReader(string(body)))
+		text = strings.ToValidUTF8(Text(decode(body, resp.Header.Get("Content-Type"))), "\uFFFD")
 	case strings.HasPrefix(ct, "text/") || ct == "application/json" || strings.HasSuffix(ct, "+json") || strings.HasSuffix(ct, "+xml") || ct == "application/xml" || ct == "":
 		if !utf8.Valid(body) && !cut {
 			return tool.Errorf("webfetch %s: the %s body is not UTF-8 text", u.Redacted(), ct)
@@ -210,6 +213,16 @@ func (t *Tool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) tool
 		fmt.Fprintf(&b, "\n\n[body truncated: read the first %d bytes]", MaxBody)
 	}
 	return tool.Result{Content: b.String(), IsError: resp.StatusCode >= 400}
+}
+
+// decode reads an HTML body in its declared or sniffed charset (the
+// header, a <meta> tag, a BOM; UTF-8 when it cannot tell), as UTF-8.
+func decode(body []byte, contentType string) io.Reader {
+	r, err := charset.NewReader(bytes.NewReader(body), contentType)
+	if err != nil {
+		return bytes.NewReader(body)
+	}
+	return r
 }
 
 // looksHTML sniffs an untyped body.

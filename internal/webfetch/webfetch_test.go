@@ -45,6 +45,13 @@ func server(t *testing.T) *httptest.Server {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		w.Write([]byte{0, 1, 2})
 	})
+	mux.HandleFunc("/latin1", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=iso-8859-1")
+		w.Write([]byte("<p>caf\xe9</p>"))
+	})
+	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // never answers; ends when the client gives up
+	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -169,5 +176,17 @@ func TestTextBounded(t *testing.T) {
 	}
 	if got := Text(strings.NewReader("plain <b>bold</b>\n\n words")); got != "plain bold words" {
 		t.Errorf("got %q", got)
+	}
+}
+
+func TestWebfetchCharsetAndTimeout(t *testing.T) {
+	srv := server(t)
+	if res := fetch(t, networkOn, urlArgs(srv.URL+"/latin1")); res.IsError || !strings.Contains(res.Content, "café") {
+		t.Errorf("latin-1 page: %+v", res)
+	}
+	// The server never answers: only the timeout can end the call.
+	res := fetch(t, networkOn, `{"url":"`+srv.URL+`/hang","timeout":0.2}`)
+	if !res.IsError || !strings.Contains(res.Content, "timed out after 200ms") {
+		t.Errorf("hanging server: %+v", res)
 	}
 }
