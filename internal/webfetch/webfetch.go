@@ -79,8 +79,18 @@ func Check(p sandbox.Policy, u *url.URL) error {
 	return nil
 }
 
-// Tool is the webfetch tool. Transport, when set, replaces
-// http.DefaultTransport; redirects are always checked by the policy.
+// transport is webfetch's own: no connection is kept alive once a fetch
+// ends, so nothing of a fetch outlives its call, and a server's headers
+// are bounded.
+var transport = func() *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DisableKeepAlives = true
+	tr.MaxResponseHeaderBytes = 256 << 10
+	return tr
+}()
+
+// Tool is the webfetch tool. Transport, when set, replaces its own
+// transport; redirects are always checked by the policy.
 type Tool struct {
 	Transport http.RoundTripper
 }
@@ -148,8 +158,12 @@ func (t *Tool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) tool
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	rt := t.Transport
+	if rt == nil {
+		rt = transport
+	}
 	client := &http.Client{
-		Transport: t.Transport,
+		Transport: rt,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > MaxRedirects {
 				return &Refusal{fmt.Sprintf("more than %d redirects", MaxRedirects)}
