@@ -36,8 +36,9 @@ func (m *Model) todoResult(c *call, r session.ToolResult) {
 }
 
 // todoView is the pinned list: a header with the tally, then one escaped
-// line per item from just before the first unfinished one, at most
-// maxTodoLines in all with the hidden ones counted.
+// line per item from just before the first unfinished one (the last ones
+// when all are done), at most maxTodoLines in all with the hidden ones
+// counted.
 func (m *Model) todoView() []string {
 	l := m.todo.list
 	if m.todo.session != m.root || len(l) == 0 {
@@ -49,7 +50,7 @@ func (m *Model) todoView() []string {
 	if len(l) > room {
 		room-- // the "… N more" line
 	}
-	start := 0
+	start := len(l) // all done: the last ones
 	for i, it := range l {
 		if it.State != todo.Done {
 			start = max(i-1, 0)
