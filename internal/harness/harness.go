@@ -37,8 +37,10 @@ import (
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/todo"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/internal/trust"
+	"github.com/reinsdev/reins/internal/webfetch"
 )
 
 // Harness holds what every session of one reins process shares.
@@ -638,6 +640,8 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	mgr.Providers = h.providers(po)
 	s.Subagents = mgr
 	reg := tool.NewRegistry(append(tool.Builtins(), mgr.Tools()...)...)
+	reg.Add(todo.New()) // one list per session
+	reg.Add(webfetch.New())
 	if o.Tools == nil || o.ToolProfile != "" {
 		// An explicit allowlist names its tools itself; the profile picks
 		// the shapes otherwise (or when an agent file asks for one).

@@ -26,11 +26,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"path"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/reinsdev/reins/internal/netproxy"
 )
 
 // Verdict is what the rules say of a call before anyone is asked.
@@ -71,6 +74,7 @@ const (
 	kindExact              // bash(COMMAND)
 	kindPath               // write(GLOB) and the other path tools
 	kindFile               // write(PATH) as "always allow" adds it: the path literally
+	kindDomain             // webfetch(domain:HOST), HOST exact or *.suffix (netproxy.Allowed)
 )
 
 // Rule is one parsed rule.
@@ -92,7 +96,7 @@ var pathTools = map[string]bool{"write": true, "edit": true, "multi_edit": true,
 // claudeNames maps Claude Code's tool names to reins's.
 var claudeNames = map[string]string{
 	"Bash": "bash", "Write": "write", "Edit": "edit", "MultiEdit": "multi_edit",
-	"Read": "read", "Grep": "grep", "Glob": "glob", "LS": "ls",
+	"Read": "read", "Grep": "grep", "Glob": "glob", "LS": "ls", "WebFetch": "webfetch",
 }
 
 // ErrSyntax is a malformed rule.
@@ -137,6 +141,13 @@ func Parse(s string) (Rule, error) {
 			return r, fmt.Errorf("%w %q: a bad path glob", ErrSyntax, s)
 		}
 		r.kind, r.arg = kindPath, g
+	case name == "webfetch":
+		h, ok := strings.CutPrefix(strings.TrimSpace(arg), "domain:")
+		h = strings.ToLower(strings.TrimSpace(h))
+		if !ok || h == "" || strings.ContainsAny(h, " \t/:") {
+			return r, fmt.Errorf("%w %q: want webfetch(domain:HOST), such as webfetch(domain:go.dev) or webfetch(domain:*.github.com)", ErrSyntax, s)
+		}
+		r.kind, r.arg = kindDomain, h
 	default:
 		return r, fmt.Errorf("%w %q: a pattern in parentheses is for bash (a command) and the file tools (a path); name other tools alone, such as mcp__github__*", ErrSyntax, s)
 	}
@@ -248,6 +259,7 @@ type call struct {
 	path    string // the path tools: slash, cleaned, workspace-relative when inside it
 	abs     string // the same path, absolute
 	hasPath bool
+	host    string // webfetch: the URL's host, lower case
 }
 
 func (s *Set) call(name string, args json.RawMessage) call {
@@ -255,12 +267,18 @@ func (s *Set) call(name string, args json.RawMessage) call {
 	var a struct {
 		Command *string `json:"command"`
 		Path    *string `json:"path"`
+		URL     *string `json:"url"`
 	}
 	if json.Unmarshal(args, &a) != nil {
 		return c
 	}
 	if a.Command != nil {
 		c.command, c.hasCmd = *a.Command, true
+	}
+	if name == "webfetch" && a.URL != nil {
+		if u, err := url.Parse(strings.TrimSpace(*a.URL)); err == nil {
+			c.host = strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+		}
 	}
 	p := "."
 	if a.Path != nil {
@@ -315,6 +333,8 @@ func (r Rule) matches(c call, deny bool, match Matcher) bool {
 			return strings.TrimSpace(c.command) == r.arg
 		}
 		return !chained(c.command) && r.commandMatches(strings.TrimSpace(c.command))
+	case kindDomain:
+		return c.name == "webfetch" && c.host != "" && netproxy.Allowed(c.host, []string{r.arg})
 	case kindPath, kindFile:
 		if !c.hasPath || !(c.name == r.tool || r.tool == "edit" && c.name == "multi_edit") {
 			return false
@@ -384,6 +404,8 @@ func Narrowest(workspace, name string, args json.RawMessage) Rule {
 		return Rule{text: "bash(" + cmd + ")", tool: "bash", kind: kindExact, arg: cmd}
 	case pathTools[name] && c.hasPath:
 		return Rule{text: name + "(" + c.path + ")", tool: name, kind: kindFile, arg: c.path}
+	case name == "webfetch" && c.host != "" && !strings.ContainsAny(c.host, " \t/:*"):
+		return Rule{text: "webfetch(domain:" + c.host + ")", tool: name, kind: kindDomain, arg: c.host}
 	}
 	return Rule{text: name, tool: escapeGlob(name), kind: kindTool}
 }

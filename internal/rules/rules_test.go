@@ -58,6 +58,11 @@ func TestDecide(t *testing.T) {
 		{"edit rule covers multi_edit", []string{"edit(src/*.go)"}, nil, "multi_edit", args("path", "src/a.go"), VerdictAllow, "edit(src/*.go)"},
 		{"* does not cross /", []string{"edit(src/*.go)"}, nil, "edit", args("path", "src/x/a.go"), VerdictAsk, ""},
 		{"deny dotenv anywhere", nil, []string{"read(**/.env)"}, "read", args("path", "a/b/.env"), VerdictDeny, "read(**/.env)"},
+		{"webfetch domain", []string{"webfetch(domain:go.dev)"}, nil, "webfetch", args("url", "https://GO.dev/doc"), VerdictAllow, "webfetch(domain:go.dev)"},
+		{"webfetch domain is exact", []string{"webfetch(domain:go.dev)"}, nil, "webfetch", args("url", "https://go.dev.evil.example/"), VerdictAsk, ""},
+		{"webfetch subdomains", []string{"WebFetch(domain:*.github.com)"}, nil, "webfetch", args("url", "https://api.github.com/x"), VerdictAllow, "WebFetch(domain:*.github.com)"},
+		{"webfetch deny", []string{"webfetch"}, []string{"webfetch(domain:*.internal)"}, "webfetch", args("url", "http://db.internal/"), VerdictDeny, "webfetch(domain:*.internal)"},
+		{"webfetch domain is not bash's", []string{"webfetch(domain:go.dev)"}, nil, "bash", args("command", "curl go.dev"), VerdictAsk, ""},
 		{"grep without a path is the workspace", nil, []string{"grep(.)"}, "grep", args("pattern", "x"), VerdictDeny, "grep(.)"},
 		{"tool name glob", []string{"mcp__github__*"}, nil, "mcp__github__create_issue", args(), VerdictAllow, "mcp__github__*"},
 		{"tool name glob other server", []string{"mcp__github__*"}, nil, "mcp__gitlab__x", args(), VerdictAsk, ""},
@@ -80,7 +85,7 @@ func TestDecide(t *testing.T) {
 
 // TestParseErrors: a malformed rule is an ErrSyntax that names it.
 func TestParseErrors(t *testing.T) {
-	for _, s := range []string{"", "bash(", "bash()", "mcp__x__y(foo)", "write([)", "a b", "bash(ls"} {
+	for _, s := range []string{"", "bash(", "bash()", "mcp__x__y(foo)", "write([)", "a b", "bash(ls", "webfetch(go.dev)", "webfetch(domain:)", "webfetch(domain:a/b)"} {
 		if _, err := Parse(s); !errors.Is(err, ErrSyntax) {
 			t.Errorf("Parse(%q) = %v, want ErrSyntax", s, err)
 		}
@@ -106,6 +111,7 @@ func TestNarrowest(t *testing.T) {
 		{"write", args("path", "./docs/a.md", "content", "x"), "write(docs/a.md)", args("path", "/w/docs/a.md"), args("path", "docs/b.md")},
 		{"write", args("path", "docs/[a].md"), "write(docs/[a].md)", args("path", "docs/[a].md"), args("path", "docs/a.md")},
 		{"mcp__s__t*", args(), "mcp__s__t*", args(), nil},
+		{"webfetch", args("url", "https://Go.dev/a?b"), "webfetch(domain:go.dev)", args("url", "http://go.dev/other"), args("url", "https://pkg.go.dev/")},
 	}
 	for _, c := range cases {
 		r := Narrowest(ws, c.tool, c.args)

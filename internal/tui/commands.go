@@ -43,6 +43,7 @@ func init() {
 		{name: "clear", help: "start a new session (as /new)", idle: true, run: (*Model).cmdNew},
 		{name: "undo", help: "put back the files the last turn changed (edits, and in git what commands changed)", idle: true, run: (*Model).cmdUndo},
 		{name: "rewind", args: "[N]", help: "go back to before prompt N: its files restored, the conversation forked from there", idle: true, run: (*Model).cmdRewind},
+		{name: "init", help: "draft AGENTS.md for this repository through the model (the write asks with its diff)", idle: true, run: (*Model).cmdInit},
 		{name: "trust", help: "trust this folder, so its instructions, agents and MCP servers are used", idle: true, run: (*Model).cmdTrust},
 		{name: "quit", help: "exit (also Ctrl-D)", run: func(m *Model, _ string) tea.Cmd { return m.quit() }},
 		{name: "exit", help: "exit (as /quit)", run: func(m *Model, _ string) tea.Cmd { return m.quit() }},

@@ -110,6 +110,7 @@ func (m *Model) event(hd session.Header, e session.Event) {
 		for i, c := range m.live.calls {
 			if c.id == d.CallID {
 				m.live.calls = append(m.live.calls[:i], m.live.calls[i+1:]...)
+				m.todoResult(c, d)
 				m.commit(m.toolBlock(c, d))
 				break
 			}

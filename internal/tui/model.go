@@ -104,9 +104,10 @@ type Model struct {
 	// reins view and --json say.
 	tally session.Tally
 
-	folded []folded // results shown folded, for Ctrl-O (latest maxFolded)
-	picks  []string // the session ids the last /resume list numbered
-	mode   askMode  // Shift-Tab
+	todo   pinnedTodo // the model's todo list, above the prompt (todo.go)
+	folded []folded   // results shown folded, for Ctrl-O (latest maxFolded)
+	picks  []string   // the session ids the last /resume list numbered
+	mode   askMode    // Shift-Tab
 	// modelPicks are the specs the last /model list numbered.
 	modelPicks []string
 	// asked are the diffs questions showed, by tool name and arguments,

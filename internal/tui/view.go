@@ -53,6 +53,7 @@ func (m *Model) View() tea.View {
 	if len(m.approvals) > 0 {
 		b = append(b, m.questionView()...)
 	}
+	b = append(b, m.todoView()...)
 	if m.notice != "" {
 		b = append(b, fitLine(m.st.dim.Render(m.notice), w))
 	}
