@@ -385,3 +385,39 @@ fallback:
 		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
 	}
 }
+
+// TestInteractiveTrustTypeAhead (issue 30 items 1 and 2): in an untrusted
+// folder, a prompt typed while reins is still starting — before the folder
+// question is up — is not flushed by it: it stays, its Enter brings the
+// question to the front, and it is sent once the question is answered,
+// with the folder's instructions when the answer is y. (The question used
+// to flush the terminal's unread input as it came up, losing the prompt.)
+func TestInteractiveTrustTypeAhead(t *testing.T) {
+	url, _ := startMock(t, `
+replies:
+  - match: PROJECT-RULE-42
+    repeat: true
+    text: "rules applied"
+fallback:
+  text: "no rules"
+`)
+	home, cwd := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "AGENTS.md"), []byte("PROJECT-RULE-42: be brief\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Upper case: none of it is an answer key (y, n, x).
+	const prompt = "TYPED-WHILE-STARTING-4711"
+	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
+	tm.typeKeys(prompt + "\r")
+	tm.waitFor("sent once the folder question is answered")
+	tm.waitFor("[y] trust this folder  [n] not this time  [x] never ask here")
+	tm.typeKeys("y")
+	tm.waitFor("rules applied")
+	tm.typeKeys("\x04")
+	if err := wait(); err != nil {
+		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
+	}
+	if got := userPrompts(t, home); len(got) != 1 || got[0] != prompt {
+		t.Errorf("prompts the model got: %q", got)
+	}
+}

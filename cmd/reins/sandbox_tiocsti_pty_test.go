@@ -188,8 +188,10 @@ replies:
 	if err := os.WriteFile(filepath.Join(ws, "inject.stop"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Only the user's key answers.
+	// Only the user's keys answer: n, then Enter for no instruction.
 	tm.typeKeys("n")
+	tm.waitFor("what should it do instead?")
+	tm.typeKeys("\r")
 	tm.waitFor("refused.")
 	tm.typeKeys("\x04")
 	if err := wait(); err != nil {

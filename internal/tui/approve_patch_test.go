@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -30,9 +31,14 @@ func TestApprovalPatchPreview(t *testing.T) {
 		s.armHead()
 		// The whole question, as the scrollback would take it.
 		q := strings.Join(s.m.question(a, 80), "\n")
-		s.send(tea.KeyPressMsg{Code: 'n', Text: "n"})
-		if <-a.reply {
-			t.Fatal("n allowed")
+		s.send(tea.KeyPressMsg{Code: tea.KeyEscape}) // the one-key reject (n asks for an instruction)
+		select {
+		case ok := <-a.reply:
+			if ok {
+				t.Fatal("Esc allowed")
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("Esc did not answer the question")
 		}
 		return a, q
 	}

@@ -7,3 +7,12 @@ import "golang.org/x/sys/unix"
 func flushInput(fd uintptr) func() {
 	return func() { unix.IoctlSetInt(int(fd), unix.TCFLSH, unix.TCIFLUSH) }
 }
+
+// pendingInput reports whether terminal fd holds input not yet read
+// (TIOCINQ, the tty's FIONREAD).
+func pendingInput(fd uintptr) func() bool {
+	return func() bool {
+		n, err := unix.IoctlGetInt(int(fd), unix.TIOCINQ)
+		return err == nil && n > 0
+	}
+}

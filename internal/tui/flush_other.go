@@ -9,3 +9,16 @@ import "golang.org/x/sys/unix"
 func flushInput(fd uintptr) func() {
 	return func() { unix.IoctlSetPointerInt(int(fd), unix.TIOCFLUSH, 1) }
 }
+
+// fionread is FIONREAD, _IOR('f', 127, int), the same on macOS and the
+// BSDs; x/sys/unix does not name it for every one of them.
+const fionread = 0x4004667f
+
+// pendingInput reports whether terminal fd holds input not yet read
+// (FIONREAD).
+func pendingInput(fd uintptr) func() bool {
+	return func() bool {
+		n, err := unix.IoctlGetInt(int(fd), fionread)
+		return err == nil && n > 0
+	}
+}

@@ -7,3 +7,7 @@ import "golang.org/x/sys/windows"
 func flushInput(fd uintptr) func() {
 	return func() { windows.FlushConsoleInputBuffer(windows.Handle(fd)) }
 }
+
+// pendingInput: not told on Windows; the folder question at launch then
+// flushes as every question does.
+func pendingInput(fd uintptr) func() bool { return nil }

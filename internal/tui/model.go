@@ -64,6 +64,11 @@ type Options struct {
 	// key typed (or planted) before it can answer it. Run sets it when
 	// the input is a terminal.
 	FlushInput func()
+	// PendingInput reports whether the terminal holds keys nobody read
+	// yet; the folder question at launch defers itself when it does
+	// (trust.go), so a prompt typed while reins started is not flushed.
+	// Run sets it where the system can tell.
+	PendingInput func() bool
 }
 
 // Model is the Bubble Tea model of the interactive session.
@@ -286,7 +291,7 @@ func (m *Model) commit(s string) {
 // untrusted folder.
 func (m *Model) Init() tea.Cmd {
 	if t := m.opts.Trust; t != nil && t.AskNow && m.untrusted() {
-		return tea.Batch(m.waitFeed(), m.askTrust())
+		return tea.Batch(m.waitFeed(), m.askTrustAtLaunch())
 	}
 	return m.waitFeed()
 }
@@ -324,7 +329,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case trustArmMsg:
 		if m.trustQ == msg.q {
-			msg.q.armed = true
+			msg.q.armed, msg.q.deferred = true, false
+		}
+		return m, nil
+	case trustDeferMsg:
+		if m.trustQ == msg.q {
+			msg.q.deferred = true
 		}
 		return m, nil
 	case completeMsg:
@@ -500,6 +510,11 @@ func (m *Model) submit() tea.Cmd {
 		m.notice = fmt.Sprintf("queued (%d waiting)", len(m.queue))
 		if m.trustQ != nil {
 			m.notice += "; sent once the folder question is answered"
+			if m.trustQ.deferred {
+				// The prompt typed while reins started is in: the
+				// question comes to the front now.
+				return m.armTrust(m.trustQ)
+			}
 		}
 		return nil
 	}

@@ -68,6 +68,9 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	pr := newPrinter()
 	if f, ok := in.(*os.File); ok && opts.FlushInput == nil && term.IsTerminal(f.Fd()) {
 		opts.FlushInput = flushInput(f.Fd())
+		if opts.PendingInput == nil {
+			opts.PendingInput = pendingInput(f.Fd())
+		}
 	}
 	m, err := New(opts, pr.push)
 	if err != nil {

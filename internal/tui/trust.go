@@ -27,10 +27,14 @@ type TrustQuestion struct {
 }
 
 // trustAsk is the pending folder question; armed as approvals are, so no
-// key typed before it showed (or planted) can answer it.
-type trustAsk struct{ arming, armed bool }
+// key typed before it showed (or planted) can answer it. deferred: asked
+// at launch while the terminal still held keys the user typed as reins
+// started; it waits for that prompt's Enter instead of flushing it.
+type trustAsk struct{ arming, armed, deferred bool }
 
 type trustArmMsg struct{ q *trustAsk }
+
+type trustDeferMsg struct{ q *trustAsk }
 
 // untrusted reports whether the folder's own files are being ignored.
 func (m *Model) untrusted() bool { return !m.h.Trusted && len(m.h.Ignored) > 0 }
@@ -39,6 +43,35 @@ func (m *Model) untrusted() bool { return !m.h.Trusted && len(m.h.Ignored) > 0 }
 func (m *Model) askTrust() tea.Cmd {
 	q := &trustAsk{arming: true}
 	m.trustQ = q
+	return m.armTrust(q)
+}
+
+// askTrustAtLaunch puts the folder question up as the screen starts.
+// Keys the user typed while reins was starting are still unread in the
+// terminal then, and flushing them would lose that prompt (issue 30: input
+// is never lost); at that moment nothing of this session has run, so they
+// are the user's. Then the question waits (deferred) and those keys go to
+// the editor; the prompt's Enter queues it and brings the question to the
+// front, armed as always (armTrust).
+func (m *Model) askTrustAtLaunch() tea.Cmd {
+	q := &trustAsk{arming: true}
+	m.trustQ = q
+	pending, flush := m.opts.PendingInput, m.opts.FlushInput
+	return func() tea.Msg {
+		if pending != nil && pending() {
+			return trustDeferMsg{q}
+		}
+		if flush != nil {
+			flush()
+		}
+		return trustArmMsg{q}
+	}
+}
+
+// armTrust flushes the terminal's unread input and then arms q, so only
+// keys typed after it showed can answer it.
+func (m *Model) armTrust(q *trustAsk) tea.Cmd {
+	q.deferred = false
 	flush := m.opts.FlushInput
 	return func() tea.Msg {
 		if flush != nil {
@@ -60,6 +93,9 @@ func (m *Model) trustView() []string {
 		out = append(out, hang(trust.Quote(f), "    ", "      ", w)...)
 	}
 	out = append(out, hang(m.st.dim.Render("They can start programs (MCP servers, hooks) and choose where your API keys are sent."), "  ", "  ", w)...)
+	if m.trustQ.deferred {
+		return append(out, m.st.dim.Render("  finish the prompt you typed and press Enter: the question comes next, the prompt is sent once it is answered"))
+	}
 	if !m.trustQ.armed {
 		return append(out, m.st.dim.Render("  …"))
 	}
