@@ -135,7 +135,7 @@ func run(ctx context.Context, c *config) error {
 			cs = append(cs, &contender{h: h, v: variant{"", w.prompt, w.expect}, label: h.name, s: &sample{label: h.name}})
 		}
 		// The endpoint alone, replaying reins's requests (two-step only).
-		var replay [][]byte
+		var replay []mock.Recorded
 		if w.name == "two-step" && len(cs) > 0 && cs[0].h.name == "reins" {
 			var err error
 			if replay, err = recordRequests(ctx, c, cs[0].h, w, ws); err != nil {
@@ -335,9 +335,10 @@ func (c *config) once(ctx context.Context, h *harness, w *workload, v variant, w
 }
 
 // recordRequests runs reins once, unmeasured, against an in-process mock
-// with the same script and returns the request bodies it sent, for the
-// endpoint-alone replay.
-func recordRequests(ctx context.Context, c *config, h *harness, w *workload, ws string) ([][]byte, error) {
+// with the same script and returns the requests it sent (path, headers and
+// body: the wire reins chose decides the path), for the endpoint-alone
+// replay.
+func recordRequests(ctx context.Context, c *config, h *harness, w *workload, ws string) ([]mock.Recorded, error) {
 	sc, err := mock.Load(filepath.Join(c.scripts, w.script+".reins.yaml"))
 	if err != nil {
 		return nil, err
@@ -353,21 +354,18 @@ func recordRequests(ctx context.Context, c *config, h *harness, w *workload, ws 
 	if err := cmd.Run(); err != nil {
 		return nil, err
 	}
-	var bodies [][]byte
-	for _, r := range m.Requests() {
-		bodies = append(bodies, r.Body)
+	reqs := m.Requests()
+	if len(reqs) != 2 {
+		return nil, fmt.Errorf("reins sent %d requests, want 2", len(reqs))
 	}
-	if len(bodies) != 2 {
-		return nil, fmt.Errorf("reins sent %d requests, want 2", len(bodies))
-	}
-	return bodies, nil
+	return reqs, nil
 }
 
 // replayEndpoint measures the endpoint alone: a fresh mock-llm process
 // answering reins's recorded requests, sent back to back by a plain Go
 // HTTP client that reads every response to its end. Its wall time is the
 // part of the two-step task no harness can avoid.
-func replayEndpoint(ctx context.Context, c *config, w *workload, bodies [][]byte) (measure.Result, string, error) {
+func replayEndpoint(ctx context.Context, c *config, w *workload, reqs []mock.Recorded) (measure.Result, string, error) {
 	srv, err := startMock(ctx, c.reins, filepath.Join(c.scripts, w.script+".reins.yaml"))
 	if err != nil {
 		return measure.Result{}, "", err
@@ -377,8 +375,11 @@ func replayEndpoint(ctx context.Context, c *config, w *workload, bodies [][]byte
 	defer client.CloseIdleConnections()
 	var last []byte
 	start := time.Now()
-	for _, b := range bodies {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.url+"/chat/completions", bytes.NewReader(b))
+	base := strings.TrimSuffix(srv.url, "/v1")
+	for _, rec := range reqs {
+		// Sent to the path reins used: its wire (Chat Completions,
+		// Responses, …) is the provider config's choice, not benchrun's.
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+rec.Path, bytes.NewReader(rec.Body))
 		if err != nil {
 			return measure.Result{}, "", err
 		}
