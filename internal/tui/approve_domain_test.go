@@ -26,7 +26,7 @@ func TestDomainQuestion(t *testing.T) {
 
 	got := ask(ctx, "ex\x1b[2Jample.com")
 	s.send(tea.KeyPressMsg{Code: 'y', Text: "y"}) // before it is armed
-	if len(s.m.approvals) != 1 { // keys are handled synchronously
+	if len(s.m.approvals) != 1 {                  // keys are handled synchronously
 		t.Fatal("a key typed before the question was armed answered it")
 	}
 	s.armHead()
