@@ -677,11 +677,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	if !o.NoInstructions {
 		system += h.Instructions
 	}
-	pol, err := h.sessionSandbox(s, o)
-	if err != nil {
-		s.Log.Close()
-		return nil, err
-	}
+	pol := h.sessionSandbox(s, o)
 	s.Agent = &agent.Agent{
 		System: system,
 		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: pol, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect}, Log: s.Log,

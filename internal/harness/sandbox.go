@@ -81,10 +81,10 @@ func (h *Harness) redactor() sandbox.Redactor {
 // set), the question socket that lets the proxy ask "allow HOST for this
 // session?" instead of refusing (issue 26 item 3). The answers live in the
 // session's memory only; the socket closes with the session.
-func (h *Harness) sessionSandbox(s *Session, o SessionOptions) (sandbox.Policy, error) {
+func (h *Harness) sessionSandbox(s *Session, o SessionOptions) sandbox.Policy {
 	p := h.Sandbox
 	if o.AskDomain == nil || p.Off || !p.DenyNetwork || len(p.AllowDomains) == 0 {
-		return p, nil
+		return p
 	}
 	qs, err := sandbox.NewQuestions(o.AskDomain)
 	if err != nil {
@@ -92,9 +92,9 @@ func (h *Harness) sessionSandbox(s *Session, o SessionOptions) (sandbox.Policy, 
 		// path) leaves the proxy refusing at once, as outside the
 		// terminal: the question is a convenience, not a wall.
 		h.Logf("sandbox: no domain questions this session (hosts outside allowDomains are refused): %v", err)
-		return p, nil
+		return p
 	}
 	s.questions = qs
 	p.AskSocket = qs.Socket
-	return p, nil
+	return p
 }
