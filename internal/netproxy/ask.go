@@ -31,6 +31,11 @@ import (
 // AskTimeout bounds how long a connection waits for the user's answer.
 const AskTimeout = 2 * time.Minute
 
+// MaxQuestions bounds the questions open at once in a session: a process
+// that tries many hosts at a time gets the others refused at once (not
+// remembered), rather than a screen of questions to dismiss one by one.
+const MaxQuestions = 4
+
 // maxHost bounds a host name on the question socket (a DNS name is at
 // most 253 bytes; an IPv6 literal far less).
 const maxHost = 255
@@ -88,6 +93,10 @@ func (q *Questions) Decide(ctx context.Context, host string) bool {
 		return false
 	}
 	qu := q.pending[host]
+	if qu == nil && len(q.pending) >= MaxQuestions {
+		q.mu.Unlock()
+		return false
+	}
 	if qu == nil {
 		qctx, cancel := context.WithTimeout(q.ctx, AskTimeout)
 		qu = &question{done: make(chan struct{}), cancel: cancel}

@@ -255,3 +255,46 @@ func TestValidHost(t *testing.T) {
 		}
 	}
 }
+
+// TestAskBounded: at most MaxQuestions questions are open at once; a
+// connection to yet another host is refused at once, and that refusal is
+// not remembered (asked later, when there is room).
+func TestAskBounded(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	release := make(chan struct{})
+	var n atomic.Int32
+	q := &Questions{Ask: func(ctx context.Context, host string) bool {
+		n.Add(1)
+		select {
+		case <-release:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}}
+	defer q.Close()
+	var wg sync.WaitGroup
+	for i := range MaxQuestions {
+		wg.Go(func() {
+			if !q.Decide(context.Background(), fmt.Sprintf("h%d.example", i)) {
+				t.Errorf("h%d refused", i)
+			}
+		})
+	}
+	for deadline := time.Now().Add(60 * time.Second); n.Load() < MaxQuestions; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d questions open", n.Load())
+		}
+	}
+	if q.Decide(context.Background(), "more.example") {
+		t.Error("a question beyond the bound was allowed")
+	}
+	if n.Load() != MaxQuestions {
+		t.Errorf("%d questions asked, want %d", n.Load(), MaxQuestions)
+	}
+	close(release)
+	wg.Wait()
+	if !q.Decide(context.Background(), "more.example") || n.Load() != MaxQuestions+1 {
+		t.Errorf("with room again, more.example was not asked (%d questions)", n.Load())
+	}
+}
