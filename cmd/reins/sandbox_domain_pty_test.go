@@ -108,3 +108,55 @@ replies:
 		t.Errorf("the server got %v, want /yes /again", paths)
 	}
 }
+
+// TestInteractiveDomainQuestionQuit: Ctrl-D while the domain question is
+// open ends reins — the question, the waiting connection, the confined
+// curl and its proxy — without an answer and without a hang; the host gets
+// no request, and the question socket's folder is gone.
+func TestInteractiveDomainQuestionQuit(t *testing.T) {
+	if !sandbox.Doctor().Namespaces {
+		t.Skip("the domain proxy runs only in the container (no unprivileged user namespaces here)")
+	}
+	var mu sync.Mutex
+	var hits int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits++
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	local := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	url, _ := startMock(t, fmt.Sprintf(`
+replies:
+  - match: FETCH
+    toolCalls:
+      - {id: b1, name: bash, arguments: {command: %q}}
+`, "curl -sS --max-time 300 --noproxy '' "+local+"/x"))
+	home, ws := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("sandbox:\n  network: off\n  allowDomains: ['listed.invalid']\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir() // where reins makes its question socket
+	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color", "TMPDIR=" + tmp}, "--cwd", ws, "-m", "openai/test", "--base-url", url)
+	tm.waitFor("new session")
+	if m, _ := filepath.Glob(filepath.Join(tmp, "reins-ask-*", "q.sock")); len(m) != 1 {
+		t.Fatalf("question sockets while the session runs: %v", m)
+	}
+	tm.typeKeys("FETCH\r")
+	tm.waitFor("[y] once")
+	off := len(tm.text())
+	tm.typeKeys("y")
+	waitAfter(tm, off, "[y] allow for this session")
+	tm.typeKeys("\x04")
+	if err := wait(); err != nil {
+		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if hits != 0 {
+		t.Errorf("the host got %d requests", hits)
+	}
+	if m, _ := filepath.Glob(filepath.Join(tmp, "reins-ask-*")); len(m) > 0 {
+		t.Errorf("the question socket's folder outlived reins: %v", m)
+	}
+}
