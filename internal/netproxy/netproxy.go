@@ -3,7 +3,9 @@
 // speaks CONNECT (for HTTPS and anything tunnelled) and plain HTTP, runs
 // outside the sandbox with the host's network, and lets a request through
 // only to a listed host. A refused host gets a 403 whose body says why in
-// one line — a clear failure in the tool result, never a hang.
+// one line — a clear failure in the tool result, never a hang. In the
+// interactive terminal a host not listed is first asked about (Server.Ask,
+// ask.go), with a bounded wait.
 //
 // The confined process reaches it through a Unix socket bound into its
 // container (the supervisor's private folder); inside the container's
