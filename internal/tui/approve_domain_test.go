@@ -75,3 +75,28 @@ func TestDomainQuestion(t *testing.T) {
 		t.Fatal("Esc allowed the host")
 	}
 }
+
+// TestDomainQuestionOutlivesTurn: a turn that ends refuses its tools'
+// open questions, but a domain question — the proxy's, maybe a background
+// command's — stays up, comes to the front, and is answered by the user.
+func TestDomainQuestionOutlivesTurn(t *testing.T) {
+	s := newScreen(t, "", nil)
+	tool := &approval{name: "bash", args: []byte(`{"command":"ls"}`), reply: make(chan bool, 1)}
+	s.feedItems(item{approve: tool})
+	got := make(chan bool, 1)
+	go func() { got <- s.m.feed.askDomain(t.Context(), "bg.example") }()
+	s.pump(func() bool { return len(s.m.approvals) == 2 })
+	s.m.running, s.m.turnSeq = true, 7
+	s.send(feedMsg{[]item{{done: &turnDone{seq: 7}}}})
+	if ok := <-tool.reply; ok {
+		t.Fatal("the tool's question was allowed at the turn's end")
+	}
+	if len(s.m.approvals) != 1 || !isDomain(s.m.approvals[0]) {
+		t.Fatalf("after the turn: %d questions", len(s.m.approvals))
+	}
+	s.armHead()
+	s.send(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	if ok := <-got; !ok {
+		t.Fatal("y did not allow the host")
+	}
+}
