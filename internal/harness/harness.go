@@ -501,6 +501,11 @@ type SessionOptions struct {
 	// for the model (tool.Env.Ask, the interactive terminal's); it is
 	// asked instead of Approve.
 	Ask func(ctx context.Context, name string, args json.RawMessage) tool.Answer
+	// AskDomain, when set, asks the user whether a process of this session
+	// may reach host, outside sandbox.allowDomains, for the rest of the
+	// session (the interactive terminal's "allow HOST for this session?";
+	// sandbox.go). Children never get it.
+	AskDomain func(ctx context.Context, host string) bool
 	// ruleParent is the parent session's permission rules (rules.go).
 	ruleParent *rules.Set
 	// Agent names the agent definition the session runs as (empty: the
@@ -536,6 +541,8 @@ type Session struct {
 	// Subagents runs this session's children and background jobs.
 	Subagents *subagent.Manager
 	Resumed   *session.Loaded
+	// questions serves AskDomain to the session's proxies (sandbox.go).
+	questions *sandbox.Questions
 }
 
 // Close cancels and waits for the session's children, then closes its
@@ -544,6 +551,9 @@ func (s *Session) Close() error {
 	s.Subagents.Close()
 	if s.Agent != nil && s.Agent.Env != nil && s.Agent.Env.Shells != nil {
 		s.Agent.Env.Shells.Close() // background bash commands end with the session
+	}
+	if s.questions != nil {
+		s.questions.Close()
 	}
 	return s.Log.Close()
 }
@@ -667,9 +677,10 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	if !o.NoInstructions {
 		system += h.Instructions
 	}
+	pol := h.sessionSandbox(s, o)
 	s.Agent = &agent.Agent{
 		System: system,
-		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: h.Sandbox, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect}, Log: s.Log,
+		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: pol, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect}, Log: s.Log,
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
 		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
 	}
@@ -677,6 +688,9 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	h.traceSession(s, o.Agent, o.Trace)
 	if s.Resumed != nil {
 		if err := s.Agent.LoadHistory(s.Resumed.Events); err != nil {
+			if s.questions != nil {
+				s.questions.Close()
+			}
 			s.Log.Close()
 			return nil, err
 		}

@@ -74,3 +74,27 @@ func (h *Harness) redactor() sandbox.Redactor {
 	})
 	return h.redact
 }
+
+// sessionSandbox is the policy of the processes s's tools start: the
+// harness's, and, when o can ask the user (AskDomain) and the processes
+// reach the network through the domain proxy (network off, allowDomains
+// set), the question socket that lets the proxy ask "allow HOST for this
+// session?" instead of refusing (issue 26 item 3). The answers live in the
+// session's memory only; the socket closes with the session.
+func (h *Harness) sessionSandbox(s *Session, o SessionOptions) sandbox.Policy {
+	p := h.Sandbox
+	if o.AskDomain == nil || p.Off || !p.DenyNetwork || len(p.AllowDomains) == 0 {
+		return p
+	}
+	qs, err := sandbox.NewQuestions(o.AskDomain)
+	if err != nil {
+		// A socket that cannot be made (a TMPDIR too long for a socket
+		// path) leaves the proxy refusing at once, as outside the
+		// terminal: the question is a convenience, not a wall.
+		h.Logf("sandbox: no domain questions this session (hosts outside allowDomains are refused): %v", err)
+		return p
+	}
+	s.questions = qs
+	p.AskSocket = qs.Socket
+	return p
+}

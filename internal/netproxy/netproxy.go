@@ -3,7 +3,9 @@
 // speaks CONNECT (for HTTPS and anything tunnelled) and plain HTTP, runs
 // outside the sandbox with the host's network, and lets a request through
 // only to a listed host. A refused host gets a 403 whose body says why in
-// one line — a clear failure in the tool result, never a hang.
+// one line — a clear failure in the tool result, never a hang. In the
+// interactive terminal a host not listed is first asked about (Server.Ask,
+// ask.go), with a bounded wait.
 //
 // The confined process reaches it through a Unix socket bound into its
 // container (the supervisor's private folder); inside the container's
@@ -57,6 +59,11 @@ type Server struct {
 	// Dial connects to an allowed host; nil means a net.Dialer with
 	// DialTimeout.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Ask, when set, is asked about a host outside Allow before it is
+	// refused (the interactive terminal's "allow HOST for this session?",
+	// ask.go); the connection waits at most AskTimeout, and Close ends the
+	// wait. Nil refuses at once.
+	Ask func(ctx context.Context, host string) bool
 
 	once   sync.Once
 	ctx    context.Context
@@ -156,7 +163,7 @@ func (s *Server) handle(c net.Conn) {
 		refuse(c, "(no host)", "is not a request this proxy understands")
 		return
 	}
-	if !Allowed(host, s.Allow) {
+	if !Allowed(host, s.Allow) && !s.asked(host) {
 		refuse(c, host, "is not in sandbox.allowDomains; the network is off for this process")
 		return
 	}
@@ -189,6 +196,17 @@ func (s *Server) handle(c net.Conn) {
 		return
 	}
 	_, _ = io.Copy(c, up)
+}
+
+// asked reports whether Ask allows host, waiting at most AskTimeout and
+// never past Close.
+func (s *Server) asked(host string) bool {
+	if s.Ask == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, AskTimeout)
+	defer cancel()
+	return s.Ask(ctx, host) && ctx.Err() == nil
 }
 
 // pipe copies both ways until either side ends; what the client sent after

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"net"
 	"os"
 	"path/filepath"
@@ -30,6 +31,9 @@ func serveProxy(p Policy, tmp string) (func(), error) {
 		return nil, err
 	}
 	srv := &netproxy.Server{Allow: p.AllowDomains}
+	if p.AskSocket != "" {
+		srv.Ask = netproxy.AskOver(p.AskSocket)
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -56,4 +60,49 @@ func withProxy(env []string) []string {
 	}
 	u := "http://" + proxyAddr
 	return append(out, "HTTP_PROXY="+u, "HTTPS_PROXY="+u, "http_proxy="+u, "https_proxy="+u, "NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1")
+}
+
+// Questions is reins's end of the proxies' question "allow HOST for this
+// session?" (netproxy.Questions): a Unix socket in a private folder of the
+// host's temporary directory, which a policy names in AskSocket. The
+// container never sees it (its /tmp is private and every host socket is
+// covered); a process that reached it could only ask, never answer.
+type Questions struct {
+	// Socket is the path a Policy's AskSocket names.
+	Socket string
+	q      *netproxy.Questions
+	dir    string
+	ln     net.Listener
+	done   chan struct{}
+}
+
+// NewQuestions serves ask — the user's answer about one host, false when
+// ctx ends first — to the proxies of every process started with a policy
+// whose AskSocket is the result's Socket. Close it when the session ends.
+func NewQuestions(ask func(ctx context.Context, host string) bool) (*Questions, error) {
+	dir, err := os.MkdirTemp("", "reins-ask-")
+	if err != nil {
+		return nil, err
+	}
+	sock := filepath.Join(dir, "q.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	qs := &Questions{Socket: sock, q: &netproxy.Questions{Ask: ask}, dir: dir, ln: ln, done: make(chan struct{})}
+	go func() {
+		defer close(qs.done)
+		_ = netproxy.ServeQuestions(ln, qs.q)
+	}()
+	return qs, nil
+}
+
+// Close refuses every open question, stops serving and removes the socket.
+func (qs *Questions) Close() error {
+	qs.q.Close()
+	err := qs.ln.Close()
+	<-qs.done
+	os.RemoveAll(qs.dir)
+	return err
 }

@@ -67,6 +67,10 @@ type Policy struct {
 	// network is off (config `sandbox.allowDomains`; internal/netproxy).
 	// Only in the container.
 	AllowDomains []string `json:"allowDomains,omitempty"`
+	// AskSocket, when set, is reins's question socket (NewQuestions): the
+	// proxy asks the user there about a host outside AllowDomains instead
+	// of refusing it at once (the interactive terminal's sessions only).
+	AskSocket string `json:"askSocket,omitempty"`
 	// Home is $REINS_HOME: never writable by a confined process and, in
 	// the container, hidden except State and the Readable paths below it.
 	Home string `json:"home,omitempty"`

@@ -45,6 +45,10 @@ type preview struct {
 	note   string     // reins's own words about the change ("new file", …)
 	fields []argField // every other argument, whole
 	diff   []diffLine // write/edit
+	// host: a domain question's host (approve_domain.go); gone closes
+	// when its connection stops waiting.
+	host string
+	gone <-chan struct{}
 }
 
 type argField struct{ key, value string }
@@ -200,6 +204,9 @@ func summaryRank(k string) int {
 // question is the whole question for a, wrapped to width: every line,
 // never cut.
 func (m *Model) question(a *approval, width int) []string {
+	if isDomain(a) {
+		return m.domainQuestion(a, width)
+	}
 	w := max(width, 20)
 	head := "? allow " + termsafe.EscapeLine(a.name)
 	if a.preview == nil { // asked other than through the feed
@@ -275,6 +282,9 @@ func (m *Model) questionView() []string {
 	}
 	if !a.armed {
 		return append(q, m.st.dim.Render("  …"))
+	}
+	if isDomain(a) {
+		return append(q, fitLine(domainHint, m.width))
 	}
 	return append(q, fitLine(m.answerHint(a), m.width))
 }

@@ -20,6 +20,12 @@ func (m *Model) items(its []item) tea.Cmd {
 			cmds = append(cmds, m.turnDone(it.done))
 			continue
 		}
+		if it.approve != nil && isDomain(it.approve) {
+			// Not a tool's: no mode or rule decides it (approve_domain.go).
+			m.approvals = append(m.approvals, it.approve)
+			cmds = append(cmds, m.front(), awaitWithdraw(it.approve))
+			continue
+		}
 		if it.approve != nil {
 			if ok, decided := m.autoAnswer(it.approve); decided {
 				it.approve.reply <- ok

@@ -179,6 +179,7 @@ func New(opts Options, print func(string)) (*Model, error) {
 	if opts.Ask {
 		m.opts.Session.Approve = m.feed.ask
 		m.opts.Session.Ask = m.feed.answerNote
+		m.opts.Session.AskDomain = m.feed.askDomain
 	}
 	m.editor = newEditor(opts.NoColor)
 	sess, err := m.h.NewSession(m.opts.Session)
@@ -327,6 +328,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case armMsg:
 		m.arm(msg.a)
 		return m, nil
+	case withdrawMsg:
+		return m, m.withdraw(msg.a)
 	case trustArmMsg:
 		if m.trustQ == msg.q {
 			msg.q.armed, msg.q.deferred = true, false
@@ -380,6 +383,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		if !m.approvals[0].armed {
 			return nil // typed before the question was shown: never an answer
+		}
+		if isDomain(m.approvals[0]) {
+			return m.domainKey(s)
 		}
 		if m.approvals[0].rejecting {
 			return m.instructKey(k)
@@ -575,10 +581,15 @@ func (m *Model) turnDone(msg *turnDone) tea.Cmd {
 	// child its manager settled, those of earlier turns again.
 	m.usage = m.tally.Usage()
 	m.turnUsage = llm.Usage{}
+	rest := m.approvals[:0]
 	for _, a := range m.approvals { // a cancelled turn's asks are moot
+		if isDomain(a) { // the proxy's, not the turn's (approve_domain.go)
+			rest = append(rest, a)
+			continue
+		}
 		a.reply <- false
 	}
-	m.approvals = nil
+	m.approvals = rest
 	m.flushTree()
 	m.live = liveStep{}
 	m.notice = ""
@@ -597,12 +608,13 @@ func (m *Model) turnDone(msg *turnDone) tea.Cmd {
 	if m.quitting {
 		return nil
 	}
+	// A domain question left open comes to the front if a tool's was.
 	if len(m.queue) > 0 {
 		next := m.queue[0]
 		m.queue = m.queue[1:]
-		return m.startTurn(next)
+		return tea.Batch(m.front(), m.startTurn(next))
 	}
-	return nil
+	return m.front()
 }
 
 // flushTree moves a settled tree to the scrollback (its jobs stay
@@ -632,6 +644,11 @@ func (m *Model) answer(ok, always bool) {
 		}
 		m.asked[a.name+"\x00"+string(a.args)] = a.preview.diff
 	}
+	if isDomain(a) {
+		m.commit(m.domainVerdict(a, ok))
+		a.reply <- ok
+		return
+	}
 	verdict := "allowed"
 	switch {
 	case always:
@@ -646,7 +663,7 @@ func (m *Model) answer(ok, always bool) {
 	// Later asks for a tool now always allowed need no question.
 	rest := m.approvals[:0]
 	for _, b := range m.approvals {
-		if m.ruleAllows(b) {
+		if !isDomain(b) && m.ruleAllows(b) {
 			b.reply <- true
 			continue
 		}
