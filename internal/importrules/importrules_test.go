@@ -82,6 +82,10 @@ func TestLeavesStayLeaves(t *testing.T) {
 		// The public client: no agent loop, tools, config or sandbox.
 		{"sdk", append([]string{"internal/agent", "internal/tool", "internal/config"}, runtime...)},
 		{"internal/view", append([]string{"internal/agent", "internal/tool", "internal/config"}, runtime...)},
+		// What the file tools stand on: workspace access and the search
+		// engine know nothing of tools, the loop or the runtime.
+		{"internal/wsfs", append([]string{"internal/agent", "internal/tool", "internal/config", "internal/search"}, runtime...)},
+		{"internal/search", append([]string{"internal/agent", "internal/tool", "internal/config", "internal/wsfs"}, runtime...)},
 	}
 	for _, r := range rules {
 		if bad := linked(deps(t, r.pkg), r.forbid); len(bad) > 0 {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/patch"
+	"github.com/reinsdev/reins/internal/search"
+	"github.com/reinsdev/reins/internal/wsfs"
 )
 
 // applyPatchMaxInput bounds a patch's text.
@@ -158,32 +160,32 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Re
 }
 
 // readWhole reads a regular file beneath the workspace, bounded.
-func readWhole(fsy *fsys, abs string) (string, error) {
-	f, fi, err := openRegular(fsy, abs, os.O_RDONLY, 0)
+func readWhole(fsy *wsfs.FS, abs string) (string, error) {
+	f, fi, err := fsy.OpenRegular(abs, os.O_RDONLY, 0)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	if fi.Size() > grepMaxFileSize {
-		return "", fmt.Errorf("file is %d bytes; apply_patch edits files up to %d", fi.Size(), grepMaxFileSize)
+	if fi.Size() > search.MaxFileSize {
+		return "", fmt.Errorf("file is %d bytes; apply_patch edits files up to %d", fi.Size(), search.MaxFileSize)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, grepMaxFileSize+1))
+	b, err := io.ReadAll(io.LimitReader(f, search.MaxFileSize+1))
 	return string(b), err
 }
 
 // applyPlan makes one planned change, beneath the workspace root.
-func applyPlan(fsy *fsys, pl patchPlan) error {
+func applyPlan(fsy *wsfs.FS, pl patchPlan) error {
 	if pl.dest == "" {
 		return fsy.Remove(pl.abs)
 	}
 	if err := fsy.MkdirAll(filepath.Dir(pl.dest), 0o755); err != nil {
 		return err
 	}
-	f, _, err := openRegular(fsy, pl.dest, os.O_WRONLY|os.O_CREATE, 0o644)
+	f, _, err := fsy.OpenRegular(pl.dest, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
-	err = replaceContent(f, []byte(pl.content))
+	err = wsfs.ReplaceContent(f, []byte(pl.content))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/search"
 )
 
 // Builtins returns the built-in tools: read, write, edit, multi_edit, bash,
@@ -49,20 +50,17 @@ func required(name string, v *string) error {
 	return nil
 }
 
-// sniffLen is how much of a file is looked at to tell text from binary.
-const sniffLen = 8 << 10
-
-// sniff reads up to sniffLen bytes of r and reports whether they hold a NUL
+// sniff reads up to search.SniffLen bytes of r and reports whether they hold a NUL
 // byte, the mark of a binary file; the bytes read are returned so the caller
 // can go on reading the whole stream.
 func sniff(r io.Reader) (head []byte, binary bool, err error) {
-	buf := make([]byte, sniffLen)
+	buf := make([]byte, search.SniffLen)
 	n, err := io.ReadFull(r, buf)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		err = nil
 	}
 	buf = buf[:n]
-	return buf, bytes.IndexByte(buf, 0) >= 0, err
+	return buf, search.Binary(buf), err
 }
 
 // osErr drops the path from an *fs.PathError: results name the path the
@@ -73,18 +71,6 @@ func osErr(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-// truncateLine cuts s to at most n bytes on a UTF-8 boundary, marking the cut.
-func truncateLine(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + " … [line truncated]"
 }
 
 // Plural formats a count with its noun: "1 byte", "2 bytes" (the words

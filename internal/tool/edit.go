@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/search"
+	"github.com/reinsdev/reins/internal/wsfs"
 )
 
 type editTool struct{}
@@ -103,7 +105,7 @@ func editFile(ctx context.Context, env *Env, path string, edits []oneEdit) (int,
 		return fail("%v", err)
 	}
 	defer fsy.Close()
-	f, _, err := openRegular(fsy, abs, os.O_RDWR, 0)
+	f, _, err := fsy.OpenRegular(abs, os.O_RDWR, 0)
 	if err != nil {
 		return fail("edit %s: %v", path, osErr(err))
 	}
@@ -120,7 +122,7 @@ func editFile(ctx context.Context, env *Env, path string, edits []oneEdit) (int,
 		return fail("edit %s: canceled", path)
 	}
 	// Rewritten in place, so the file keeps its mode and identity.
-	if err := replaceContent(f, []byte(text)); err != nil {
+	if err := wsfs.ReplaceContent(f, []byte(text)); err != nil {
 		return fail("edit %s: %v", path, osErr(err))
 	}
 	return total, nil
@@ -218,7 +220,7 @@ func closestHint(text, old string) string {
 	}
 	fmt.Fprintf(&b, "; closest match at line %d (%s):\n", best+1, how)
 	for i := best; i < len(lines) && i < best+k; i++ {
-		fmt.Fprintf(&b, "%6d\t%s\n", i+1, truncateLine(strings.TrimSuffix(lines[i], "\r"), readMaxLineLen))
+		fmt.Fprintf(&b, "%6d\t%s\n", i+1, search.TruncateLine(strings.TrimSuffix(lines[i], "\r"), readMaxLineLen))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }

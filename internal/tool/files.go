@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"errors"
+	"github.com/reinsdev/reins/internal/wsfs"
 	"slices"
 	"sync"
 )
@@ -25,17 +26,17 @@ func WorkspaceFiles(ctx context.Context, env *Env, limit int) (files []string, c
 		return nil, false, err
 	}
 	var mu sync.Mutex
-	err = walkTree(ctx, fsy, root, treeOpts{}, func(tf treeFile) error {
+	err = wsfs.Walk(ctx, fsy, root, wsfs.WalkOptions{MaxEntries: walkMaxEntries}, func(tf wsfs.File) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(files) >= limit {
-			return errEnough
+			return errFilesLimit
 		}
-		files = append(files, tf.rel)
+		files = append(files, tf.Rel)
 		return nil
 	})
 	switch {
-	case errors.Is(err, errEnough), errors.Is(err, errWalkBound):
+	case errors.Is(err, errFilesLimit), errors.Is(err, wsfs.ErrWalkBound):
 		cut, err = true, nil
 	case err != nil:
 		return nil, false, err
@@ -43,6 +44,9 @@ func WorkspaceFiles(ctx context.Context, env *Env, limit int) (files []string, c
 	slices.Sort(files)
 	return files, cut, nil
 }
+
+// errFilesLimit stops WorkspaceFiles' walk at its limit.
+var errFilesLimit = errors.New("file limit reached")
 
 // UserShell runs a command the user typed (the terminal's !command) the
 // way the bash tool runs the model's: `bash -c` in the workspace, under

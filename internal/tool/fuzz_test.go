@@ -89,7 +89,7 @@ func (ft *fuzzTree) reset(tb testing.TB) {
 }
 
 // oracle resolves p (absolute and clean) to where the kernel would take
-// it, independently of realPath: filepath.EvalSymlinks on the longest
+// it, independently of wsfs.RealPath: filepath.EvalSymlinks on the longest
 // existing prefix, dangling links followed to their targets, a missing
 // tail taken as written. ok is false for a link cycle. The tree's link
 // targets hold no ".." after a link, so joining them lexically is exact.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/reinsdev/reins/internal/rules"
+	"github.com/reinsdev/reins/internal/search"
 )
 
 // Rules decide calls by the session's permission rules (rules.Set).
@@ -67,7 +68,7 @@ func (env *Env) gate(ctx context.Context, t Tool, name string, args json.RawMess
 // (the glob tool's syntax: * and ? within a segment, ** across segments,
 // {a,b} alternatives). A malformed pattern is an error.
 func MatchPath(pattern, name string) (bool, error) {
-	m, err := compileGlob(pattern)
+	m, err := search.CompileGlob(pattern)
 	if err != nil {
 		return false, err
 	}

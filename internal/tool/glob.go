@@ -12,14 +12,12 @@ import (
 	"sync"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/search"
+	"github.com/reinsdev/reins/internal/wsfs"
 )
 
 // globMaxResults caps how many paths glob returns.
 const globMaxResults = 1000
-
-// skipDirs are directories that searches do not descend into: they are
-// large and rarely what the model is looking for.
-var skipDirs = map[string]bool{".git": true, "node_modules": true}
 
 type globTool struct{}
 
@@ -56,8 +54,8 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if pattern == "" {
 		return Errorf("pattern is empty")
 	}
-	dir, rest := splitGlob(pattern)
-	m, err := compileGlob(rest)
+	dir, rest := search.SplitGlob(pattern)
+	m, err := search.CompileGlob(rest)
 	if err != nil {
 		return Errorf("bad pattern %q: %v", *a.Pattern, err)
 	}
@@ -89,21 +87,21 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		mu    sync.Mutex
 		found []hit
 	)
-	opts := treeOpts{hidden: namesHidden(rest), keepDir: func(name string) bool { return strings.Contains(pattern, name) }}
-	err = walkTree(ctx, fsy, root, opts, func(tf treeFile) error {
-		if !m.Match(tf.rel) {
+	opts := wsfs.WalkOptions{Hidden: search.NamesHidden(rest), KeepDir: func(name string) bool { return strings.Contains(pattern, name) }, MaxEntries: walkMaxEntries}
+	err = wsfs.Walk(ctx, fsy, root, opts, func(tf wsfs.File) error {
+		if !m.Match(tf.Rel) {
 			return nil
 		}
-		mt, err := tf.mtime()
-		if err != nil && tf.link {
+		mt, err := tf.Mtime()
+		if err != nil && tf.Link {
 			return nil // a link out of the workspace, or dangling
 		}
 		mu.Lock()
-		found = append(found, hit{tf.dir.abs, tf.name, mt})
+		found = append(found, hit{tf.Dir(), tf.Name, mt})
 		mu.Unlock()
 		return nil
 	})
-	bounded := errors.Is(err, errWalkBound)
+	bounded := errors.Is(err, wsfs.ErrWalkBound)
 	switch {
 	case ctx.Err() != nil:
 		return canceled("glob " + *a.Pattern)

@@ -3,9 +3,7 @@ package tool
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -103,101 +101,6 @@ func TestToolsHonourCancel(t *testing.T) {
 	if got := readFile(t, filepath.Join(env.Workspace, "a.txt")); got != "alpha\n" {
 		t.Errorf("edit ran after cancellation: %q", got)
 	}
-}
-
-// TestGlobMatchPolynomial: ten "**" groups against a forty-segment name
-// that does not match took the backtracking matcher C(40,10) steps.
-func TestGlobMatchPolynomial(t *testing.T) {
-	pattern := strings.Repeat("**/x/", 10) + "y"
-	name := strings.Repeat("x/", 40) + "z"
-	m, err := compileGlob(pattern)
-	if err != nil {
-		t.Fatal(err)
-	}
-	finishes(t, 10*time.Second, "matching a hostile pattern", func() {
-		if m.Match(name) {
-			t.Error("matched")
-		}
-		if !m.Match(strings.Repeat("x/", 40) + "y") {
-			t.Error("did not match")
-		}
-	})
-}
-
-// backtrackMatch is the old recursive matcher, kept as the oracle the
-// polynomial one must agree with on small inputs.
-func backtrackMatch(p, n []string) bool {
-	for len(p) > 0 {
-		if p[0] == "**" {
-			for len(p) > 0 && p[0] == "**" {
-				p = p[1:]
-			}
-			if len(p) == 0 {
-				return true
-			}
-			for i := range len(n) + 1 {
-				if backtrackMatch(p, n[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(n) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(p[0], n[0]); !ok {
-			return false
-		}
-		p, n = p[1:], n[1:]
-	}
-	return len(n) == 0
-}
-
-// TestGlobMatchAgreesWithBacktracking compares the matcher with the old
-// one on every small random pattern and name over a tiny alphabet.
-func TestGlobMatchAgreesWithBacktracking(t *testing.T) {
-	pick := func(r *rand.Rand, xs []string, n int) []string {
-		out := make([]string, n)
-		for i := range out {
-			out[i] = xs[r.IntN(len(xs))]
-		}
-		return out
-	}
-	pats := []string{"**", "*", "a", "b", "a*", "?", "[ab]", ""}
-	names := []string{"a", "b", "ab", "", "ba"}
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 20000 {
-		p := pick(r, pats, 1+r.IntN(6))
-		n := pick(r, names, 1+r.IntN(6))
-		pattern, name := strings.Join(p, "/"), strings.Join(n, "/")
-		m, err := compileGlob(pattern)
-		if err != nil {
-			t.Fatalf("compileGlob(%q): %v", pattern, err)
-		}
-		want := backtrackMatch(strings.Split(pattern, "/"), strings.Split(name, "/"))
-		if got := m.Match(name); got != want {
-			t.Fatalf("Match(%q, %q) = %v, backtracking says %v", pattern, name, got, want)
-		}
-	}
-}
-
-// FuzzGlobMatch checks the matcher against the backtracking oracle.
-func FuzzGlobMatch(f *testing.F) {
-	f.Add("**/a/**/b", "a/x/b")
-	f.Add("a/*/**", "a/b")
-	f.Fuzz(func(t *testing.T, pattern, name string) {
-		if strings.Count(pattern, "/") > 8 || strings.Count(name, "/") > 8 || strings.ContainsAny(pattern, "{}") {
-			return
-		}
-		m, err := compileGlob(pattern)
-		if err != nil {
-			return
-		}
-		want := backtrackMatch(strings.Split(pattern, "/"), strings.Split(name, "/"))
-		if got := m.Match(name); got != want {
-			t.Fatalf("Match(%q, %q) = %v, backtracking says %v", pattern, name, got, want)
-		}
-	})
 }
 
 // TestWalkBounded: a walk stops after walkMaxEntries entries and says so,

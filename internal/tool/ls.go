@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/wsfs"
 )
 
 type lsTool struct{}
@@ -78,7 +79,7 @@ func (lsTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 
 // isDirLink reports whether e is a symlink to a directory, which lists as
 // a directory since that is how it is used.
-func isDirLink(fsy *fsys, p string, e fs.DirEntry) bool {
+func isDirLink(fsy *wsfs.FS, p string, e fs.DirEntry) bool {
 	if e.Type()&fs.ModeSymlink == 0 {
 		return false
 	}

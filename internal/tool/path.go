@@ -3,13 +3,11 @@ package tool
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/reinsdev/reins/internal/protect"
+	"github.com/reinsdev/reins/internal/wsfs"
 )
 
 // OutsideWorkspaceError is the refusal of a path that leaves the workspace
@@ -22,10 +20,6 @@ type OutsideWorkspaceError struct {
 func (e *OutsideWorkspaceError) Error() string {
 	return fmt.Sprintf("path %q is outside the workspace", e.Path)
 }
-
-// maxLinks bounds symlink hops while resolving one path, like the kernel's
-// ELOOP limit, so a link cycle is an error rather than a hang.
-const maxLinks = 255
 
 // Resolve turns a model-given path into an absolute, cleaned path: relative
 // paths are relative to the workspace, and "" is the workspace itself.
@@ -52,89 +46,32 @@ func (env *Env) Resolve(path string) (string, error) {
 	if env.Permission == FullAccess {
 		return abs, nil
 	}
-	realWS, err := realPath(ws)
+	realWS, err := wsfs.RealPath(ws)
 	if err != nil {
 		return "", fmt.Errorf("cannot resolve the workspace: %w", err)
 	}
-	real, err := realPath(abs)
+	real, err := wsfs.RealPath(abs)
 	if err != nil {
 		return "", fmt.Errorf("cannot resolve path %q: %w", path, err)
 	}
-	if !within(realWS, real) {
+	if !wsfs.Within(realWS, real) {
 		return "", &OutsideWorkspaceError{Path: path}
 	}
 	return abs, nil
 }
 
-// within reports whether p is root or below it; both are clean and absolute.
-func within(root, p string) bool {
-	if p == root {
-		return true
+// files returns the workspace access of one call (wsfs): beneath an os.Root
+// of the workspace in the modes that keep tools inside it, the plain os
+// functions in full-access mode. Close it when the call is done.
+func (env *Env) files() (*wsfs.FS, error) {
+	if env.Workspace == "" {
+		return nil, errors.New("no workspace directory is set")
 	}
-	if !strings.HasSuffix(root, string(filepath.Separator)) {
-		root += string(filepath.Separator)
+	f, err := wsfs.New(filepath.Clean(env.Workspace), env.Permission != FullAccess)
+	if err != nil {
+		return nil, errors.New("cannot open the workspace: " + osErr(err).Error())
 	}
-	return strings.HasPrefix(p, root)
-}
-
-// realPath resolves the symlinks of p (absolute and clean) component by
-// component, like filepath.EvalSymlinks, except that a missing component
-// ends the walk and the rest is appended as written: a path about to be
-// created still has a real location to check. A dangling symlink is followed
-// to where it points, since writing through it would create its target.
-func realPath(p string) (string, error) {
-	sep := string(filepath.Separator)
-	resolved := filepath.VolumeName(p) + sep
-	rest := splitPath(p[len(filepath.VolumeName(p)):])
-	links := 0
-	for len(rest) > 0 {
-		c := rest[0]
-		rest = rest[1:]
-		switch c {
-		case ".":
-			continue
-		case "..":
-			// resolved holds no symlinks, so a lexical step up is exact.
-			resolved = filepath.Dir(resolved)
-			continue
-		}
-		next := filepath.Join(resolved, c)
-		fi, err := os.Lstat(next)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-				return filepath.Join(append([]string{next}, rest...)...), nil
-			}
-			return "", err
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			resolved = next
-			continue
-		}
-		links++
-		if links > maxLinks {
-			return "", errors.New("too many levels of symbolic links")
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return "", err
-		}
-		if filepath.IsAbs(target) {
-			resolved = filepath.VolumeName(target) + sep
-			target = target[len(filepath.VolumeName(target)):]
-		}
-		rest = append(splitPath(target), rest...)
-	}
-	return resolved, nil
-}
-
-func splitPath(p string) []string {
-	var out []string
-	for _, c := range strings.Split(p, string(filepath.Separator)) {
-		if c != "" {
-			out = append(out, c)
-		}
-	}
-	return out
+	return f, nil
 }
 
 // display names abs for the model: relative to the workspace (with forward
@@ -175,8 +112,8 @@ func (env *Env) checkProtected(path, abs string) error {
 	if rel, err := filepath.Rel(ws, abs); err == nil {
 		cands = append(cands, rel)
 	}
-	if realWS, err := realPath(ws); err == nil {
-		if real, err := realPath(abs); err == nil {
+	if realWS, err := wsfs.RealPath(ws); err == nil {
+		if real, err := wsfs.RealPath(abs); err == nil {
 			if rel, err := filepath.Rel(realWS, real); err == nil {
 				cands = append(cands, rel)
 			}

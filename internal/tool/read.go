@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/search"
+	"github.com/reinsdev/reins/internal/wsfs"
 )
 
 const (
@@ -84,7 +86,7 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if fi.IsDir() {
 		return Errorf("%s is a directory; use ls to list it", *a.Path)
 	}
-	f, fi, err := openRegular(fsy, abs, os.O_RDONLY, 0)
+	f, fi, err := fsy.OpenRegular(abs, os.O_RDONLY, 0)
 	if err != nil {
 		return Errorf("read %s: %v", *a.Path, osErr(err))
 	}
@@ -172,7 +174,7 @@ func readImage(f io.Reader, size int64, name, mediaType string, head []byte) Res
 	}
 	data := make([]byte, 0, size)
 	data = append(data, head...)
-	data, err := readAllInto(data, f, readMaxImageBytes)
+	data, err := wsfs.ReadAllInto(data, f, readMaxImageBytes)
 	if err != nil {
 		return Errorf("read %s: %v", name, err)
 	}
@@ -217,5 +219,5 @@ func readLine(br *bufio.Reader, max int) (line string, ok bool, err error) {
 
 func finishLine(buf []byte, max int) string {
 	buf = bytes.TrimSuffix(buf, []byte("\n"))
-	return truncateLine(string(buf), max)
+	return search.TruncateLine(string(buf), max)
 }

@@ -1,7 +1,9 @@
 // Package tool holds the tool registry, the permission modes and the
 // workspace bound, and the built-in tools (read, write, edit, bash, grep,
 // glob, ls). A tool never crashes a run: every failure, refusal included, is
-// an error result for the model.
+// an error result for the model. The file tools reach the workspace through
+// internal/wsfs (beneath an os.Root, race-free); grep and glob match with
+// internal/search.
 package tool
 
 import (

@@ -82,3 +82,28 @@ func TestWalkLinksAndNesting(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkspaceFiles: the terminal's @path list is what a search walks
+// (hidden names, .git, node_modules and ignored files left out), sorted;
+// a limit cuts it and says so, and so does the walk's entry bound.
+func TestWorkspaceFiles(t *testing.T) {
+	env := newEnv(t, ReadOnly)
+	writeFiles(t, env.Workspace, map[string]string{
+		"b.go": "", "a/c.go": "", "a/d.log": "", ".env": "", ".git/HEAD": "",
+		".gitignore": "*.log\n", "node_modules/m/i.js": "",
+	})
+	files, cut, err := WorkspaceFiles(t.Context(), env, 10)
+	if err != nil || cut || strings.Join(files, " ") != "a/c.go b.go" {
+		t.Errorf("WorkspaceFiles = %q, cut %v, %v; want [a/c.go b.go], not cut", files, cut, err)
+	}
+	files, cut, err = WorkspaceFiles(t.Context(), env, 1)
+	if err != nil || !cut || len(files) != 1 {
+		t.Errorf("WorkspaceFiles with limit 1 = %q, cut %v, %v; want one file, cut", files, cut, err)
+	}
+	old := walkMaxEntries
+	walkMaxEntries = 2
+	t.Cleanup(func() { walkMaxEntries = old })
+	if _, cut, err = WorkspaceFiles(t.Context(), env, 10); err != nil || !cut {
+		t.Errorf("WorkspaceFiles past the walk bound: cut %v, %v; want cut", cut, err)
+	}
+}

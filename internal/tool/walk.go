@@ -1,17 +1,15 @@
 package tool
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/reinsdev/reins/internal/wsfs"
 )
 
 // walkMaxEntries bounds how many entries one glob or grep walk visits, so
 // a huge tree (or a model pointing a search at /) ends with a partial answer
-// instead of running on. A variable so tests can lower it.
-var walkMaxEntries = 200_000
-
-// errWalkBound ends a walk that reached walkMaxEntries.
-var errWalkBound = errors.New("walk bound reached")
+// instead of running on (wsfs.ErrWalkBound). A variable so tests can lower it.
+var walkMaxEntries = wsfs.DefaultMaxEntries
 
 // walkBoundNote is the line a result ends with when its walk was cut.
 func walkBoundNote() string {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/wsfs"
 )
 
 type writeTool struct{}
@@ -66,11 +67,11 @@ func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result 
 	}
 	// An existing file keeps its mode; anything but a regular file is
 	// refused before a byte is written (a FIFO would block forever).
-	f, _, err := openRegular(fsy, abs, os.O_WRONLY|os.O_CREATE, 0o644)
+	f, _, err := fsy.OpenRegular(abs, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return Errorf("write %s: %v", *a.Path, osErr(err))
 	}
-	err = replaceContent(f, []byte(*a.Content))
+	err = wsfs.ReplaceContent(f, []byte(*a.Content))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

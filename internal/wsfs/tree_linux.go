@@ -1,6 +1,6 @@
 //go:build linux
 
-package tool
+package wsfs
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 // step from it with one openat/fstatat of a single name with O_NOFOLLOW:
 // a name from a directory listing has no "/" and is never "." or "..", so
 // with symlinks refused no step can leave the directory, and the walk stays
-// beneath the workspace as the os.Root walk does (fsys). It is that walk
+// beneath the workspace as the os.Root walk does (FS). It is that walk
 // made cheap: a directory read through an os.Root stats every entry (the
 // listing's own type is not trusted for a Root's file), and reopening each
 // directory as a Root took two opens where one is enough. Symlinked files
@@ -30,12 +30,12 @@ import (
 type dirH struct {
 	fd  int
 	abs string
-	fsy *fsys
+	fsy *FS
 }
 
 // openDir opens the directory abs (the start of a walk) beneath the
 // workspace.
-func (f *fsys) openDir(abs string) (dirH, error) {
+func (f *FS) openDir(abs string) (dirH, error) {
 	if f.root == nil {
 		fd, err := openat(unix.AT_FDCWD, abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
 		if err != nil {
@@ -197,7 +197,7 @@ func (d dirH) readSmall(rel string, limit int64) []byte {
 			return nil
 		}
 		defer f.Close()
-		b, err := readRegularInto(f, nil, limit)
+		b, err := ReadRegularInto(f, nil, limit)
 		if err != nil {
 			return nil
 		}
@@ -252,7 +252,7 @@ func readFD(fd int, buf []byte, limit int64) ([]byte, error) {
 		return buf, err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return buf, errNotRegular
+		return buf, ErrNotRegular
 	}
 	if st.Size > limit {
 		return buf, errTooLarge
@@ -279,18 +279,18 @@ func readFD(fd int, buf []byte, limit int64) ([]byte, error) {
 	return buf, errTooLarge
 }
 
-// readInto reads the file into buf when it is a regular file of at most
+// ReadInto reads the file into buf when it is a regular file of at most
 // limit bytes.
-func (tf treeFile) readInto(buf []byte, limit int64) ([]byte, error) {
-	if tf.link {
-		f, err := tf.dir.fsy.OpenFile(tf.abs(), os.O_RDONLY|unix.O_NONBLOCK, 0)
+func (tf File) ReadInto(buf []byte, limit int64) ([]byte, error) {
+	if tf.Link {
+		f, err := tf.dir.fsy.OpenFile(tf.Abs(), os.O_RDONLY|unix.O_NONBLOCK, 0)
 		if err != nil {
 			return buf, err // a link out of the workspace, or dangling
 		}
 		defer f.Close()
-		return readRegularInto(f, buf, limit)
+		return ReadRegularInto(f, buf, limit)
 	}
-	fd, err := openat(tf.dir.fd, tf.name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC)
+	fd, err := openat(tf.dir.fd, tf.Name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC)
 	if err != nil {
 		return buf, err
 	}
@@ -298,18 +298,18 @@ func (tf treeFile) readInto(buf []byte, limit int64) ([]byte, error) {
 	return readFD(fd, buf, limit)
 }
 
-// mtime is the file's modification time in nanoseconds (a link's target's,
+// Mtime is the file's modification time in nanoseconds (a link's target's,
 // when it stays inside the workspace; an error otherwise).
-func (tf treeFile) mtime() (int64, error) {
-	if tf.link {
-		fi, err := tf.dir.fsy.Stat(tf.abs())
+func (tf File) Mtime() (int64, error) {
+	if tf.Link {
+		fi, err := tf.dir.fsy.Stat(tf.Abs())
 		if err != nil {
 			return 0, err
 		}
 		return fi.ModTime().UnixNano(), nil
 	}
 	var st unix.Stat_t
-	if err := unix.Fstatat(tf.dir.fd, tf.name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	if err := unix.Fstatat(tf.dir.fd, tf.Name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return 0, err
 	}
 	return st.Mtim.Nano(), nil

@@ -1,4 +1,12 @@
-package tool
+// Package wsfs reaches the files of a workspace without races: in the modes
+// that keep tools inside the workspace every open, stat, mkdir and directory
+// read goes through an os.Root of it (on Linux the search walk holds bare
+// directory descriptors and opens one name at a time with O_NOFOLLOW), so no
+// step of any path, whatever is renamed meanwhile, lands outside. It also
+// holds the parallel, ignore-aware walk the search tools run on (Walk),
+// the regular-file-only opens and reads, and the symlink resolution the
+// workspace bound is checked with (RealPath).
+package wsfs
 
 import (
 	"errors"
@@ -8,9 +16,9 @@ import (
 	"strings"
 )
 
-// fsys is how a file tool reaches the files of one call.
+// FS is how a file tool reaches the files of one call.
 //
-// Resolve checks a path before anything is opened, but a check followed by a
+// tool's Env.Resolve checks a path before anything is opened, but a check followed by a
 // reopen by name is a race: a process the model started (a background bash
 // job, say) can swap a folder for a symlink to outside between the two, and
 // reins itself runs unconfined (issue 26 item 5). So in the modes that keep
@@ -21,48 +29,48 @@ import (
 // meanwhile, lands outside. In full-access mode root is nil and the plain
 // os functions are used.
 //
-// Paths passed in are the lexical absolute paths Resolve returns; results
+// Paths passed in are the lexical absolute paths Env.Resolve returns; results
 // keep naming files that way.
-type fsys struct {
+type FS struct {
 	root *os.Root
 	// ws and realWS are the workspace as configured and with its own
 	// symlinks resolved: an absolute path the model gave may use either.
 	ws, realWS string
 }
 
-// files returns the fsys of one call; close it when the call is done.
-func (env *Env) files() (*fsys, error) {
-	if env.Workspace == "" {
-		return nil, errors.New("no workspace directory is set")
-	}
-	ws := filepath.Clean(env.Workspace)
-	if env.Permission == FullAccess {
-		return &fsys{ws: ws, realWS: ws}, nil
+// New returns the FS of the workspace ws (absolute and clean) for one call;
+// close it when the call is done. confined puts every access beneath an
+// os.Root of ws; unconfined (full-access mode) uses the plain os functions.
+// The error is os.OpenRoot's.
+func New(ws string, confined bool) (*FS, error) {
+	if !confined {
+		return &FS{ws: ws, realWS: ws}, nil
 	}
 	r, err := os.OpenRoot(ws)
 	if err != nil {
-		return nil, errors.New("cannot open the workspace: " + osErr(err).Error())
+		return nil, err
 	}
 	real, err := filepath.EvalSymlinks(ws)
 	if err != nil {
 		real = ws
 	}
-	return &fsys{root: r, ws: ws, realWS: real}, nil
+	return &FS{root: r, ws: ws, realWS: real}, nil
 }
 
-func (f *fsys) Close() {
+// Close releases the workspace's os.Root.
+func (f *FS) Close() {
 	if f.root != nil {
 		f.root.Close()
 	}
 }
 
-// errOutside is returned when a path handed to fsys is lexically outside
+// errOutside is returned when a path handed to an FS is lexically outside
 // the workspace in a confined mode (Resolve refuses such paths first; this
 // is the second wall).
 var errOutside = errors.New("path escapes the workspace")
 
 // rel turns the absolute path abs into the name to hand the root.
-func (f *fsys) rel(abs string) (string, error) {
+func (f *FS) rel(abs string) (string, error) {
 	for _, base := range []string{f.ws, f.realWS} {
 		r, err := filepath.Rel(base, abs)
 		if err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
@@ -73,7 +81,7 @@ func (f *fsys) rel(abs string) (string, error) {
 }
 
 // OpenFile is os.OpenFile beneath the workspace.
-func (f *fsys) OpenFile(abs string, flag int, perm fs.FileMode) (*os.File, error) {
+func (f *FS) OpenFile(abs string, flag int, perm fs.FileMode) (*os.File, error) {
 	if f.root == nil {
 		return os.OpenFile(abs, flag, perm)
 	}
@@ -85,10 +93,10 @@ func (f *fsys) OpenFile(abs string, flag int, perm fs.FileMode) (*os.File, error
 }
 
 // Open opens abs for reading (a file or a directory).
-func (f *fsys) Open(abs string) (*os.File, error) { return f.OpenFile(abs, os.O_RDONLY, 0) }
+func (f *FS) Open(abs string) (*os.File, error) { return f.OpenFile(abs, os.O_RDONLY, 0) }
 
 // Stat is os.Stat beneath the workspace.
-func (f *fsys) Stat(abs string) (fs.FileInfo, error) {
+func (f *FS) Stat(abs string) (fs.FileInfo, error) {
 	if f.root == nil {
 		return os.Stat(abs)
 	}
@@ -100,7 +108,7 @@ func (f *fsys) Stat(abs string) (fs.FileInfo, error) {
 }
 
 // Lstat is os.Lstat beneath the workspace.
-func (f *fsys) Lstat(abs string) (fs.FileInfo, error) {
+func (f *FS) Lstat(abs string) (fs.FileInfo, error) {
 	if f.root == nil {
 		return os.Lstat(abs)
 	}
@@ -112,7 +120,7 @@ func (f *fsys) Lstat(abs string) (fs.FileInfo, error) {
 }
 
 // MkdirAll is os.MkdirAll beneath the workspace.
-func (f *fsys) MkdirAll(abs string, perm fs.FileMode) error {
+func (f *FS) MkdirAll(abs string, perm fs.FileMode) error {
 	if f.root == nil {
 		return os.MkdirAll(abs, perm)
 	}
@@ -127,7 +135,7 @@ func (f *fsys) MkdirAll(abs string, perm fs.FileMode) error {
 }
 
 // Remove is os.Remove beneath the workspace.
-func (f *fsys) Remove(abs string) error {
+func (f *FS) Remove(abs string) error {
 	if f.root == nil {
 		return os.Remove(abs)
 	}
@@ -139,7 +147,7 @@ func (f *fsys) Remove(abs string) error {
 }
 
 // Rename is os.Rename with both ends beneath the workspace.
-func (f *fsys) Rename(from, to string) error {
+func (f *FS) Rename(from, to string) error {
 	if f.root == nil {
 		return os.Rename(from, to)
 	}
@@ -155,7 +163,7 @@ func (f *fsys) Rename(from, to string) error {
 }
 
 // ReadDir reads the directory abs, sorted by name.
-func (f *fsys) ReadDir(abs string) ([]fs.DirEntry, error) {
+func (f *FS) ReadDir(abs string) ([]fs.DirEntry, error) {
 	d, err := f.Open(abs)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package tool
+package wsfs
 
 import (
 	"context"
@@ -14,16 +14,30 @@ import (
 	"github.com/reinsdev/reins/internal/ignore"
 )
 
-// treeOpts say what a search walk skips.
-type treeOpts struct {
-	// hidden includes names starting with "." (never .git, see keepDir).
-	hidden bool
-	// noIgnore turns the ignore files off.
-	noIgnore bool
-	// keepDir, when set, lets a directory that is skipped by default
+// WalkOptions say what a search walk skips and how far it goes.
+type WalkOptions struct {
+	// Hidden includes names starting with "." (never .git, see KeepDir).
+	Hidden bool
+	// NoIgnore turns the ignore files off.
+	NoIgnore bool
+	// KeepDir, when set, lets a directory that is skipped by default
 	// (.git, node_modules) be walked because the model named it.
-	keepDir func(name string) bool
+	KeepDir func(name string) bool
+	// MaxEntries bounds the directory entries one walk visits, so a huge
+	// tree (or a model pointing a search at /) ends with a partial answer
+	// instead of running on; 0 is DefaultMaxEntries.
+	MaxEntries int
 }
+
+// DefaultMaxEntries is the entry bound of a walk whose options set none.
+const DefaultMaxEntries = 200_000
+
+// ErrWalkBound ends a walk that visited WalkOptions.MaxEntries entries.
+var ErrWalkBound = errors.New("walk bound reached")
+
+// skipDirs are directories that searches do not descend into: they are
+// large and rarely what the model is looking for.
+var skipDirs = map[string]bool{".git": true, "node_modules": true}
 
 // dirent is one entry of a directory a walk read: its name and its type
 // bits (fs.ModeDir, fs.ModeSymlink, 0 for a regular file, ...), taken from
@@ -43,57 +57,46 @@ type dirent struct {
 //	d.exists(name) bool             whether d has an entry name (not followed)
 //	d.readSmall(rel, limit) []byte  a small regular file below d (an ignore file)
 //	d.close()
-//	tf.readInto(buf, limit)         a found file's content
-//	tf.mtime() (int64, error)       a found file's modification time
+//	tf.ReadInto(buf, limit)         a found file's content
+//	tf.Mtime() (int64, error)       a found file's modification time
 
-// treeFile is one file a walk found.
-type treeFile struct {
-	dir  dirH
-	name string
-	// rel is the slash path below the walk's start.
-	rel  string
-	link bool
+// File is one file a walk found. It is valid only during the call of the
+// walk's function that it was passed to: its directory is closed after.
+type File struct {
+	dir dirH
+	// Name is the file's name in its directory.
+	Name string
+	// Rel is the slash path below the walk's start.
+	Rel string
+	// Link says the file is a symlink (its target is opened beneath the
+	// workspace, so one pointing out of it fails to open).
+	Link bool
 }
 
-// abs is the file's absolute path (lexical, as the walk's start was given).
-func (tf treeFile) abs() string { return filepath.Join(tf.dir.abs, tf.name) }
+// Abs is the file's absolute path (lexical, as the walk's start was given).
+func (tf File) Abs() string { return filepath.Join(tf.dir.abs, tf.Name) }
 
-// errTooLarge skips a file above a search's size bound.
-var errTooLarge = errors.New("file too large")
-
-// readRegularInto reads the open file f into buf when it is a regular file
-// of at most limit bytes.
-func readRegularInto(f *os.File, buf []byte, limit int64) ([]byte, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return buf, err
-	}
-	if !fi.Mode().IsRegular() {
-		return buf, errNotRegular
-	}
-	if fi.Size() > limit {
-		return buf, errTooLarge
-	}
-	if int64(cap(buf)) < fi.Size()+1 {
-		buf = make([]byte, 0, fi.Size()+1)
-	}
-	return readAllInto(buf, f, limit)
-}
+// Dir is the absolute path of the file's directory (lexical, shared by the
+// files of one directory).
+func (tf File) Dir() string { return tf.dir.abs }
 
 // maxIgnoreFile bounds an ignore file that is read.
 const maxIgnoreFile = 1 << 20
 
-// walkTree walks the directory start (absolute, inside the workspace in a
+// Walk walks the directory start (absolute, inside the workspace in a
 // confined mode) with several workers, as ripgrep does: hidden entries,
 // .git and node_modules are skipped unless opts say otherwise, and the
 // .ignore, .gitignore and .git/info/exclude rules apply (the last two only
 // inside a git repository, like ripgrep). fn is called for each file, from
 // several goroutines at once; a non-nil error from it stops the walk and is
 // returned. Symlinked directories are not followed; symlinked files are
-// passed with link set (opened beneath the workspace, so one pointing out
-// of it fails to open). The walk stops after walkMaxEntries entries
-// (errWalkBound) or when ctx is done.
-func walkTree(ctx context.Context, fsy *fsys, start string, opts treeOpts, fn func(treeFile) error) error {
+// passed with Link set (opened beneath the workspace, so one pointing out
+// of it fails to open). The walk stops after opts.MaxEntries entries
+// (ErrWalkBound) or when ctx is done.
+func Walk(ctx context.Context, fsy *FS, start string, opts WalkOptions, fn func(File) error) error {
+	if opts.MaxEntries <= 0 {
+		opts.MaxEntries = DefaultMaxEntries
+	}
 	stack, inGit := startRules(fsy, start, opts)
 	w := &treeWalk{ctx: ctx, fsy: fsy, opts: opts, fn: fn, start: start}
 	if base, err := fsy.rel(start); err == nil && base != "." {
@@ -137,7 +140,7 @@ type dirJob struct {
 
 // sharedDir is an open directory that its subdirectories' jobs still need;
 // the last user closes it. The number open at once is bounded by the
-// queue of pending directories, itself bounded by walkMaxEntries.
+// queue of pending directories, itself bounded by WalkOptions.MaxEntries.
 type sharedDir struct {
 	d    dirH
 	refs atomic.Int32
@@ -160,9 +163,9 @@ func (s *sharedDir) release() {
 
 type treeWalk struct {
 	ctx   context.Context
-	fsy   *fsys
-	opts  treeOpts
-	fn    func(treeFile) error
+	fsy   *FS
+	opts  WalkOptions
+	fn    func(File) error
 	start string
 	// base is start relative to the workspace (slash, "" for the root).
 	base string
@@ -237,12 +240,12 @@ func (w *treeWalk) dir(j dirJob) ([]dirJob, error) {
 	self.refs.Store(1)
 	defer func() { self.release() }()
 	entries, _ := d.list()
-	if w.entries.Add(int64(len(entries))) > int64(walkMaxEntries) {
-		return nil, errWalkBound
+	if w.entries.Add(int64(len(entries))) > int64(w.opts.MaxEntries) {
+		return nil, ErrWalkBound
 	}
 
 	stack, inGit := j.stack, j.inGit
-	if !w.opts.noIgnore {
+	if !w.opts.NoIgnore {
 		stack, inGit = dirRules(d, entries, wsRel(w, j.rel), stack, inGit)
 	}
 	var subs []dirJob
@@ -250,10 +253,10 @@ func (w *treeWalk) dir(j dirJob) ([]dirJob, error) {
 		name := e.name
 		isDir := e.typ.IsDir()
 		if isDir && skipDirs[name] {
-			if w.opts.keepDir == nil || !w.opts.keepDir(name) {
+			if w.opts.KeepDir == nil || !w.opts.KeepDir(name) {
 				continue
 			}
-		} else if name[0] == '.' && !w.opts.hidden {
+		} else if name[0] == '.' && !w.opts.Hidden {
 			continue
 		}
 		isLink := e.typ&fs.ModeSymlink != 0
@@ -272,7 +275,7 @@ func (w *treeWalk) dir(j dirJob) ([]dirJob, error) {
 			subs = append(subs, dirJob{abs: filepath.Join(j.abs, name), rel: rel, stack: stack, inGit: inGit, parent: self, name: name})
 			continue
 		}
-		if err := w.fn(treeFile{dir: d, name: name, rel: rel, link: isLink}); err != nil {
+		if err := w.fn(File{dir: d, Name: name, Rel: rel, Link: isLink}); err != nil {
 			releaseJobs(subs)
 			return nil, err
 		}
@@ -334,9 +337,9 @@ func pushRules(d dirH, has ruleFiles, rel string, stack *ignore.Stack, inGit boo
 // workspace's .gitignore), and whether start is inside a git repository
 // (a .git in the workspace or above it: only its existence is looked at
 // outside the workspace). The rel paths of the rules are relative to the
-// workspace; walkTree matches paths made relative to it (wsRel).
-func startRules(fsy *fsys, start string, opts treeOpts) (*ignore.Stack, bool) {
-	if opts.noIgnore {
+// workspace; Walk matches paths made relative to it (wsRel).
+func startRules(fsy *FS, start string, opts WalkOptions) (*ignore.Stack, bool) {
+	if opts.NoIgnore {
 		return nil, false
 	}
 	inGit := false

@@ -1,4 +1,9 @@
-package tool
+// Package search is the matching behind the grep and glob tools: a
+// doublestar glob matcher that cannot be made exponential, and the grep
+// engine (a regexp with ripgrep's literal fast path, per-file line
+// matching, context and ripgrep's output form, the match cap) that the
+// tools run over the files internal/wsfs walks.
+package search
 
 import (
 	"errors"
@@ -18,9 +23,9 @@ const maxBraceExpansions = 1024
 // errBadPattern is a malformed glob pattern.
 var errBadPattern = errors.New("malformed glob pattern")
 
-// globMatcher is a compiled pattern: its brace alternatives, split into
+// Glob is a compiled pattern: its brace alternatives, split into
 // segments, and for each the cheap form it has, if any.
-type globMatcher struct {
+type Glob struct {
 	alts  [][]string
 	quick []quickGlob
 }
@@ -57,13 +62,13 @@ func (q quickGlob) match(name string) bool {
 	return ok
 }
 
-// compileGlob checks pattern and prepares it for matching.
-func compileGlob(pattern string) (*globMatcher, error) {
+// CompileGlob checks pattern and prepares it for matching.
+func CompileGlob(pattern string) (*Glob, error) {
 	alts, err := expandBraces(pattern)
 	if err != nil {
 		return nil, err
 	}
-	m := &globMatcher{}
+	m := &Glob{}
 	for _, alt := range alts {
 		segs := strings.Split(alt, "/")
 		for _, s := range segs {
@@ -78,7 +83,7 @@ func compileGlob(pattern string) (*globMatcher, error) {
 }
 
 // Match reports whether the slash-separated name matches the pattern.
-func (m *globMatcher) Match(name string) bool {
+func (m *Glob) Match(name string) bool {
 	var n []string
 	for i, p := range m.alts {
 		if q := m.quick[i]; q.ok {
@@ -214,10 +219,10 @@ func braceGroup(s string, open int) (close int, parts []string) {
 // hasMeta reports whether a pattern segment has glob syntax.
 func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[{\`) }
 
-// splitGlob splits pattern into a leading directory part without glob
+// SplitGlob splits pattern into a leading directory part without glob
 // syntax and the rest, which keeps at least the last segment: walking can
 // start at the directory instead of the workspace root.
-func splitGlob(pattern string) (dir, rest string) {
+func SplitGlob(pattern string) (dir, rest string) {
 	segs := strings.Split(pattern, "/")
 	i := 0
 	for i < len(segs)-1 && !hasMeta(segs[i]) {

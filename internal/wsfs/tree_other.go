@@ -1,6 +1,6 @@
 //go:build !linux
 
-package tool
+package wsfs
 
 import (
 	"io/fs"
@@ -17,12 +17,12 @@ import (
 type dirH struct {
 	root *os.Root // nil in full-access mode
 	abs  string
-	fsy  *fsys
+	fsy  *FS
 }
 
 // openDir opens the directory abs (the start of a walk) beneath the
 // workspace.
-func (f *fsys) openDir(abs string) (dirH, error) {
+func (f *FS) openDir(abs string) (dirH, error) {
 	if f.root == nil {
 		return dirH{abs: abs, fsy: f}, nil
 	}
@@ -103,32 +103,32 @@ func (d dirH) readSmall(rel string, limit int64) []byte {
 		return nil
 	}
 	defer f.Close()
-	b, err := readRegularInto(f, nil, limit)
+	b, err := ReadRegularInto(f, nil, limit)
 	if err != nil {
 		return nil
 	}
 	return b
 }
 
-// readInto reads the file into buf when it is a regular file of at most
+// ReadInto reads the file into buf when it is a regular file of at most
 // limit bytes.
-func (tf treeFile) readInto(buf []byte, limit int64) ([]byte, error) {
-	f, err := tf.dir.open(tf.name)
+func (tf File) ReadInto(buf []byte, limit int64) ([]byte, error) {
+	f, err := tf.dir.open(tf.Name)
 	if err != nil {
 		return buf, err // unreadable, or a link out of the workspace
 	}
 	defer f.Close()
-	return readRegularInto(f, buf, limit)
+	return ReadRegularInto(f, buf, limit)
 }
 
-// mtime is the file's modification time in nanoseconds.
-func (tf treeFile) mtime() (int64, error) {
+// Mtime is the file's modification time in nanoseconds.
+func (tf File) Mtime() (int64, error) {
 	var fi fs.FileInfo
 	var err error
 	if tf.dir.root != nil {
-		fi, err = tf.dir.root.Stat(tf.name)
+		fi, err = tf.dir.root.Stat(tf.Name)
 	} else {
-		fi, err = os.Stat(tf.abs())
+		fi, err = os.Stat(tf.Abs())
 	}
 	if err != nil {
 		return 0, err
