@@ -108,10 +108,9 @@ func newPlacementRow(t *testing.T, kind placementKind) *placementRow {
 	write("stall.txt", "STALL-NOW\n")
 	cfg := filepath.Join(t.TempDir(), "config.yaml")
 	subagents := "subagents:\n"
+	var stopServer func()
 	if kind == placeTemporal {
-		var stopServer func()
 		cfg, stopServer = temporalSetup(t)
-		t.Cleanup(stopServer)
 		subagents = ""
 	}
 	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -176,7 +175,9 @@ func newPlacementRow(t *testing.T, kind placementKind) *placementRow {
 		// The children run in-process on a real worker, whose model is
 		// this row's endpoint.
 		w := startWorker(t, cfg, "", "--base-url", url)
-		t.Cleanup(w.stop)
+		// Registered after the worker's and the server's process checks,
+		// so it runs before them: the worker first, then the server.
+		t.Cleanup(func() { w.stop(); stopServer() })
 	}
 	testutil.Trust(t, home, r.cwd)
 	h, err := harness.New(harness.Options{Home: home, Cwd: r.cwd, ConfigFile: cfg, Getenv: func(string) string { return "" }})
