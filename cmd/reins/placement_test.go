@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,12 +56,15 @@ func answerOf(kib int) string {
 // placementScript is the children's model in every row that has one (all
 // but ACP): one HTTP endpoint, so a row can see what its child asked.
 // CANCEL-ME answers EARLIER-COMPLETE with a read of stall.txt (whose text
-// is STALL-NOW); the next step streams LATE-PARTIAL and then nothing.
+// is STALL-NOW); the next step streams LATE-PARTIAL... slowly.
 func placementScript() *mock.Script {
 	sc := &mock.Script{Replies: []mock.Reply{
 		{Match: "CANCEL-ME", Text: "EARLIER-COMPLETE", Repeat: true,
 			ToolCalls: []mock.ToolCall{{ID: "read-1", Name: "read", Arguments: json.RawMessage(`{"path":"stall.txt"}`)}}},
-		{Match: "STALL-NOW", Text: "LATE-PARTIAL and the rest", Chunk: 12, ChunkDelay: mock.Duration(10 * time.Minute), Repeat: true},
+		// The mock waits ChunkDelay before every chunk but the first (the
+		// role's): the partial text comes in 16-byte pieces, one every
+		// 200 ms, for 10 minutes.
+		{Match: "STALL-NOW", Text: "LATE-PARTIAL... " + strings.Repeat("still streaming ", 3000), Chunk: 16, ChunkDelay: mock.Duration(200 * time.Millisecond), Repeat: true},
 		{Match: "FORK-TASK", Text: "forked", Repeat: true},
 	}}
 	for _, kib := range placementAnswers {
@@ -84,6 +89,20 @@ type placementRow struct {
 	// stopped until the cancel reached it there (the model's stalled
 	// answer was dropped, or the ACP child saw session/cancel).
 	waiting, stopped func(t *testing.T)
+	observe          func(session.Header, session.Event)
+}
+
+// logsHold reports whether a session log under one of homes holds s.
+func logsHold(homes []string, s string) bool {
+	for _, h := range homes {
+		logs, _ := filepath.Glob(filepath.Join(h, "sessions", "*", session.FileName))
+		for _, l := range logs {
+			if b, err := os.ReadFile(l); err == nil && bytes.Contains(b, []byte(s)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // newPlacementRow is the one setup of every placement: the model
@@ -119,14 +138,21 @@ func newPlacementRow(t *testing.T, kind placementKind) *placementRow {
 	}
 	fmt.Fprintf(f, "%s  maxResultBytes: %d\nproviders:\n  openai:\n    retry: {maxRetries: 0, initialDelay: 1ms, maxDelay: 1ms, jitter: 0}\n", subagents, placementCap)
 	f.Close()
+	// The cut step's partial text has reached the child once a session
+	// log of a child holds it (in-process, reins and temporal children
+	// log it within the log's group commit) or an out-of-process child's
+	// live events carried it (pi, reins): only then does the cancel cut a
+	// step that streamed, seed 000's case.
+	homes := []string{home}
+	var partial atomic.Bool
+	r.observe = func(_ session.Header, e session.Event) {
+		if bytes.Contains(e.Data, []byte("LATE-PARTIAL")) {
+			partial.Store(true)
+		}
+	}
 	r.waiting = func(t *testing.T) {
-		waitFor(t, "the child's stalled step", func() bool {
-			for _, q := range srv.Requests() {
-				if strings.Contains(q.Last, "STALL-NOW") {
-					return true
-				}
-			}
-			return false
+		waitFor(t, "the cut step's partial text at the child", func() bool {
+			return partial.Load() || logsHold(homes, "LATE-PARTIAL")
 		})
 	}
 	r.stopped = func(t *testing.T) {
@@ -157,6 +183,20 @@ func newPlacementRow(t *testing.T, kind placementKind) *placementRow {
 		}
 	case placePi:
 		// The real pi from npm, offline, on this row's model endpoint.
+		// pi's text deltas reach neither a reins log nor the live stream
+		// (only its complete messages do), so the cancel comes once pi
+		// asked for the stalled step: its partial may or may not have
+		// arrived; either way the earlier message is the answer.
+		r.waiting = func(t *testing.T) {
+			waitFor(t, "pi's request for the stalled step", func() bool {
+				for _, q := range srv.Requests() {
+					if strings.Contains(q.Last, "STALL-NOW") {
+						return true
+					}
+				}
+				return false
+			})
+		}
 		nm := testutil.Peers(t)
 		piDir := t.TempDir()
 		models, _ := json.Marshal(map[string]any{"providers": map[string]any{"reins-mock": map[string]any{
@@ -175,6 +215,7 @@ func newPlacementRow(t *testing.T, kind placementKind) *placementRow {
 		// The children run in-process on a real worker, whose model is
 		// this row's endpoint.
 		w := startWorker(t, cfg, "", "--base-url", url)
+		homes = append(homes, w.home)
 		// Registered after the worker's and the server's process checks,
 		// so it runs before them: the worker first, then the server.
 		t.Cleanup(func() { w.stop(); stopServer() })
@@ -185,6 +226,7 @@ func newPlacementRow(t *testing.T, kind placementKind) *placementRow {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
+	h.ObserveRemote = r.observe
 	m, err := h.ResolveModel("openai/test", url)
 	if err != nil {
 		t.Fatal(err)
@@ -356,6 +398,22 @@ func (r *placementRow) checkCancel(t *testing.T) {
 	want := "Error: subagent run was cancelled\nPartial output before the run ended:\nEARLIER-COMPLETE\nchild: " + id
 	if !res.IsError || res.Content != want {
 		t.Errorf("cancelled child: %q (error %v), want %q", res.Content, res.IsError, want)
+	}
+	// The parent's log records the same outcome.
+	if err := r.sess.Log.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	ld, err := session.Load(r.sess.Log.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := testutil.Decoded[session.SubagentEnd](t, ld.Events, session.TypeSubagentEnd)
+	if len(ends) == 0 {
+		t.Fatal("no subagent/end in the parent's log")
+	}
+	if end := ends[len(ends)-1]; end.StopReason != "aborted" || end.Diagnostic != "" ||
+		end.LastAssistantMessage == nil || llm.BlocksText(end.LastAssistantMessage.Content) != "EARLIER-COMPLETE" {
+		t.Errorf("subagent/end %s, diagnostic %q, last message %+v; want aborted, none, EARLIER-COMPLETE", end.StopReason, end.Diagnostic, end.LastAssistantMessage)
 	}
 	// The cancel reached the child where it waited: it was not merely
 	// abandoned.
