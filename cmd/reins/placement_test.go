@@ -84,8 +84,9 @@ type placementRow struct {
 	srv      *mock.Server
 	cwd      string
 	childEnv string // the mark of the row's child processes
-	// waiting blocks until the cancel check's child waits in its later
-	// step (the model's stalled answer, or the ACP child's ready file);
+	// waiting blocks until the cancel check's child streams its later
+	// step (its partial text reached the child, or the ACP child's ready
+	// file: after EARLIER-COMPLETE it waits for the cancel);
 	// stopped until the cancel reached it there (the model's stalled
 	// answer was dropped, or the ACP child saw session/cancel).
 	waiting, stopped func(t *testing.T)
