@@ -73,7 +73,8 @@ func temporalSetup(t *testing.T) (cfg string, stop func()) {
 }
 
 // startWorker starts `reins worker` with its own REINS_HOME; children's
-// model replies come from script.
+// model replies come from script (none: from the model the flags in
+// extra name, e.g. --base-url).
 type workerProc struct {
 	cmd  *exec.Cmd
 	home string
@@ -81,12 +82,14 @@ type workerProc struct {
 	errb bytes.Buffer
 }
 
-func startWorker(t *testing.T, cfg, script string) *workerProc {
+func startWorker(t *testing.T, cfg, script string, extra ...string) *workerProc {
 	t.Helper()
 	w := &workerProc{home: t.TempDir(), done: make(chan struct{})}
 	// The parents run in other temporary folders: the worker serves them all.
-	w.cmd = reinsCmd(t, w.home, "worker", "--config", cfg, "--parallel", "20", "--root", os.TempDir())
-	w.cmd.Env = append(w.cmd.Env, "REINS_MOCK_SCRIPT="+script)
+	w.cmd = reinsCmd(t, w.home, append([]string{"worker", "--config", cfg, "--parallel", "20", "--root", os.TempDir()}, extra...)...)
+	if script != "" {
+		w.cmd.Env = append(w.cmd.Env, "REINS_MOCK_SCRIPT="+script)
+	}
 	w.cmd.Stderr = &w.errb
 	if err := w.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -225,6 +225,28 @@ async function prompt({ params, client }) {
       await say(client, sid, "tests passed");
       return { stopReason: "end_turn" };
     }
+    case "placement": {
+      // cmd/reins TestPlacementContract: "ANSWER-<n>" streams an answer of
+      // n KiB (lines "%07d\n", the test's own pattern) in 8 KiB chunks;
+      // "CANCEL-ME" streams EARLIER-COMPLETE, creates ACP_READY_FILE and
+      // waits for session/cancel (then creates ACP_READY_FILE.cancelled).
+      const m = /ANSWER-(\d+)/.exec(text);
+      if (m) {
+        let body = "";
+        for (let i = 0; i < Number(m[1]) * 128; i++) body += String(i).padStart(7, "0") + "\n";
+        for (let i = 0; i < body.length; i += 8192) await say(client, sid, body.slice(i, i + 8192));
+        return { stopReason: "end_turn" };
+      }
+      if (text.includes("CANCEL-ME")) {
+        await say(client, sid, "EARLIER-COMPLETE");
+        writeFileSync(env("ACP_READY_FILE", "/nonexistent"), "ready");
+        await cancelledPromise;
+        writeFileSync(env("ACP_READY_FILE", "/nonexistent") + ".cancelled", "cancelled");
+        return { stopReason: "cancelled" };
+      }
+      await say(client, sid, "no such placement task");
+      return { stopReason: "end_turn" };
+    }
     case "wait_cancel":
       await say(client, sid, "working");
       await cancelledPromise;
