@@ -129,18 +129,6 @@ func (m *Model) status() string {
 	return fitLine(m.st.dim.Render(strings.Join(parts, " · ")), m.width)
 }
 
-// lastBytes is the last n bytes of s or fewer, starting on a rune.
-func lastBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[len(s)-n:]
-	for len(s) > 0 && s[0]&0xC0 == 0x80 {
-		s = s[1:]
-	}
-	return s
-}
-
 // shortID is a session id's first 20 bytes (its time and 4 random hex
 // digits): a unique prefix in practice, and any unique prefix names a
 // session.
