@@ -116,7 +116,7 @@ func (m *Model) cmdJobs(string) tea.Cmd {
 	var b strings.Builder
 	b.WriteString("jobs:")
 	for _, j := range jobs {
-		b.WriteString("\n  " + j.line(m.now(), m.st))
+		b.WriteString("\n  " + j.Line(m.now(), m.st.tree()))
 	}
 	m.say(b.String())
 	return nil

@@ -208,7 +208,7 @@ func (m *Model) attach() {
 		if prevRemote != nil {
 			prevRemote(hd, e)
 		}
-		m.feed.offer(hd, e) // out-of-process children's (livechild.go)
+		m.feed.offer(hd, e) // out-of-process children's (remote.go)
 	}
 	cwd := m.h.Cwd
 	m.feed.preview = func(name string, args json.RawMessage) *preview { return makePreview(cwd, name, args) }

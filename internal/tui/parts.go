@@ -1,6 +1,10 @@
 package tui
 
 import (
+	"time"
+
+	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/tui/childtree"
 	"github.com/reinsdev/reins/internal/tui/linediff"
 	md "github.com/reinsdev/reins/internal/tui/markdown"
 )
@@ -40,4 +44,19 @@ func lineDiff(before, after string, ctx int) []diffLine {
 		out[i] = diffLine{kind: l.Kind, text: l.Text, n: l.N}
 	}
 	return out
+}
+
+// tree is the live tree of children (internal/tui/childtree).
+type tree struct{ *childtree.Tree }
+
+type node = childtree.Node
+
+func newTree() *tree                                      { return &tree{childtree.New()} }
+func (t *tree) known(hd session.Header, root string) bool { return t.Known(hd, root) }
+func (t *tree) event(hd session.Header, e session.Event)  { t.Event(hd, e) }
+func (t *tree) running() bool                             { return t.Running() }
+func (t *tree) empty() bool                               { return t.Empty() }
+func (t *tree) jobs() []*node                             { return t.Jobs() }
+func (t *tree) render(root string, now time.Time, width int, st styles) []string {
+	return t.Render(root, now, width, st.tree())
 }

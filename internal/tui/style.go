@@ -4,6 +4,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/reinsdev/reins/internal/outcome"
+	"github.com/reinsdev/reins/internal/tui/childtree"
 	"github.com/reinsdev/reins/internal/tui/termtext"
 	"github.com/reinsdev/reins/internal/tui/toolsummary"
 )
@@ -39,6 +40,11 @@ func (st styles) stop(reason string) string {
 		return st.bad.Render(reason)
 	}
 	return st.warn.Render(reason)
+}
+
+// tree is what the tree of children draws with.
+func (st styles) tree() childtree.Styles {
+	return childtree.Styles{Dim: st.dim, Running: st.running, Stop: st.stop}
 }
 
 // The screen's text helpers, by the names its files call them: termtext

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui/childtree"
 )
 
 // View draws the live part of the screen: what the running step streams,
@@ -22,7 +23,7 @@ func (m *Model) View() tea.View {
 		b = append(b, m.st.dim.Render(fmt.Sprintf("▸ reasoning… (%s, folded; Ctrl-O unfolds)", byteSize(m.live.reasoning))))
 	}
 	if t := m.live.text.String(); t != "" {
-		room := max(minLiveLines, m.height-12-min(len(m.tree.nodes), m.height/2)-min(len(m.live.calls), m.height/2))
+		room := max(minLiveLines, m.height-12-min(m.tree.Len(), m.height/2)-min(len(m.live.calls), m.height/2))
 		b = append(b, tail(m.liveAnswer(t, room), room))
 	}
 	// Calls and children share what the screen has left; the rest is
@@ -107,7 +108,7 @@ func (m *Model) liveAnswer(t string, room int) string {
 // status is the bottom line: model, session, usage and cost, state.
 func (m *Model) status() string {
 	u := m.usage.Add(m.turnUsage)
-	parts := []string{termsafe.EscapeLine(m.modelName()), shortID(m.root), usageText(u)}
+	parts := []string{termsafe.EscapeLine(m.modelName()), shortID(m.root), childtree.Usage(u)}
 	if sm := m.opts.Session.Model; sm != nil && sm.Effort != "" {
 		parts[0] += " · effort " + string(sm.Effort) // --effort, config or agent
 	}
@@ -121,7 +122,7 @@ func (m *Model) status() string {
 	case len(m.approvals) > 0:
 		parts = append(parts, "waiting for approval")
 	case m.running:
-		parts = append(parts, "running "+formatElapsed(m.now().Sub(m.turnStart))+" · Esc cancels")
+		parts = append(parts, "running "+childtree.Elapsed(m.now().Sub(m.turnStart))+" · Esc cancels")
 	}
 	if n := len(m.queue); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d queued", n))
