@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/tui/typeahead"
 )
 
 // printer sends committed text to the terminal above the live screen, in
@@ -67,9 +68,9 @@ func (p *printer) loop(prog *tea.Program, done <-chan struct{}) {
 func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	pr := newPrinter()
 	if f, ok := in.(*os.File); ok && opts.FlushInput == nil && term.IsTerminal(f.Fd()) {
-		opts.FlushInput = flushInput(f.Fd())
+		opts.FlushInput = typeahead.Flush(f.Fd())
 		if opts.PendingInput == nil {
-			opts.PendingInput = pendingInput(f.Fd())
+			opts.PendingInput = typeahead.Pending(f.Fd())
 		}
 	}
 	m, err := New(opts, pr.push)
