@@ -7,6 +7,7 @@ import (
 	"github.com/reinsdev/reins/internal/tui/childtree"
 	"github.com/reinsdev/reins/internal/tui/linediff"
 	md "github.com/reinsdev/reins/internal/tui/markdown"
+	"github.com/reinsdev/reins/internal/tui/todopin"
 )
 
 // The screen's parts live in packages of their own (internal/tui/…);
@@ -59,4 +60,15 @@ func (t *tree) empty() bool                               { return t.Empty() }
 func (t *tree) jobs() []*node                             { return t.Jobs() }
 func (t *tree) render(root string, now time.Time, width int, st styles) []string {
 	return t.Render(root, now, width, st.tree())
+}
+
+// pinnedTodo is the todo list above the prompt (internal/tui/todopin).
+type pinnedTodo = todopin.Pin
+
+func (m *Model) todoResult(c *call, r session.ToolResult) {
+	m.todo.Take(m.root, c.name, c.args, r.IsError)
+}
+
+func (m *Model) todoView() []string {
+	return m.todo.View(m.root, m.width, todopin.Styles{Bold: m.st.bold, Dim: m.st.dim, Running: m.st.running})
 }
