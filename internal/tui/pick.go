@@ -12,6 +12,7 @@ import (
 	"github.com/reinsdev/reins/internal/models"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui/pick"
 )
 
 // maxPicks bounds the sessions a /resume list shows.
@@ -33,54 +34,20 @@ func (m *Model) folderSessions() ([]session.Info, error) {
 	return out, nil
 }
 
-// fuzzy reports how well q matches s: 3 the id contains it, 2 the text
-// does, 1 its letters come in order, 0 no match.
-func fuzzy(q, id, text string) int {
-	q, id, text = strings.ToLower(q), strings.ToLower(id), strings.ToLower(text)
-	switch {
-	case strings.Contains(id, q):
-		return 3
-	case strings.Contains(text, q):
-		return 2
-	}
-	hay, i := id+" "+text, 0
-	for _, r := range q {
-		j := strings.IndexRune(hay[i:], r)
-		if j < 0 {
-			return 0
-		}
-		i += j + len(string(r))
-	}
-	return 1
-}
-
 // cmdResumePick is /resume without an id: a numbered list of this
 // folder's sessions, filtered by arg (fuzzy over the id — the short id in
 // the status bar included — and the first prompt); a single best match is
 // resumed at once, and /resume N picks from the last list.
 func (m *Model) cmdResumePick(arg string) (id string, ok bool) {
-	if n, err := strconv.Atoi(arg); err == nil && n >= 1 && n <= len(m.picks) {
-		return m.picks[n-1], true
+	if id, ok := pick.Numbered(arg, m.picks); ok {
+		return id, true
 	}
 	list, err := m.folderSessions()
 	if err != nil {
 		m.say("/resume: " + termsafe.EscapeLine(err.Error()))
 		return "", false
 	}
-	best, tier := []session.Info(nil), 0
-	for _, in := range list {
-		t := 3
-		if arg != "" {
-			t = fuzzy(arg, in.Header.ID, in.Prompt)
-		}
-		switch {
-		case t == 0 || t < tier:
-		case t > tier:
-			best, tier = []session.Info{in}, t
-		default:
-			best = append(best, in)
-		}
-	}
+	best := pick.Best(arg, list, func(in session.Info) string { return in.Header.ID }, func(in session.Info) string { return in.Prompt })
 	if arg != "" && len(best) == 1 {
 		return best[0].Header.ID, true
 	}
@@ -144,13 +111,7 @@ func (m *Model) completeSlash() tea.Cmd {
 	case 1:
 		m.editor.SetValue(names[0] + " ")
 	default:
-		p := names[0]
-		for _, n := range names[1:] {
-			for !strings.HasPrefix(n, p) {
-				p = p[:len(p)-1]
-			}
-		}
-		m.editor.SetValue(p)
+		m.editor.SetValue(pick.CommonPrefix(names))
 		m.notice = strings.Join(names, "  ")
 	}
 	return nil
@@ -176,24 +137,10 @@ func (m *Model) modelChoices() []string {
 // numbered list of modelChoices filtered by arg (fuzzy); one best match
 // is the choice, and /model N picks from the last list.
 func (m *Model) pickModel(arg string) (spec string, ok bool) {
-	if n, err := strconv.Atoi(arg); err == nil && n >= 1 && n <= len(m.modelPicks) {
-		return m.modelPicks[n-1], true
+	if spec, ok := pick.Numbered(arg, m.modelPicks); ok {
+		return spec, true
 	}
-	var best []string
-	tier := 0
-	for _, c := range m.modelChoices() {
-		t := 3
-		if arg != "" {
-			t = fuzzy(arg, c, "")
-		}
-		switch {
-		case t == 0 || t < tier:
-		case t > tier:
-			best, tier = []string{c}, t
-		default:
-			best = append(best, c)
-		}
-	}
+	best := pick.Best(arg, m.modelChoices(), func(c string) string { return c }, func(string) string { return "" })
 	if arg != "" && len(best) == 1 {
 		return best[0], true
 	}

@@ -6,6 +6,7 @@
 package termtext
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -62,4 +63,13 @@ func LastBytes(s string, n int) string {
 		s = s[1:]
 	}
 	return s
+}
+
+// Bytes is a size as the screen says it: "N bytes", or "N.N KiB" from
+// 1 KiB on.
+func Bytes(n int) string {
+	if n >= 1024 {
+		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
