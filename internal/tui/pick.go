@@ -99,12 +99,7 @@ func (m *Model) completeSlash() tea.Cmd {
 	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") {
 		return nil
 	}
-	var names []string
-	for _, c := range commands {
-		if strings.HasPrefix("/"+c.name, v) {
-			names = append(names, "/"+c.name)
-		}
-	}
+	names := commands.Complete(v)
 	switch len(names) {
 	case 0:
 		m.notice = "no command starts with " + termsafe.EscapeLine(Cut(v, 40))
