@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"charm.land/bubbles/v2/textarea"
+	"github.com/reinsdev/reins/internal/tui/editor"
 	"time"
 
 	"github.com/reinsdev/reins/internal/session"
@@ -12,6 +14,9 @@ import (
 
 // The screen's parts live in packages of their own (internal/tui/…);
 // these are the names the screen's files call them by.
+
+// newEditor is the prompt editor (internal/tui/editor).
+func newEditor(noColor bool) textarea.Model { return editor.New(noColor, maxPrompt) }
 
 // markdown is the answers' renderer (internal/tui/markdown).
 type markdown struct{ r *md.Renderer }
