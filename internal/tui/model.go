@@ -131,11 +131,7 @@ type Model struct {
 	md    *markdown
 	// liveMD caches the Markdown of the streaming answer's finished
 	// paragraphs (liveAnswer).
-	liveMD struct {
-		src   string
-		width int
-		out   string
-	}
+	liveMD liveMarkdown
 
 	// shell is the running !command; shellCtx the outputs that go with
 	// the next prompt (shell.go).

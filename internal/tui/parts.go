@@ -21,6 +21,9 @@ func newEditor(noColor bool) textarea.Model { return editor.New(noColor, maxProm
 // markdown is the answers' renderer (internal/tui/markdown).
 type markdown struct{ r *md.Renderer }
 
+// liveMarkdown is the streaming answer's (liveAnswer).
+type liveMarkdown = md.Live
+
 func newMarkdown(noColor bool) *markdown      { return &markdown{md.New(noColor)} }
 func (m *markdown) render(text string) string { return m.r.Render(text) }
 func (m *markdown) setWidth(w int)            { m.r.SetWidth(w) }

@@ -72,37 +72,9 @@ func (m *Model) View() tea.View {
 	return v
 }
 
-// liveAnswer is the streaming answer as shown: its finished paragraphs
-// (up to the last blank line) as Markdown, rendered again only when a
-// paragraph ends, then the paragraph being written, wrapped. Only the
-// tail can show, so no more than fills room lines is rendered or
-// wrapped: a long answer costs a frame what a short one does.
+// liveAnswer is the streaming answer as shown (markdown.Live).
 func (m *Model) liveAnswer(t string, room int) string {
-	w := max(m.width-2, 10)
-	n := max(room*w*4, 4096)
-	cut := strings.LastIndex(t, "\n\n")
-	if cut < 0 {
-		return wrap(lastBytes(t, n), w)
-	}
-	done, rest := t[:cut], lastBytes(strings.TrimLeft(t[cut:], "\n"), n)
-	if done != m.liveMD.src || m.width != m.liveMD.width {
-		// From a paragraph boundary, so the rendered text stays the same
-		// until the next paragraph ends.
-		src := done
-		if len(src) > n {
-			tailStart := len(src) - n
-			if i := strings.Index(src[tailStart:], "\n\n"); i >= 0 {
-				src = src[tailStart+i+2:]
-			} else {
-				src = lastBytes(src, n)
-			}
-		}
-		m.liveMD.src, m.liveMD.width, m.liveMD.out = done, m.width, m.md.render(src)
-	}
-	if rest == "" {
-		return m.liveMD.out
-	}
-	return m.liveMD.out + "\n" + wrap("  "+rest, w)
+	return m.liveMD.Render(m.md.r, t, room, m.width)
 }
 
 // status is the bottom line: model, session, usage and cost, state.
