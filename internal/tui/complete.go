@@ -2,9 +2,6 @@ package tui
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -13,7 +10,6 @@ import (
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/internal/tui/attach"
-	"github.com/reinsdev/reins/internal/tui/pick"
 )
 
 // @path (issue 30 item 3): Tab on a word starting with @ completes it,
@@ -22,11 +18,10 @@ import (
 // the prompt that names a file of the workspace puts the file's content
 // into the prompt as context, after the text typed (internal/tui/attach).
 
-// Bounds of @path completion.
+// Bounds of @path completion's walk.
 const (
-	maxCompletions = 10 // matches a Tab lists
-	completeWalk   = 50_000
-	completeTime   = 10 * time.Second
+	completeWalk = 50_000
+	completeTime = 10 * time.Second
 )
 
 // completeMsg carries the workspace's files to the Tab that asked.
@@ -60,9 +55,8 @@ func (m *Model) completeAt() tea.Cmd {
 	}
 }
 
-// completed applies a completion to the editor, when it still ends with
-// the word that asked: one best match replaces the word, several are
-// listed (and their common prefix filled in).
+// completed applies a completion (attach.Complete) to the editor, when it
+// still ends with the word that asked.
 func (m *Model) completed(msg completeMsg) {
 	w, ok := m.atWord()
 	if !ok || w != msg.word {
@@ -72,30 +66,13 @@ func (m *Model) completed(msg completeMsg) {
 		m.notice = "@ completion: " + termsafe.EscapeLine(msg.err.Error())
 		return
 	}
-	q := strings.TrimPrefix(w, "@")
-	best := pick.Best(q, msg.files, filepath.Base, func(f string) string { return f })
-	// Shorter paths first: the file the user means is more often the
-	// shallow one.
-	sort.SliceStable(best, func(i, j int) bool { return len(best[i]) < len(best[j]) })
-	v := m.editor.Value()
-	head := v[:len(v)-len(w)]
-	switch len(best) {
-	case 0:
-		m.notice = "no workspace file matches " + termsafe.EscapeLine(Cut(w, 60))
-	case 1:
-		m.editor.SetValue(head + "@" + best[0] + " ")
-	default:
-		if p := pick.CommonPrefix(best); len(p) > len(q) && strings.HasPrefix(p, q) {
-			m.editor.SetValue(head + "@" + p)
-		}
-		shown := best[:min(len(best), maxCompletions)]
-		for i := range shown {
-			shown[i] = termsafe.EscapeLine(shown[i])
-		}
-		m.notice = strings.Join(shown, "  ")
-		if len(best) > maxCompletions {
-			m.notice += fmt.Sprintf("  … %d more", len(best)-maxCompletions)
-		}
+	replace, notice := attach.Complete(w, msg.files)
+	if replace != "" {
+		v := m.editor.Value()
+		m.editor.SetValue(v[:len(v)-len(w)] + replace)
+	}
+	if notice != "" {
+		m.notice = notice
 	}
 }
 

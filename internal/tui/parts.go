@@ -1,12 +1,13 @@
 package tui
 
 import (
-	"charm.land/bubbles/v2/textarea"
-	"github.com/reinsdev/reins/internal/tui/editor"
 	"time"
+
+	"charm.land/bubbles/v2/textarea"
 
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/tui/childtree"
+	"github.com/reinsdev/reins/internal/tui/editor"
 	"github.com/reinsdev/reins/internal/tui/linediff"
 	md "github.com/reinsdev/reins/internal/tui/markdown"
 	"github.com/reinsdev/reins/internal/tui/todopin"

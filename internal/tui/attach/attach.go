@@ -1,8 +1,8 @@
-// Package attach puts the files a prompt names as @path into the prompt
-// (issue 30 item 3): every @path that names a file of the workspace adds
-// the file's content as context after the text typed. Files are read
-// through an os.Root of the workspace, so neither a path nor a symlink
-// reaches outside it, and each is bounded.
+// Package attach is @path in a prompt (issue 30 item 3): Tab completes
+// an @word over the workspace's files, and on send every @path that
+// names a file of the workspace adds the file's content as context after
+// the text typed. Files are read through an os.Root of the workspace, so
+// neither a path nor a symlink reaches outside it, and each is bounded.
 package attach
 
 import (
@@ -14,18 +14,51 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"syscall"
 
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui/pick"
 	"github.com/reinsdev/reins/internal/tui/termtext"
 )
 
 // Bounds of @path.
 const (
-	MaxFile  = 256 << 10 // bytes of one file that go into a prompt
-	MaxFiles = 8         // files one prompt attaches
+	MaxFile        = 256 << 10 // bytes of one file that go into a prompt
+	MaxFiles       = 8         // files one prompt attaches
+	maxCompletions = 10        // matches a Tab lists
 )
+
+// Complete is Tab on the @word w over the workspace's files, fuzzy:
+// replace is what w becomes ("" leaves it): the one best match, or the
+// common prefix of several; notice lists several (escaped) or says there
+// is none.
+func Complete(w string, files []string) (replace, notice string) {
+	q := strings.TrimPrefix(w, "@")
+	best := pick.Best(q, files, filepath.Base, func(f string) string { return f })
+	// Shorter paths first: the file the user means is more often the
+	// shallow one.
+	sort.SliceStable(best, func(i, j int) bool { return len(best[i]) < len(best[j]) })
+	switch len(best) {
+	case 0:
+		return "", "no workspace file matches " + termsafe.EscapeLine(termtext.Cut(w, 60))
+	case 1:
+		return "@" + best[0] + " ", ""
+	}
+	if p := pick.CommonPrefix(best); len(p) > len(q) && strings.HasPrefix(p, q) {
+		replace = "@" + p
+	}
+	shown := best[:min(len(best), maxCompletions)]
+	for i := range shown {
+		shown[i] = termsafe.EscapeLine(shown[i])
+	}
+	notice = strings.Join(shown, "  ")
+	if len(best) > maxCompletions {
+		notice += fmt.Sprintf("  … %d more", len(best)-maxCompletions)
+	}
+	return replace, notice
+}
 
 // atRef finds the @paths of a prompt: an @ at the start or after a blank.
 var atRef = regexp.MustCompile(`(?:^|\s)@(\S+)`)

@@ -69,3 +69,26 @@ func TestFilesBound(t *testing.T) {
 		t.Errorf("%d blocks, notes %q", len(blocks), notes)
 	}
 }
+
+// TestComplete: one best match replaces the word (and ends it); several
+// fill in their common prefix and are listed, shallow first, escaped,
+// at most maxCompletions; none says so.
+func TestComplete(t *testing.T) {
+	files := []string{"internal/tui/model.go", "README.md", "internal/tui/model_test.go", "docs/x\x1b.md"}
+	if r, n := Complete("@READ", files); r != "@README.md " || n != "" {
+		t.Errorf("one match: %q, %q", r, n)
+	}
+	if r, n := Complete("@internal/tui/mo", files); r != "@internal/tui/model" || n != "internal/tui/model.go  internal/tui/model_test.go" {
+		t.Errorf("two matches: %q, %q", r, n)
+	}
+	if r, n := Complete("@zzz\x1b", files); r != "" || n != `no workspace file matches @zzz\x1b` {
+		t.Errorf("none: %q, %q", r, n)
+	}
+	var many []string
+	for i := range maxCompletions + 3 {
+		many = append(many, fmt.Sprintf("f%02d.go", i))
+	}
+	if _, n := Complete("@f", many); !strings.HasPrefix(n, "f00.go  f01.go") || !strings.HasSuffix(n, "f09.go  … 3 more") {
+		t.Errorf("many: %q", n)
+	}
+}
