@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -59,24 +58,16 @@ func (m *Model) cmdResumePick(arg string) (id string, ok bool) {
 		}
 		return "", false
 	}
-	m.picks = m.picks[:0]
-	var b strings.Builder
-	b.WriteString("sessions of this folder (/resume N picks one, /resume TEXT narrows):")
-	for i, in := range best {
-		if i == maxPicks {
-			fmt.Fprintf(&b, "\n  … and %d more", len(best)-i)
-			break
-		}
-		m.picks = append(m.picks, in.Header.ID)
+	rows, ids := pick.List(best, maxPicks, func(in session.Info) string { return in.Header.ID }, func(in session.Info) string {
 		last := in.Last
 		if last == "" {
 			last = "no turn"
 		}
-		fmt.Fprintf(&b, "\n  %2d. %s · %s ago · %d turns · %s · %s", i+1, shortID(in.Header.ID),
-			formatAge(m.now().Sub(in.Header.CreatedAt)), in.Turns, termsafe.EscapeLine(last),
-			termsafe.EscapeLine(Cut(oneLine(in.Prompt), 60)))
-	}
-	m.say(b.String())
+		return fmt.Sprintf("%s · %s ago · %d turns · %s · %s", shortID(in.Header.ID), formatAge(m.now().Sub(in.Header.CreatedAt)),
+			in.Turns, termsafe.EscapeLine(last), termsafe.EscapeLine(Cut(oneLine(in.Prompt), 60)))
+	})
+	m.picks = ids
+	m.say("sessions of this folder (/resume N picks one, /resume TEXT narrows):" + rows)
 	return "", false
 }
 
@@ -92,22 +83,15 @@ func formatAge(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// completeSlash completes the slash command being typed (Tab): the one
-// command the prefix names, or the common prefix of several, listing them.
+// completeSlash completes the slash command being typed (Tab,
+// slash.Set.Tab).
 func (m *Model) completeSlash() tea.Cmd {
-	v := m.editor.Value()
-	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") {
-		return nil
+	value, notice := commands.Tab(m.editor.Value())
+	if value != "" {
+		m.editor.SetValue(value)
 	}
-	names := commands.Complete(v)
-	switch len(names) {
-	case 0:
-		m.notice = "no command starts with " + termsafe.EscapeLine(Cut(v, 40))
-	case 1:
-		m.editor.SetValue(names[0] + " ")
-	default:
-		m.editor.SetValue(pick.CommonPrefix(names))
-		m.notice = strings.Join(names, "  ")
+	if notice != "" {
+		m.notice = notice
 	}
 	return nil
 }
@@ -143,17 +127,8 @@ func (m *Model) pickModel(arg string) (spec string, ok bool) {
 		m.say("/model: nothing in the catalogue matches " + strconv.Quote(termsafe.EscapeLine(Cut(arg, 40))) + " (reins models lists it)")
 		return "", false
 	}
-	m.modelPicks = m.modelPicks[:0]
-	var b strings.Builder
-	b.WriteString("model: " + termsafe.EscapeLine(m.modelName()) + "; the catalogue (/model N picks, /model TEXT narrows, /model PROVIDER/MODEL names any):")
-	for i, c := range best {
-		if i == maxPicks*3 {
-			fmt.Fprintf(&b, "\n  … and %d more", len(best)-i)
-			break
-		}
-		m.modelPicks = append(m.modelPicks, c)
-		fmt.Fprintf(&b, "\n  %2d. %s", i+1, termsafe.EscapeLine(c))
-	}
-	m.say(b.String())
+	rows, ids := pick.List(best, maxPicks*3, func(c string) string { return c }, termsafe.EscapeLine)
+	m.modelPicks = ids
+	m.say("model: " + termsafe.EscapeLine(m.modelName()) + "; the catalogue (/model N picks, /model TEXT narrows, /model PROVIDER/MODEL names any):" + rows)
 	return "", false
 }

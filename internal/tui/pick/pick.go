@@ -5,6 +5,7 @@
 package pick
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -72,4 +73,20 @@ func Numbered(arg string, last []string) (string, bool) {
 		return last[n-1], true
 	}
 	return "", false
+}
+
+// List numbers the best matches for the user to pick from: at most max
+// rows ("\n  N. row"), then how many more; ids are what the numbers pick
+// (Numbered).
+func List[T any](best []T, max int, id, row func(T) string) (rows string, ids []string) {
+	var b strings.Builder
+	for i, it := range best {
+		if i == max {
+			fmt.Fprintf(&b, "\n  … and %d more", len(best)-i)
+			break
+		}
+		ids = append(ids, id(it))
+		fmt.Fprintf(&b, "\n  %2d. %s", i+1, row(it))
+	}
+	return b.String(), ids
 }

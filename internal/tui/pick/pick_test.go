@@ -55,3 +55,12 @@ func TestCommonPrefixAndNumbered(t *testing.T) {
 		}
 	}
 }
+
+// TestList: numbered rows, at most max, the rest counted; ids in order.
+func TestList(t *testing.T) {
+	id := func(s string) string { return s }
+	rows, ids := List([]string{"a", "b", "c"}, 2, id, func(s string) string { return "row " + s })
+	if rows != "\n   1. row a\n   2. row b\n  … and 1 more" || !slices.Equal(ids, []string{"a", "b"}) {
+		t.Errorf("rows %q, ids %q", rows, ids)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui/pick"
 	"github.com/reinsdev/reins/internal/tui/termtext"
 )
 
@@ -57,13 +58,25 @@ func (set Set[S]) Help() string {
 	return b.String()
 }
 
-// Complete is the commands (as /name) whose name starts as prefix does.
-func (set Set[S]) Complete(prefix string) []string {
+// Tab completes the command being typed (v, the editor's text): value
+// is the editor's new text ("" leaves it), the one command the prefix
+// names or the common prefix of several; notice lists several or says
+// there is none.
+func (set Set[S]) Tab(v string) (value, notice string) {
+	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") {
+		return "", ""
+	}
 	var names []string
 	for _, c := range set {
-		if strings.HasPrefix("/"+c.Name, prefix) {
+		if strings.HasPrefix("/"+c.Name, v) {
 			names = append(names, "/"+c.Name)
 		}
 	}
-	return names
+	switch len(names) {
+	case 0:
+		return "", "no command starts with " + termsafe.EscapeLine(termtext.Cut(v, 40))
+	case 1:
+		return names[0] + " ", ""
+	}
+	return pick.CommonPrefix(names), strings.Join(names, "  ")
 }

@@ -41,7 +41,15 @@ func TestHelpAndComplete(t *testing.T) {
 	if h := set.Help(); h != "  /help        this list\n  /model [NAME] switch the model\n  /mcp         servers\n" {
 		t.Errorf("help:\n%q", h)
 	}
-	if got := set.Complete("/m"); !slices.Equal(got, []string{"/model", "/mcp"}) {
-		t.Errorf("complete /m: %q", got)
+	for _, tc := range []struct{ v, value, notice string }{
+		{"/m", "/m", "/model  /mcp"},
+		{"/mo", "/model ", ""},
+		{"/x\x1b", "", `no command starts with /x\x1b`},
+		{"/model gpt", "", ""},
+		{"hello", "", ""},
+	} {
+		if value, notice := set.Tab(tc.v); value != tc.value || notice != tc.notice {
+			t.Errorf("Tab(%q) = %q, %q", tc.v, value, notice)
+		}
 	}
 }
