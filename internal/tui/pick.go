@@ -1,10 +1,8 @@
 package tui
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -12,26 +10,11 @@ import (
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tui/pick"
+	"github.com/reinsdev/reins/internal/tui/sessionlist"
 )
 
 // maxPicks bounds the sessions a /resume list shows.
 const maxPicks = 10
-
-// folderSessions are this folder's top-level sessions other than the
-// running one that got a prompt, newest first (session.Scan).
-func (m *Model) folderSessions() ([]session.Info, error) {
-	all, err := session.Scan(m.h.SessionsDir())
-	if err != nil {
-		return nil, err
-	}
-	var out []session.Info
-	for _, in := range all {
-		if in.Err == nil && in.Header.ParentSession == "" && in.Header.Cwd == m.h.Cwd && in.Header.ID != m.root && in.Prompt != "" {
-			out = append(out, in)
-		}
-	}
-	return out, nil
-}
 
 // cmdResumePick is /resume without an id: a numbered list of this
 // folder's sessions, filtered by arg (fuzzy over the id — the short id in
@@ -41,7 +24,7 @@ func (m *Model) cmdResumePick(arg string) (id string, ok bool) {
 	if id, ok := pick.Numbered(arg, m.picks); ok {
 		return id, true
 	}
-	list, err := m.folderSessions()
+	list, err := sessionlist.Folder(m.h.SessionsDir(), m.h.Cwd, m.root)
 	if err != nil {
 		m.say("/resume: " + termsafe.EscapeLine(err.Error()))
 		return "", false
@@ -58,29 +41,11 @@ func (m *Model) cmdResumePick(arg string) (id string, ok bool) {
 		}
 		return "", false
 	}
-	rows, ids := pick.List(best, maxPicks, func(in session.Info) string { return in.Header.ID }, func(in session.Info) string {
-		last := in.Last
-		if last == "" {
-			last = "no turn"
-		}
-		return fmt.Sprintf("%s · %s ago · %d turns · %s · %s", shortID(in.Header.ID), formatAge(m.now().Sub(in.Header.CreatedAt)),
-			in.Turns, termsafe.EscapeLine(last), termsafe.EscapeLine(Cut(oneLine(in.Prompt), 60)))
-	})
+	rows, ids := pick.List(best, maxPicks, func(in session.Info) string { return in.Header.ID },
+		func(in session.Info) string { return sessionlist.Row(in, m.now()) })
 	m.picks = ids
 	m.say("sessions of this folder (/resume N picks one, /resume TEXT narrows):" + rows)
 	return "", false
-}
-
-func formatAge(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
 // completeSlash completes the slash command being typed (Tab,

@@ -5,6 +5,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/tui/childtree"
+	"github.com/reinsdev/reins/internal/tui/sessionlist"
 	"github.com/reinsdev/reins/internal/tui/termtext"
 	"github.com/reinsdev/reins/internal/tui/toolsummary"
 )
@@ -48,12 +49,14 @@ func (st styles) tree() childtree.Styles {
 }
 
 // The screen's text helpers, by the names its files call them: termtext
-// fits text to the terminal, toolsummary is a call's one-line view.
+// fits text to the terminal, toolsummary is a call's one-line view,
+// sessionlist shortens a session id.
 func fitLine(s string, width int) string { return termtext.Fit(s, width) }
 func wrap(s string, width int) string    { return termtext.Wrap(s, width) }
 func tail(s string, n int) string        { return termtext.Tail(s, n) }
 func lastBytes(s string, n int) string   { return termtext.LastBytes(s, n) }
 func oneLine(s string) string            { return termtext.OneLine(s) }
+func shortID(id string) string           { return sessionlist.ShortID(id) }
 
 // Cut is termtext.Cut.
 func Cut(s string, n int) string { return termtext.Cut(s, n) }

@@ -101,13 +101,3 @@ func (m *Model) status() string {
 	}
 	return fitLine(m.st.dim.Render(strings.Join(parts, " · ")), m.width)
 }
-
-// shortID is a session id's first 20 bytes (its time and 4 random hex
-// digits): a unique prefix in practice, and any unique prefix names a
-// session.
-func shortID(id string) string {
-	if len(id) > 20 {
-		return id[:20]
-	}
-	return id
-}
