@@ -77,7 +77,3 @@ type pinnedTodo = todopin.Pin
 func (m *Model) todoResult(c *call, r session.ToolResult) {
 	m.todo.Take(m.root, c.name, c.args, r.IsError)
 }
-
-func (m *Model) todoView() []string {
-	return m.todo.View(m.root, m.width, todopin.Styles{Bold: m.st.bold, Dim: m.st.dim, Running: m.st.running})
-}

@@ -7,7 +7,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/reinsdev/reins/internal/models"
-	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tui/pick"
 	"github.com/reinsdev/reins/internal/tui/sessionlist"
@@ -29,22 +28,14 @@ func (m *Model) cmdResumePick(arg string) (id string, ok bool) {
 		m.say("/resume: " + termsafe.EscapeLine(err.Error()))
 		return "", false
 	}
-	best := pick.Best(arg, list, func(in session.Info) string { return in.Header.ID }, func(in session.Info) string { return in.Prompt })
-	if arg != "" && len(best) == 1 {
-		return best[0].Header.ID, true
+	id, say, ids := sessionlist.Choose(arg, list, maxPicks, m.now())
+	if id != "" {
+		return id, true
 	}
-	if len(best) == 0 {
-		if arg == "" {
-			m.say("/resume: no other session in this folder yet")
-		} else {
-			m.say("/resume: no session of this folder matches " + strconv.Quote(termsafe.EscapeLine(Cut(arg, 40))))
-		}
-		return "", false
+	if ids != nil {
+		m.picks = ids
 	}
-	rows, ids := pick.List(best, maxPicks, func(in session.Info) string { return in.Header.ID },
-		func(in session.Info) string { return sessionlist.Row(in, m.now()) })
-	m.picks = ids
-	m.say("sessions of this folder (/resume N picks one, /resume TEXT narrows):" + rows)
+	m.say(say)
 	return "", false
 }
 

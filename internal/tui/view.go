@@ -8,6 +8,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tui/childtree"
+	"github.com/reinsdev/reins/internal/tui/todopin"
 )
 
 // View draws the live part of the screen: what the running step streams,
@@ -54,7 +55,7 @@ func (m *Model) View() tea.View {
 	if len(m.approvals) > 0 {
 		b = append(b, m.questionView()...)
 	}
-	b = append(b, m.todoView()...)
+	b = append(b, m.todo.View(m.root, w, todopin.Styles{Bold: m.st.bold, Dim: m.st.dim, Running: m.st.running})...)
 	if m.notice != "" {
 		b = append(b, fitLine(m.st.dim.Render(m.notice), w))
 	}

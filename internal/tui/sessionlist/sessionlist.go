@@ -5,10 +5,12 @@ package sessionlist
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui/pick"
 	"github.com/reinsdev/reins/internal/tui/termtext"
 )
 
@@ -26,6 +28,26 @@ func Folder(dir, cwd, current string) ([]session.Info, error) {
 		}
 	}
 	return out, nil
+}
+
+// Choose is /resume's choice for arg among list (fuzzy over the id —
+// the short id in the status bar included — and the first prompt): the
+// one best match of a non-empty arg; otherwise what the screen says, the
+// best matches numbered (at most max, ids the numbered ones) or that none
+// matches.
+func Choose(arg string, list []session.Info, max int, now time.Time) (id, say string, ids []string) {
+	sid := func(in session.Info) string { return in.Header.ID }
+	best := pick.Best(arg, list, sid, func(in session.Info) string { return in.Prompt })
+	switch {
+	case arg != "" && len(best) == 1:
+		return best[0].Header.ID, "", nil
+	case len(best) == 0 && arg == "":
+		return "", "/resume: no other session in this folder yet", nil
+	case len(best) == 0:
+		return "", "/resume: no session of this folder matches " + strconv.Quote(termsafe.EscapeLine(termtext.Cut(arg, 40))), nil
+	}
+	rows, ids := pick.List(best, max, sid, func(in session.Info) string { return Row(in, now) })
+	return "", "sessions of this folder (/resume N picks one, /resume TEXT narrows):" + rows, ids
 }
 
 // Row is in's row in the list: short id, age at now, turns, how its last

@@ -1,6 +1,7 @@
 package sessionlist
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -23,5 +24,27 @@ func TestRow(t *testing.T) {
 	}
 	if ShortID("short") != "short" {
 		t.Error("a short id is cut")
+	}
+}
+
+// TestChoose: one best match is the choice; otherwise the list, numbered,
+// with the ids it numbered, or what says nothing matches.
+func TestChoose(t *testing.T) {
+	now := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
+	list := []session.Info{
+		{Header: session.Header{ID: "s-aaa", CreatedAt: now}, Prompt: "fix the build"},
+		{Header: session.Header{ID: "s-bbb", CreatedAt: now}, Prompt: "write docs"},
+	}
+	if id, say, ids := Choose("docs", list, 10, now); id != "s-bbb" || say != "" || ids != nil {
+		t.Errorf("one match: %q %q %q", id, say, ids)
+	}
+	if id, say, ids := Choose("", list, 10, now); id != "" || len(ids) != 2 || !strings.Contains(say, " 2. s-bbb · 0s ago") {
+		t.Errorf("all: %q %q %q", id, say, ids)
+	}
+	if _, say, ids := Choose("zzz", list, 10, now); ids != nil || say != `/resume: no session of this folder matches "zzz"` {
+		t.Errorf("none: %q %q", say, ids)
+	}
+	if _, say, _ := Choose("", nil, 10, now); say != "/resume: no other session in this folder yet" {
+		t.Errorf("empty: %q", say)
 	}
 }
