@@ -107,7 +107,7 @@ type Model struct {
 	// reins view and --json say.
 	tally session.Tally
 
-	todo   pinnedTodo // the model's todo list, above the prompt (todo.go)
+	todo   pinnedTodo // the model's todo list, above the prompt (internal/tui/todopin)
 	folded []folded   // results shown folded, for Ctrl-O (latest maxFolded)
 	picks  []string   // the session ids the last /resume list numbered
 	mode   askMode    // Shift-Tab
