@@ -16,56 +16,40 @@ import (
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/trust"
+	"github.com/reinsdev/reins/internal/tui/slash"
 )
 
-// command is one slash command.
-type command struct {
-	name, args, help string
-	// idle: refused while a turn runs (it changes the session).
-	idle bool
-	run  func(m *Model, arg string) tea.Cmd
-}
-
 // commands are the slash commands, in the order /help lists them.
-var commands []command
+var commands slash.Set[*Model]
 
 func init() {
-	commands = []command{
-		{name: "help", help: "this list, and the keys", run: (*Model).cmdHelp},
-		{name: "agents", help: "the agent definitions a subagent can run as", run: (*Model).cmdAgents},
-		{name: "jobs", help: "background jobs of this session", run: (*Model).cmdJobs},
-		{name: "model", args: "[NAME]", help: "switch the model: alone, the catalogue to pick from; PROVIDER/MODEL, an alias or part of a name", idle: true, run: (*Model).cmdModel},
-		{name: "compact", help: "summarise the conversation to free context", idle: true, run: (*Model).cmdCompact},
-		{name: "cost", help: "tokens and cost of this session", run: (*Model).cmdCost},
-		{name: "log", help: "where this session's log is, and how to render it", run: (*Model).cmdLog},
-		{name: "resume", args: "[TEXT]", help: "continue another session of this workspace: a list, filtered by id or first prompt", idle: true, run: (*Model).cmdResume},
-		{name: "new", help: "start a new session", idle: true, run: (*Model).cmdNew},
-		{name: "clear", help: "start a new session (as /new)", idle: true, run: (*Model).cmdNew},
-		{name: "undo", help: "put back the files the last turn changed (edits, and in git what commands changed)", idle: true, run: (*Model).cmdUndo},
-		{name: "rewind", args: "[N]", help: "go back to before prompt N: its files restored, the conversation forked from there", idle: true, run: (*Model).cmdRewind},
-		{name: "init", help: "draft AGENTS.md for this repository through the model (the write asks with its diff)", idle: true, run: (*Model).cmdInit},
-		{name: "trust", help: "trust this folder, so its instructions, agents and MCP servers are used", idle: true, run: (*Model).cmdTrust},
-		{name: "quit", help: "exit (also Ctrl-D)", run: func(m *Model, _ string) tea.Cmd { return m.quit() }},
-		{name: "exit", help: "exit (as /quit)", run: func(m *Model, _ string) tea.Cmd { return m.quit() }},
+	commands = slash.Set[*Model]{
+		{Name: "help", Help: "this list, and the keys", Run: (*Model).cmdHelp},
+		{Name: "agents", Help: "the agent definitions a subagent can run as", Run: (*Model).cmdAgents},
+		{Name: "jobs", Help: "background jobs of this session", Run: (*Model).cmdJobs},
+		{Name: "model", Args: "[NAME]", Help: "switch the model: alone, the catalogue to pick from; PROVIDER/MODEL, an alias or part of a name", Idle: true, Run: (*Model).cmdModel},
+		{Name: "compact", Help: "summarise the conversation to free context", Idle: true, Run: (*Model).cmdCompact},
+		{Name: "cost", Help: "tokens and cost of this session", Run: (*Model).cmdCost},
+		{Name: "log", Help: "where this session's log is, and how to render it", Run: (*Model).cmdLog},
+		{Name: "resume", Args: "[TEXT]", Help: "continue another session of this workspace: a list, filtered by id or first prompt", Idle: true, Run: (*Model).cmdResume},
+		{Name: "new", Help: "start a new session", Idle: true, Run: (*Model).cmdNew},
+		{Name: "clear", Help: "start a new session (as /new)", Idle: true, Run: (*Model).cmdNew},
+		{Name: "undo", Help: "put back the files the last turn changed (edits, and in git what commands changed)", Idle: true, Run: (*Model).cmdUndo},
+		{Name: "rewind", Args: "[N]", Help: "go back to before prompt N: its files restored, the conversation forked from there", Idle: true, Run: (*Model).cmdRewind},
+		{Name: "init", Help: "draft AGENTS.md for this repository through the model (the write asks with its diff)", Idle: true, Run: (*Model).cmdInit},
+		{Name: "trust", Help: "trust this folder, so its instructions, agents and MCP servers are used", Idle: true, Run: (*Model).cmdTrust},
+		{Name: "quit", Help: "exit (also Ctrl-D)", Run: func(m *Model, _ string) tea.Cmd { return m.quit() }},
+		{Name: "exit", Help: "exit (as /quit)", Run: func(m *Model, _ string) tea.Cmd { return m.quit() }},
 	}
 }
 
 // slash runs a slash command line.
 func (m *Model) slash(line string) tea.Cmd {
-	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
-	arg = strings.TrimSpace(arg)
-	for _, c := range commands {
-		if c.name != name {
-			continue
-		}
-		if c.idle && m.running {
-			m.say(fmt.Sprintf("/%s: a turn is running; wait for it or press Esc", c.name))
-			return nil
-		}
-		return c.run(m, arg)
+	cmd, say := commands.Run(m, line, m.running)
+	if say != "" {
+		m.say(say)
 	}
-	m.say(fmt.Sprintf("unknown command /%s (see /help)", termsafe.EscapeLine(Cut(name, 40))))
-	return nil
+	return cmd
 }
 
 // say commits one of reins's own lines (never model text unescaped).
@@ -73,14 +57,7 @@ func (m *Model) say(s string) { m.commit(m.st.dim.Render(s)) }
 
 func (m *Model) cmdHelp(string) tea.Cmd {
 	var b strings.Builder
-	b.WriteString("commands:\n")
-	for _, c := range commands {
-		name := "/" + c.name
-		if c.args != "" {
-			name += " " + c.args
-		}
-		fmt.Fprintf(&b, "  %-12s %s\n", name, c.help)
-	}
+	b.WriteString("commands:\n" + commands.Help())
 	b.WriteString("keys: Enter sends · Alt-Enter (Shift-Enter) new line · Up/Down history · Ctrl-O full transcript (reasoning, whole results)\n")
 	b.WriteString("      Esc or Ctrl-C cancels the running turn · Ctrl-C twice or Ctrl-D exits\n")
 	b.WriteString("      Shift-Tab cycles ask → auto-edit → read-only · Tab completes /commands\n      a prompt sent while a turn runs is queued")
@@ -116,7 +93,7 @@ func (m *Model) cmdJobs(string) tea.Cmd {
 	var b strings.Builder
 	b.WriteString("jobs:")
 	for _, j := range jobs {
-		b.WriteString("\n  " + j.line(m.now(), m.st))
+		b.WriteString("\n  " + j.Line(m.now(), m.st.tree()))
 	}
 	m.say(b.String())
 	return nil

@@ -16,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
@@ -25,6 +24,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui/editor"
 )
 
 // Bounds of what the screen holds.
@@ -85,9 +85,7 @@ type Model struct {
 
 	width, height int
 	editor        textarea.Model
-	history       []string
-	hpos          int    // index into history while browsing; len(history) when not
-	draft         string // the editor's text before browsing began
+	history       editor.History // the prompts sent, for Up and Down
 	queue         []string
 
 	running   bool
@@ -109,7 +107,7 @@ type Model struct {
 	// reins view and --json say.
 	tally session.Tally
 
-	todo   pinnedTodo // the model's todo list, above the prompt (todo.go)
+	todo   pinnedTodo // the model's todo list, above the prompt (internal/tui/todopin)
 	folded []folded   // results shown folded, for Ctrl-O (latest maxFolded)
 	picks  []string   // the session ids the last /resume list numbered
 	mode   askMode    // Shift-Tab
@@ -133,11 +131,7 @@ type Model struct {
 	md    *markdown
 	// liveMD caches the Markdown of the streaming answer's finished
 	// paragraphs (liveAnswer).
-	liveMD struct {
-		src   string
-		width int
-		out   string
-	}
+	liveMD liveMarkdown
 
 	// shell is the running !command; shellCtx the outputs that go with
 	// the next prompt (shell.go).
@@ -209,39 +203,10 @@ func (m *Model) attach() {
 		if prevRemote != nil {
 			prevRemote(hd, e)
 		}
-		m.feed.offer(hd, e) // out-of-process children's (livechild.go)
+		m.feed.offer(hd, e) // out-of-process children's (remote.go)
 	}
 	cwd := m.h.Cwd
 	m.feed.preview = func(name string, args json.RawMessage) *preview { return makePreview(cwd, name, args) }
-}
-
-func newEditor(noColor bool) textarea.Model {
-	ed := textarea.New()
-	ed.ShowLineNumbers = false
-	ed.Prompt = "› "
-	ed.Placeholder = "Ask reins… (Enter sends, Alt-Enter new line, /help)"
-	ed.CharLimit = maxPrompt
-	ed.DynamicHeight = true
-	ed.MinHeight = 1
-	ed.MaxHeight = 8
-	// Enter always sends. LF (Ctrl-J) is Enter too: keys typed before
-	// the terminal left canonical mode carry Enter as LF, and taking it
-	// for a new line would merge two quick prompts into one unsent one.
-	ed.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "shift+enter"))
-	// Ctrl-D exits; the clipboard is the terminal's (bracketed paste).
-	ed.KeyMap.DeleteCharacterForward = key.NewBinding(key.WithKeys("delete"))
-	ed.KeyMap.Paste = key.NewBinding(key.WithDisabled())
-	// A steady cursor: a blinking one redraws the screen twice a second
-	// for nothing.
-	s := textarea.DefaultDarkStyles()
-	s.Cursor.Blink = false
-	if noColor {
-		plain := textarea.StyleState{}
-		s.Focused, s.Blurred, s.Cursor.Color = plain, plain, nil
-	}
-	ed.SetStyles(s)
-	ed.Focus()
-	return ed
 }
 
 func (m *Model) setSession(s *harness.Session) {
@@ -439,7 +404,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.cancelTurn()
 		case m.editor.Value() != "":
 			m.editor.Reset()
-			m.hpos = len(m.history)
+			m.history.Stop()
 		case m.ctrlC:
 			return m.quit()
 		default:
@@ -460,22 +425,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.cycleMode()
 		return nil
 	case "up":
-		if m.editor.Line() == 0 && m.hpos > 0 {
-			if m.hpos == len(m.history) {
-				m.draft = m.editor.Value()
-			}
-			m.hpos--
-			m.editor.SetValue(m.history[m.hpos])
+		if m.history.Up(&m.editor) {
 			return nil
 		}
 	case "down":
-		if m.hpos < len(m.history) && m.editor.Line() == m.editor.LineCount()-1 {
-			m.hpos++
-			if m.hpos == len(m.history) {
-				m.editor.SetValue(m.draft)
-			} else {
-				m.editor.SetValue(m.history[m.hpos])
-			}
+		if m.history.Down(&m.editor) {
 			return nil
 		}
 	}
@@ -493,13 +447,7 @@ func (m *Model) submit() tea.Cmd {
 	}
 	m.editor.Reset()
 	m.notice = ""
-	if len(m.history) == 0 || m.history[len(m.history)-1] != text {
-		m.history = append(m.history, text)
-		if len(m.history) > maxHistory {
-			m.history = m.history[len(m.history)-maxHistory:]
-		}
-	}
-	m.hpos, m.draft = len(m.history), ""
+	m.history.Add(text, maxHistory)
 	if strings.HasPrefix(text, "/") {
 		return m.slash(text)
 	}

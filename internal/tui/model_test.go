@@ -441,8 +441,8 @@ func TestSlashCommands(t *testing.T) {
 	}
 	help := run("/help")
 	for _, c := range commands {
-		if !strings.Contains(help, "/"+c.name) {
-			t.Errorf("/help lacks /%s", c.name)
+		if !strings.Contains(help, "/"+c.Name) {
+			t.Errorf("/help lacks /%s", c.Name)
 		}
 	}
 	if out := run("/agents"); !strings.Contains(out, "general (inprocess)") {

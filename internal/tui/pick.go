@@ -1,157 +1,53 @@
 package tui
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
-	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/reinsdev/reins/internal/models"
-	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui/pick"
+	"github.com/reinsdev/reins/internal/tui/sessionlist"
 )
 
 // maxPicks bounds the sessions a /resume list shows.
 const maxPicks = 10
-
-// folderSessions are this folder's top-level sessions other than the
-// running one that got a prompt, newest first (session.Scan).
-func (m *Model) folderSessions() ([]session.Info, error) {
-	all, err := session.Scan(m.h.SessionsDir())
-	if err != nil {
-		return nil, err
-	}
-	var out []session.Info
-	for _, in := range all {
-		if in.Err == nil && in.Header.ParentSession == "" && in.Header.Cwd == m.h.Cwd && in.Header.ID != m.root && in.Prompt != "" {
-			out = append(out, in)
-		}
-	}
-	return out, nil
-}
-
-// fuzzy reports how well q matches s: 3 the id contains it, 2 the text
-// does, 1 its letters come in order, 0 no match.
-func fuzzy(q, id, text string) int {
-	q, id, text = strings.ToLower(q), strings.ToLower(id), strings.ToLower(text)
-	switch {
-	case strings.Contains(id, q):
-		return 3
-	case strings.Contains(text, q):
-		return 2
-	}
-	hay, i := id+" "+text, 0
-	for _, r := range q {
-		j := strings.IndexRune(hay[i:], r)
-		if j < 0 {
-			return 0
-		}
-		i += j + len(string(r))
-	}
-	return 1
-}
 
 // cmdResumePick is /resume without an id: a numbered list of this
 // folder's sessions, filtered by arg (fuzzy over the id — the short id in
 // the status bar included — and the first prompt); a single best match is
 // resumed at once, and /resume N picks from the last list.
 func (m *Model) cmdResumePick(arg string) (id string, ok bool) {
-	if n, err := strconv.Atoi(arg); err == nil && n >= 1 && n <= len(m.picks) {
-		return m.picks[n-1], true
+	if id, ok := pick.Numbered(arg, m.picks); ok {
+		return id, true
 	}
-	list, err := m.folderSessions()
+	list, err := sessionlist.Folder(m.h.SessionsDir(), m.h.Cwd, m.root)
 	if err != nil {
 		m.say("/resume: " + termsafe.EscapeLine(err.Error()))
 		return "", false
 	}
-	best, tier := []session.Info(nil), 0
-	for _, in := range list {
-		t := 3
-		if arg != "" {
-			t = fuzzy(arg, in.Header.ID, in.Prompt)
-		}
-		switch {
-		case t == 0 || t < tier:
-		case t > tier:
-			best, tier = []session.Info{in}, t
-		default:
-			best = append(best, in)
-		}
+	id, say, ids := sessionlist.Choose(arg, list, maxPicks, m.now())
+	if id != "" {
+		return id, true
 	}
-	if arg != "" && len(best) == 1 {
-		return best[0].Header.ID, true
+	if ids != nil {
+		m.picks = ids
 	}
-	if len(best) == 0 {
-		if arg == "" {
-			m.say("/resume: no other session in this folder yet")
-		} else {
-			m.say("/resume: no session of this folder matches " + strconv.Quote(termsafe.EscapeLine(Cut(arg, 40))))
-		}
-		return "", false
-	}
-	m.picks = m.picks[:0]
-	var b strings.Builder
-	b.WriteString("sessions of this folder (/resume N picks one, /resume TEXT narrows):")
-	for i, in := range best {
-		if i == maxPicks {
-			fmt.Fprintf(&b, "\n  … and %d more", len(best)-i)
-			break
-		}
-		m.picks = append(m.picks, in.Header.ID)
-		last := in.Last
-		if last == "" {
-			last = "no turn"
-		}
-		fmt.Fprintf(&b, "\n  %2d. %s · %s ago · %d turns · %s · %s", i+1, shortID(in.Header.ID),
-			formatAge(m.now().Sub(in.Header.CreatedAt)), in.Turns, termsafe.EscapeLine(last),
-			termsafe.EscapeLine(Cut(oneLine(in.Prompt), 60)))
-	}
-	m.say(b.String())
+	m.say(say)
 	return "", false
 }
 
-func formatAge(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
-}
-
-// completeSlash completes the slash command being typed (Tab): the one
-// command the prefix names, or the common prefix of several, listing them.
+// completeSlash completes the slash command being typed (Tab,
+// slash.Set.Tab).
 func (m *Model) completeSlash() tea.Cmd {
-	v := m.editor.Value()
-	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") {
-		return nil
+	value, notice := commands.Tab(m.editor.Value())
+	if value != "" {
+		m.editor.SetValue(value)
 	}
-	var names []string
-	for _, c := range commands {
-		if strings.HasPrefix("/"+c.name, v) {
-			names = append(names, "/"+c.name)
-		}
-	}
-	switch len(names) {
-	case 0:
-		m.notice = "no command starts with " + termsafe.EscapeLine(Cut(v, 40))
-	case 1:
-		m.editor.SetValue(names[0] + " ")
-	default:
-		p := names[0]
-		for _, n := range names[1:] {
-			for !strings.HasPrefix(n, p) {
-				p = p[:len(p)-1]
-			}
-		}
-		m.editor.SetValue(p)
-		m.notice = strings.Join(names, "  ")
+	if notice != "" {
+		m.notice = notice
 	}
 	return nil
 }
@@ -176,24 +72,10 @@ func (m *Model) modelChoices() []string {
 // numbered list of modelChoices filtered by arg (fuzzy); one best match
 // is the choice, and /model N picks from the last list.
 func (m *Model) pickModel(arg string) (spec string, ok bool) {
-	if n, err := strconv.Atoi(arg); err == nil && n >= 1 && n <= len(m.modelPicks) {
-		return m.modelPicks[n-1], true
+	if spec, ok := pick.Numbered(arg, m.modelPicks); ok {
+		return spec, true
 	}
-	var best []string
-	tier := 0
-	for _, c := range m.modelChoices() {
-		t := 3
-		if arg != "" {
-			t = fuzzy(arg, c, "")
-		}
-		switch {
-		case t == 0 || t < tier:
-		case t > tier:
-			best, tier = []string{c}, t
-		default:
-			best = append(best, c)
-		}
-	}
+	best := pick.Best(arg, m.modelChoices(), func(c string) string { return c }, func(string) string { return "" })
 	if arg != "" && len(best) == 1 {
 		return best[0], true
 	}
@@ -201,17 +83,8 @@ func (m *Model) pickModel(arg string) (spec string, ok bool) {
 		m.say("/model: nothing in the catalogue matches " + strconv.Quote(termsafe.EscapeLine(Cut(arg, 40))) + " (reins models lists it)")
 		return "", false
 	}
-	m.modelPicks = m.modelPicks[:0]
-	var b strings.Builder
-	b.WriteString("model: " + termsafe.EscapeLine(m.modelName()) + "; the catalogue (/model N picks, /model TEXT narrows, /model PROVIDER/MODEL names any):")
-	for i, c := range best {
-		if i == maxPicks*3 {
-			fmt.Fprintf(&b, "\n  … and %d more", len(best)-i)
-			break
-		}
-		m.modelPicks = append(m.modelPicks, c)
-		fmt.Fprintf(&b, "\n  %2d. %s", i+1, termsafe.EscapeLine(c))
-	}
-	m.say(b.String())
+	rows, ids := pick.List(best, maxPicks*3, func(c string) string { return c }, termsafe.EscapeLine)
+	m.modelPicks = ids
+	m.say("model: " + termsafe.EscapeLine(m.modelName()) + "; the catalogue (/model N picks, /model TEXT narrows, /model PROVIDER/MODEL names any):" + rows)
 	return "", false
 }

@@ -5,74 +5,28 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
 	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/tui/scrollback"
+	"github.com/reinsdev/reins/internal/tui/typeahead"
 )
-
-// printer sends committed text to the terminal above the live screen, in
-// the order it was committed. The model must never block on it (the
-// program's event loop is the one that prints), so commit only queues;
-// one goroutine joins whatever is queued into one Println.
-type printer struct {
-	mu   sync.Mutex
-	text []string
-	wake chan struct{}
-}
-
-func newPrinter() *printer { return &printer{wake: make(chan struct{}, 1)} }
-
-func (p *printer) push(s string) {
-	p.mu.Lock()
-	p.text = append(p.text, s)
-	p.mu.Unlock()
-	select {
-	case p.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (p *printer) take() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	s := strings.Join(p.text, "\n")
-	p.text = nil
-	return s
-}
-
-// loop prints until done is closed, then prints what is left to out
-// directly (the program has stopped drawing).
-func (p *printer) loop(prog *tea.Program, done <-chan struct{}) {
-	for {
-		select {
-		case <-p.wake:
-			if s := p.take(); s != "" {
-				// Send, unlike Println, returns once the program has
-				// stopped rather than block forever.
-				prog.Send(tea.Println(s)())
-			}
-		case <-done:
-			return
-		}
-	}
-}
 
 // Run runs the interactive session on a terminal (in, out) until the user
 // exits, then cancels a running turn, waits for it and closes the
 // session: nothing it started outlives it.
 func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
-	pr := newPrinter()
+	pr := scrollback.New()
 	if f, ok := in.(*os.File); ok && opts.FlushInput == nil && term.IsTerminal(f.Fd()) {
-		opts.FlushInput = flushInput(f.Fd())
+		opts.FlushInput = typeahead.Flush(f.Fd())
 		if opts.PendingInput == nil {
-			opts.PendingInput = pendingInput(f.Fd())
+			opts.PendingInput = typeahead.Pending(f.Fd())
 		}
 	}
-	m, err := New(opts, pr.push)
+	m, err := New(opts, pr.Push)
 	if err != nil {
 		return err
 	}
@@ -83,13 +37,13 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		pr.loop(prog, done)
+		pr.Loop(prog, done)
 	}()
 	_, runErr := prog.Run()
 	close(done)
 	wg.Wait()
 	// Committed text the program had no frame left to print.
-	if s := pr.take(); s != "" {
+	if s := pr.Take(); s != "" {
 		io.WriteString(out, s+"\n")
 	}
 	closeErr := m.Close()

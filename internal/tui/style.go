@@ -1,12 +1,13 @@
 package tui
 
 import (
-	"strings"
-
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/reinsdev/reins/internal/outcome"
+	"github.com/reinsdev/reins/internal/tui/childtree"
+	"github.com/reinsdev/reins/internal/tui/sessionlist"
+	"github.com/reinsdev/reins/internal/tui/termtext"
+	"github.com/reinsdev/reins/internal/tui/toolsummary"
 )
 
 // styles are the screen's few colours; with NO_COLOR every one renders
@@ -42,27 +43,32 @@ func (st styles) stop(reason string) string {
 	return st.warn.Render(reason)
 }
 
-// fitLine cuts a (possibly styled) line to width cells.
-func fitLine(s string, width int) string {
-	if width <= 0 || ansi.StringWidth(s) <= width {
-		return s
-	}
-	return ansi.Truncate(s, width, "…")
+// tree is what the tree of children draws with.
+func (st styles) tree() childtree.Styles {
+	return childtree.Styles{Dim: st.dim, Running: st.running, Stop: st.stop}
 }
 
-// wrap breaks text to width cells (words where it can), styled or not.
-func wrap(s string, width int) string {
-	if width <= 0 {
-		return s
-	}
-	return ansi.Wrap(s, width, " ")
-}
+// The screen's text helpers, by the names its files call them: termtext
+// fits text to the terminal, toolsummary is a call's one-line view,
+// sessionlist shortens a session id.
+func fitLine(s string, width int) string { return termtext.Fit(s, width) }
+func wrap(s string, width int) string    { return termtext.Wrap(s, width) }
+func tail(s string, n int) string        { return termtext.Tail(s, n) }
+func lastBytes(s string, n int) string   { return termtext.LastBytes(s, n) }
+func oneLine(s string) string            { return termtext.OneLine(s) }
+func shortID(id string) string           { return sessionlist.ShortID(id) }
 
-// tail is the last n lines of s.
-func tail(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
+// Cut is termtext.Cut.
+func Cut(s string, n int) string { return termtext.Cut(s, n) }
+
+// ToolSummary is toolsummary.Of; `reins run`'s progress lines use it too.
+func ToolSummary(args string) string { return toolsummary.Of(args) }
+
+// summaryKeys order the fields of a question as they order a summary.
+var summaryKeys = toolsummary.Keys
+
+// Bounds of a tool summary (toolsummary).
+const (
+	MaxSummaryValue = toolsummary.MaxValue
+	MaxSummary      = toolsummary.Max
+)

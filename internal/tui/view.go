@@ -7,6 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui/childtree"
+	"github.com/reinsdev/reins/internal/tui/todopin"
 )
 
 // View draws the live part of the screen: what the running step streams,
@@ -22,7 +24,7 @@ func (m *Model) View() tea.View {
 		b = append(b, m.st.dim.Render(fmt.Sprintf("▸ reasoning… (%s, folded; Ctrl-O unfolds)", byteSize(m.live.reasoning))))
 	}
 	if t := m.live.text.String(); t != "" {
-		room := max(minLiveLines, m.height-12-min(len(m.tree.nodes), m.height/2)-min(len(m.live.calls), m.height/2))
+		room := max(minLiveLines, m.height-12-min(m.tree.Len(), m.height/2)-min(len(m.live.calls), m.height/2))
 		b = append(b, tail(m.liveAnswer(t, room), room))
 	}
 	// Calls and children share what the screen has left; the rest is
@@ -53,7 +55,7 @@ func (m *Model) View() tea.View {
 	if len(m.approvals) > 0 {
 		b = append(b, m.questionView()...)
 	}
-	b = append(b, m.todoView()...)
+	b = append(b, m.todo.View(m.root, w, todopin.Styles{Bold: m.st.bold, Dim: m.st.dim, Running: m.st.running})...)
 	if m.notice != "" {
 		b = append(b, fitLine(m.st.dim.Render(m.notice), w))
 	}
@@ -71,43 +73,15 @@ func (m *Model) View() tea.View {
 	return v
 }
 
-// liveAnswer is the streaming answer as shown: its finished paragraphs
-// (up to the last blank line) as Markdown, rendered again only when a
-// paragraph ends, then the paragraph being written, wrapped. Only the
-// tail can show, so no more than fills room lines is rendered or
-// wrapped: a long answer costs a frame what a short one does.
+// liveAnswer is the streaming answer as shown (markdown.Live).
 func (m *Model) liveAnswer(t string, room int) string {
-	w := max(m.width-2, 10)
-	n := max(room*w*4, 4096)
-	cut := strings.LastIndex(t, "\n\n")
-	if cut < 0 {
-		return wrap(lastBytes(t, n), w)
-	}
-	done, rest := t[:cut], lastBytes(strings.TrimLeft(t[cut:], "\n"), n)
-	if done != m.liveMD.src || m.width != m.liveMD.width {
-		// From a paragraph boundary, so the rendered text stays the same
-		// until the next paragraph ends.
-		src := done
-		if len(src) > n {
-			tailStart := len(src) - n
-			if i := strings.Index(src[tailStart:], "\n\n"); i >= 0 {
-				src = src[tailStart+i+2:]
-			} else {
-				src = lastBytes(src, n)
-			}
-		}
-		m.liveMD.src, m.liveMD.width, m.liveMD.out = done, m.width, m.md.render(src)
-	}
-	if rest == "" {
-		return m.liveMD.out
-	}
-	return m.liveMD.out + "\n" + wrap("  "+rest, w)
+	return m.liveMD.Render(m.md.r, t, room, m.width)
 }
 
 // status is the bottom line: model, session, usage and cost, state.
 func (m *Model) status() string {
 	u := m.usage.Add(m.turnUsage)
-	parts := []string{termsafe.EscapeLine(m.modelName()), shortID(m.root), usageText(u)}
+	parts := []string{termsafe.EscapeLine(m.modelName()), shortID(m.root), childtree.Usage(u)}
 	if sm := m.opts.Session.Model; sm != nil && sm.Effort != "" {
 		parts[0] += " · effort " + string(sm.Effort) // --effort, config or agent
 	}
@@ -121,32 +95,10 @@ func (m *Model) status() string {
 	case len(m.approvals) > 0:
 		parts = append(parts, "waiting for approval")
 	case m.running:
-		parts = append(parts, "running "+formatElapsed(m.now().Sub(m.turnStart))+" · Esc cancels")
+		parts = append(parts, "running "+childtree.Elapsed(m.now().Sub(m.turnStart))+" · Esc cancels")
 	}
 	if n := len(m.queue); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d queued", n))
 	}
 	return fitLine(m.st.dim.Render(strings.Join(parts, " · ")), m.width)
-}
-
-// lastBytes is the last n bytes of s or fewer, starting on a rune.
-func lastBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[len(s)-n:]
-	for len(s) > 0 && s[0]&0xC0 == 0x80 {
-		s = s[1:]
-	}
-	return s
-}
-
-// shortID is a session id's first 20 bytes (its time and 4 random hex
-// digits): a unique prefix in practice, and any unique prefix names a
-// session.
-func shortID(id string) string {
-	if len(id) > 20 {
-		return id[:20]
-	}
-	return id
 }

@@ -1,4 +1,4 @@
-package tui
+package markdown
 
 import (
 	"fmt"
@@ -33,8 +33,8 @@ func TestMarkdown(t *testing.T) {
 		{"not a table", "a | b\nnext line", false, "  a | b\n  next line"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			md := newMarkdown(tc.noColor)
-			got := md.render(tc.in)
+			md := New(tc.noColor)
+			got := md.Render(tc.in)
 			if tc.noColor && got != ansi.Strip(got) {
 				t.Errorf("styling with NO_COLOR: %q", got)
 			}
@@ -47,10 +47,10 @@ func TestMarkdown(t *testing.T) {
 
 // TestMarkdownWraps: every line fits the width, prose and list items.
 func TestMarkdownWraps(t *testing.T) {
-	md := newMarkdown(false)
-	md.setWidth(30)
+	md := New(false)
+	md.SetWidth(30)
 	in := strings.Repeat("word ", 40) + "\n\n- " + strings.Repeat("item ", 30) + "\n\n```\n" + strings.Repeat("c", 100) + "\n```"
-	for _, l := range strings.Split(md.render(in), "\n") {
+	for _, l := range strings.Split(md.Render(in), "\n") {
 		if w := ansi.StringWidth(l); w > 30 {
 			t.Errorf("line of %d cells at 30: %q", w, ansi.Strip(l))
 		}
@@ -66,9 +66,9 @@ func TestMarkdownTable(t *testing.T) {
 		"| **bash** | runs a command in the sandbox, confined to the workspace | workspace-write |\n" +
 		"| webfetch | fetches a URL as text | network |\n\nThat is all."
 	for _, width := range []int{40, 80, 200} {
-		md := newMarkdown(false)
-		md.setWidth(width)
-		out := ansi.Strip(md.render(in))
+		md := New(false)
+		md.SetWidth(width)
+		out := ansi.Strip(md.Render(in))
 		var cols []int
 		rows := 0
 		for _, l := range strings.Split(out, "\n") {

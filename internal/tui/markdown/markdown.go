@@ -1,15 +1,4 @@
-package tui
-
-import (
-	"regexp"
-	"strings"
-	"sync"
-
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
-)
-
-// markdown renders answers for the terminal: headings, emphasis, code
+// Package markdown renders answers for the terminal: headings, emphasis, code
 // spans and fenced blocks, lists, quotes, rules and GFM tables (columns
 // lined up, wide cells wrapped inside their column), wrapped to the width
 // with a two-column margin. A paragraph keeps its line breaks (a terminal
@@ -21,7 +10,21 @@ import (
 // so start-up is unchanged. Its input is escaped first (termsafe), so every
 // escape sequence in its output is its own styling; with NO_COLOR the
 // text keeps its Markdown markers, which read well as they are.
-type markdown struct {
+package markdown
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/reinsdev/reins/internal/tui/termtext"
+)
+
+// Renderer renders Markdown at a width, in colour or not.
+type Renderer struct {
 	noColor bool
 	width   int
 	st      mdStyles
@@ -31,8 +34,10 @@ type mdStyles struct {
 	heading, bold, italic, code, quote, rule lipgloss.Style
 }
 
-func newMarkdown(noColor bool) *markdown {
-	md := &markdown{noColor: noColor, width: 80}
+// New is a renderer 80 columns wide; noColor keeps the Markdown markers
+// and adds no styling.
+func New(noColor bool) *Renderer {
+	md := &Renderer{noColor: noColor, width: 80}
 	if !noColor {
 		md.st = mdStyles{
 			heading: lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("5")),
@@ -46,7 +51,8 @@ func newMarkdown(noColor bool) *markdown {
 	return md
 }
 
-func (md *markdown) setWidth(w int) { md.width = w }
+// SetWidth sets the width lines are wrapped to.
+func (md *Renderer) SetWidth(w int) { md.width = w }
 
 // mdRe are the renderer's patterns, compiled on first use: compiling
 // them at start-up would cost every reins command, not only the screen.
@@ -66,8 +72,8 @@ type mdPatterns struct {
 	listItem, heading, rule, codeSpan, boldSpan, italicSpan, tableDelim *regexp.Regexp
 }
 
-// render is text (escaped) as styled, wrapped lines.
-func (md *markdown) render(text string) string {
+// Render is text (escaped) as styled, wrapped lines.
+func (md *Renderer) Render(text string) string {
 	re := mdRe()
 	w := max(md.width-4, 20)
 	var out []string
@@ -77,7 +83,7 @@ func (md *markdown) render(text string) string {
 	// spaces or a backslash) is dropped.
 	flush := func() {
 		if len(para) > 0 {
-			out = append(out, indent(wrap(md.inline(strings.Join(para, "\n")), w), "  ", "  "))
+			out = append(out, indent(termtext.Wrap(md.inline(strings.Join(para, "\n")), w), "  ", "  "))
 			para = nil
 		}
 	}
@@ -103,12 +109,12 @@ func (md *markdown) render(text string) string {
 			flush()
 			inFence = !inFence
 			if md.noColor {
-				out = append(out, fitLine("  "+line, md.width))
+				out = append(out, termtext.Fit("  "+line, md.width))
 			}
 			continue
 		}
 		if inFence {
-			out = append(out, fitLine("    "+md.st.code.Render(line), md.width))
+			out = append(out, termtext.Fit("    "+md.st.code.Render(line), md.width))
 			continue
 		}
 		switch {
@@ -119,9 +125,9 @@ func (md *markdown) render(text string) string {
 			flush()
 			h := re.heading.FindStringSubmatch(trimmed)
 			if md.noColor {
-				out = append(out, indent(wrap(trimmed, w), "  ", "  "))
+				out = append(out, indent(termtext.Wrap(trimmed, w), "  ", "  "))
 			} else {
-				out = append(out, indent(wrap(md.st.heading.Render(md.inline(h[2])), w), "  ", "  "))
+				out = append(out, indent(termtext.Wrap(md.st.heading.Render(md.inline(h[2])), w), "  ", "  "))
 			}
 		case re.rule.MatchString(trimmed):
 			flush()
@@ -129,7 +135,7 @@ func (md *markdown) render(text string) string {
 		case strings.HasPrefix(trimmed, ">"):
 			flush()
 			q := strings.TrimSpace(strings.TrimPrefix(trimmed, ">"))
-			out = append(out, indent(wrap(md.inline(q), w-2), "  "+md.st.quote.Render("│ "), "  "+md.st.quote.Render("│ ")))
+			out = append(out, indent(termtext.Wrap(md.inline(q), w-2), "  "+md.st.quote.Render("│ "), "  "+md.st.quote.Render("│ ")))
 		case re.listItem.MatchString(line):
 			flush()
 			m := re.listItem.FindStringSubmatch(line)
@@ -141,7 +147,7 @@ func (md *markdown) render(text string) string {
 			body := line[len(m[0]):]
 			lead := strings.Repeat("  ", depth+1)
 			hang := lead + strings.Repeat(" ", ansi.StringWidth(marker)+1)
-			out = append(out, indent(wrap(md.inline(body), max(w-len(hang)+2, 10)), lead+marker+" ", hang))
+			out = append(out, indent(termtext.Wrap(md.inline(body), max(w-len(hang)+2, 10)), lead+marker+" ", hang))
 		default:
 			para = append(para, strings.TrimSuffix(strings.TrimRight(line, " "), "\\"))
 		}
@@ -163,7 +169,7 @@ func (md *markdown) render(text string) string {
 
 // inline styles code spans, bold and italic; with NO_COLOR it leaves the
 // text as it is.
-func (md *markdown) inline(s string) string {
+func (md *Renderer) inline(s string) string {
 	if md.noColor {
 		return s
 	}
@@ -255,7 +261,7 @@ func tableAlign(delims []string) []cellAlign {
 // cells: a column wider than its share is wrapped inside its cell (the
 // widest column gives way first), so every row stays a row at 40 columns
 // too. The header is bold, a rule under it; cells are styled inline.
-func (md *markdown) table(rows [][]string, align []cellAlign, width int) []string {
+func (md *Renderer) table(rows [][]string, align []cellAlign, width int) []string {
 	ncol := len(align)
 	cells := make([][]string, len(rows))
 	widths := make([]int, ncol)

@@ -1,4 +1,4 @@
-package tui
+package childtree
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui/termtext"
+	"github.com/reinsdev/reins/internal/tui/toolsummary"
 )
 
 // Live children (issue 30 item 6): while a child runs, its row in the
@@ -40,7 +42,7 @@ func (a *activity) fold(e session.Event) {
 		if e.Decode(&d) != nil || d.Chunk.Type != llm.ChunkTextDelta || d.Chunk.Delta == "" {
 			return
 		}
-		a.text = lastBytes(a.text+d.Chunk.Delta, maxLiveTail)
+		a.text = termtext.LastBytes(a.text+d.Chunk.Delta, maxLiveTail)
 		a.callLast = false
 	case session.TypeToolCall:
 		var d session.ToolCall
@@ -48,7 +50,7 @@ func (a *activity) fold(e session.Event) {
 			return
 		}
 		a.call = d.Name
-		if s := ToolSummary(d.Arguments); s != "" && s != "{}" {
+		if s := toolsummary.Of(d.Arguments); s != "" && s != "{}" {
 			a.call += " " + s
 		}
 		a.callLast = true
@@ -60,20 +62,20 @@ func (a *activity) fold(e session.Event) {
 // line is the activity as one escaped line, "" when there is none.
 func (a *activity) line() string {
 	if a.callLast && a.call != "" {
-		return "⋯ " + termsafe.EscapeLine(oneLine(a.call))
+		return "⋯ " + termsafe.EscapeLine(termtext.OneLine(a.call))
 	}
 	lines := strings.Split(strings.TrimRight(a.text, " \t\r\n"), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])
 	if last == "" {
 		return ""
 	}
-	return "“" + termsafe.EscapeLine(oneLine(last)) + "”"
+	return "“" + termsafe.EscapeLine(termtext.OneLine(last)) + "”"
 }
 
-// known reports whether events of hd belong in the tree: a child's it
+// Known reports whether events of hd belong in the tree: a child's it
 // shows, or an out-of-process child's (session id <parent>/<run>, the tap's
 // ids) whose subagent/start has not come yet.
-func (t *tree) known(hd session.Header, root string) bool {
+func (t *Tree) Known(hd session.Header, root string) bool {
 	if t.bySess[hd.ID] != nil {
 		return true
 	}
@@ -83,7 +85,7 @@ func (t *tree) known(hd session.Header, root string) bool {
 
 // live folds a child's event into its row's activity; events of a child
 // whose subagent/start is still to come wait (bounded) for it.
-func (t *tree) live(hd session.Header, e session.Event) {
+func (t *Tree) live(hd session.Header, e session.Event) {
 	switch e.Type {
 	case session.TypeAssistantChunk, session.TypeToolCall, session.TypeStepStart:
 	default:
@@ -114,7 +116,7 @@ func (t *tree) live(hd session.Header, e session.Event) {
 
 // callStarted adds a row for a subagent call of session parent the moment
 // the call is made; its subagent/start fills it in (claim).
-func (t *tree) callStarted(parent string, e session.Event) {
+func (t *Tree) callStarted(parent string, e session.Event) {
 	var d session.ToolCall
 	if e.Decode(&d) != nil || d.Name != "subagent" {
 		return
@@ -132,14 +134,14 @@ func (t *tree) callStarted(parent string, e session.Event) {
 	if agent == "" {
 		agent = "general"
 	}
-	t.nodes = append(t.nodes, &node{callID: d.CallID, parent: parent, agent: agent, provider: "…",
+	t.nodes = append(t.nodes, &Node{callID: d.CallID, parent: parent, agent: agent, provider: "…",
 		label: p.Description, background: p.Background, start: e.Time})
 }
 
 // claim returns the row a subagent call of parent labelled label made
 // before its subagent/start, nil if there is none.
-func (t *tree) claim(parent, label string) *node {
-	var first *node
+func (t *Tree) claim(parent, label string) *Node {
+	var first *Node
 	for _, n := range t.nodes {
 		if n.callID == "" || n.runID != "" || n.parent != parent {
 			continue
@@ -156,7 +158,7 @@ func (t *tree) claim(parent, label string) *node {
 
 // callEnded drops the row of a subagent call that ended without starting
 // a child (refused, over budget, failed to start: its result says why).
-func (t *tree) callEnded(parent string, e session.Event) {
+func (t *Tree) callEnded(parent string, e session.Event) {
 	var d session.ToolResult
 	if e.Decode(&d) != nil {
 		return
@@ -166,23 +168,5 @@ func (t *tree) callEnded(parent string, e session.Event) {
 			t.nodes = append(t.nodes[:i], t.nodes[i+1:]...)
 			return
 		}
-	}
-}
-
-// offer is the harness's ObserveRemote hook, which must not block: an
-// out-of-process child's event is dropped when the feed is full (the
-// screen is that far behind; the row shows only the latest activity, and
-// the child's result and subagent/end come through the parent's log).
-func (f *feed) offer(h session.Header, e session.Event) {
-	f.mu.Lock()
-	if f.closed || len(f.items) >= maxPending {
-		f.mu.Unlock()
-		return
-	}
-	f.items = append(f.items, item{header: h, event: e})
-	f.mu.Unlock()
-	select {
-	case f.wake <- struct{}{}:
-	default:
 	}
 }

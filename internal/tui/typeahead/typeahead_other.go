@@ -1,12 +1,12 @@
 //go:build darwin || dragonfly || freebsd || netbsd || openbsd
 
-package tui
+package typeahead
 
 import "golang.org/x/sys/unix"
 
-// flushInput discards what was typed on terminal fd and not yet read
+// Flush returns what discards what was typed on terminal fd and not yet read
 // (TIOCFLUSH with FREAD, 1: the BSDs' tcflush TCIFLUSH).
-func flushInput(fd uintptr) func() {
+func Flush(fd uintptr) func() {
 	return func() { unix.IoctlSetPointerInt(int(fd), unix.TIOCFLUSH, 1) }
 }
 
@@ -14,9 +14,9 @@ func flushInput(fd uintptr) func() {
 // BSDs; x/sys/unix does not name it for every one of them.
 const fionread = 0x4004667f
 
-// pendingInput reports whether terminal fd holds input not yet read
+// Pending returns what reports whether terminal fd holds input not yet read
 // (FIONREAD).
-func pendingInput(fd uintptr) func() bool {
+func Pending(fd uintptr) func() bool {
 	return func() bool {
 		n, err := unix.IoctlGetInt(int(fd), fionread)
 		return err == nil && n > 0

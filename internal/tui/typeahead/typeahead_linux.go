@@ -1,16 +1,16 @@
-package tui
+package typeahead
 
 import "golang.org/x/sys/unix"
 
-// flushInput discards what was typed on terminal fd and not yet read
+// Flush returns what discards what was typed on terminal fd and not yet read
 // (tcflush TCIFLUSH).
-func flushInput(fd uintptr) func() {
+func Flush(fd uintptr) func() {
 	return func() { unix.IoctlSetInt(int(fd), unix.TCFLSH, unix.TCIFLUSH) }
 }
 
-// pendingInput reports whether terminal fd holds input not yet read
+// Pending returns what reports whether terminal fd holds input not yet read
 // (TIOCINQ, the tty's FIONREAD).
-func pendingInput(fd uintptr) func() bool {
+func Pending(fd uintptr) func() bool {
 	return func() bool {
 		n, err := unix.IoctlGetInt(int(fd), unix.TIOCINQ)
 		return err == nil && n > 0

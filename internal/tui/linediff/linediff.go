@@ -1,23 +1,28 @@
-package tui
+// Package linediff is the line diff an approval question and a settled
+// edit show: the changes with a few lines of context, the unchanged runs
+// between them folded into one gap line, and a bounded table, so a large
+// file costs no more than its changed middle allows.
+package linediff
 
 import "strings"
 
-// diffKind is what a line of a diff does.
-type diffKind byte
+// Kind is what a line of a diff does.
+type Kind byte
 
+// The kinds of line.
 const (
-	diffSame diffKind = ' '
-	diffDel  diffKind = '-'
-	diffAdd  diffKind = '+'
-	diffGap  diffKind = '~' // unchanged lines left out between hunks
+	Same Kind = ' '
+	Del  Kind = '-'
+	Add  Kind = '+'
+	Gap  Kind = '~' // unchanged lines left out between hunks
 )
 
-// diffLine is one line of a diff; for diffGap, text is empty and n counts
-// the lines left out.
-type diffLine struct {
-	kind diffKind
-	text string
-	n    int
+// Line is one line of a diff; for Gap, Text is empty and N counts the
+// lines left out.
+type Line struct {
+	Kind Kind
+	Text string
+	N    int
 }
 
 // maxDiffCells bounds the table of the line diff (lines before × lines
@@ -26,11 +31,11 @@ type diffLine struct {
 // every removed and added line, only less tight.
 const maxDiffCells = 1 << 20
 
-// lineDiff is the diff of two texts by lines, the changes with ctx lines
+// Lines is the diff of two texts by lines, the changes with ctx lines
 // of context around each and the unchanged runs between them folded into
 // one gap line. Common head and tail are taken off first, so the usual
 // edit (a few lines in a long file) costs no table at all.
-func lineDiff(before, after string, ctx int) []diffLine {
+func Lines(before, after string, ctx int) []Line {
 	a, b := splitLines(before), splitLines(after)
 	head := 0
 	for head < len(a) && head < len(b) && a[head] == b[head] {
@@ -40,13 +45,13 @@ func lineDiff(before, after string, ctx int) []diffLine {
 	for tailN < len(a)-head && tailN < len(b)-head && a[len(a)-1-tailN] == b[len(b)-1-tailN] {
 		tailN++
 	}
-	var all []diffLine
+	var all []Line
 	for _, l := range a[:head] {
-		all = append(all, diffLine{kind: diffSame, text: l})
+		all = append(all, Line{Kind: Same, Text: l})
 	}
 	all = append(all, middleDiff(a[head:len(a)-tailN], b[head:len(b)-tailN])...)
 	for _, l := range a[len(a)-tailN:] {
-		all = append(all, diffLine{kind: diffSame, text: l})
+		all = append(all, Line{Kind: Same, Text: l})
 	}
 	return fold(all, ctx)
 }
@@ -60,14 +65,14 @@ func splitLines(s string) []string {
 
 // middleDiff is the longest-common-subsequence diff of a and b, or all of
 // a removed and all of b added when the table would be too big.
-func middleDiff(a, b []string) []diffLine {
-	var out []diffLine
+func middleDiff(a, b []string) []Line {
+	var out []Line
 	if len(a) == 0 || len(b) == 0 || len(a)*len(b) > maxDiffCells {
 		for _, l := range a {
-			out = append(out, diffLine{kind: diffDel, text: l})
+			out = append(out, Line{Kind: Del, Text: l})
 		}
 		for _, l := range b {
-			out = append(out, diffLine{kind: diffAdd, text: l})
+			out = append(out, Line{Kind: Add, Text: l})
 		}
 		return out
 	}
@@ -87,30 +92,30 @@ func middleDiff(a, b []string) []diffLine {
 	for i < len(a) || j < len(b) {
 		switch {
 		case i < len(a) && j < len(b) && a[i] == b[j]:
-			out = append(out, diffLine{kind: diffSame, text: a[i]})
+			out = append(out, Line{Kind: Same, Text: a[i]})
 			i++
 			j++
 		case j < len(b) && (i == len(a) || lcs[i*w+j+1] > lcs[(i+1)*w+j]):
-			out = append(out, diffLine{kind: diffAdd, text: b[j]})
+			out = append(out, Line{Kind: Add, Text: b[j]})
 			j++
 		default:
-			out = append(out, diffLine{kind: diffDel, text: a[i]})
+			out = append(out, Line{Kind: Del, Text: a[i]})
 			i++
 		}
 	}
 	// Removed lines first within a change, as diff -u shows them.
 	for k := 0; k < len(out); {
-		if out[k].kind == diffSame {
+		if out[k].Kind == Same {
 			k++
 			continue
 		}
 		e := k
-		for e < len(out) && out[e].kind != diffSame {
+		for e < len(out) && out[e].Kind != Same {
 			e++
 		}
-		var del, add []diffLine
+		var del, add []Line
 		for _, l := range out[k:e] {
-			if l.kind == diffDel {
+			if l.Kind == Del {
 				del = append(del, l)
 			} else {
 				add = append(add, l)
@@ -124,17 +129,17 @@ func middleDiff(a, b []string) []diffLine {
 
 // fold keeps ctx unchanged lines around each change and replaces the
 // other unchanged runs with a gap line.
-func fold(all []diffLine, ctx int) []diffLine {
+func fold(all []Line, ctx int) []Line {
 	keep := make([]bool, len(all))
 	for i, l := range all {
-		if l.kind == diffSame {
+		if l.Kind == Same {
 			continue
 		}
 		for k := max(0, i-ctx); k <= min(len(all)-1, i+ctx); k++ {
 			keep[k] = true
 		}
 	}
-	var out []diffLine
+	var out []Line
 	for i := 0; i < len(all); {
 		if keep[i] {
 			out = append(out, all[i])
@@ -145,7 +150,7 @@ func fold(all []diffLine, ctx int) []diffLine {
 		for e < len(all) && !keep[e] {
 			e++
 		}
-		out = append(out, diffLine{kind: diffGap, n: e - i})
+		out = append(out, Line{Kind: Gap, N: e - i})
 		i = e
 	}
 	return out

@@ -1,4 +1,4 @@
-package tui
+package linediff
 
 import (
 	"fmt"
@@ -6,14 +6,14 @@ import (
 	"testing"
 )
 
-func showDiff(d []diffLine) string {
+func showDiff(d []Line) string {
 	var b strings.Builder
 	for _, l := range d {
-		if l.kind == diffGap {
-			fmt.Fprintf(&b, "~%d\n", l.n)
+		if l.Kind == Gap {
+			fmt.Fprintf(&b, "~%d\n", l.N)
 			continue
 		}
-		b.WriteString(string(rune(l.kind)) + l.text + "\n")
+		b.WriteString(string(rune(l.Kind)) + l.Text + "\n")
 	}
 	return b.String()
 }
@@ -29,8 +29,8 @@ func TestLineDiff(t *testing.T) {
 		{"a\nb\nc\n", "a\nc\nd\n", " a\n-b\n c\n+d\n"},
 		{"x\ny\n", "y\nx\n", "-x\n y\n+x\n"},
 	} {
-		if got := showDiff(lineDiff(tc.before, tc.after, 2)); got != tc.want {
-			t.Errorf("lineDiff(%q, %q):\n%s\nwant:\n%s", tc.before, tc.after, got, tc.want)
+		if got := showDiff(Lines(tc.before, tc.after, 2)); got != tc.want {
+			t.Errorf("Lines(%q, %q):\n%s\nwant:\n%s", tc.before, tc.after, got, tc.want)
 		}
 	}
 	var a, b strings.Builder
@@ -38,7 +38,7 @@ func TestLineDiff(t *testing.T) {
 		fmt.Fprintf(&a, "a%d\n", i)
 		fmt.Fprintf(&b, "b%d\n", i)
 	}
-	d := lineDiff(a.String(), b.String(), 2)
+	d := Lines(a.String(), b.String(), 2)
 	if got := strings.Count(showDiff(d), "\n-"); got != 1499 { // the first has no newline before it
 		t.Errorf("%d removed lines", got+1)
 	}

@@ -1,4 +1,4 @@
-package tui
+package scrollback
 
 import (
 	"io"
@@ -7,7 +7,10 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"go.uber.org/goleak"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 type quitAtOnce struct{}
 
@@ -22,12 +25,12 @@ func TestPrinterAfterExit(t *testing.T) {
 	if _, err := prog.Run(); err != nil {
 		t.Fatal(err)
 	}
-	pr := newPrinter()
-	pr.push("late line")
+	pr := New()
+	pr.Push("late line")
 	done, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(stopped)
-		pr.loop(prog, done)
+		pr.Loop(prog, done)
 	}()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
 		pr.mu.Lock()

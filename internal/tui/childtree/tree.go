@@ -1,24 +1,37 @@
-package tui
+// Package childtree is the interactive screen's live tree of a session's
+// children: every child (and grandchild) from the parent's subagent/start
+// and subagent/end events, what each running child does now from its own
+// events, and the background jobs; drawn as one escaped row per child.
+package childtree
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
+	"charm.land/lipgloss/v2"
+
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui/termtext"
 )
+
+// Styles are the colours of the rows; Stop colours a stop reason.
+type Styles struct {
+	Dim, Running lipgloss.Style
+	Stop         func(reason string) string
+}
 
 // maxNodes bounds the children the tree keeps per turn; later ones are
 // counted, not shown (a model that starts thousands of children still
 // gets a screen that fits).
 const maxNodes = 200
 
-// node is one child run in the delegation tree, built from the parent's
+// Node is one child run in the delegation tree, built from the parent's
 // subagent/start and subagent/end events and the child's own events.
-type node struct {
+type Node struct {
 	runID      string
 	session    string // the child's session id
 	parent     string // the session that started it
@@ -34,31 +47,32 @@ type node struct {
 	diagnostic string
 	usage      llm.Usage // the child's own steps while it runs; its total on settlement
 	branch     string    // an isolated child's branch (isolation: worktree)
-	callID     string    // the subagent call that made the row (livechild.go)
+	callID     string    // the subagent call that made the row (live.go)
 	act        activity  // what it is doing now, while it runs
 }
 
-// tree is the live delegation tree of a session: every child (and
+// Tree is the live delegation tree of a session: every child (and
 // grandchild) with its state, and the background jobs.
-type tree struct {
-	nodes   []*node
-	byRun   map[string]*node
-	bySess  map[string]*node
+type Tree struct {
+	nodes   []*Node
+	byRun   map[string]*Node
+	bySess  map[string]*Node
 	dropped int
 	// lastJob is the background run whose subagent/end came last: the
 	// job/notice that follows it (subagent.Manager.Drain) is its own.
-	lastJob *node
+	lastJob *Node
 	// pending is the activity of out-of-process children whose events
-	// came before their subagent/start (livechild.go).
+	// came before their subagent/start (live.go).
 	pending map[string]*activity
 }
 
-func newTree() *tree {
-	return &tree{byRun: map[string]*node{}, bySess: map[string]*node{}}
+// New is an empty tree.
+func New() *Tree {
+	return &Tree{byRun: map[string]*Node{}, bySess: map[string]*Node{}}
 }
 
-// running reports whether any child is still running.
-func (t *tree) running() bool {
+// Running reports whether any child is still running.
+func (t *Tree) Running() bool {
 	for _, n := range t.nodes {
 		if n.end.IsZero() {
 			return true
@@ -67,11 +81,11 @@ func (t *tree) running() bool {
 	return false
 }
 
-// empty reports whether the tree has nothing to show.
-func (t *tree) empty() bool { return len(t.nodes) == 0 && t.dropped == 0 }
+// Empty reports whether the tree has nothing to show.
+func (t *Tree) Empty() bool { return len(t.nodes) == 0 && t.dropped == 0 }
 
-// event folds one event of session hd (the root or any descendant).
-func (t *tree) event(hd session.Header, e session.Event) {
+// Event folds one event of session hd (the root or any descendant).
+func (t *Tree) Event(hd session.Header, e session.Event) {
 	switch e.Type {
 	case session.TypeSubagentStart:
 		var d session.SubagentStart
@@ -84,7 +98,7 @@ func (t *tree) event(hd session.Header, e session.Event) {
 				t.dropped++
 				return
 			}
-			n = &node{start: e.Time}
+			n = &Node{start: e.Time}
 			t.nodes = append(t.nodes, n)
 		}
 		n.runID, n.session, n.parent, n.agent, n.provider = d.RunID, d.ChildSession, hd.ID, d.Agent, d.Provider
@@ -153,9 +167,9 @@ func (t *tree) event(hd session.Header, e session.Event) {
 	}
 }
 
-// jobs are the background runs, in start order.
-func (t *tree) jobs() []*node {
-	var out []*node
+// Jobs are the background runs, in start order.
+func (t *Tree) Jobs() []*Node {
+	var out []*Node
 	for _, n := range t.nodes {
 		if n.background {
 			out = append(out, n)
@@ -164,9 +178,9 @@ func (t *tree) jobs() []*node {
 	return out
 }
 
-// render draws the tree under the session root, width columns wide.
+// Render draws the tree under the session root, width columns wide.
 // Every field that came from a model or an agent file is escaped.
-func (t *tree) render(root string, now time.Time, width int, st styles) []string {
+func (t *Tree) Render(root string, now time.Time, width int, st Styles) []string {
 	var lines []string
 	var walk func(parent string, depth int)
 	walk = func(parent string, depth int) {
@@ -174,35 +188,35 @@ func (t *tree) render(root string, now time.Time, width int, st styles) []string
 			if n.parent != parent {
 				continue
 			}
-			lines = append(lines, fitLine(strings.Repeat("  ", depth)+n.line(now, st), width))
+			lines = append(lines, termtext.Fit(strings.Repeat("  ", depth)+n.Line(now, st), width))
 			if a := n.act.line(); a != "" && n.end.IsZero() {
-				lines = append(lines, fitLine(strings.Repeat("  ", depth)+"    "+st.dim.Render(a), width))
+				lines = append(lines, termtext.Fit(strings.Repeat("  ", depth)+"    "+st.Dim.Render(a), width))
 			}
 			if n.diagnostic != "" {
-				lines = append(lines, fitLine(strings.Repeat("  ", depth)+"    "+st.dim.Render(termsafe.EscapeLine(n.diagnostic)), width))
+				lines = append(lines, termtext.Fit(strings.Repeat("  ", depth)+"    "+st.Dim.Render(termsafe.EscapeLine(n.diagnostic)), width))
 			}
 			walk(n.session, depth+1)
 		}
 	}
 	walk(root, 0)
 	if t.dropped > 0 {
-		lines = append(lines, fitLine(fmt.Sprintf("… and %d more children", t.dropped), width))
+		lines = append(lines, termtext.Fit(fmt.Sprintf("… and %d more children", t.dropped), width))
 	}
 	return lines
 }
 
-// line is one child's row: state, agent, provider, label, elapsed, tokens
+// Line is one child's row: state, agent, provider, label, elapsed, tokens
 // and cost, and on settlement its stop reason.
-func (n *node) line(now time.Time, st styles) string {
-	mark, state := "◌", st.running.Render("running")
+func (n *Node) Line(now time.Time, st Styles) string {
+	mark, state := "◌", st.Running.Render("running")
 	if n.runID == "" {
-		state = st.running.Render("starting")
+		state = st.Running.Render("starting")
 	}
 	end := now
 	if !n.end.IsZero() {
 		end = n.end
 		mark = "●"
-		state = st.stop(n.stop)
+		state = st.Stop(n.stop)
 	}
 	elapsed := end.Sub(n.start)
 	if elapsed < 0 {
@@ -218,24 +232,25 @@ func (n *node) line(now time.Time, st styles) string {
 	}
 	label := ""
 	if n.label != "" {
-		label = " " + st.dim.Render(termsafe.EscapeLine(Cut(n.label, 40)))
+		label = " " + st.Dim.Render(termsafe.EscapeLine(termtext.Cut(n.label, 40)))
 	}
 	if n.branch != "" {
-		label += " " + st.dim.Render("["+termsafe.EscapeLine(n.branch)+"]")
+		label += " " + st.Dim.Render("["+termsafe.EscapeLine(n.branch)+"]")
 	}
 	return fmt.Sprintf("%s %s (%s)%s%s  %s  %s  %s", mark, termsafe.EscapeLine(n.agent), termsafe.EscapeLine(n.provider),
-		kind, label, state, formatElapsed(elapsed), usageText(n.usage))
+		kind, label, state, Elapsed(elapsed), Usage(n.usage))
 }
 
-func formatElapsed(d time.Duration) string {
+// Elapsed is a duration as the rows and the status line show it.
+func Elapsed(d time.Duration) string {
 	if d < time.Minute {
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}
 	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 }
 
-// usageText is "N tok $C", the cost "?" when unknown (nil CostUSD).
-func usageText(u llm.Usage) string {
+// Usage is "N tok $C", the cost "?" when unknown (nil CostUSD).
+func Usage(u llm.Usage) string {
 	cost := "?"
 	if u.CostUSD != nil {
 		cost = fmt.Sprintf("%.4f", *u.CostUSD)
@@ -254,3 +269,6 @@ func tokens(n int) string {
 	}
 	return fmt.Sprint(n)
 }
+
+// Len is the number of rows (children shown).
+func (t *Tree) Len() int { return len(t.nodes) }
