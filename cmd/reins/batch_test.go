@@ -119,7 +119,7 @@ func TestBatchKilledAndResumed(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-done
-	if left := testutil.LeftBehind(mark, 2*time.Second); len(left) > 0 {
+	if left := testutil.LeftBehind(mark, testutil.OrphanWait); len(left) > 0 {
 		t.Fatalf("alive after the batch was killed: %v", left)
 	}
 	before := readResults(t, out)

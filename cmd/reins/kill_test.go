@@ -149,11 +149,11 @@ env:
 				t.Fatal(err)
 			}
 			<-done
-			if left := testutil.LeftBehind(mark, 2*time.Second); len(left) > 0 {
+			if left := testutil.LeftBehind(mark, testutil.OrphanWait); len(left) > 0 {
 				for _, p := range left {
 					syscall.Kill(p.PID, syscall.SIGKILL)
 				}
-				t.Fatalf("alive 2 s after reins was killed with SIGKILL: %v", left)
+				t.Fatalf("still alive %s after reins was killed with SIGKILL: %v", testutil.OrphanWait, left)
 			}
 		})
 	}

@@ -80,7 +80,12 @@ func TestHostileCrash(t *testing.T) {
 // timeout with its fixed text, the process is torn down, and a second
 // request for its tools does not wait again.
 func TestHostileSilent(t *testing.T) {
-	m, _, log := stdioManager(t, Options{StartTimeout: 2 * time.Second}, hostile(t, "mute", "silent"))
+	// The start timeout must outlast a confined node's start-up, or the
+	// server is killed before it writes the line the host log is checked
+	// for: 2 s did not at load 37 (CI, 2026-12-02). The wait is the test's
+	// cost only when it passes; nothing here asserts a duration.
+	const startTimeout = 15 * time.Second
+	m, _, log := stdioManager(t, Options{StartTimeout: startTimeout}, hostile(t, "mute", "silent"))
 	done := make(chan error, 1)
 	go func() {
 		_, err := m.Tools("mute")
@@ -89,10 +94,10 @@ func TestHostileSilent(t *testing.T) {
 	var err error
 	select {
 	case err = <-done:
-	case <-time.After(60 * time.Second):
+	case <-time.After(startTimeout + 60*time.Second):
 		t.Fatal("the start of a silent server hangs")
 	}
-	want := (&Error{Server: "mute", Failure: FailStartTimeout, Timeout: 2 * time.Second}).Error()
+	want := (&Error{Server: "mute", Failure: FailStartTimeout, Timeout: startTimeout}).Error()
 	if err == nil || err.Error() != want {
 		t.Fatalf("start: %v, want %q", err, want)
 	}
@@ -100,14 +105,14 @@ func TestHostileSilent(t *testing.T) {
 	if st, _ := m.Status("mute"); st != StateFailed {
 		t.Errorf("state %s, want %s", st, StateFailed)
 	}
-	began := time.Now()
 	if _, err := m.Tools("mute"); err == nil || err.Error() != want {
 		t.Errorf("second Tools: %v", err)
 	}
-	if time.Since(began) > 10*time.Second {
-		t.Error("a failed server was started again")
-	}
 	waitLog(t, log, "hostile silent starting "+canary)
+	// Started once: a second start would write its line again.
+	if n := strings.Count(log.String(), "hostile silent starting"); n != 1 {
+		t.Errorf("the server started %d times, want 1", n)
+	}
 }
 
 // A server that writes MiB of stderr around every answer still answers

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/reinsdev/reins/internal/testutil"
 )
@@ -66,7 +65,7 @@ func TestBashSetsidDaemonEndsWithTheCall(t *testing.T) {
 	if !strings.Contains(res.Content, "up") {
 		t.Fatalf("the setsid daemon never ran: %s", res.Content)
 	}
-	if left := testutil.SleepLeftBehind(marker, 2*time.Second); len(left) > 0 {
+	if left := testutil.SleepLeftBehind(marker, testutil.OrphanWait); len(left) > 0 {
 		t.Fatalf("the setsid daemon (host pids %v) outlived the tool call", left)
 	}
 }
