@@ -49,7 +49,7 @@ func newMCPListCmd(s *streams) *cobra.Command {
 			}
 			for _, t := range st.Tools {
 				sp := t.Spec()
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t\n", cell(sp.Name), t.Needs(), cell(clip(sp.Description, 60)))
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t\n", cell(sp.Name), t.Needs(), cell(termsafe.Clip(sp.Description, 60)))
 			}
 		}
 		return tw.Flush()
