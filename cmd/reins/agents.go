@@ -20,7 +20,7 @@ func newAgentsCmd(s *streams) *cobra.Command {
 			if model == "" {
 				model = "(parent's)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cell(a.Name), cell(a.Provider), cell(model), cell(a.Source), cell(clip(a.Description, 60)))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cell(a.Name), cell(a.Provider), cell(model), cell(a.Source), cell(termsafe.Clip(a.Description, 60)))
 		}
 		// An untrusted folder's files are listed so the user sees what
 		// exists, but only by what cannot mislead: a checked name, the

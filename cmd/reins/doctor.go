@@ -11,7 +11,7 @@ import (
 )
 
 // doctorMCP says which configured MCP servers fail to start here, each
-// with what reins can tell of the cause (mcpCause: the user's own config
+// with what reins can tell of the cause (mcp.Cause: the user's own config
 // and reins's checks, escaped; never what the server wrote). Starting them
 // is how that is known, as `reins mcp list` does; they are torn down with
 // the harness.
@@ -23,7 +23,7 @@ func doctorMCP(s *streams, h *harness.Harness) {
 			continue
 		}
 		failed++
-		fmt.Fprintf(s.out, "mcp: server %s failed: %s\n", cell(st.Server.Name), mcpCause(st.Server, h.Getenv))
+		fmt.Fprintf(s.out, "mcp: server %s failed: %s\n", cell(st.Server.Name), mcp.Cause(st.Server, h.Getenv))
 	}
 	if len(all) > 0 && failed == 0 {
 		fmt.Fprintf(s.out, "mcp: %d server(s) configured, all start\n", len(all))

@@ -2,63 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
 	"sync"
 
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/trust"
 	"github.com/reinsdev/reins/internal/tui"
 )
-
-// neverAskFile lists, in $REINS_HOME, the folders the user told the
-// interactive terminal never to ask about trusting ([x] on the question):
-// a JSON array of canonical paths. It only silences the question; the
-// folder stays untrusted (trusted.json is the one list of trust).
-const neverAskFile = "trust-never-ask.json"
-
-func neverAsked(home, dir string) bool {
-	b, err := os.ReadFile(filepath.Join(home, neverAskFile))
-	if err != nil {
-		return false
-	}
-	var dirs []string
-	return json.Unmarshal(b, &dirs) == nil && slices.Contains(dirs, dir)
-}
-
-func addNeverAsk(home, dir string) error {
-	p := filepath.Join(home, neverAskFile)
-	var dirs []string
-	b, err := os.ReadFile(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return err
-	default:
-		if json.Unmarshal(b, &dirs) != nil {
-			dirs = nil // a damaged list is replaced; it only silences a question
-		}
-	}
-	if slices.Contains(dirs, dir) {
-		return nil
-	}
-	out, err := json.MarshalIndent(append(dirs, dir), "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return err
-	}
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, append(out, '\n'), 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
-}
 
 // harnesses are the harnesses an interactive session opened after its
 // first (trusting the folder opens one that reads its files); all are
@@ -95,7 +44,7 @@ func trustQuestion(s *streams, f *interactiveFlags, h *harness.Harness, opened *
 		dir = h.Cwd
 	}
 	return &tui.TrustQuestion{
-		AskNow: !neverAsked(h.Home, dir),
+		AskNow: !trust.NeverAsked(h.Home, dir),
 		Trust: func(ctx context.Context) (*harness.Harness, harness.SessionOptions, error) {
 			if _, err := trust.New(h.Home).Trust(ctx, h.Cwd); err != nil {
 				return nil, harness.SessionOptions{}, err
@@ -110,7 +59,7 @@ func trustQuestion(s *streams, f *interactiveFlags, h *harness.Harness, opened *
 			opened.add(nh)
 			return nh, o, nil
 		},
-		Never: func() error { return addNeverAsk(h.Home, dir) },
+		Never: func() error { return trust.AddNeverAsk(h.Home, dir) },
 	}
 }
 

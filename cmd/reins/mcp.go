@@ -45,11 +45,11 @@ func newMCPListCmd(s *streams) *cobra.Command {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(st.Server.Name), st.Server.Transport(), cell(state), trust.Quote(st.Server.Source))
 			if st.State == mcp.StateFailed {
-				fmt.Fprintf(tw, "  cause: %s\n", mcpCause(st.Server, h.Getenv)) // no tab: no column
+				fmt.Fprintf(tw, "  cause: %s\n", mcp.Cause(st.Server, h.Getenv)) // no tab: no column
 			}
 			for _, t := range st.Tools {
 				sp := t.Spec()
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t\n", cell(sp.Name), t.Needs(), cell(clip(sp.Description, 60)))
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t\n", cell(sp.Name), t.Needs(), cell(termsafe.Clip(sp.Description, 60)))
 			}
 		}
 		return tw.Flush()
@@ -62,7 +62,7 @@ func newMCPListCmd(s *streams) *cobra.Command {
 // server wrote stays in the host log.
 //
 // It says so once per change: the same failures again in the same
-// workspace are not repeated (mcpNoticeNew); `reins mcp list` shows them
+// workspace are not repeated (mcp.NoticeNew); `reins mcp list` shows them
 // with their causes whenever asked.
 func noticeMCP(s *streams, h *harness.Harness) {
 	var lines []string
@@ -71,7 +71,7 @@ func noticeMCP(s *streams, h *harness.Harness) {
 			lines = append(lines, fmt.Sprintf("reins: %s: %s", termsafe.EscapeLine(fail.Error()), h.HostLogPath()))
 		}
 	}
-	if !mcpNoticeNew(h, lines) {
+	if !mcp.NoticeNew(h.Home, h.Cwd, lines) {
 		return
 	}
 	for _, l := range lines {

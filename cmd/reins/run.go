@@ -13,9 +13,12 @@ import (
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/jsonstream"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
+	"github.com/reinsdev/reins/internal/progress"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/internal/trust"
 	"github.com/spf13/cobra"
@@ -141,27 +144,26 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	h.Engine = eng
 
 	var (
-		fold     outcome.Fold
-		progress = newProgress(s.err)
-		// On a terminal the answer streams as it arrives (answerStream).
-		answer = newAnswerStream(s.out, !f.json && !f.streamJSON && isTerminal(s.out))
-		events *jsonStream
+		fold outcome.Fold
+		// On a terminal the answer streams as it arrives (progress.Answer).
+		answer = progress.NewAnswer(s.out, !f.json && !f.streamJSON && isTerminal(s.out))
+		prog   = progress.New(s.err, isTerminal(s.err), os.Getenv("NO_COLOR") == "", answer)
+		events *jsonstream.Stream
 	)
 	if f.streamJSON {
 		// Every event of every session of the tree, in-process children's
 		// (the harness's observer) and out-of-process children's (their
 		// taps), in one ordered stream.
-		events = newJSONStream(s.out, runAgentName(runAgent))
-		h.Observe, h.ObserveRemote = events.observe, events.observe
-		defer events.close(nil)
+		events = jsonstream.New(s.out, runAgentName(runAgent))
+		h.Observe, h.ObserveRemote = events.Observe, events.Observe
+		defer events.Close(nil)
 	}
-	progress.answer = answer
 	var tally session.Tally // this run's turns (the log's lock orders the calls)
 	opts.Observe = func(_ session.Header, e session.Event) {
 		tally.Push(e)
 		fold.Push(e)
-		answer.event(e)
-		progress.event(e)
+		answer.Event(e)
+		prog.Event(e)
 	}
 	sess, err := h.NewSession(opts)
 	if err != nil {
@@ -181,7 +183,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	gotSig := make(chan os.Signal, 1)
 	var broken <-chan struct{} // nil: never
 	if events != nil {
-		broken = events.broken
+		broken = events.Broken()
 	}
 	go func() {
 		select {
@@ -233,16 +235,16 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	}
 	var werr error
 	if events != nil {
-		werr = events.close(streamResult{Type: "result", runResult: out})
+		werr = events.Close(streamResult{Type: "result", runResult: out})
 	} else if f.json {
-		enc := json.NewEncoder(jsonSafe{s.out})
+		enc := json.NewEncoder(termsafe.JSONWriter{W: s.out})
 		enc.SetEscapeHTML(false)
 		werr = enc.Encode(out)
 	} else {
 		// The answer goes raw into a pipe or file (it is the product), but
 		// escaped onto a terminal, which would act on its escape sequences;
-		// there it has streamed already (answerStream.done).
-		werr = answer.done(out.Output)
+		// there it has streamed already (progress.Answer.Done).
+		werr = answer.Done(out.Output)
 	}
 	if logErr != nil {
 		// Our own error, never provider text: it names the log and the

@@ -5,14 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/session"
-	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/trust"
 )
 
@@ -27,7 +23,7 @@ func sessionsRoot() string { return filepath.Join(harness.DefaultHome(os.Getenv)
 func resolveSessionArg(root, arg string) (string, error) {
 	id, err := session.Resolve(root, arg)
 	if errors.Is(err, session.ErrNotFound) && strings.HasPrefix(arg, "child-") {
-		id, err = resolveChildID(root, arg)
+		id, err = session.ResolveChild(root, arg)
 	}
 	if err == nil {
 		return id, nil
@@ -42,67 +38,8 @@ func resolveSessionArg(root, arg string) (string, error) {
 	return "", &exitError{code: exitFailed, msg: err.Error()}
 }
 
-// lastActive is the session --continue takes in workspace cwd: the root
-// session (not a batch task's) with at least one turn whose log was
-// written last. A session opened and quit without a prompt, or the fresh
-// one /new leaves, has no turn and is passed over, and one resumed
-// yesterday but worked in just now beats a newer one left idle (the
-// log's modification time is its last activity). "" when none.
-func lastActive(root string, infos []sessionInfo, cwd string) string {
-	best := ""
-	var bestT time.Time
-	for _, in := range infos { // newest first: on a tie, the newer wins
-		if in.err != nil || in.header.ParentSession != "" || in.header.Origin == session.OriginBatch || in.header.Cwd != cwd || in.turns == 0 {
-			continue
-		}
-		fi, err := os.Stat(filepath.Join(root, in.header.ID, session.FileName))
-		if err != nil {
-			continue
-		}
-		if best == "" || fi.ModTime().After(bestT) {
-			best, bestT = in.header.ID, fi.ModTime()
-		}
-	}
-	return best
-}
-
-// resolveChildID finds the session of the child the model knows as id
-// (subagent.ChildID: a hash of the parent's session id and the child's
-// first run id, which its subagent/start records with the child's
-// session).
-func resolveChildID(root, id string) (string, error) {
-	ents, err := os.ReadDir(root)
-	if err != nil {
-		return "", session.ErrNotFound
-	}
-	var match []string
-	for _, e := range ents {
-		ld, err := session.Load(filepath.Join(root, e.Name(), session.FileName))
-		if err != nil {
-			continue
-		}
-		for _, ev := range ld.Events {
-			var d session.SubagentStart
-			if ev.Type != session.TypeSubagentStart || ev.Decode(&d) != nil || d.Continues != "" || d.ChildSession == "" {
-				continue
-			}
-			if subagent.ChildID(ld.Header.ID, d.RunID) == id && session.ValidID(d.ChildSession) && !slices.Contains(match, d.ChildSession) {
-				match = append(match, d.ChildSession)
-			}
-		}
-	}
-	switch len(match) {
-	case 0:
-		return "", session.ErrNotFound
-	case 1:
-		return match[0], nil
-	}
-	sort.Strings(match)
-	return "", &session.AmbiguousError{Prefix: id, Candidates: match}
-}
-
 // pickRunSession settles which session `reins run` continues and where it
-// runs: --continue is the workspace's last active session (lastActive); --resume
+// runs: --continue is the workspace's last active session (session.LastActive); --resume
 // takes any unique id prefix and runs in the session's recorded
 // workspace unless --cwd says otherwise. It rewrites f.resume to the full
 // id and f.cwd to the workspace.
@@ -120,11 +57,11 @@ func pickRunSession(f *runFlags) error {
 		if err != nil {
 			return &exitError{code: exitUsage, msg: "--cwd: " + err.Error()}
 		}
-		infos, err := scanSessions(root)
+		infos, err := session.Scan(root)
 		if err != nil {
 			return &exitError{code: exitFailed, msg: err.Error()}
 		}
-		if id := lastActive(root, infos, abs); id != "" {
+		if id := session.LastActive(root, infos, abs); id != "" {
 			f.resume = id
 			return nil
 		}

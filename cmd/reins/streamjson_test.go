@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reinsdev/reins/internal/jsonstream"
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/testutil"
@@ -68,7 +69,7 @@ replies:
 	}
 	var (
 		root       string
-		sessions   = map[string]eventLine{} // the first line of each session
+		sessions   = map[string]jsonstream.Line{} // the first line of each session
 		lastIndex  = map[string]int{}
 		rootEnds   []int // line indexes of the root's turn/ends
 		acpText    strings.Builder
@@ -76,7 +77,7 @@ replies:
 		background = map[string]bool{}
 	)
 	for i, l := range lines[:len(lines)-1] {
-		var e eventLine
+		var e jsonstream.Line
 		if err := json.Unmarshal(l, &e); err != nil {
 			t.Fatalf("line %d does not parse: %v\n%s", i+1, err, l)
 		}
@@ -157,7 +158,7 @@ replies:
 	// The same object: nothing more or less than --json's fields, encoded
 	// alike; the usage depends on whether the job settled before the
 	// parent's next step, so only its shape is compared.
-	again, _ := encodeLine(last)
+	again, _ := jsonstream.Encode(last)
 	if !bytes.Equal(again, append(lines[len(lines)-1], '\n')) {
 		t.Errorf("the last line is not exactly a --json object:\n%s\n%s", lines[len(lines)-1], again)
 	}

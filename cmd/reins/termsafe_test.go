@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/progress"
 	"github.com/reinsdev/reins/internal/session"
 )
 
@@ -78,7 +79,7 @@ func TestLogEscapesControls(t *testing.T) {
 // names and subagent labels escaped.
 func TestProgressEscapesControls(t *testing.T) {
 	var buf bytes.Buffer
-	p := &progress{w: &buf, on: true, color: true}
+	p := progress.New(&buf, true, true, nil)
 	for _, ev := range []struct {
 		typ  string
 		data any
@@ -87,7 +88,7 @@ func TestProgressEscapesControls(t *testing.T) {
 		{session.TypeSubagentStart, session.SubagentStart{Label: hostile, Agent: hostile}},
 	} {
 		raw, _ := json.Marshal(ev.data)
-		p.event(session.Event{Type: ev.typ, Data: raw})
+		p.Event(session.Event{Type: ev.typ, Data: raw})
 	}
 	// Our own dim/reset codes are the only escapes left.
 	out := strings.NewReplacer("\x1b[2m", "", "\x1b[0m", "").Replace(buf.String())

@@ -2,8 +2,6 @@ package subagent
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -82,14 +80,9 @@ type children struct {
 	closed  bool
 }
 
-// ChildID is the id the model uses to name a child: short, stable for all
-// its runs, and distinct between parent sessions (it hashes the parent's
-// session id with the first run's id), so another session's child id is
-// never one of this session's. It is not a secret.
-func ChildID(parentSession, runID string) string {
-	h := sha256.Sum256([]byte(parentSession + "\x00" + runID))
-	return "child-" + hex.EncodeToString(h[:4])
-}
+// ChildID is the id the model uses to name a child (session.ChildID, the
+// one rule, which the commands that find a child by it share).
+func ChildID(parentSession, runID string) string { return session.ChildID(parentSession, runID) }
 
 // loadChildren rebuilds the child table from the parent's own log (a
 // resumed parent continues the children of its earlier runs) and returns

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/tui"
 )
 
 func chunk(t *testing.T, typ llm.ChunkType, delta string) session.Event {
@@ -19,19 +20,19 @@ func chunk(t *testing.T, typ llm.ChunkType, delta string) session.Event {
 // progress line (stderr, same terminal) never starts mid-line.
 func TestAnswerStreams(t *testing.T) {
 	var out, errw bytes.Buffer
-	a := newAnswerStream(&out, true)
-	p := &progress{w: &errw, on: true, answer: a}
+	a := NewAnswer(&out, true)
+	p := &Progress{w: &errw, on: true, answer: a}
 	for _, e := range []session.Event{
 		chunk(t, llm.ChunkReasoningDelta, "thinking"),
 		chunk(t, llm.ChunkTextDelta, "Let me "),
 		chunk(t, llm.ChunkTextDelta, "look."),
 	} {
-		a.event(e)
+		a.Event(e)
 	}
 	if got := out.String(); got != "Let me look." {
 		t.Fatalf("streamed %q before the step ended", got)
 	}
-	p.event(ev(t, session.TypeToolCall, session.ToolCall{Name: "read", Arguments: `{"path":"a.go"}`}))
+	p.Event(ev(t, session.TypeToolCall, session.ToolCall{Name: "read", Arguments: `{"path":"a.go"}`}))
 	if got := out.String(); got != "Let me look.\n" {
 		t.Errorf("a progress line mid-line: stdout %q", got)
 	}
@@ -40,9 +41,9 @@ func TestAnswerStreams(t *testing.T) {
 		ev(t, session.TypeStepEnd, session.StepEnd{}),
 		chunk(t, llm.ChunkTextDelta, "Done \x1b[31mred"),
 	} {
-		a.event(e)
+		a.Event(e)
 	}
-	if err := a.done("Done \x1b[31mred"); err != nil {
+	if err := a.Done("Done \x1b[31mred"); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := out.String(), "Let me look.\nDone \\x1b[31mred\n"; got != want {
@@ -55,18 +56,18 @@ func TestAnswerStreams(t *testing.T) {
 // without deltas), done prints it escaped.
 func TestAnswerNotStreamed(t *testing.T) {
 	var out bytes.Buffer
-	a := newAnswerStream(&out, false)
-	a.event(chunk(t, llm.ChunkTextDelta, "partial"))
+	a := NewAnswer(&out, false)
+	a.Event(chunk(t, llm.ChunkTextDelta, "partial"))
 	if out.Len() != 0 {
 		t.Fatalf("streamed %q to a non-terminal", out.String())
 	}
-	a.done("final \x1b[0m")
+	a.Done("final \x1b[0m")
 	if got := out.String(); got != "final \x1b[0m\n" {
 		t.Errorf("stdout %q", got)
 	}
 	out.Reset()
-	b := newAnswerStream(&out, true)
-	b.done("final \x1b[0m")
+	b := NewAnswer(&out, true)
+	b.Done("final \x1b[0m")
 	if got := out.String(); got != "final \\x1b[0m\n" {
 		t.Errorf("terminal without deltas: stdout %q", got)
 	}
@@ -85,13 +86,13 @@ func TestProgressToolSummary(t *testing.T) {
 		{`not json`, "  ↳ read not json"},
 	} {
 		var buf bytes.Buffer
-		p := &progress{w: &buf, on: true}
-		p.event(ev(t, session.TypeToolCall, session.ToolCall{Name: "read", Arguments: tc.args}))
+		p := &Progress{w: &buf, on: true}
+		p.Event(ev(t, session.TypeToolCall, session.ToolCall{Name: "read", Arguments: tc.args}))
 		if got := strings.TrimSuffix(buf.String(), "\n"); got != tc.want {
 			t.Errorf("args %s: %q, want %q", tc.args, got, tc.want)
 		}
 	}
-	if s := toolSummary(`{"a":"` + strings.Repeat("y", 59) + `","b":"` + strings.Repeat("z", 59) + `","c":"w"}`); len(s) > maxSummary {
+	if s := tui.ToolSummary(`{"a":"` + strings.Repeat("y", 59) + `","b":"` + strings.Repeat("z", 59) + `","c":"w"}`); len(s) > tui.MaxSummary {
 		t.Errorf("summary of %d bytes", len(s))
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"fmt"
@@ -9,15 +9,14 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
-	"github.com/reinsdev/reins/internal/tui"
 )
 
-// answerStream writes the answer text of `reins run` to stdout as it
+// Answer writes the answer text of `reins run` to stdout as it
 // arrives — only when stdout is a terminal and --json is off; otherwise it
 // writes nothing until done, which prints the selected output once, as
 // before. On a terminal each text delta is escaped (termsafe.Escape), so
 // the model's text cannot drive the terminal.
-type answerStream struct {
+type Answer struct {
 	mu      sync.Mutex
 	w       io.Writer
 	on      bool
@@ -26,12 +25,14 @@ type answerStream struct {
 	err     error
 }
 
-func newAnswerStream(w io.Writer, on bool) *answerStream {
-	return &answerStream{w: w, on: on}
+// NewAnswer is the answer of a run on w; on streams it (a terminal
+// without --json).
+func NewAnswer(w io.Writer, on bool) *Answer {
+	return &Answer{w: w, on: on}
 }
 
-// event is called with every session event (under the log's lock).
-func (a *answerStream) event(e session.Event) {
+// Event is called with every session event (under the log's lock).
+func (a *Answer) Event(e session.Event) {
 	if a == nil || !a.on {
 		return
 	}
@@ -50,7 +51,7 @@ func (a *answerStream) event(e session.Event) {
 	}
 }
 
-func (a *answerStream) write(s string) {
+func (a *Answer) write(s string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.err != nil {
@@ -63,7 +64,7 @@ func (a *answerStream) write(s string) {
 
 // breakLine ends a partly written line, so that a progress line on the
 // same terminal (stderr) or the next text starts at the left margin.
-func (a *answerStream) breakLine() {
+func (a *Answer) breakLine() {
 	if a == nil {
 		return
 	}
@@ -75,11 +76,11 @@ func (a *answerStream) breakLine() {
 	}
 }
 
-// done finishes the answer. When text was streamed, it only ends the last
+// Done finishes the answer. When text was streamed, it only ends the last
 // line: the user has read the answer already. Otherwise (not a terminal,
 // or a run that streamed no text) it prints output once, escaped on a
 // terminal, raw into a pipe or file (there it is the product).
-func (a *answerStream) done(output string) error {
+func (a *Answer) Done(output string) error {
 	a.mu.Lock()
 	wrote, err := a.wrote, a.err
 	a.mu.Unlock()
@@ -99,9 +100,3 @@ func (a *answerStream) done(output string) error {
 	_, err = fmt.Fprintln(a.w, output)
 	return err
 }
-
-// Tool call summaries on the progress line: the one summary of
-// internal/tui, which the interactive screen shows too.
-const maxSummary = tui.MaxSummary
-
-func toolSummary(args string) string { return tui.ToolSummary(args) }

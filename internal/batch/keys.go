@@ -1,4 +1,4 @@
-package main
+package batch
 
 import (
 	"crypto/rand"
@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// batchKeys names a batch's tasks across reins processes
+// Keys names a batch's tasks across reins processes
 // (subagent.Params.Key): the temporal engine makes each task one workflow,
 // so that `reins batch --resume` after a killed batch re-attaches to the
 // workflows still running (or takes the result of one that completed
@@ -21,7 +21,7 @@ import (
 // run and the task id's hash. A new batch (no --resume) draws a new nonce,
 // so it runs every task again; --resume reads the one its predecessor
 // left in $REINS_HOME/batch (one small file per results path).
-func batchKeys(home, out string, resume bool) (func(taskID string) string, error) {
+func Keys(home, out string, resume bool) (func(taskID string) string, error) {
 	abs, err := filepath.Abs(out)
 	if err != nil {
 		return nil, err

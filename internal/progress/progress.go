@@ -1,20 +1,25 @@
-package main
+// Package progress is what `reins run` shows on a terminal while it
+// works: the progress lines on stderr (the current step, tool calls,
+// children, retries, compactions) and the answer streamed to stdout as it
+// arrives. Off a terminal both stay quiet until the answer is done, so
+// pipes and files get only what the command promises. Everything a model,
+// a tool or an agent file wrote is escaped (termsafe).
+package progress
 
 import (
 	"fmt"
-	"github.com/charmbracelet/x/term"
 	"io"
-	"os"
 	"sync"
 
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui"
 )
 
-// progress prints the current step, tool calls, running children and
+// Progress prints the current step, tool calls, running children and
 // retries on stderr — only when stderr is a terminal, so pipes and files
-// get nothing but what the command promises. NO_COLOR is honoured.
-type progress struct {
+// get nothing but what the command promises.
+type Progress struct {
 	mu    sync.Mutex
 	w     io.Writer
 	on    bool
@@ -24,32 +29,17 @@ type progress struct {
 	bg map[string]bool
 	// answer, when the answer streams to the same terminal, has its
 	// partly written line ended before a progress line.
-	answer *answerStream
+	answer *Answer
 }
 
-func newProgress(w io.Writer) *progress {
-	p := &progress{w: w}
-	if isTerminal(w) {
-		p.on = true
-		p.color = os.Getenv("NO_COLOR") == ""
-	}
-	return p
+// New is the progress of a run on w: on when w is a terminal, dimmed
+// when color (NO_COLOR unset); answer, when the answer streams to the same
+// terminal, has its partly written line ended before each progress line.
+func New(w io.Writer, on, color bool, answer *Answer) *Progress {
+	return &Progress{w: w, on: on, color: on && color, answer: answer}
 }
 
-// isTerminal reports whether v (a stream: stdin, stdout, stderr) is a
-// character device (a terminal).
-func isTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	if !ok {
-		return false
-	}
-	// A terminal answers the terminal ioctl; a character device alone is
-	// not one (/dev/null, /dev/full: taking those for terminals lost the
-	// failed writes of `reins version > /dev/full`, exit 0).
-	return term.IsTerminal(f.Fd())
-}
-
-func (p *progress) printf(format string, args ...any) {
+func (p *Progress) printf(format string, args ...any) {
 	// Tool names, labels and agents come from the model or agent files:
 	// escaped before our own color codes are added.
 	p.answer.breakLine()
@@ -60,9 +50,9 @@ func (p *progress) printf(format string, args ...any) {
 	fmt.Fprintln(p.w, line)
 }
 
-// event is called with every session event (under the log's lock: it
+// Event is called with every session event (under the log's lock: it
 // must stay cheap).
-func (p *progress) event(e session.Event) {
+func (p *Progress) Event(e session.Event) {
 	if !p.on {
 		return
 	}
@@ -76,7 +66,7 @@ func (p *progress) event(e session.Event) {
 	case session.TypeToolCall:
 		var d session.ToolCall
 		e.Decode(&d)
-		if sum := toolSummary(d.Arguments); sum != "" && sum != "{}" {
+		if sum := tui.ToolSummary(d.Arguments); sum != "" && sum != "{}" {
 			p.printf("  ↳ %s %s", d.Name, sum)
 		} else {
 			p.printf("  ↳ %s", d.Name)

@@ -1,4 +1,4 @@
-package main
+package jsonstream
 
 import (
 	"bytes"
@@ -31,14 +31,14 @@ func (g *gateWriter) Write(p []byte) (int, error) {
 // silently, and the final object is still the last line.
 func TestStreamDropsLoudly(t *testing.T) {
 	w := &gateWriter{open: make(chan struct{})}
-	s := newJSONStream(w, "main")
-	const n = streamLimit + 500
+	s := New(w, "main")
+	const n = Limit + 500
 	h := session.Header{ID: "root"}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := range n {
-			s.observe(h, session.Event{Type: "assistant/chunk", Seq: int64(i), Time: time.Unix(0, 0), Data: json.RawMessage(`{}`)})
+			s.Observe(h, session.Event{Type: "assistant/chunk", Seq: int64(i), Time: time.Unix(0, 0), Data: json.RawMessage(`{}`)})
 		}
 	}()
 	select {
@@ -47,13 +47,13 @@ func TestStreamDropsLoudly(t *testing.T) {
 		t.Fatal("observe blocked on a reader that does not read")
 	}
 	close(w.open)
-	if err := s.close(runResult{SessionID: "root", StopReason: "completed"}); err != nil {
+	if err := s.Close(map[string]string{"sessionId": "root", "stopReason": "completed"}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(w.buf.String(), "\n"), "\n")
 	events, dropped := 0, 0
 	for _, l := range lines[:len(lines)-1] {
-		var d droppedLine
+		var d Dropped
 		json.Unmarshal([]byte(l), &d)
 		if d.Type == "stream/dropped" {
 			dropped += d.Count
@@ -74,10 +74,10 @@ func TestStreamDropsLoudly(t *testing.T) {
 // escaped in every line.
 func TestStreamEscapes(t *testing.T) {
 	var b bytes.Buffer
-	s := newJSONStream(&b, "main\x1b[31m")
+	s := New(&b, "main\x1b[31m")
 	data, _ := json.Marshal(map[string]string{"delta": "\x1b]0;pwned\x07 \u009b2J"})
-	s.observe(session.Header{ID: "x\x1by", Agent: "a\x1b"}, session.Event{Type: "assistant/chunk", Data: data})
-	s.close(runResult{Output: "\x1b[2J"})
+	s.Observe(session.Header{ID: "x\x1by", Agent: "a\x1b"}, session.Event{Type: "assistant/chunk", Data: data})
+	s.Close(map[string]string{"output": "\x1b[2J"})
 	if bytes.ContainsAny(b.Bytes(), "\x1b\x07\u009b") {
 		t.Errorf("raw control bytes in the stream: %q", b.String())
 	}

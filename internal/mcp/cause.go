@@ -1,4 +1,4 @@
-package main
+package mcp
 
 import (
 	"crypto/sha256"
@@ -9,18 +9,17 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/termsafe"
 )
 
-// mcpCause is what reins can tell about why a configured server failed,
+// Cause is what reins can tell about why a configured server failed,
 // from the user's own config and reins's own checks (never from what the
 // server wrote, which stays in the host log): the command and whether it
 // can be found, or the URL without its query (which may hold a token).
 // Arguments, environment and headers are not shown: they may hold
 // secrets. The result is escaped for one line.
-func mcpCause(srv mcpspec.Server, getenv func(string) string) string {
+func Cause(srv mcpspec.Server, getenv func(string) string) string {
 	if srv.Refused != "" {
 		return "its ${VAR} expansion names the secret variable " + termsafe.EscapeLine(srv.Refused) + ", refused for a server a repository declares"
 	}
@@ -60,14 +59,14 @@ func mcpCause(srv mcpspec.Server, getenv func(string) string) string {
 	return "command " + cmd + " is on PATH; it exited or did not answer the MCP handshake in time"
 }
 
-// mcpNoticeNew says whether the failures summed up in lines differ from
-// the last ones reins warned about in this workspace, and remembers them
-// ($REINS_HOME/mcp-notices/<hash of the workspace>): a run warns once per
-// change, not every run. No failures forgets the record, so the next one
-// warns again.
-func mcpNoticeNew(h *harness.Harness, lines []string) bool {
-	ws := sha256.Sum256([]byte(h.Cwd))
-	file := filepath.Join(h.Home, "mcp-notices", hex.EncodeToString(ws[:8]))
+// NoticeNew says whether the failures summed up in lines differ from the
+// last ones reins warned about in workspace cwd, and remembers them
+// (home/mcp-notices/<hash of the workspace>, home being $REINS_HOME): a
+// run warns once per change, not every run. No failures forgets the
+// record, so the next one warns again.
+func NoticeNew(home, cwd string, lines []string) bool {
+	ws := sha256.Sum256([]byte(cwd))
+	file := filepath.Join(home, "mcp-notices", hex.EncodeToString(ws[:8]))
 	if len(lines) == 0 {
 		os.Remove(file)
 		return false
