@@ -24,11 +24,13 @@ import (
 // namespaces and Landlock, not a syscall allowlist, so no build tool or
 // language runtime breaks on a syscall nobody listed.
 //
-// It is a dozen classic BPF instructions written here rather than built by
-// a policy library: the one we used (go-seccomp-bpf) builds syscall tables
-// for every architecture when a program starts, which every start of
-// reins paid — twice per confined process, in the supervisor and in the
-// confine stage (BENCHMARKS.md, the container's cost).
+// It is 13 to 25 classic BPF instructions written here rather than built
+// by a policy library: the one we used (go-seccomp-bpf) builds syscall
+// tables for every architecture when a program starts, which every start
+// of reins paid — twice per confined process, in the supervisor and in the
+// confine stage (BENCHMARKS.md, the container's cost). Its filter also let
+// every call of a second ABI through unchecked (a 32-bit `int 0x80` ioctl
+// on x86-64); this one checks that ABI's ioctl with the same rule.
 
 // seccompArch is what the filter needs to know of an architecture.
 type seccompArch struct {
