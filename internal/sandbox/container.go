@@ -230,7 +230,8 @@ func buildView(p Policy, tmp string, argv, sockets []string) error {
 
 	// Copies of what comes back writable, taken while it still is.
 	var early, late []detached
-	for _, w := range grantedWrites(p, tmp) {
+	granted := grantedWrites(p, tmp) // resolved once: each path is a walk of its symlinks
+	for _, w := range granted {
 		d, err := detach(w, false)
 		if err != nil {
 			return err
@@ -284,7 +285,7 @@ func buildView(p Policy, tmp string, argv, sockets []string) error {
 		}
 		seen[r] = true
 		for _, d := range privateDirs {
-			if within(d, r) && r != d && !coveredBy(r, grantedWrites(p, tmp)) {
+			if within(d, r) && r != d && !coveredBy(r, granted) {
 				if c, err := detach(r, true); err == nil {
 					early = append(early, c)
 				}

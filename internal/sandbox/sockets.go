@@ -102,6 +102,12 @@ func maskSockets(paths []string, tmp string) error {
 			continue
 		}
 		if err := unix.Mount("/dev/null", p, "", unix.MS_BIND, ""); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				// Removed since the Lstat (a server that ended): no door
+				// left to cover. Seen on a shared machine, where another
+				// program's socket came and went: the start failed.
+				continue
+			}
 			return fmt.Errorf("mask the socket %s: %w", p, err)
 		}
 	}

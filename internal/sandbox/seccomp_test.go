@@ -1,0 +1,87 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"encoding/binary"
+	"runtime"
+	"testing"
+
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// TestTerminalFilter runs the seccomp program in a BPF interpreter on
+// hand-made seccomp_data, for each way an ioctl can reach the kernel on
+// x86-64 and arm64: native, the x32 ABI, the 32-bit compat ABI (int 0x80,
+// which the library filter used before let through unchecked), and a
+// command number with high bits set.
+func TestTerminalFilter(t *testing.T) {
+	if a, ok := archOf(runtime.GOARCH); !ok || a.ioctl != unix.SYS_IOCTL {
+		t.Fatalf("archOf(%s) = %+v, %v; the native ioctl is %d", runtime.GOARCH, a, ok, unix.SYS_IOCTL)
+	}
+	const tiocsti, tioclinux, tiocgwinsz = 0x5412, 0x541c, 0x5413
+	type call struct {
+		name     string
+		arch, nr uint32
+		cmd      uint64
+		want     uint32
+	}
+	for _, c := range []struct {
+		goarch string
+		calls  []call
+	}{
+		{"amd64", []call{
+			{"TIOCSTI", unix.AUDIT_ARCH_X86_64, 16, tiocsti, retEPERM},
+			{"TIOCLINUX", unix.AUDIT_ARCH_X86_64, 16, tioclinux, retEPERM},
+			{"TIOCSTI high bits", unix.AUDIT_ARCH_X86_64, 16, 1<<32 | tiocsti, retEPERM},
+			{"any high bit", unix.AUDIT_ARCH_X86_64, 16, 1 << 63, retEPERM},
+			{"TIOCGWINSZ", unix.AUDIT_ARCH_X86_64, 16, tiocgwinsz, retAllow},
+			{"write", unix.AUDIT_ARCH_X86_64, 1, tiocsti, retAllow},
+			{"x32 ioctl", unix.AUDIT_ARCH_X86_64, 0x40000000 | 514, tiocsti, retNoSys},
+			{"i386 TIOCSTI", unix.AUDIT_ARCH_I386, 54, tiocsti, retEPERM},
+			{"i386 TIOCGWINSZ", unix.AUDIT_ARCH_I386, 54, tiocgwinsz, retAllow},
+			{"i386 other call", unix.AUDIT_ARCH_I386, 16, tiocsti, retAllow},
+			{"another arch", unix.AUDIT_ARCH_AARCH64, 16, tiocsti, retAllow},
+		}},
+		{"arm64", []call{
+			{"TIOCSTI", unix.AUDIT_ARCH_AARCH64, 29, tiocsti, retEPERM},
+			{"TIOCSTI high bits", unix.AUDIT_ARCH_AARCH64, 29, 1<<40 | tiocsti, retEPERM},
+			{"TIOCGWINSZ", unix.AUDIT_ARCH_AARCH64, 29, tiocgwinsz, retAllow},
+			{"high nr", unix.AUDIT_ARCH_AARCH64, 0x40000000 | 29, tiocsti, retAllow},
+			{"arm TIOCLINUX", unix.AUDIT_ARCH_ARM, 54, tioclinux, retEPERM},
+			{"arm other call", unix.AUDIT_ARCH_ARM, 29, tiocsti, retAllow},
+		}},
+		{"riscv64", []call{
+			{"TIOCSTI", unix.AUDIT_ARCH_RISCV64, 29, tiocsti, retEPERM},
+			{"TIOCGWINSZ", unix.AUDIT_ARCH_RISCV64, 29, tiocgwinsz, retAllow},
+			{"another arch", unix.AUDIT_ARCH_X86_64, 29, tiocsti, retAllow},
+		}},
+	} {
+		a, ok := archOf(c.goarch)
+		if !ok {
+			t.Fatalf("no filter for %s", c.goarch)
+		}
+		vm, err := bpf.NewVM(terminalFilter(a, false))
+		if err != nil {
+			t.Fatalf("%s: %v", c.goarch, err)
+		}
+		for _, call := range c.calls {
+			// struct seccomp_data of a little-endian machine. The
+			// interpreter loads words in network order (seccomp in the
+			// machine's), so each word is stored big-endian here.
+			data := make([]byte, 64)
+			binary.BigEndian.PutUint32(data[seccompNrOff:], call.nr)
+			binary.BigEndian.PutUint32(data[seccompArchOff:], call.arch)
+			binary.BigEndian.PutUint32(data[seccompArg1Off:], uint32(call.cmd))
+			binary.BigEndian.PutUint32(data[seccompArg1Off+4:], uint32(call.cmd>>32))
+			got, err := vm.Run(data)
+			if err != nil {
+				t.Fatalf("%s %s: %v", c.goarch, call.name, err)
+			}
+			if uint32(got) != call.want {
+				t.Errorf("%s %s: got %#x, want %#x", c.goarch, call.name, got, call.want)
+			}
+		}
+	}
+}
