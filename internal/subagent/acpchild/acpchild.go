@@ -383,10 +383,15 @@ func (r *run) handshake(ctx context.Context, cwd string, load sdk.SessionId) (sd
 // and counts nothing before it; a replay that outlasts the silence shows
 // itself by a user_message_chunk in the new turn (run.update) and fails
 // the run rather than return its stale text.
+//
+// An agent that is never silent for that long (one sending a heartbeat)
+// is waited for replayWaits windows at most; then the follow-up goes, and
+// the replayed user_message_chunk still guards the answer.
 func (r *run) awaitReplay(ctx context.Context) error {
-	t := time.NewTimer(r.p.opts.ReplayQuiet)
+	quiet := r.p.opts.ReplayQuiet
+	t := time.NewTimer(quiet)
 	defer t.Stop()
-	for {
+	for range replayWaits {
 		since := r.filter.handled.Load()
 		select {
 		case <-ctx.Done():
@@ -396,9 +401,14 @@ func (r *run) awaitReplay(ctx context.Context) error {
 		if r.filter.quiet(since) {
 			return nil
 		}
-		t.Reset(r.p.opts.ReplayQuiet)
+		t.Reset(quiet)
 	}
+	r.p.logf("acp child %s (%s): no %s of silence after session/load in %d tries; sending the follow-up", r.req.RunID, r.req.Agent.Name, quiet, replayWaits)
+	return nil
 }
+
+// replayWaits bounds awaitReplay's windows of Options.ReplayQuiet.
+const replayWaits = 10
 
 // versionError is an initialize answer with a protocol version reins does
 // not speak: the configured command is not an ACP v1 agent.

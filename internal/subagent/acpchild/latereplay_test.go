@@ -83,6 +83,42 @@ func TestLateReplay(t *testing.T) {
 	}
 }
 
+// TestNeverSilentChildIsContinued: a loaded child that never falls silent
+// (a heartbeat every 50 ms against a ReplayQuiet of 300 ms) still gets its
+// follow-up after replayWaits windows, and answers it.
+func TestNeverSilentChildIsContinued(t *testing.T) {
+	f := newFixture(t)
+	env := map[string]string{"ACP_LOAD": "1", "ACP_HISTORY_DIR": filepath.Join(f.cwd, ".acp-history"), "ACP_HEARTBEAT_MS": "50"}
+	p := New(Options{Logf: func(string, ...any) {}, Ladder: testLadder, ExitWait: testExitWait, SessionsDir: t.TempDir(), ReplayQuiet: 300 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for i, prompt := range []string{"ACP-ONE", "ACP-TWO"} {
+		req := f.request(f.agent("history", "", env), prompt)
+		req.ParentSession, req.ChildID = "parent-1", "child-1"
+		var (
+			r   subagent.Run
+			err error
+		)
+		if i == 0 {
+			r, err = p.Start(ctx, req)
+		} else {
+			req.Continues = "child-1"
+			r, err = p.(subagent.Continuer).Continue(ctx, req)
+		}
+		if err != nil {
+			t.Fatalf("run %d: %v", i+1, err)
+		}
+		res := outcome.Settle(r.Wait(ctx))
+		if err := r.Dispose(); err != nil {
+			t.Errorf("Dispose: %v", err)
+		}
+		want := []string{"turn 1 after []", "turn 2 after [ACP-ONE]"}[i]
+		if res.StopReason != outcome.StopCompleted || text(res) != want {
+			t.Errorf("run %d: (%s, %q, %q), want completed %q", i+1, res.StopReason, text(res), res.Diagnostic, want)
+		}
+	}
+}
+
 // TestEchoedPromptIsNotReplay: in a loaded run, a user_message_chunk that
 // is part of reins's own prompt is the agent echoing it, not a replay.
 func TestEchoedPromptIsNotReplay(t *testing.T) {

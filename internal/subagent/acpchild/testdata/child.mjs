@@ -117,6 +117,16 @@ let pendingReplay = null;
 
 async function loadSession({ params, client }) {
   const sid = params.sessionId;
+  // ACP_HEARTBEAT_MS: from the load on, a session/update (an empty
+  // available_commands_update) every that many ms, forever: a child that
+  // never falls silent.
+  const beat = Number(env("ACP_HEARTBEAT_MS", "0"));
+  if (beat > 0) {
+    setInterval(() => client.notify(acp.methods.client.session.update, {
+      sessionId: sid,
+      update: { sessionUpdate: "available_commands_update", availableCommands: [] },
+    }), beat);
+  }
   if (scenario !== "latereplay") {
     await replayHistory(client, sid);
     return {};
