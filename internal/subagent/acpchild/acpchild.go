@@ -65,7 +65,17 @@ type Options struct {
 	// MCPServers are the MCP servers a child's agent file may name
 	// (`mcpServers`): the named ones are passed in session/new.
 	MCPServers []mcpspec.Server
+	// ReplayQuiet is how long a loaded session's child must stay silent
+	// after answering session/load before reins sends the follow-up; zero
+	// means DefaultReplayQuiet. See awaitReplay.
+	ReplayQuiet time.Duration
 }
+
+// DefaultReplayQuiet is Options.ReplayQuiet's default: Gemini CLI 0.61
+// went on replaying 35 ms after its session/load answer on a machine at
+// load 28; a second of silence is far beyond that and small beside an
+// agent's start (Gemini CLI: 30 s there).
+const DefaultReplayQuiet = time.Second
 
 // New returns the acp provider.
 func New(opts Options) subagent.Provider {
@@ -86,6 +96,9 @@ func New(opts Options) subagent.Provider {
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
+	}
+	if opts.ReplayQuiet <= 0 {
+		opts.ReplayQuiet = DefaultReplayQuiet
 	}
 	return &provider{opts: opts}
 }
@@ -218,6 +231,7 @@ func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.Ses
 		route:      &router{},
 		kinds:      map[sdk.ToolCallId]string{},
 		tap:        subagent.NewTap(req),
+		loaded:     load != "",
 	}
 	// The agent's timeout covers the whole run, the start included.
 	r.life = childproc.Start(remaining(ag.Timeout, began), errTimeout)
@@ -262,9 +276,11 @@ func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.Ses
 		return nil, r.rollback(ctx, stage, err)
 	}
 	r.mu.Lock()
+	// Updates count from here: until now r.sessionID was empty, so what
+	// session/load replayed — before its answer, or after it until the
+	// child fell quiet (awaitReplay) — was dropped, never folded. A
+	// replay that still comes makes the run fail (lateReplay).
 	r.sessionID = sid
-	// What session/load replayed is the earlier conversation, not this
-	// run's output.
 	r.fold = outcome.Fold{}
 	r.mu.Unlock()
 	// Started: from here a child that sends nothing for stallTimeout is
@@ -335,6 +351,9 @@ func (r *run) handshake(ctx context.Context, cwd string, load sdk.SessionId) (sd
 		if _, err := r.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: load, Cwd: cwd, McpServers: r.mcpServers(init.AgentCapabilities.McpCapabilities.Http)}); err != nil {
 			return "", outcome.StageLoadSession, err
 		}
+		if err := r.awaitReplay(ctx); err != nil {
+			return "", outcome.StageLoadSession, err
+		}
 		return load, "", nil
 	}
 	ns, err := r.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: r.mcpServers(init.AgentCapabilities.McpCapabilities.Http), Meta: traceMeta(r.req.Trace)})
@@ -346,6 +365,50 @@ func (r *run) handshake(ctx context.Context, cwd string, load sdk.SessionId) (sd
 	}
 	return ns.SessionId, "", nil
 }
+
+// awaitReplay returns once the child that answered session/load has been
+// silent for Options.ReplayQuiet with everything it wrote handled, or when
+// ctx ends (the start deadline bounds it).
+//
+// Why: ACP says an agent replays the loaded conversation as session/update
+// notifications and answers session/load when all of it is sent. Gemini
+// CLI 0.61 does not wait: it starts the replay inside its handler and
+// answers at once, so the replay (the user's earlier prompts as
+// user_message_chunk, the agent's earlier answers as agent_message_chunk,
+// its tool calls) streams on after the answer, tens of milliseconds
+// later. Nothing in the stream marks its end, and the earlier answer's
+// chunks look exactly like the new turn's. What does separate them is
+// the follow-up: the agent cannot answer a prompt it has not been sent.
+// So reins sends session/prompt only after the child has fallen quiet
+// and counts nothing before it; a replay that outlasts the silence shows
+// itself by a user_message_chunk in the new turn (run.update) and fails
+// the run rather than return its stale text.
+//
+// An agent that is never silent for that long (one sending a heartbeat)
+// is waited for replayWaits windows at most; then the follow-up goes, and
+// the replayed user_message_chunk still guards the answer.
+func (r *run) awaitReplay(ctx context.Context) error {
+	quiet := r.p.opts.ReplayQuiet
+	t := time.NewTimer(quiet)
+	defer t.Stop()
+	for range replayWaits {
+		since := r.filter.handled.Load()
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-t.C:
+		}
+		if r.filter.quiet(since) {
+			return nil
+		}
+		t.Reset(quiet)
+	}
+	r.p.logf("acp child %s (%s): no %s of silence after session/load in %d tries; sending the follow-up", r.req.RunID, r.req.Agent.Name, quiet, replayWaits)
+	return nil
+}
+
+// replayWaits bounds awaitReplay's windows of Options.ReplayQuiet.
+const replayWaits = 10
 
 // versionError is an initialize answer with a protocol version reins does
 // not speak: the configured command is not an ACP v1 agent.

@@ -46,6 +46,9 @@ type run struct {
 
 	res outcome.Result // set when the prompt settled (life.Done)
 
+	// loaded is a run that continues a session it loaded (session/load).
+	loaded bool
+
 	mu        sync.Mutex
 	sessionID sdk.SessionId
 	fold      outcome.Fold
@@ -54,6 +57,10 @@ type run struct {
 	kindSeen  chan struct{}             // closed and replaced when kinds grows
 	denial    *outcome.PermissionLine   // the last rejected or cancelled request
 	allowance *outcome.PermissionLine   // the last allowed request
+	// lateReplay is a loaded session's replay that went on after reins
+	// counted updates as this run's (awaitReplay): its text cannot be
+	// told from the new answer's, so the run fails.
+	lateReplay bool
 }
 
 // Session is empty: the child's ACP session id is child-chosen text, not a
@@ -220,7 +227,11 @@ func (r *run) settle(resp sdk.PromptResponse, err error) outcome.Result {
 	if perm == nil {
 		perm = r.allowance
 	}
+	late := r.lateReplay
 	r.mu.Unlock()
+	if late {
+		return r.settleLateReplay()
+	}
 	if err == nil && resp.Usage != nil {
 		res.Usage = usage(resp.Usage)
 	}
@@ -287,6 +298,21 @@ func (r *run) settle(resp sdk.PromptResponse, err error) outcome.Result {
 		res.Diagnostic = perm.String()
 	}
 	return res
+}
+
+// settleLateReplay is the result of a loaded run whose replay went on
+// into the new turn: the text it folded mixes the earlier conversation
+// with the new answer, so none of it is returned. A local cancellation
+// is still only aborted; anything else fails at load-session (protocol:
+// the agent replayed after answering session/load, docs/subagents.md).
+func (r *run) settleLateReplay() outcome.Result {
+	if cause := context.Cause(r.ctx); cause != nil && !errors.Is(cause, errTimeout) {
+		return outcome.Result{StopReason: outcome.StopAborted}
+	}
+	return outcome.Result{
+		StopReason: outcome.StopError,
+		Diagnostic: diag(outcome.StageLoadSession, outcome.CategoryProtocol, outcome.StopError).String(),
+	}
 }
 
 func usage(u *sdk.Usage) llm.Usage {
@@ -357,6 +383,11 @@ func (r *run) update(n sdk.SessionNotification) {
 	}
 	u := n.Update
 	switch {
+	case u.UserMessageChunk != nil:
+		if r.loaded && !r.lateReplay && r.replayed(u.UserMessageChunk.Content) {
+			r.lateReplay = true
+			r.p.logf("acp child %s (%s): the loaded session's replay went on after the follow-up was sent", r.req.RunID, r.req.Agent.Name)
+		}
 	case u.AgentMessageChunk != nil:
 		if t := u.AgentMessageChunk.Content.Text; t != nil {
 			r.fold.PushText(t.Text)
@@ -378,6 +409,18 @@ func (r *run) update(n sdk.SessionNotification) {
 			r.tap.Emit(session.TypeToolResult, session.ToolResult{Turn: 1, CallID: r.tapCallID(u.ToolCallUpdate.ToolCallId), IsError: *st == sdk.ToolCallStatusFailed})
 		}
 	}
+}
+
+// replayed reports whether a user_message_chunk of a loaded run is the
+// replay of an earlier prompt. A new turn has no user message but reins's
+// own prompt, which an agent may echo (qwen-code echoes some): a text that
+// is part of this run's prompt, or content that is not text, is not taken
+// for a replay. r.mu is held.
+func (r *run) replayed(c sdk.ContentBlock) bool {
+	if c.Text == nil || strings.TrimSpace(c.Text.Text) == "" {
+		return false
+	}
+	return !strings.Contains(promptText(r.req), c.Text.Text)
 }
 
 // maxTapCalls bounds the tool call ids the live stream numbers.

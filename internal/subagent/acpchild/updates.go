@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -39,6 +40,9 @@ type updateFilter struct {
 	// protocol message shows the child is alive (its stall watch).
 	progress func()
 	done     chan struct{} // closed when the child's stdout ended (or was closed)
+	// handled counts the lines read and handled (folded, or passed to the
+	// SDK): whether the child said anything during a wait (quiet).
+	handled atomic.Uint64
 }
 
 // maxFrame is the SDK's own line limit: a longer frame is dropped (and
@@ -80,6 +84,7 @@ func (f *updateFilter) run() {
 					forward = false // the SDK's reader is gone; keep draining
 				}
 			}
+			f.handled.Add(1)
 		}
 		if err != nil {
 			return
@@ -139,6 +144,17 @@ func (f *updateFilter) intercept(line []byte) bool {
 	}
 	f.handle(n)
 	return true
+}
+
+// quiet reports whether the child wrote nothing since the filter had
+// handled since lines, and all it wrote is handled: its stdout ended, or
+// the pipe is empty and the filter waits on it (without a pollable pipe,
+// only the count can say).
+func (f *updateFilter) quiet(since uint64) bool {
+	if f.handled.Load() != since {
+		return false
+	}
+	return f.finished() || f.raw.rc == nil || f.idle()
 }
 
 // finished reports whether the child's stdout ended and every line of it

@@ -97,21 +97,62 @@ async function askPermission(client, sessionId) {
 const historyFile = (sid) => join(env("ACP_HISTORY_DIR", "/nonexistent"), sid.replace(/[^A-Za-z0-9-]/g, "_") + ".json");
 const readHistory = (sid) => { try { return JSON.parse(readFileSync(historyFile(sid), "utf8")); } catch { return []; } };
 
-async function loadSession({ params, client }) {
-  for (const h of readHistory(params.sessionId)) {
+async function replayHistory(client, sid) {
+  for (const h of readHistory(sid)) {
     await client.notify(acp.methods.client.session.update, {
-      sessionId: params.sessionId,
+      sessionId: sid,
       update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: h.prompt } },
     });
-    await say(client, params.sessionId, `REPLAYED ${h.answer}`);
+    await say(client, sid, `REPLAYED ${h.answer}`);
   }
+}
+
+// The latereplay scenario is the history scenario with the replay after
+// the session/load answer, which ACP says comes last: ACP_REPLAY_AT=after
+// (the default) is Gemini CLI 0.61's way — one user_message_chunk before
+// the answer, the rest ACP_REPLAY_DELAY ms (50) after it;
+// ACP_REPLAY_AT=prompt holds the whole replay until the follow-up prompt
+// arrives and streams it before that prompt's answer.
+let pendingReplay = null;
+
+async function loadSession({ params, client }) {
+  const sid = params.sessionId;
+  // ACP_HEARTBEAT_MS: from the load on, a session/update (an empty
+  // available_commands_update) every that many ms, forever: a child that
+  // never falls silent.
+  const beat = Number(env("ACP_HEARTBEAT_MS", "0"));
+  if (beat > 0) {
+    setInterval(() => client.notify(acp.methods.client.session.update, {
+      sessionId: sid,
+      update: { sessionUpdate: "available_commands_update", availableCommands: [] },
+    }), beat);
+  }
+  if (scenario !== "latereplay") {
+    await replayHistory(client, sid);
+    return {};
+  }
+  if (env("ACP_REPLAY_AT", "after") === "prompt") {
+    pendingReplay = () => replayHistory(client, sid);
+    return {};
+  }
+  await client.notify(acp.methods.client.session.update, {
+    sessionId: sid,
+    update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "<session context>" } },
+  });
+  setTimeout(() => replayHistory(client, sid), Number(env("ACP_REPLAY_DELAY", "50")));
   return {};
 }
 
 async function prompt({ params, client }) {
   const sid = params.sessionId;
   const text = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join("");
+  if (pendingReplay) {
+    const replay = pendingReplay;
+    pendingReplay = null;
+    await replay();
+  }
   switch (scenario) {
+    case "latereplay":
     case "history": {
       const h = readHistory(sid);
       const answer = `turn ${h.length + 1} after [${h.map((x) => x.prompt).join(" | ")}]`;
@@ -315,7 +356,7 @@ const app = acp
       throw new acp.RequestError(-32603, `cannot open ${canary}`, { secret: canary });
     }
     if (scenario === "empty_session") return { sessionId: "" };
-    if (scenario === "history") return { sessionId: `sess-${canary}-${process.pid}` };
+    if (scenario === "history" || scenario === "latereplay") return { sessionId: `sess-${canary}-${process.pid}` };
     return { sessionId: `sess-${canary}` };
   })
   .onRequest(acp.methods.agent.session.load, loadSession)
