@@ -36,6 +36,12 @@ func Serve(ctx context.Context, cfg config.Temporal, parallel int, run RunFunc, 
 	return w.Run(stop)
 }
 
+// DeadlockBound is how long one workflow task may run before the SDK
+// calls it a deadlock. ChildRun's tasks are a few calls each, but the SDK's
+// 1 s default fails them on a busy machine (seen at load 30 in the suite);
+// a real deadlock still surfaces, only later.
+const DeadlockBound = 30 * time.Second
+
 // NewWorker registers the workflow and the activity on a worker of queue.
 func NewWorker(c client.Client, queue string, parallel int, run RunFunc) worker.Worker {
 	w := worker.New(c, queue, worker.Options{
@@ -46,6 +52,7 @@ func NewWorker(c client.Client, queue string, parallel int, run RunFunc) worker.
 		// sent every HeartbeatEvery, not throttled to 80% of the
 		// heartbeat timeout, so a parent's budget sees it within seconds.
 		MaxHeartbeatThrottleInterval: HeartbeatEvery,
+		DeadlockDetectionTimeout:     DeadlockBound,
 	})
 	Register(w, run)
 	return w

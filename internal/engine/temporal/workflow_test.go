@@ -12,6 +12,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
@@ -25,6 +26,9 @@ func runWorkflow(t *testing.T, task Task, run RunFunc, setup func(env *testsuite
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
+	// The worker's bound, not the SDK's 1 s: a busy machine is a normal
+	// machine (TMPRL1101 "potential deadlock" at load 30 otherwise).
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: DeadlockBound})
 	Register(env, run)
 	if setup != nil {
 		setup(env)
