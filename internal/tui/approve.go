@@ -15,6 +15,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui/linediff"
+	"github.com/reinsdev/reins/internal/tui/termtext"
+	"github.com/reinsdev/reins/internal/tui/toolsummary"
 )
 
 // An approval question shows everything the call will do before it is
@@ -41,10 +44,10 @@ const diffContext = 2
 // asks (off the screen's goroutine), so the diff is against the file at
 // that moment.
 type preview struct {
-	path   string     // write/edit: the path as the model gave it
-	note   string     // reins's own words about the change ("new file", …)
-	fields []argField // every other argument, whole
-	diff   []diffLine // write/edit
+	path   string          // write/edit: the path as the model gave it
+	note   string          // reins's own words about the change ("new file", …)
+	fields []argField      // every other argument, whole
+	diff   []linediff.Line // write/edit
 	// host: a domain question's host (approve_domain.go); gone closes
 	// when its connection stops waiting.
 	host string
@@ -88,13 +91,13 @@ func makePreview(cwd, name string, args json.RawMessage) *preview {
 					switch {
 					case err != nil:
 						p.note = "the current file cannot be read (" + err.Error() + "); the write replaces it"
-						p.diff = lineDiff("", content, diffContext)
+						p.diff = linediff.Lines("", content, diffContext)
 					case !exists:
-						p.note = fmt.Sprintf("new file, %s", byteSize(len(content)))
-						p.diff = lineDiff("", content, diffContext)
+						p.note = fmt.Sprintf("new file, %s", termtext.Bytes(len(content)))
+						p.diff = linediff.Lines("", content, diffContext)
 					default:
-						p.note = fmt.Sprintf("overwrites %s with %s", byteSize(len(cur)), byteSize(len(content)))
-						p.diff = lineDiff(cur, content, diffContext)
+						p.note = fmt.Sprintf("overwrites %s with %s", termtext.Bytes(len(cur)), termtext.Bytes(len(content)))
+						p.diff = linediff.Lines(cur, content, diffContext)
 					}
 				}
 			case "edit":
@@ -110,20 +113,20 @@ func makePreview(cwd, name string, args json.RawMessage) *preview {
 					switch {
 					case err != nil || !exists:
 						p.note = "the file cannot be read now; the edit will fail"
-						p.diff = lineDiff(oldS, newS, diffContext)
+						p.diff = linediff.Lines(oldS, newS, diffContext)
 					case oldS == "" || n == 0:
 						p.note = "old_string is not in the file; the edit will fail"
-						p.diff = lineDiff(oldS, newS, diffContext)
+						p.diff = linediff.Lines(oldS, newS, diffContext)
 					case n > 1 && !all:
 						p.note = fmt.Sprintf("old_string occurs %d times; the edit will fail", n)
-						p.diff = lineDiff(oldS, newS, diffContext)
+						p.diff = linediff.Lines(oldS, newS, diffContext)
 					default:
 						after := strings.Replace(cur, oldS, newS, 1)
 						if all {
 							after = strings.ReplaceAll(cur, oldS, newS)
 							p.note = fmt.Sprintf("replaces %d occurrences", n)
 						}
-						p.diff = lineDiff(cur, after, diffContext)
+						p.diff = linediff.Lines(cur, after, diffContext)
 					}
 				}
 			}
@@ -136,7 +139,7 @@ func makePreview(cwd, name string, args json.RawMessage) *preview {
 		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		ri, rj := summaryRank(keys[i]), summaryRank(keys[j])
+		ri, rj := toolsummary.Rank(keys[i]), toolsummary.Rank(keys[j])
 		if ri != rj {
 			return ri < rj
 		}
@@ -183,22 +186,13 @@ func readCurrent(cwd, path string) (string, bool, error) {
 		return "", true, errors.New("not a regular file")
 	}
 	if st.Size() > maxPreviewFile {
-		return "", true, fmt.Errorf("%s, too large to compare", byteSize(int(st.Size())))
+		return "", true, fmt.Errorf("%s, too large to compare", termtext.Bytes(int(st.Size())))
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxPreviewFile))
 	if err != nil {
 		return "", true, errors.New("cannot read it")
 	}
 	return string(b), true, nil
-}
-
-func summaryRank(k string) int {
-	for i, s := range summaryKeys {
-		if s == k {
-			return i
-		}
-	}
-	return len(summaryKeys)
 }
 
 // question is the whole question for a, wrapped to width: every line,
@@ -232,17 +226,17 @@ func (m *Model) question(a *approval, width int) []string {
 		}
 	}
 	for _, d := range p.diff {
-		switch d.kind {
-		case diffGap:
-			out = append(out, m.st.dim.Render(fmt.Sprintf("    ⋯ %d unchanged lines", d.n)))
+		switch d.Kind {
+		case linediff.Gap:
+			out = append(out, m.st.dim.Render(fmt.Sprintf("    ⋯ %d unchanged lines", d.N)))
 		case diffFile:
-			out = append(out, hangStyled("  ", termsafe.EscapeLine(d.text), w, m.st.warn.Render)...)
-		case diffDel:
-			out = append(out, hangStyled("    - ", termsafe.EscapeLine(d.text), w, m.st.bad.Render)...)
-		case diffAdd:
-			out = append(out, hangStyled("    + ", termsafe.EscapeLine(d.text), w, m.st.ok.Render)...)
+			out = append(out, hangStyled("  ", termsafe.EscapeLine(d.Text), w, m.st.warn.Render)...)
+		case linediff.Del:
+			out = append(out, hangStyled("    - ", termsafe.EscapeLine(d.Text), w, m.st.bad.Render)...)
+		case linediff.Add:
+			out = append(out, hangStyled("    + ", termsafe.EscapeLine(d.Text), w, m.st.ok.Render)...)
 		default:
-			out = append(out, hangStyled("      ", termsafe.EscapeLine(d.text), w, m.st.dim.Render)...)
+			out = append(out, hangStyled("      ", termsafe.EscapeLine(d.Text), w, m.st.dim.Render)...)
 		}
 	}
 	return out
@@ -251,7 +245,7 @@ func (m *Model) question(a *approval, width int) []string {
 // hang wraps s to width with first before its first line and rest
 // before the others.
 func hang(s, first, rest string, width int) []string {
-	lines := strings.Split(wrap(s, max(width-len(rest), 10)), "\n")
+	lines := strings.Split(termtext.Wrap(s, max(width-len(rest), 10)), "\n")
 	for i := range lines {
 		if i == 0 {
 			lines[i] = first + lines[i]
@@ -284,9 +278,9 @@ func (m *Model) questionView() []string {
 		return append(q, m.st.dim.Render("  …"))
 	}
 	if isDomain(a) {
-		return append(q, fitLine(domainHint, m.width))
+		return append(q, termtext.Fit(domainHint, m.width))
 	}
-	return append(q, fitLine(m.answerHint(a), m.width))
+	return append(q, termtext.Fit(m.answerHint(a), m.width))
 }
 
 // front makes the head question current: it flushes the input the

@@ -42,7 +42,7 @@ func isDomain(a *approval) bool { return a.preview != nil && a.preview.host != "
 func (f *feed) askDomain(ctx context.Context, host string) bool {
 	a := &approval{name: domainAskName, args: json.RawMessage(`{}`), reply: make(chan bool, 1),
 		preview: &preview{host: host, gone: ctx.Done()}}
-	if !f.push(item{approve: a}) {
+	if !f.Push(item{approve: a}) {
 		return false
 	}
 	select {
@@ -50,7 +50,7 @@ func (f *feed) askDomain(ctx context.Context, host string) bool {
 		return ok
 	case <-ctx.Done():
 		return false
-	case <-f.done:
+	case <-f.Done():
 		return false
 	}
 }

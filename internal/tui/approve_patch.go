@@ -9,6 +9,7 @@ import (
 	"github.com/reinsdev/reins/internal/patch"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/internal/tui/linediff"
 )
 
 // The approval preview of multi_edit and apply_patch: like write and edit
@@ -22,7 +23,7 @@ import (
 // after it belong to and what happens to it (an apply_patch of several
 // files), or which edit (a multi_edit that will fail). Its text is
 // escaped where it is shown, like every diff line.
-const diffFile diffKind = '@'
+const diffFile linediff.Kind = '@'
 
 // patchPreview is the preview of a multi_edit or apply_patch call, or nil
 // for any other tool or arguments that do not decode (makePreview then
@@ -63,13 +64,13 @@ func multiEditPreview(cwd string, args json.RawMessage) *preview {
 			p.note = firstLine(err.Error()) + "; multi_edit will fail"
 		} else {
 			p.note = tool.Plural(len(a.Edits), "edit") + ", " + tool.Plural(n, "replacement")
-			p.diff = lineDiff(cur, after, diffContext)
+			p.diff = linediff.Lines(cur, after, diffContext)
 			return p
 		}
 	}
 	for i, e := range a.Edits {
-		p.diff = append(p.diff, diffLine{kind: diffFile, text: fmt.Sprintf("edit %d of %d", i+1, len(a.Edits))})
-		p.diff = append(p.diff, lineDiff(e.Old, e.New, diffContext)...)
+		p.diff = append(p.diff, linediff.Line{Kind: diffFile, Text: fmt.Sprintf("edit %d of %d", i+1, len(a.Edits))})
+		p.diff = append(p.diff, linediff.Lines(e.Old, e.New, diffContext)...)
 	}
 	return p
 }
@@ -94,19 +95,19 @@ func applyPatchPreview(cwd string, args json.RawMessage) *preview {
 	for _, op := range ops {
 		cur, exists, rerr := readCurrent(cwd, op.Path)
 		what = string(op.Kind)
-		var d []diffLine
+		var d []linediff.Line
 		var err error
 		switch op.Kind {
 		case patch.Add:
 			if exists {
 				what += ", replacing the file there"
 			}
-			d = lineDiff(cur, op.Content, diffContext)
+			d = linediff.Lines(cur, op.Content, diffContext)
 		case patch.Delete:
 			if rerr == nil && !exists {
 				err = errors.New("no such file")
 			}
-			d = lineDiff(cur, "", diffContext)
+			d = linediff.Lines(cur, "", diffContext)
 		case patch.Update:
 			if op.MoveTo != "" {
 				what += ", moving it to " + op.MoveTo
@@ -120,12 +121,12 @@ func applyPatchPreview(cwd string, args json.RawMessage) *preview {
 				after, err = patch.Apply(cur, op.Chunks)
 			}
 			if err == nil && rerr == nil {
-				d = lineDiff(cur, after, diffContext)
+				d = linediff.Lines(cur, after, diffContext)
 				break
 			}
 			// What the chunks asked for, since the file's result is unknown.
 			for _, c := range op.Chunks {
-				d = append(d, lineDiff(strings.Join(c.Old, "\n"), strings.Join(c.New, "\n"), diffContext)...)
+				d = append(d, linediff.Lines(strings.Join(c.Old, "\n"), strings.Join(c.New, "\n"), diffContext)...)
 			}
 		}
 		if rerr != nil && unread == "" {
@@ -136,7 +137,7 @@ func applyPatchPreview(cwd string, args json.RawMessage) *preview {
 			failed = string(op.Kind) + " " + termsafe.EscapeLine(op.Path) + ": " + firstLine(err.Error()) + "; apply_patch will fail"
 		}
 		if len(ops) > 1 {
-			p.diff = append(p.diff, diffLine{kind: diffFile, text: op.Path + ": " + what})
+			p.diff = append(p.diff, linediff.Line{Kind: diffFile, Text: op.Path + ": " + what})
 		}
 		p.diff = append(p.diff, d...)
 	}

@@ -86,7 +86,7 @@ func TestStreamKeepsInput(t *testing.T) {
 	}()
 	root := s.m.root
 	for i := 0; i < 2000; i++ {
-		s.m.feed.push(s.ev(root, session.TypeAssistantChunk, chunk(fmt.Sprintf("tok%d ", i))))
+		s.m.feed.Push(s.ev(root, session.TypeAssistantChunk, chunk(fmt.Sprintf("tok%d ", i))))
 		if i%10 == 9 {
 			time.Sleep(10 * time.Millisecond) // ≈1,000 tokens a second
 		}
@@ -111,7 +111,7 @@ func TestStreamKeepsInput(t *testing.T) {
 // live text, calls or children, and its heap use is reported.
 func TestLongSessionHoldsLittle(t *testing.T) {
 	heap, m := longSession(t, 200)
-	if m.live.text.Len() != 0 || len(m.live.calls) != 0 || !m.tree.empty() || len(m.approvals) != 0 {
+	if m.live.text.Len() != 0 || len(m.live.calls) != 0 || !m.tree.Empty() || len(m.approvals) != 0 {
 		t.Errorf("the screen keeps step state: text %d, calls %d", m.live.text.Len(), len(m.live.calls))
 	}
 	t.Logf("heap added by a 200-step session: %.1f MiB", float64(heap)/(1<<20))
@@ -144,7 +144,7 @@ replies:
 		s.typeText("LOOP")
 		s.pump(func() bool { return !s.m.running })
 	} else {
-		s.m.feed.close()
+		s.m.feed.Close()
 		s.m.sess.Run(t.Context(), "LOOP")
 	}
 	runtime.GC()

@@ -16,7 +16,10 @@ import (
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/trust"
+	"github.com/reinsdev/reins/internal/tui/childtree"
+	"github.com/reinsdev/reins/internal/tui/sessionlist"
 	"github.com/reinsdev/reins/internal/tui/slash"
+	"github.com/reinsdev/reins/internal/tui/termtext"
 )
 
 // commands are the slash commands, in the order /help lists them.
@@ -78,14 +81,14 @@ func (m *Model) cmdAgents(string) tea.Cmd {
 		if prov == "" {
 			prov = "inprocess"
 		}
-		fmt.Fprintf(&b, "\n  %s (%s) %s", termsafe.EscapeLine(a.Name), termsafe.EscapeLine(prov), termsafe.EscapeLine(Cut(a.Description, 80)))
+		fmt.Fprintf(&b, "\n  %s (%s) %s", termsafe.EscapeLine(a.Name), termsafe.EscapeLine(prov), termsafe.EscapeLine(termtext.Cut(a.Description, 80)))
 	}
 	m.say(b.String())
 	return nil
 }
 
 func (m *Model) cmdJobs(string) tea.Cmd {
-	jobs := append(append([]*node(nil), m.pastJobs...), m.tree.jobs()...)
+	jobs := append(append([]*childtree.Node(nil), m.pastJobs...), m.tree.Jobs()...)
 	if len(jobs) == 0 {
 		m.say("no background jobs in this session")
 		return nil
@@ -155,7 +158,7 @@ func costLine(id string, t *session.Tally) string {
 
 func (m *Model) cmdLog(string) tea.Cmd {
 	m.say(fmt.Sprintf("log: %s\nrender it with: reins log %s · continue it with: reins run --resume %s PROMPT",
-		trust.Quote(m.sess.Log.Path()), m.root, shortID(m.root)))
+		trust.Quote(m.sess.Log.Path()), m.root, sessionlist.ShortID(m.root)))
 	return nil
 }
 

@@ -10,6 +10,9 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui/linediff"
+	"github.com/reinsdev/reins/internal/tui/termtext"
+	"github.com/reinsdev/reins/internal/tui/toolsummary"
 )
 
 // items applies a batch of the feed.
@@ -44,10 +47,10 @@ func (m *Model) items(its []item) tea.Cmd {
 // answer, tool calls and retries shown are the root session's.
 func (m *Model) event(hd session.Header, e session.Event) {
 	ours := hd.ID == m.root
-	if !ours && !m.tree.known(hd, m.root) {
+	if !ours && !m.tree.Known(hd, m.root) {
 		return // an earlier session's late event (/new), or not ours
 	}
-	m.tree.event(hd, e)
+	m.tree.Event(hd, e)
 	if ours {
 		m.tally.Push(e)
 	}
@@ -68,7 +71,7 @@ func (m *Model) event(hd session.Header, e session.Event) {
 	case session.TypeStepStart:
 		// Children that settled in the last step go to the scrollback
 		// before the answer they led to.
-		if !m.tree.running() {
+		if !m.tree.Running() {
 			m.flushTree()
 		}
 	case session.TypeAssistantChunk:
@@ -82,7 +85,7 @@ func (m *Model) event(hd session.Header, e session.Event) {
 			if m.live.text.Len() > maxLiveText {
 				s := m.live.text.String()
 				m.live.text.Reset()
-				m.live.text.WriteString(lastBytes(s, maxLiveText/2))
+				m.live.text.WriteString(termtext.LastBytes(s, maxLiveText/2))
 			}
 		case llm.ChunkReasoningDelta:
 			m.live.reasoning += len(d.Chunk.Delta)
@@ -90,7 +93,7 @@ func (m *Model) event(hd session.Header, e session.Event) {
 			if m.live.thinking.Len() > maxLiveText {
 				t := m.live.thinking.String()
 				m.live.thinking.Reset()
-				m.live.thinking.WriteString(lastBytes(t, maxLiveText/2))
+				m.live.thinking.WriteString(termtext.LastBytes(t, maxLiveText/2))
 			}
 		}
 	case session.TypeLLMRetry:
@@ -116,7 +119,7 @@ func (m *Model) event(hd session.Header, e session.Event) {
 		for i, c := range m.live.calls {
 			if c.id == d.CallID {
 				m.live.calls = append(m.live.calls[:i], m.live.calls[i+1:]...)
-				m.todoResult(c, d)
+				m.todo.Take(m.root, c.name, c.args, d.IsError)
 				m.commit(m.toolBlock(c, d))
 				break
 			}
@@ -155,23 +158,16 @@ func (m *Model) commitStep(msg llm.Message) {
 	}
 	switch {
 	case reasoning > 0 && m.unfold && thought.Len() > 0:
-		m.commit(m.st.dim.Render("  ▾ reasoning\n" + wrap(termsafe.Escape(strings.TrimSpace(thought.String())), max(m.width-2, 10))))
+		m.commit(m.st.dim.Render("  ▾ reasoning\n" + termtext.Wrap(termsafe.Escape(strings.TrimSpace(thought.String())), max(m.width-2, 10))))
 	case reasoning > 0:
-		m.commit(m.st.dim.Render(fmt.Sprintf("  ▸ reasoning (%s, folded; Ctrl-O unfolds)", byteSize(reasoning))))
+		m.commit(m.st.dim.Render(fmt.Sprintf("  ▸ reasoning (%s, folded; Ctrl-O unfolds)", termtext.Bytes(reasoning))))
 	}
 	if t := strings.TrimSpace(text.String()); t != "" {
-		m.commit(m.md.render(termsafe.Escape(t)))
+		m.commit(m.md.Render(termsafe.Escape(t)))
 	}
 	m.live.text.Reset()
 	m.live.thinking.Reset()
 	m.live.reasoning = 0
-}
-
-func byteSize(n int) string {
-	if n >= 1024 {
-		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // Max lines of a diff or a result preview in the scrollback.
@@ -188,11 +184,11 @@ func (m *Model) toolBlock(c *call, r session.ToolResult) string {
 	if sum := callSummary(c.name, c.args); sum != "" {
 		head += " " + m.st.dim.Render(termsafe.EscapeLine(sum))
 	}
-	lines := []string{fitLine(head, m.width)}
+	lines := []string{termtext.Fit(head, m.width)}
 	if m.unfold && strings.TrimSpace(r.Content) != "" {
 		lines = append(lines, m.fullResult(r.Content)...)
 	} else if rs := resultSummary(r.Content); rs != "" {
-		lines = append(lines, fitLine("    "+m.st.dim.Render("→ "+rs), m.width))
+		lines = append(lines, termtext.Fit("    "+m.st.dim.Render("→ "+rs), m.width))
 		if strings.Contains(strings.TrimRight(r.Content, "\n"), "\n") {
 			m.folded = append(m.folded, folded{head: head, content: r.Content})
 			if len(m.folded) > maxFolded {
@@ -216,14 +212,14 @@ func callSummary(name, args string) string {
 			Content *string `json:"content"`
 		}
 		if json.Unmarshal([]byte(args), &a) == nil && a.Path != "" {
-			s := "path=" + Cut(oneLine(a.Path), MaxSummaryValue)
+			s := "path=" + termtext.Cut(termtext.OneLine(a.Path), toolsummary.MaxValue)
 			if a.Content != nil {
-				s += " (" + byteSize(len(*a.Content)) + ")"
+				s += " (" + termtext.Bytes(len(*a.Content)) + ")"
 			}
 			return s
 		}
 	}
-	if s := ToolSummary(args); s != "{}" {
+	if s := toolsummary.Of(args); s != "{}" {
 		return s
 	}
 	return ""
@@ -240,7 +236,7 @@ func resultSummary(content string) string {
 			break
 		}
 	}
-	s := termsafe.EscapeLine(Cut(first, 100))
+	s := termsafe.EscapeLine(termtext.Cut(first, 100))
 	if len(lines) > 1 {
 		s += fmt.Sprintf(" (%d lines)", len(lines))
 	}
@@ -268,15 +264,15 @@ func (m *Model) diff(c *call) []string {
 				out = append(out, m.st.dim.Render(fmt.Sprintf("    … %d more lines", len(d)-maxDiffLines)))
 				break
 			}
-			switch l.kind {
-			case diffGap:
-				out = append(out, m.st.dim.Render(fmt.Sprintf("    ⋯ %d unchanged lines", l.n)))
-			case diffDel:
-				out = append(out, fitLine(m.st.bad.Render("    - "+termsafe.EscapeLine(l.text)), m.width))
-			case diffAdd:
-				out = append(out, fitLine(m.st.ok.Render("    + "+termsafe.EscapeLine(l.text)), m.width))
+			switch l.Kind {
+			case linediff.Gap:
+				out = append(out, m.st.dim.Render(fmt.Sprintf("    ⋯ %d unchanged lines", l.N)))
+			case linediff.Del:
+				out = append(out, termtext.Fit(m.st.bad.Render("    - "+termsafe.EscapeLine(l.Text)), m.width))
+			case linediff.Add:
+				out = append(out, termtext.Fit(m.st.ok.Render("    + "+termsafe.EscapeLine(l.Text)), m.width))
 			default:
-				out = append(out, fitLine(m.st.dim.Render("      "+termsafe.EscapeLine(l.text)), m.width))
+				out = append(out, termtext.Fit(m.st.dim.Render("      "+termsafe.EscapeLine(l.Text)), m.width))
 			}
 		}
 		return out
@@ -288,7 +284,7 @@ func (m *Model) diff(c *call) []string {
 				out = append(out, m.st.dim.Render(fmt.Sprintf("    … %d more lines", len(ls)-maxDiffLines)))
 				break
 			}
-			out = append(out, fitLine(st("    "+prefix+termsafe.EscapeLine(l)), m.width))
+			out = append(out, termtext.Fit(st("    "+prefix+termsafe.EscapeLine(l)), m.width))
 		}
 	}
 	switch c.name {
@@ -339,7 +335,7 @@ func (m *Model) replay(events []session.Event) {
 		if x.user {
 			m.commit(m.st.user.Render("› " + termsafe.Escape(x.text)))
 		} else {
-			m.commit(m.md.render(termsafe.Escape(x.text)))
+			m.commit(m.md.Render(termsafe.Escape(x.text)))
 		}
 	}
 }
@@ -376,7 +372,7 @@ func (m *Model) expand() {
 	}
 	b := []string{m.st.dim.Render(fmt.Sprintf("  ▾ %d folded results", len(m.folded)))}
 	for _, f := range m.folded {
-		b = append(b, fitLine(f.head, m.width))
+		b = append(b, termtext.Fit(f.head, m.width))
 		b = append(b, m.fullResult(f.content)...)
 	}
 	m.folded = nil

@@ -3,10 +3,10 @@ package tui
 import (
 	"context"
 	"encoding/json"
-	"sync"
 
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/tui/batch"
 )
 
 // maxPending bounds what the feed holds for the screen. A producer that
@@ -52,47 +52,25 @@ type approval struct {
 
 // feed carries items from the session (the harness's observer, called
 // under a log's lock, and the approval hook) to the screen, in order. The
-// screen takes everything pending in one batch, so a fast stream costs one
-// screen update per batch, not per token.
+// screen takes everything pending in one batch (batch.Queue), so a fast
+// stream costs one screen update per batch, not per token.
 type feed struct {
-	mu     sync.Mutex
-	room   *sync.Cond
-	items  []item
-	wake   chan struct{} // 1-buffered: items are pending
-	closed bool
-	done   chan struct{} // closed by close
+	*batch.Queue[item]
 	// preview computes what a question shows, on the asking goroutine
 	// (set by New before any session runs).
 	preview func(name string, args json.RawMessage) *preview
 }
 
-func newFeed() *feed {
-	f := &feed{wake: make(chan struct{}, 1), done: make(chan struct{})}
-	f.room = sync.NewCond(&f.mu)
-	return f
-}
-
-// push adds it, waiting while the feed is full; after close it drops it.
-func (f *feed) push(it item) bool {
-	f.mu.Lock()
-	for len(f.items) >= maxPending && !f.closed {
-		f.room.Wait()
-	}
-	if f.closed {
-		f.mu.Unlock()
-		return false
-	}
-	f.items = append(f.items, it)
-	f.mu.Unlock()
-	select {
-	case f.wake <- struct{}{}:
-	default:
-	}
-	return true
-}
+func newFeed() *feed { return &feed{Queue: batch.New[item](maxPending)} }
 
 // observe is the harness's Observe hook.
-func (f *feed) observe(h session.Header, e session.Event) { f.push(item{header: h, event: e}) }
+func (f *feed) observe(h session.Header, e session.Event) { f.Push(item{header: h, event: e}) }
+
+// offer is the harness's ObserveRemote hook, which must not block: an
+// out-of-process child's event is dropped when the feed is full (the
+// screen is that far behind; the row shows only the latest activity, and
+// the child's result and subagent/end come through the parent's log).
+func (f *feed) offer(h session.Header, e session.Event) { f.Offer(item{header: h, event: e}) }
 
 // ask is the session's approval hook (tool.Env.Approve): it asks the
 // screen and waits for the answer or the end of the call's context (a
@@ -108,7 +86,7 @@ func (f *feed) askWith(ctx context.Context, name string, args json.RawMessage, a
 	if f.preview != nil {
 		a.preview = f.preview(name, args)
 	}
-	if !f.push(item{approve: a}) {
+	if !f.Push(item{approve: a}) {
 		return false
 	}
 	select {
@@ -119,29 +97,7 @@ func (f *feed) askWith(ctx context.Context, name string, args json.RawMessage, a
 		return ok
 	case <-ctx.Done():
 		return false
-	case <-f.done:
+	case <-f.Done():
 		return false
-	}
-}
-
-// take returns everything pending (nil when nothing is).
-func (f *feed) take() []item {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	its := f.items
-	f.items = nil
-	f.room.Broadcast()
-	return its
-}
-
-// close makes every waiting and later push drop its item and every
-// waiting approval refuse: the screen is gone.
-func (f *feed) close() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !f.closed {
-		f.closed = true
-		close(f.done)
-		f.room.Broadcast()
 	}
 }

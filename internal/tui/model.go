@@ -24,7 +24,12 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui/childtree"
 	"github.com/reinsdev/reins/internal/tui/editor"
+	"github.com/reinsdev/reins/internal/tui/linediff"
+	"github.com/reinsdev/reins/internal/tui/markdown"
+	"github.com/reinsdev/reins/internal/tui/termtext"
+	"github.com/reinsdev/reins/internal/tui/todopin"
 )
 
 // Bounds of what the screen holds.
@@ -95,8 +100,8 @@ type Model struct {
 	wg        sync.WaitGroup
 
 	live      liveStep
-	tree      *tree
-	pastJobs  []*node
+	tree      *childtree.Tree
+	pastJobs  []*childtree.Node
 	approvals []*approval
 	always    map[string]bool // tools allowed for this session
 
@@ -107,15 +112,15 @@ type Model struct {
 	// reins view and --json say.
 	tally session.Tally
 
-	todo   pinnedTodo // the model's todo list, above the prompt (internal/tui/todopin)
-	folded []folded   // results shown folded, for Ctrl-O (latest maxFolded)
-	picks  []string   // the session ids the last /resume list numbered
-	mode   askMode    // Shift-Tab
+	todo   todopin.Pin // the model's todo list, above the prompt (internal/tui/todopin)
+	folded []folded    // results shown folded, for Ctrl-O (latest maxFolded)
+	picks  []string    // the session ids the last /resume list numbered
+	mode   askMode     // Shift-Tab
 	// modelPicks are the specs the last /model list numbered.
 	modelPicks []string
 	// asked are the diffs questions showed, by tool name and arguments,
 	// for the settled call's block (at most maxAsked).
-	asked   map[string][]diffLine
+	asked   map[string][]linediff.Line
 	trustQ  *trustAsk // the folder question, while it is up
 	sentAny bool      // a prompt went to the session
 
@@ -128,10 +133,10 @@ type Model struct {
 	quitting bool
 
 	print func(string) // commits text to the scrollback, in order
-	md    *markdown
+	md    *markdown.Renderer
 	// liveMD caches the Markdown of the streaming answer's finished
 	// paragraphs (liveAnswer).
-	liveMD liveMarkdown
+	liveMD markdown.Live
 
 	// shell is the running !command; shellCtx the outputs that go with
 	// the next prompt (shell.go).
@@ -163,19 +168,19 @@ type (
 func New(opts Options, print func(string)) (*Model, error) {
 	m := &Model{
 		opts: opts, h: opts.Harness, feed: newFeed(), st: newStyles(opts.NoColor), now: opts.Now,
-		tree: newTree(), always: map[string]bool{}, print: print, width: 80, height: 24, mode: modeAsk,
+		tree: childtree.New(), always: map[string]bool{}, print: print, width: 80, height: 24, mode: modeAsk,
 	}
 	if m.now == nil {
 		m.now = time.Now
 	}
-	m.md = newMarkdown(opts.NoColor)
+	m.md = markdown.New(opts.NoColor)
 	m.attach()
 	if opts.Ask {
 		m.opts.Session.Approve = m.feed.ask
 		m.opts.Session.Ask = m.feed.answerNote
 		m.opts.Session.AskDomain = m.feed.askDomain
 	}
-	m.editor = newEditor(opts.NoColor)
+	m.editor = editor.New(opts.NoColor, maxPrompt)
 	sess, err := m.h.NewSession(m.opts.Session)
 	if err != nil {
 		return nil, err
@@ -203,7 +208,7 @@ func (m *Model) attach() {
 		if prevRemote != nil {
 			prevRemote(hd, e)
 		}
-		m.feed.offer(hd, e) // out-of-process children's (remote.go)
+		m.feed.offer(hd, e) // out-of-process children's (feed.go)
 	}
 	cwd := m.h.Cwd
 	m.feed.preview = func(name string, args json.RawMessage) *preview { return makePreview(cwd, name, args) }
@@ -217,7 +222,7 @@ func (m *Model) setSession(s *harness.Session) {
 		m.tally = session.TallyOf(s.Resumed.Events)
 		m.usage = m.tally.Usage()
 	}
-	m.tree, m.pastJobs, m.folded = newTree(), nil, nil
+	m.tree, m.pastJobs, m.folded = childtree.New(), nil, nil
 	m.always = map[string]bool{}
 	m.holdRules()
 }
@@ -267,9 +272,9 @@ func (m *Model) waitFeed() tea.Cmd {
 	f := m.feed
 	return func() tea.Msg {
 		select {
-		case <-f.wake:
-			return feedMsg{f.take()}
-		case <-f.done:
+		case <-f.Wake():
+			return feedMsg{f.Take()}
+		case <-f.Done():
 			return nil
 		}
 	}
@@ -281,7 +286,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.editor.SetWidth(max(msg.Width, 10))
-		m.md.setWidth(msg.Width)
+		m.md.SetWidth(msg.Width)
 		return m, nil
 	case feedMsg:
 		return m, tea.Batch(m.items(msg.items), m.waitFeed())
@@ -506,7 +511,7 @@ func (m *Model) runTurn(shown string, run func(context.Context) (res agent.TurnR
 		defer m.wg.Done()
 		defer cancel(nil)
 		res, compacted := run(ctx)
-		f.push(item{done: &turnDone{seq: seq, res: res, compacted: compacted}})
+		f.Push(item{done: &turnDone{seq: seq, res: res, compacted: compacted}})
 	}()
 	return tick()
 }
@@ -568,15 +573,15 @@ func (m *Model) turnDone(msg *turnDone) tea.Cmd {
 // flushTree moves a settled tree to the scrollback (its jobs stay
 // listed for /jobs) and starts an empty one.
 func (m *Model) flushTree() {
-	if m.tree.empty() {
+	if m.tree.Empty() {
 		return
 	}
-	m.commit(strings.Join(m.tree.render(m.root, m.now(), m.width, m.st), "\n"))
-	m.pastJobs = append(m.pastJobs, m.tree.jobs()...)
+	m.commit(strings.Join(m.tree.Render(m.root, m.now(), m.width, m.st.tree()), "\n"))
+	m.pastJobs = append(m.pastJobs, m.tree.Jobs()...)
 	if len(m.pastJobs) > maxPastJobs {
 		m.pastJobs = m.pastJobs[len(m.pastJobs)-maxPastJobs:]
 	}
-	m.tree = newTree()
+	m.tree = childtree.New()
 }
 
 // answer replies to the first pending approval.
@@ -588,7 +593,7 @@ func (m *Model) answer(ok, always bool) {
 	}
 	if ok && a.preview != nil && len(a.preview.diff) > 0 {
 		if m.asked == nil || len(m.asked) >= maxAsked {
-			m.asked = map[string][]diffLine{}
+			m.asked = map[string][]linediff.Line{}
 		}
 		m.asked[a.name+"\x00"+string(a.args)] = a.preview.diff
 	}
@@ -602,7 +607,7 @@ func (m *Model) answer(ok, always bool) {
 	case always:
 		verdict = m.allowAlways(a)
 	case !ok && a.note != "":
-		verdict = "rejected, with your instruction: " + termsafe.EscapeLine(Cut(a.note, 200))
+		verdict = "rejected, with your instruction: " + termsafe.EscapeLine(termtext.Cut(a.note, 200))
 	case !ok:
 		verdict = "rejected"
 	}

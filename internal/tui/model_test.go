@@ -19,6 +19,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/internal/tui/sessionlist"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -100,8 +101,8 @@ func (s *screen) pump(cond func() bool) {
 	deadline := time.After(30 * time.Second)
 	for !cond() {
 		select {
-		case <-s.m.feed.wake:
-			s.send(feedMsg{s.m.feed.take()})
+		case <-s.m.feed.Wake():
+			s.send(feedMsg{s.m.feed.Take()})
 		case <-deadline:
 			s.t.Fatalf("condition not met; view:\n%s\ncommitted:\n%s", s.view(), s.log())
 		}
@@ -392,7 +393,7 @@ func TestChildTree(t *testing.T) {
 			t.Errorf("tree lacks %q:\n%s", want, v)
 		}
 	}
-	if !strings.Contains(v, "mock/echo · "+shortID(root)+" · 1.0k tok $?") {
+	if !strings.Contains(v, "mock/echo · "+sessionlist.ShortID(root)+" · 1.0k tok $?") {
 		t.Errorf("status lacks the children's tokens:\n%s", v)
 	}
 	cost := 0.0123
@@ -701,7 +702,7 @@ func TestResumeReplayBounded(t *testing.T) {
 	for i := range 25 {
 		s.m.sess.Run(t.Context(), fmt.Sprintf("prompt %d", i))
 	}
-	s.feedItems(s.m.feed.take()...)
+	s.feedItems(s.m.feed.Take()...)
 	s.typeText("/new")
 	s.committed = nil
 	s.typeText("/resume " + first)

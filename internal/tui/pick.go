@@ -10,6 +10,7 @@ import (
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tui/pick"
 	"github.com/reinsdev/reins/internal/tui/sessionlist"
+	"github.com/reinsdev/reins/internal/tui/termtext"
 )
 
 // maxPicks bounds the sessions a /resume list shows.
@@ -80,7 +81,7 @@ func (m *Model) pickModel(arg string) (spec string, ok bool) {
 		return best[0], true
 	}
 	if len(best) == 0 {
-		m.say("/model: nothing in the catalogue matches " + strconv.Quote(termsafe.EscapeLine(Cut(arg, 40))) + " (reins models lists it)")
+		m.say("/model: nothing in the catalogue matches " + strconv.Quote(termsafe.EscapeLine(termtext.Cut(arg, 40))) + " (reins models lists it)")
 		return "", false
 	}
 	rows, ids := pick.List(best, maxPicks*3, func(c string) string { return c }, termsafe.EscapeLine)

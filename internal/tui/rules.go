@@ -10,6 +10,7 @@ import (
 	"github.com/reinsdev/reins/internal/rules"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/internal/tui/termtext"
 )
 
 // The permission rules in the terminal (issue 30 item 7). Config and
@@ -91,7 +92,7 @@ func (m *Model) instructKey(k tea.KeyPressMsg) tea.Cmd {
 	switch k.String() {
 	case "enter", "ctrl+j", "esc":
 		if k.String() != "esc" {
-			a.note = Cut(strings.TrimSpace(m.editor.Value()), maxInstruction)
+			a.note = termtext.Cut(strings.TrimSpace(m.editor.Value()), maxInstruction)
 		}
 		m.answer(false, false) // gives the draft back
 		return m.front()

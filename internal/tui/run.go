@@ -12,6 +12,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/tui/scrollback"
+	"github.com/reinsdev/reins/internal/tui/sessionlist"
 	"github.com/reinsdev/reins/internal/tui/typeahead"
 )
 
@@ -48,7 +49,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	}
 	closeErr := m.Close()
 	// Where the conversation is, for the next time.
-	fmt.Fprintf(out, "session %s · continue it with: reins --resume %s\n", m.root, shortID(m.root))
+	fmt.Fprintf(out, "session %s · continue it with: reins --resume %s\n", m.root, sessionlist.ShortID(m.root))
 	if runErr != nil && ctx.Err() == nil {
 		return runErr
 	}
@@ -61,7 +62,7 @@ func (m *Model) Close() error {
 	if m.cancel != nil {
 		m.cancel(agent.ErrAbortedByUser)
 	}
-	m.feed.close()
+	m.feed.Close()
 	m.stopShell()
 	m.wg.Wait()
 	return m.sess.Close()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tui/shellcmd"
+	"github.com/reinsdev/reins/internal/tui/termtext"
 )
 
 // !command (internal/tui/shellcmd): it asks nothing (the user typed it)
@@ -27,7 +28,7 @@ func (m *Model) shellStart(command string) tea.Cmd {
 		m.notice = "!COMMAND runs a shell command; its output goes with your next prompt"
 		return nil
 	case m.shell != nil:
-		m.notice = "a shell command is running: " + termsafe.EscapeLine(Cut(m.shell.Command, 60)) + " (Esc stops it)"
+		m.notice = "a shell command is running: " + termsafe.EscapeLine(termtext.Cut(m.shell.Command, 60)) + " (Esc stops it)"
 		m.editor.SetValue("!" + command)
 		return nil
 	case len(m.shellCtx) >= shellcmd.MaxPending:

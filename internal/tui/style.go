@@ -5,8 +5,6 @@ import (
 
 	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/tui/childtree"
-	"github.com/reinsdev/reins/internal/tui/sessionlist"
-	"github.com/reinsdev/reins/internal/tui/termtext"
 	"github.com/reinsdev/reins/internal/tui/toolsummary"
 )
 
@@ -48,27 +46,8 @@ func (st styles) tree() childtree.Styles {
 	return childtree.Styles{Dim: st.dim, Running: st.running, Stop: st.stop}
 }
 
-// The screen's text helpers, by the names its files call them: termtext
-// fits text to the terminal, toolsummary is a call's one-line view,
-// sessionlist shortens a session id.
-func fitLine(s string, width int) string { return termtext.Fit(s, width) }
-func wrap(s string, width int) string    { return termtext.Wrap(s, width) }
-func tail(s string, n int) string        { return termtext.Tail(s, n) }
-func lastBytes(s string, n int) string   { return termtext.LastBytes(s, n) }
-func oneLine(s string) string            { return termtext.OneLine(s) }
-func shortID(id string) string           { return sessionlist.ShortID(id) }
-
-// Cut is termtext.Cut.
-func Cut(s string, n int) string { return termtext.Cut(s, n) }
-
 // ToolSummary is toolsummary.Of; `reins run`'s progress lines use it too.
 func ToolSummary(args string) string { return toolsummary.Of(args) }
 
-// summaryKeys order the fields of a question as they order a summary.
-var summaryKeys = toolsummary.Keys
-
-// Bounds of a tool summary (toolsummary).
-const (
-	MaxSummaryValue = toolsummary.MaxValue
-	MaxSummary      = toolsummary.Max
-)
+// MaxSummary bounds a tool summary (toolsummary.Max).
+const MaxSummary = toolsummary.Max

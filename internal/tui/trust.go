@@ -9,6 +9,7 @@ import (
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/trust"
+	"github.com/reinsdev/reins/internal/tui/termtext"
 )
 
 // TrustQuestion is what the screen needs to ask, in an untrusted folder
@@ -99,7 +100,7 @@ func (m *Model) trustView() []string {
 	if !m.trustQ.armed {
 		return append(out, m.st.dim.Render("  …"))
 	}
-	return append(out, fitLine("  [y] trust this folder  [n] not this time  [x] never ask here", w))
+	return append(out, termtext.Fit("  [y] trust this folder  [n] not this time  [x] never ask here", w))
 }
 
 // trustKey answers the folder question with key s.

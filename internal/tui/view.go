@@ -8,6 +8,8 @@ import (
 
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tui/childtree"
+	"github.com/reinsdev/reins/internal/tui/sessionlist"
+	"github.com/reinsdev/reins/internal/tui/termtext"
 	"github.com/reinsdev/reins/internal/tui/todopin"
 )
 
@@ -19,13 +21,13 @@ func (m *Model) View() tea.View {
 	w := m.width
 	switch {
 	case m.live.reasoning > 0 && m.unfold:
-		b = append(b, m.st.dim.Render("▾ reasoning…\n"+tail(wrap(lastBytes(m.live.thinking.String(), 4096), max(w-2, 10)), 6)))
+		b = append(b, m.st.dim.Render("▾ reasoning…\n"+termtext.Tail(termtext.Wrap(termtext.LastBytes(m.live.thinking.String(), 4096), max(w-2, 10)), 6)))
 	case m.live.reasoning > 0:
-		b = append(b, m.st.dim.Render(fmt.Sprintf("▸ reasoning… (%s, folded; Ctrl-O unfolds)", byteSize(m.live.reasoning))))
+		b = append(b, m.st.dim.Render(fmt.Sprintf("▸ reasoning… (%s, folded; Ctrl-O unfolds)", termtext.Bytes(m.live.reasoning))))
 	}
 	if t := m.live.text.String(); t != "" {
 		room := max(minLiveLines, m.height-12-min(m.tree.Len(), m.height/2)-min(len(m.live.calls), m.height/2))
-		b = append(b, tail(m.liveAnswer(t, room), room))
+		b = append(b, termtext.Tail(m.liveAnswer(t, room), room))
 	}
 	// Calls and children share what the screen has left; the rest is
 	// counted (the scrollback gets every one when it settles).
@@ -39,10 +41,10 @@ func (m *Model) View() tea.View {
 		if sum := callSummary(c.name, c.args); sum != "" {
 			line += " " + termsafe.EscapeLine(sum)
 		}
-		b = append(b, fitLine(m.st.running.Render(line), w))
+		b = append(b, termtext.Fit(m.st.running.Render(line), w))
 	}
-	if !m.tree.empty() {
-		lines := m.tree.render(m.root, m.now(), w, m.st)
+	if !m.tree.Empty() {
+		lines := m.tree.Render(m.root, m.now(), w, m.st.tree())
 		if n := room / 2; len(lines) > n {
 			lines = append(lines[:n-1], m.st.dim.Render(fmt.Sprintf("… and %d more lines of children", len(lines)-n+1)))
 		}
@@ -57,7 +59,7 @@ func (m *Model) View() tea.View {
 	}
 	b = append(b, m.todo.View(m.root, w, todopin.Styles{Bold: m.st.bold, Dim: m.st.dim, Running: m.st.running})...)
 	if m.notice != "" {
-		b = append(b, fitLine(m.st.dim.Render(m.notice), w))
+		b = append(b, termtext.Fit(m.st.dim.Render(m.notice), w))
 	}
 	b = append(b, m.editor.View(), m.status())
 	v := tea.NewView(strings.Join(b, "\n"))
@@ -66,7 +68,7 @@ func (m *Model) View() tea.View {
 	v.WindowTitle = "reins"
 	switch {
 	case len(m.approvals) > 0:
-		v.WindowTitle = "reins · approve " + termsafe.EscapeLine(Cut(m.approvals[0].name, 40)) + "?"
+		v.WindowTitle = "reins · approve " + termsafe.EscapeLine(termtext.Cut(m.approvals[0].name, 40)) + "?"
 	case m.running:
 		v.WindowTitle = "reins · running"
 	}
@@ -75,13 +77,13 @@ func (m *Model) View() tea.View {
 
 // liveAnswer is the streaming answer as shown (markdown.Live).
 func (m *Model) liveAnswer(t string, room int) string {
-	return m.liveMD.Render(m.md.r, t, room, m.width)
+	return m.liveMD.Render(m.md, t, room, m.width)
 }
 
 // status is the bottom line: model, session, usage and cost, state.
 func (m *Model) status() string {
 	u := m.usage.Add(m.turnUsage)
-	parts := []string{termsafe.EscapeLine(m.modelName()), shortID(m.root), childtree.Usage(u)}
+	parts := []string{termsafe.EscapeLine(m.modelName()), sessionlist.ShortID(m.root), childtree.Usage(u)}
 	if sm := m.opts.Session.Model; sm != nil && sm.Effort != "" {
 		parts[0] += " · effort " + string(sm.Effort) // --effort, config or agent
 	}
@@ -100,5 +102,5 @@ func (m *Model) status() string {
 	if n := len(m.queue); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d queued", n))
 	}
-	return fitLine(m.st.dim.Render(strings.Join(parts, " · ")), m.width)
+	return termtext.Fit(m.st.dim.Render(strings.Join(parts, " · ")), m.width)
 }
