@@ -30,7 +30,7 @@ func TestWriteCannotBeRaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := unix.Renameat2(unix.AT_FDCWD, dir, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE); err != nil {
-		t.Skipf("renameat2(RENAME_EXCHANGE) not supported here: %v", err)
+		t.Fatalf("renameat2(RENAME_EXCHANGE): %v (Linux 3.15 or later has it)", err)
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
