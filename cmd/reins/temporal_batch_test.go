@@ -9,6 +9,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
 )
 
 // TestTemporalBatchResumeAttaches (issue 28, item 2): the batch client is
@@ -39,12 +42,15 @@ func TestTemporalBatchResumeAttaches(t *testing.T) {
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	defer func() { cmd.Process.Kill(); <-done }()
-	// Killed once the first four are in: the next four are running on the
-	// worker then.
-	deadline := time.Now().Add(120 * time.Second)
+	// Killed once the first four are in and the worker has begun one of
+	// the slow tasks (its request is in the child's log before the mock's
+	// 6 s reply): an event, not a guess at how soon the worker picks the
+	// next tasks up — at load 15 it had begun none when the fourth result
+	// came in.
+	deadline := time.Now().Add(180 * time.Second)
 	for {
 		b, _ := os.ReadFile(out)
-		if bytes.Count(b, []byte("\n")) >= 4 {
+		if bytes.Count(b, []byte("\n")) >= 4 && beganAny(w.home, 5, n) {
 			break
 		}
 		select {
@@ -53,7 +59,7 @@ func TestTemporalBatchResumeAttaches(t *testing.T) {
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no 4 results after 120 s\n%s", errb.Bytes())
+			t.Fatalf("no 4 results and no slow task begun after 180 s\n%s", errb.Bytes())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -97,6 +103,32 @@ func TestTemporalBatchResumeAttaches(t *testing.T) {
 		}
 	}
 	t.Logf("%d results kept after the kill, %d tasks running on the worker then", kept, inFlight)
+}
+
+// beganAny reports whether a worker session holds one of tasks from..to.
+// Unlike conversationsIn it reads logs being written, so a log it cannot
+// load yet counts as not begun.
+func beganAny(home string, from, to int) bool {
+	ents, _ := os.ReadDir(filepath.Join(home, "sessions"))
+	for _, e := range ents {
+		ld, err := session.Load(filepath.Join(home, "sessions", e.Name(), session.FileName))
+		if err != nil {
+			continue
+		}
+		for _, ev := range ld.Events {
+			if ev.Type != session.TypeUserMessage {
+				continue
+			}
+			var d session.UserMessage
+			ev.Decode(&d)
+			for i := from; i <= to; i++ {
+				if ranTask("user: "+llm.BlocksText(d.Message.Content)+"\n", i) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // ranTask reports whether a worker session's conversation is task i's
