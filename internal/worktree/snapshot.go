@@ -84,7 +84,7 @@ func (r *Repo) RestoreTo(ctx context.Context, commit, dir string) ([]string, err
 		}
 		defer os.RemoveAll(tmp)
 		idx := filepath.Join(tmp, "index")
-		if err := copyFile(r.index, idx); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := copyIndex(r.index, idx); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
 		env := []string{"GIT_INDEX_FILE=" + idx, "GIT_LITERAL_PATHSPECS=1"}

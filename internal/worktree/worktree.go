@@ -211,7 +211,7 @@ func (r *Repo) snapshot(ctx context.Context, gitFn func(env []string, args ...st
 	defer os.RemoveAll(tmp)
 	idx := filepath.Join(tmp, "index")
 	if startIndex != "" {
-		if err := copyFile(startIndex, idx); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := copyIndex(startIndex, idx); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", "", err
 		}
 	}
@@ -240,12 +240,21 @@ func (r *Repo) snapshot(ctx context.Context, gitFn func(env []string, args ...st
 	return strings.TrimSpace(out), tree, nil
 }
 
-func copyFile(from, to string) error {
+// copyIndex copies a git index file and keeps its modification time: git
+// trusts an entry's cached stat only when the entry is older than the
+// index file, so a copy stamped "now" would make an entry written in the
+// index's own tick look clean, and a same-size edit in that tick would be
+// missed by the snapshot (/undo then restored nothing).
+func copyIndex(from, to string) error {
 	in, err := os.Open(from)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
 	out, err := os.Create(to)
 	if err != nil {
 		return err
@@ -254,7 +263,10 @@ func copyFile(from, to string) error {
 		out.Close()
 		return err
 	}
-	return out.Close()
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Chtimes(to, st.ModTime(), st.ModTime())
 }
 
 // parentSnapshot commits the parent's working tree on top of parents.
