@@ -22,7 +22,7 @@ import (
 // refusal line reaches the model and the host gets no request.
 func TestInteractiveDomainQuestion(t *testing.T) {
 	if !sandbox.Doctor().Namespaces {
-		t.Skip("the domain proxy runs only in the container (no unprivileged user namespaces here)")
+		t.Fatal("this test needs unprivileged user namespaces (the domain proxy runs only in the container; README, \"Run the tests\")")
 	}
 	var mu sync.Mutex
 	var paths []string
@@ -115,7 +115,7 @@ replies:
 // no request, and the question socket's folder is gone.
 func TestInteractiveDomainQuestionQuit(t *testing.T) {
 	if !sandbox.Doctor().Namespaces {
-		t.Skip("the domain proxy runs only in the container (no unprivileged user namespaces here)")
+		t.Fatal("this test needs unprivileged user namespaces (the domain proxy runs only in the container; README, \"Run the tests\")")
 	}
 	var mu sync.Mutex
 	var hits int

@@ -22,7 +22,7 @@ import (
 func TestAllowDomainsAsk(t *testing.T) {
 	requireLandlock(t)
 	if !Doctor().Namespaces {
-		t.Skip("the domain proxy runs only in the container")
+		t.Fatal("this test needs unprivileged user namespaces (the domain proxy runs only in the container; README, \"Run the tests\")")
 	}
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "upstream-ok") }))
 	defer up.Close()
