@@ -9,9 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/reinsdev/reins/internal/llm"
-	"github.com/reinsdev/reins/internal/session"
 )
 
 // TestTemporalBatchResumeAttaches (issue 28, item 2): the batch client is
@@ -106,25 +103,13 @@ func TestTemporalBatchResumeAttaches(t *testing.T) {
 }
 
 // beganAny reports whether a worker session holds one of tasks from..to.
-// Unlike conversationsIn it reads logs being written, so a log it cannot
-// load yet counts as not begun.
+// A log it cannot load yet (being written) counts as not begun.
 func beganAny(home string, from, to int) bool {
-	ents, _ := os.ReadDir(filepath.Join(home, "sessions"))
-	for _, e := range ents {
-		ld, err := session.Load(filepath.Join(home, "sessions", e.Name(), session.FileName))
-		if err != nil {
-			continue
-		}
-		for _, ev := range ld.Events {
-			if ev.Type != session.TypeUserMessage {
-				continue
-			}
-			var d session.UserMessage
-			ev.Decode(&d)
-			for i := from; i <= to; i++ {
-				if ranTask("user: "+llm.BlocksText(d.Message.Content)+"\n", i) {
-					return true
-				}
+	convs, _ := readConversations(home)
+	for _, c := range convs {
+		for i := from; i <= to; i++ {
+			if ranTask(c, i) {
+				return true
 			}
 		}
 	}

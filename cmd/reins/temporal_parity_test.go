@@ -116,12 +116,22 @@ func localParity(t *testing.T, script string) parityEngine {
 // under home, one string per session id.
 func conversationsIn(t *testing.T, home string) map[string]string {
 	t.Helper()
+	out, err := readConversations(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// readConversations is conversationsIn for logs that may still be being
+// written: the first log it cannot load is its error.
+func readConversations(home string) (map[string]string, error) {
 	ents, _ := os.ReadDir(filepath.Join(home, "sessions"))
 	out := map[string]string{}
 	for _, e := range ents {
 		ld, err := session.Load(filepath.Join(home, "sessions", e.Name(), session.FileName))
 		if err != nil {
-			t.Fatal(err)
+			return out, err
 		}
 		var b strings.Builder
 		for _, ev := range ld.Events {
@@ -138,7 +148,7 @@ func conversationsIn(t *testing.T, home string) map[string]string {
 		}
 		out[e.Name()] = b.String()
 	}
-	return out
+	return out, nil
 }
 
 // TestEngineParity is issue 28's acceptance 1: one table of continuation,
