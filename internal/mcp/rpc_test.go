@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -453,5 +454,42 @@ func TestUnsupportedVersion(t *testing.T) {
 	})
 	if err := s.initialize(context.Background(), "test"); err == nil || !strings.Contains(err.Error(), "reins does not") {
 		t.Errorf("initialize: %v", err)
+	}
+}
+
+// A server that never reads its stdin: a call whose message fills the
+// pipe ends with its context, not in a write that never returns, and the
+// half-written line breaks the connection.
+func TestStdioServerNeverReads(t *testing.T) {
+	toClient, fromServer, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	toServer, fromClient, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fromServer.Close()
+	defer toServer.Close()
+	s := newSession(newStdioWire(toClient, fromClient), (&logSink{}).logf)
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- s.call(ctx, "tools/call", map[string]any{"big": strings.Repeat("x", 4<<20)}, nil)
+	}()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("call: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("a write to a server that does not read hangs")
+	}
+	select {
+	case <-s.Done():
+	case <-time.After(30 * time.Second):
+		t.Error("a half-written line did not break the connection")
 	}
 }

@@ -61,8 +61,19 @@ func (s *stdioWire) send(ctx context.Context, msg []byte, _ int64, _ func([]byte
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if d, ok := s.w.(interface{ SetWriteDeadline(time.Time) error }); ok {
-		stop := context.AfterFunc(ctx, func() { d.SetWriteDeadline(time.Unix(1, 0)) })
-		defer stop()
+		fired := make(chan struct{})
+		stop := context.AfterFunc(ctx, func() {
+			d.SetWriteDeadline(time.Unix(1, 0))
+			close(fired)
+		})
+		defer func() {
+			if !stop() {
+				// ctx ended as the write did: the deadline must not
+				// outlive this write.
+				<-fired
+				d.SetWriteDeadline(time.Time{})
+			}
+		}()
 	}
 	if _, err := s.w.Write(line); err != nil {
 		s.close()
