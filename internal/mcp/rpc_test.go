@@ -493,3 +493,30 @@ func TestStdioServerNeverReads(t *testing.T) {
 		t.Error("a half-written line did not break the connection")
 	}
 }
+
+// Calls in flight together are matched to their answers by id, whatever
+// order the server answers in: each call gets back the number it sent.
+func TestStdioConcurrentCalls(t *testing.T) {
+	const n = 20
+	s, _ := stdioSession(t, func(p *peer) {
+		var ms []message
+		for range n {
+			ms = append(ms, p.next())
+		}
+		for i := n - 1; i >= 0; i-- {
+			var params struct{ K int }
+			json.Unmarshal(ms[i].Params, &params)
+			p.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"v":%d}}`, ms[i].ID, params.K))
+		}
+	})
+	var wg sync.WaitGroup
+	for k := range n {
+		wg.Go(func() {
+			var res struct{ V int }
+			if err := s.call(context.Background(), "x/y", map[string]int{"k": k + 1}, &res); err != nil || res.V != k+1 {
+				t.Errorf("call %d: %v, got %d", k+1, err, res.V)
+			}
+		})
+	}
+	wg.Wait()
+}
