@@ -249,6 +249,9 @@ func (s *session) call(ctx context.Context, method string, params, result any) e
 		}
 		return ctx.Err()
 	case <-s.done:
+		if err := ctx.Err(); err != nil {
+			return err // ended both ways (a write cut short breaks the wire): ctx's end is what the caller did
+		}
 		return s.Err()
 	}
 }
