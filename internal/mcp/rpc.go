@@ -228,7 +228,9 @@ func (s *session) call(ctx context.Context, method string, params, result any) e
 		return err == nil && got == id, err
 	})
 	if err != nil && ctx.Err() == nil {
-		s.fail(err)
+		if rej := (*rejected)(nil); !errors.As(err, &rej) {
+			s.fail(err)
+		}
 		return err
 	}
 	select {
@@ -277,7 +279,7 @@ func (s *session) notify(ctx context.Context, method string, params any) error {
 		return err
 	}
 	if err := s.w.send(ctx, b, 0, s.deliverAny); err != nil {
-		if ctx.Err() == nil {
+		if rej := (*rejected)(nil); ctx.Err() == nil && !errors.As(err, &rej) {
 			s.fail(err)
 		}
 		return err

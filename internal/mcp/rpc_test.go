@@ -411,37 +411,58 @@ func TestHTTPFailures(t *testing.T) {
 	}
 }
 
-// A server whose answer is a JSON-RPC error over HTTP: an *rpcError, and
-// the session goes on.
+// Answers over HTTP that fail the call and leave the session as it was
+// (as the Go SDK did): a JSON-RPC error, with status 200 or an HTTP error
+// status (then an *rpcError all the same, so the model reads its code),
+// and a passing overload status.
 func TestHTTPErrorAnswer(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var m message
-		json.NewDecoder(r.Body).Decode(&m)
-		switch m.Method {
-		case "initialize":
-			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, initAnswer(m.ID))
-		case "tools/call":
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"server says no"}}`, m.ID)
-		default:
-			w.WriteHeader(http.StatusAccepted)
-		}
-	}))
-	defer srv.Close()
-	s := newSession(newHTTPWire(srv.URL, srv.Client()), (&logSink{}).logf)
-	defer s.Close()
-	if err := s.initialize(context.Background(), "test"); err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
-		var re *rpcError
-		if _, err := s.callTool(context.Background(), "a", nil); !errors.As(err, &re) || re.Code != -32603 {
-			t.Errorf("call: %v", err)
-		}
-	}
-	if s.Err() != nil {
-		t.Errorf("the session ended: %v", s.Err())
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+		code   int64 // 0: not a JSON-RPC error
+	}{
+		{"JSON-RPC error", 200, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"server says no"}}`, -32603},
+		{"JSON-RPC error with 400", 400, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"bad params"}}`, -32602},
+		{"overloaded", 503, `try later %s`, 0},
+		{"rate limited", 429, `slow down %s`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var m message
+				json.NewDecoder(r.Body).Decode(&m)
+				switch m.Method {
+				case "initialize":
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, initAnswer(m.ID))
+				case "tools/call":
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(tc.status)
+					fmt.Fprintf(w, tc.body, m.ID)
+				default:
+					w.WriteHeader(http.StatusAccepted)
+				}
+			}))
+			defer srv.Close()
+			s := newSession(newHTTPWire(srv.URL, srv.Client()), (&logSink{}).logf)
+			defer s.Close()
+			if err := s.initialize(context.Background(), "test"); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				var re *rpcError
+				_, err := s.callTool(context.Background(), "a", nil)
+				if tc.code != 0 && (!errors.As(err, &re) || re.Code != tc.code) {
+					t.Errorf("call: %v, want JSON-RPC error %d", err, tc.code)
+				}
+				if tc.code == 0 && (err == nil || errors.As(err, &re)) {
+					t.Errorf("call: %v, want a failure that is no JSON-RPC error", err)
+				}
+			}
+			if s.Err() != nil {
+				t.Errorf("the session ended: %v", s.Err())
+			}
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -170,7 +171,7 @@ func (h *httpWire) send(ctx context.Context, msg []byte, id int64, deliver func(
 		return errSessionGone
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("mcp: HTTP status %d", resp.StatusCode)
+		return refusal(resp)
 	}
 	if sid := resp.Header.Get(headerSessionID); sid != "" {
 		h.mu.Lock()
@@ -230,6 +231,33 @@ func (h *httpWire) send(ctx context.Context, msg []byte, id int64, deliver func(
 		}
 	}
 	return fmt.Errorf("mcp: the server answered with content type %.60q", ct)
+}
+
+// rejected is a request the server refused without ending the
+// connection: a passing overload (429, 502, 503, 504), or a JSON-RPC
+// error sent with an HTTP error status. The call fails; the session goes
+// on.
+type rejected struct{ err error }
+
+func (r *rejected) Error() string { return r.err.Error() }
+func (r *rejected) Unwrap() error { return r.err }
+
+// refusal is what a non-2xx answer means: a *rejected for a passing
+// status or a JSON-RPC error body (which stays an *rpcError to errors.As,
+// so the call reports its code), else an error that breaks the
+// connection.
+func refusal(resp *http.Response) error {
+	status := fmt.Errorf("mcp: HTTP status %d", resp.StatusCode)
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return &rejected{status}
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxFrame))
+	var m message
+	if json.Unmarshal(b, &m) == nil && m.JSONRPC == "2.0" && m.Error != nil {
+		return &rejected{fmt.Errorf("%w (%w)", m.Error, status)}
+	}
+	return status
 }
 
 // close deletes the session (best effort, within deleteWait) and ends
