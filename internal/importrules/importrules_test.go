@@ -176,3 +176,22 @@ func readmeLayout(t *testing.T, path string) []string {
 	}
 	return out
 }
+
+// The reins binary links no MCP SDK (issue 27): its package initialisation
+// (encoding/gob, a JSON-schema validator, OAuth, a URI-template parser)
+// cost every reins process ~3 MiB and ~3 ms at start, MCP or not.
+// internal/mcp speaks the protocol itself; the SDK stays a test-only
+// dependency (the tests' MCP server).
+func TestBinaryLinksNoMCPSDK(t *testing.T) {
+	heavy := []string{
+		"github.com/modelcontextprotocol", "github.com/google/jsonschema-go", "github.com/segmentio",
+		"golang.org/x/oauth2", "github.com/yosida95/uritemplate",
+	}
+	for _, d := range deps(t, "cmd/reins") {
+		for _, h := range heavy {
+			if d == h || strings.HasPrefix(d, h+"/") {
+				t.Errorf("cmd/reins links %s; the MCP client must not bring the SDK or its dependencies back (internal/mcp, issue 27)", d)
+			}
+		}
+	}
+}

@@ -16,15 +16,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"slices"
 	"sort"
 	"sync"
 	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/mcpspec"
@@ -196,8 +193,9 @@ type Manager struct {
 	// ctx ends when Close begins: a start under way stops at once.
 	ctx    context.Context
 	cancel context.CancelFunc
-	// dial, when set (tests), replaces the stdio and http transports.
-	dial func(mcpspec.Server) sdk.Transport
+	// dial, when set (tests), replaces the stdio and http transports: the
+	// server's output and input, spoken to as a stdio server's pipes.
+	dial func(mcpspec.Server) (io.ReadCloser, io.WriteCloser)
 }
 
 // NewManager returns a manager of servers; none is started.
@@ -343,7 +341,7 @@ type conn struct {
 	state   State
 	fail    *Error
 	tools   []*Tool
-	session *sdk.ClientSession
+	session *session
 	proc    *proc.Process
 	// watchDone is closed when the watcher of a running server returned.
 	watchDone chan struct{}
@@ -369,18 +367,12 @@ func (c *conn) start(pol sandbox.Policy) {
 	ctx, cancel := context.WithTimeoutCause(c.m.ctx, to, errStartTimeout)
 	defer cancel()
 
-	var tr sdk.Transport
+	var w wire
 	switch {
 	case c.m.dial != nil:
-		tr = c.m.dial(c.srv)
+		w = newStdioWire(c.m.dial(c.srv))
 	case c.srv.Transport() == mcpspec.HTTP:
-		tr = &sdk.StreamableClientTransport{
-			Endpoint:             c.srv.URL,
-			HTTPClient:           headerClient(c.m.opts.HTTP, c.srv.Headers),
-			MaxRetries:           -1,
-			DisableStandaloneSSE: true,
-			MaxEventSize:         maxFrame,
-		}
+		w = newHTTPWire(c.srv.URL, headerClient(c.m.opts.HTTP, c.srv.Headers))
 	default:
 		t, err := c.spawn(pol)
 		if err != nil {
@@ -388,7 +380,7 @@ func (c *conn) start(pol sandbox.Policy) {
 			c.failStart(&Error{Server: c.srv.Name, Failure: FailStart})
 			return
 		}
-		tr = t
+		w = t
 		// The start also ends when the process does: no wait for a dead
 		// server's deadline.
 		pr := c.proc
@@ -400,15 +392,14 @@ func (c *conn) start(pol sandbox.Policy) {
 			}
 		}()
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "reins", Version: c.m.opts.Version}, &sdk.ClientOptions{
-		Logger:       slog.New(slog.NewTextHandler(&logWriter{logf: c.m.logf, prefix: "mcp server " + c.srv.Name + " sdk: "}, nil)),
-		Capabilities: &sdk.ClientCapabilities{},
+	cs := newSession(w, func(format string, args ...any) {
+		c.m.logf("mcp server "+c.srv.Name+": "+format, args...)
 	})
-	cs, err := client.Connect(ctx, tr, nil)
+	c.mu.Lock()
+	c.session = cs
+	c.mu.Unlock()
+	err := cs.initialize(ctx, c.m.opts.Version)
 	if err == nil {
-		c.mu.Lock()
-		c.session = cs
-		c.mu.Unlock()
 		var tools []*Tool
 		tools, err = c.list(ctx, cs)
 		if err == nil {
@@ -441,8 +432,8 @@ func (c *conn) failStart(e *Error) {
 }
 
 // spawn starts a stdio server under the supervisor with policy pol and
-// returns the transport over its pipes.
-func (c *conn) spawn(pol sandbox.Policy) (sdk.Transport, error) {
+// returns the wire over its pipes.
+func (c *conn) spawn(pol sandbox.Policy) (*stdioWire, error) {
 	pol.TermGrace = c.m.opts.Ladder.Term / 2 // the sweep ends before the ladder's SIGKILL
 	// The server gets the env its own config names, secrets included; the
 	// rest of reins's environment is scrubbed by the supervisor.
@@ -465,7 +456,7 @@ func (c *conn) spawn(pol sandbox.Policy) (sdk.Transport, error) {
 	c.stderrDone = make(chan struct{})
 	c.mu.Unlock()
 	go c.drainStderr(pipes.Stderr)
-	return &sdk.IOTransport{Reader: pipes.Stdout, Writer: pipes.Stdin, MaxLineLength: maxFrame}, nil
+	return newStdioWire(pipes.Stdout, pipes.Stdin), nil
 }
 
 // drainStderr reads a server's stderr to its end, so a flooding server
@@ -496,13 +487,14 @@ func (c *conn) drainStderr(r io.ReadCloser) {
 }
 
 // list takes the server's tools, within the bounds.
-func (c *conn) list(ctx context.Context, cs *sdk.ClientSession) ([]*Tool, error) {
+func (c *conn) list(ctx context.Context, cs *session) ([]*Tool, error) {
+	listed, err := cs.tools(ctx, maxTools)
+	if err != nil {
+		return nil, err
+	}
 	var out []*Tool
 	seen := map[string]bool{}
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return nil, err
-		}
+	for _, t := range listed {
 		if len(out) >= maxTools {
 			c.m.logf("mcp server %s: more than %d tools; the rest are not offered", c.srv.Name, maxTools)
 			break
@@ -529,17 +521,12 @@ func (c *conn) watch() {
 	c.mu.Lock()
 	cs, pr := c.session, c.proc
 	c.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		cs.Wait()
-		close(done)
-	}()
 	var exited <-chan struct{}
 	if pr != nil {
 		exited = pr.Done()
 	}
 	select {
-	case <-done:
+	case <-cs.Done():
 	case <-exited:
 	}
 	c.mu.Lock()
@@ -563,9 +550,8 @@ func (c *conn) watch() {
 		t.Stop()
 	}
 	// The session is over either way; close our end so the process sees
-	// EOF and the SDK's goroutines end.
+	// EOF and the session's reader ends.
 	cs.Close()
-	<-done
 }
 
 func sigText(sig string) string {
@@ -617,24 +603,6 @@ func (c *conn) teardown() error {
 		c.downErr = errors.Join(errs...)
 	})
 	return c.downErr
-}
-
-// logWriter turns the SDK's log lines into host-log lines.
-type logWriter struct {
-	logf   func(string, ...any)
-	prefix string
-}
-
-func (w *logWriter) Write(b []byte) (int, error) {
-	w.logf("%s%s", w.prefix, trimNL(b))
-	return len(b), nil
-}
-
-func trimNL(b []byte) string {
-	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return string(b)
 }
 
 // headerClient is base (or a default client) sending headers with every

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -130,8 +131,9 @@ func memServer(t *testing.T, blocked chan<- struct{}) *sdk.Server {
 	return s
 }
 
-// memManager is a manager whose one server "mem" is memServer over the
-// Go SDK's in-memory transport.
+// memManager is a manager whose one server "mem" is memServer, the Go
+// SDK's server (the tests' only use of the SDK) over in-memory pipes
+// spoken as stdio.
 func memManager(t *testing.T, opts Options) (*Manager, chan struct{}, *logSink) {
 	blocked := make(chan struct{}, 1)
 	srv := memServer(t, blocked)
@@ -140,14 +142,19 @@ func memManager(t *testing.T, opts Options) (*Manager, chan struct{}, *logSink) 
 	m := NewManager([]mcpspec.Server{{Name: "mem", Command: "unused", Source: "test"}}, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	m.dial = func(mcpspec.Server) sdk.Transport {
-		ct, st := sdk.NewInMemoryTransports()
-		ss, err := srv.Connect(ctx, st, nil)
+	m.dial = func(mcpspec.Server) (io.ReadCloser, io.WriteCloser) {
+		toClient, fromServer := io.Pipe()
+		toServer, fromClient := io.Pipe()
+		ss, err := srv.Connect(ctx, &sdk.IOTransport{Reader: toServer, Writer: fromServer}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		wg.Go(func() { ss.Wait() })
-		return ct
+		wg.Go(func() {
+			ss.Wait()
+			toServer.Close()
+			fromServer.Close()
+		})
+		return toClient, fromClient
 	}
 	t.Cleanup(func() {
 		if err := m.Close(); err != nil {
@@ -299,20 +306,21 @@ func TestClosed(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
+	sc := json.RawMessage(`{"a":1}`)
 	for _, tc := range []struct {
-		res  *sdk.CallToolResult
+		res  *CallResult
 		want string
 	}{
-		{&sdk.CallToolResult{}, "(no content)"},
-		{&sdk.CallToolResult{IsError: true}, "the tool failed and said nothing"},
-		{&sdk.CallToolResult{StructuredContent: map[string]any{"a": 1}}, `{"a":1}`},
+		{&CallResult{}, "(no content)"},
+		{&CallResult{IsError: true}, "the tool failed and said nothing"},
+		{&CallResult{StructuredContent: sc}, `{"a":1}`},
 		// A text part stands for the structured value: it is not repeated.
-		{&sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "three"}}, StructuredContent: map[string]any{"a": 1}}, "three"},
-		{&sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{MIMEType: "image/png"}}, StructuredContent: map[string]any{"a": 1}}, "[image: image/png, 0 bytes]\n{\"a\":1}"},
-		{&sdk.CallToolResult{Content: []sdk.Content{&sdk.AudioContent{MIMEType: "audio/wav", Data: []byte("abc")}}}, "[audio: audio/wav, 3 bytes]"},
-		{&sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{MIMEType: strings.Repeat("x", 100), Data: []byte("a")}}}, "[image: unknown type, 1 bytes]"},
-		{&sdk.CallToolResult{Content: []sdk.Content{&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "r://1", Text: "body"}}}}, "[resource r://1]\nbody"},
-		{&sdk.CallToolResult{Content: []sdk.Content{&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "r://2", MIMEType: "application/gzip", Blob: []byte("zz")}}}}, "[resource r://2: application/gzip, 2 bytes]"},
+		{&CallResult{Content: []Content{{Type: ContentText, Text: "three"}}, StructuredContent: sc}, "three"},
+		{&CallResult{Content: []Content{{Type: ContentImage, MIMEType: "image/png"}}, StructuredContent: sc}, "[image: image/png, 0 bytes]\n{\"a\":1}"},
+		{&CallResult{Content: []Content{{Type: ContentAudio, MIMEType: "audio/wav", Data: []byte("abc")}}}, "[audio: audio/wav, 3 bytes]"},
+		{&CallResult{Content: []Content{{Type: ContentImage, MIMEType: strings.Repeat("x", 100), Data: []byte("a")}}}, "[image: unknown type, 1 bytes]"},
+		{&CallResult{Content: []Content{{Type: ContentResource, Resource: &ResourceContents{URI: "r://1", Text: "body"}}}}, "[resource r://1]\nbody"},
+		{&CallResult{Content: []Content{{Type: ContentResource, Resource: &ResourceContents{URI: "r://2", MIMEType: "application/gzip", Blob: []byte("zz")}}}}, "[resource r://2: application/gzip, 2 bytes]"},
 	} {
 		if got := Render(tc.res); got != tc.want {
 			t.Errorf("Render = %q, want %q", got, tc.want)

@@ -2,12 +2,11 @@ package mcp
 
 import (
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/sandbox"
@@ -68,9 +67,9 @@ func TestRefusedServerNeverStarts(t *testing.T) {
 	m := NewManager([]mcpspec.Server{{Name: "repo", Command: "x", Refused: "EVIL_KEY\x1b[2J"}}, Options{})
 	defer m.Close()
 	var dialed atomic.Int32
-	m.dial = func(mcpspec.Server) sdk.Transport {
+	m.dial = func(mcpspec.Server) (io.ReadCloser, io.WriteCloser) {
 		dialed.Add(1)
-		return nil
+		return nil, nil
 	}
 	_, err := m.Tools("repo")
 	var me *Error

@@ -9,9 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/tool"
@@ -32,12 +29,22 @@ type Tool struct {
 var _ tool.Tool = (*Tool)(nil)
 
 // newTool checks and adapts one listed tool.
-func newTool(c *conn, t *sdk.Tool) (*Tool, error) {
+func newTool(c *conn, t *toolInfo) (*Tool, error) {
 	full, ok := mcpspec.ToolName(c.srv.Name, t.Name)
 	if !ok {
 		return nil, errors.New("its name is not one models accept (letters, digits, '_' and '-', 64 bytes with the prefix)")
 	}
-	schema, err := json.Marshal(t.InputSchema)
+	// The schema re-encoded (compact, keys sorted), so what the model is
+	// sent does not depend on the server's layout.
+	schema, err := []byte(nil), error(nil)
+	if n := len(t.InputSchema); n > maxSchema {
+		schema = t.InputSchema
+	} else if n > 0 {
+		var raw any
+		if err = json.Unmarshal(t.InputSchema, &raw); err == nil {
+			schema, err = json.Marshal(raw)
+		}
+	}
 	if err != nil || len(schema) > maxSchema {
 		return nil, fmt.Errorf("its input schema is not usable (%d bytes, limit %d)", len(schema), maxSchema)
 	}
@@ -96,10 +103,10 @@ func (t *Tool) Run(ctx context.Context, _ *tool.Env, args json.RawMessage) tool.
 	to := t.c.m.opts.CallTimeout
 	cctx, cancel := context.WithTimeoutCause(ctx, to, errCallTimeout)
 	defer cancel()
-	res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: t.name, Arguments: arguments})
+	res, err := cs.callTool(cctx, t.name, arguments)
 	if err != nil {
 		t.c.m.logf("mcp server %s: call %s: %v", t.c.srv.Name, t.name, err)
-		var we *jsonrpc.Error
+		var we *rpcError
 		switch {
 		case ctx.Err() != nil:
 			return failed(&Error{Server: t.c.srv.Name, Failure: FailCancelled})
@@ -123,21 +130,21 @@ func failed(e *Error) tool.Result { return tool.Result{Content: e.Error(), IsErr
 // when there is no text part: servers repeat their structured result as
 // text (the spec asks them to) or summarise it there, and the model needs
 // it once.
-func Render(res *sdk.CallToolResult) string {
+func Render(res *CallResult) string {
 	var parts []string
 	hasText := false
-	for _, c := range res.Content {
-		switch v := c.(type) {
-		case *sdk.TextContent:
+	for _, v := range res.Content {
+		switch v.Type {
+		case ContentText:
 			parts = append(parts, v.Text)
 			hasText = true
-		case *sdk.ImageContent:
+		case ContentImage:
 			parts = append(parts, fmt.Sprintf("[image: %s, %d bytes]", mimeText(v.MIMEType), len(v.Data)))
-		case *sdk.AudioContent:
+		case ContentAudio:
 			parts = append(parts, fmt.Sprintf("[audio: %s, %d bytes]", mimeText(v.MIMEType), len(v.Data)))
-		case *sdk.ResourceLink:
+		case ContentResourceLink:
 			parts = append(parts, fmt.Sprintf("[resource link: %s]", v.URI))
-		case *sdk.EmbeddedResource:
+		case ContentResource:
 			r := v.Resource
 			switch {
 			case r == nil:
@@ -150,9 +157,13 @@ func Render(res *sdk.CallToolResult) string {
 			parts = append(parts, "[content of an unsupported type]")
 		}
 	}
-	if res.StructuredContent != nil && !hasText {
-		if js, err := json.Marshal(res.StructuredContent); err == nil {
-			parts = append(parts, string(js))
+	if sc := bytes.TrimSpace(res.StructuredContent); len(sc) > 0 && !bytes.Equal(sc, []byte("null")) && !hasText {
+		// Re-encoded (compact, keys sorted), as the value it is.
+		var v any
+		if json.Unmarshal(sc, &v) == nil {
+			if js, err := json.Marshal(v); err == nil {
+				parts = append(parts, string(js))
+			}
 		}
 	}
 	if len(parts) == 0 {
