@@ -20,7 +20,7 @@ func collectorFunc(h http.HandlerFunc) *httptest.Server { return httptest.NewSer
 // started ends n spans on tel's tracer.
 func endSpans(tel *Telemetry, n int) {
 	for i := range n {
-		_, sp := tel.tracer.Start(context.Background(), fmt.Sprintf("span %d", i))
+		_, sp := tel.start(context.Background(), fmt.Sprintf("span %d", i), KindInternal)
 		sp.End()
 	}
 }
