@@ -88,8 +88,8 @@ func (o *ours) set(ctx context.Context, attrs ...KeyValue) {
 func (o *ours) event(ctx context.Context, name string, attrs ...KeyValue) {
 	o.sp(ctx).AddEvent(name, attrs...)
 }
-func (o *ours) fail(ctx context.Context, desc string)   { o.sp(ctx).SetError(desc) }
-func (o *ours) end(ctx context.Context)                 { o.sp(ctx).End() }
+func (o *ours) fail(ctx context.Context, desc string)  { o.sp(ctx).SetError(desc) }
+func (o *ours) end(ctx context.Context)                { o.sp(ctx).End() }
 func (o *ours) traceparent(ctx context.Context) string { return inject(ctx).Parent }
 
 // sdk drives the OTel SDK; Continue's context is read through the OTel
