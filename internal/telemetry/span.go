@@ -13,8 +13,9 @@ package telemetry
 // trace is sampled), a new span id for every span, recording or not, the
 // parent's trace flags and tracestate inherited, attributes deduplicated
 // by key (the last value wins, at the first one's place), at most
-// maxEvents events (the oldest dropped). The SDK stays the reference:
-// span_test.go checks traceparent and tracestate against its propagator.
+// maxEvents events (the oldest dropped). The SDK stays the reference,
+// in tests only: sdkref_test.go drives both through the same operations
+// and span_test.go checks trace context against its propagator.
 
 import (
 	"context"
@@ -235,7 +236,7 @@ func inject(ctx context.Context) subagent.TraceContext {
 	return subagent.TraceContext{Parent: sc.Traceparent(), State: sc.State}
 }
 
-// newIDs are random ids from crypto/rand (never zero).
+// newTraceID and newSpanID are random ids from crypto/rand (never zero).
 func newTraceID() (t TraceID) {
 	for !t.IsValid() {
 		rand.Read(t[:])
