@@ -12,7 +12,6 @@ import (
 // parent's trace. Without one ctx is unchanged: the turn continues the
 // process's TRACEPARENT or starts a trace of its own.
 func continueTrace(ctx context.Context, meta map[string]any) context.Context {
-	tp, _ := meta["traceparent"].(string)
-	ts, _ := meta["tracestate"].(string)
-	return telemetry.Continue(ctx, tp, ts)
+	tc := telemetry.FromMeta(meta)
+	return telemetry.Continue(ctx, tc.Parent, tc.State)
 }

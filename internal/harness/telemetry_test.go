@@ -8,12 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/telemetry"
@@ -47,7 +45,7 @@ fallback:
 
 // runTraced runs the telemetry scenario with spans kept in memory and
 // returns them once telemetry has shut down.
-func runTraced(t *testing.T, content bool) (tracetest.SpanStubs, string, *Session) {
+func runTraced(t *testing.T, content bool) ([]*telemetry.SpanData, string, *Session) {
 	t.Helper()
 	canary := "CANARY" + randomHex(t)
 	k, v, _ := strings.Cut(testutil.MarkChildren(t), "=")
@@ -64,8 +62,8 @@ func runTraced(t *testing.T, content bool) (tracetest.SpanStubs, string, *Sessio
 		".reins/agents/leaky.md": def,
 		"secret.txt":             "file says " + canary,
 	})
-	mem := tracetest.NewInMemoryExporter()
-	f.h.Telemetry = telemetry.Start(telemetry.Options{Settings: telemetry.Settings{Content: content}, Exporter: keepSpans{mem}, Logf: f.h.Logf})
+	mem := &keepSpans{}
+	f.h.Telemetry = telemetry.Start(telemetry.Options{Settings: telemetry.Settings{Content: content}, Exporter: mem, Logf: f.h.Logf})
 	s := f.session(t)
 	res := s.Run(context.Background(), "delegate "+canary)
 	if res.Reason != session.ReasonCompleted {
@@ -73,32 +71,43 @@ func runTraced(t *testing.T, content bool) (tracetest.SpanStubs, string, *Sessio
 	}
 	s.Close()
 	f.h.Close()
-	return tracetest.SpanStubsFromReadOnlySpans(mem.GetSpans().Snapshots()), canary, s
+	mem.mu.Lock()
+	defer mem.mu.Unlock()
+	return mem.spans, canary, s
 }
 
-// keepSpans keeps the in-memory exporter's spans past Shutdown (which
-// would reset them).
-type keepSpans struct{ *tracetest.InMemoryExporter }
+// keepSpans keeps the exported spans in memory.
+type keepSpans struct {
+	mu    sync.Mutex
+	spans []*telemetry.SpanData
+}
 
-func (keepSpans) Shutdown(context.Context) error { return nil }
+func (k *keepSpans) ExportSpans(_ context.Context, spans []*telemetry.SpanData) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.spans = append(k.spans, spans...)
+	return nil
+}
+
+func (*keepSpans) Shutdown(context.Context) error { return nil }
 
 // attrsText is every string a span carries: its name, status, attributes,
 // its events' names and attributes, and its resource's attributes.
-func attrsText(s tracetest.SpanStub) string {
+func attrsText(s *telemetry.SpanData) string {
 	var b strings.Builder
-	add := func(kv []attribute.KeyValue) {
+	add := func(kv []telemetry.KeyValue) {
 		for _, a := range kv {
-			b.WriteString(string(a.Key) + "=" + a.Value.Emit() + "\n")
+			b.WriteString(a.Key + "=" + a.Value.Emit() + "\n")
 		}
 	}
-	b.WriteString(s.Name + "\n" + s.Status.Description + "\n")
+	b.WriteString(s.Name + "\n" + s.StatusDescription + "\n")
 	add(s.Attributes)
 	for _, e := range s.Events {
 		b.WriteString(e.Name + "\n")
 		add(e.Attributes)
 	}
 	if s.Resource != nil {
-		add(s.Resource.Attributes())
+		add(s.Resource.Attributes)
 	}
 	return b.String()
 }
@@ -138,17 +147,17 @@ func TestTelemetryCanary(t *testing.T) {
 // subagent span; the pi child was given the subagent span as TRACEPARENT.
 func TestTelemetryTreeInMemory(t *testing.T) {
 	spans, _, s := runTraced(t, false)
-	byID := map[string]tracetest.SpanStub{}
+	byID := map[string]*telemetry.SpanData{}
 	traces := map[string]bool{}
 	for _, sp := range spans {
-		byID[sp.SpanContext.SpanID().String()] = sp
-		traces[sp.SpanContext.TraceID().String()] = true
+		byID[sp.Context.SpanID.String()] = sp
+		traces[sp.Context.TraceID.String()] = true
 	}
 	if len(traces) != 1 {
 		t.Fatalf("%d traces, want 1", len(traces))
 	}
-	parentName := func(sp tracetest.SpanStub) string {
-		p, ok := byID[sp.Parent.SpanID().String()]
+	parentName := func(sp *telemetry.SpanData) string {
+		p, ok := byID[sp.Parent.String()]
 		if !ok {
 			return ""
 		}
@@ -194,7 +203,7 @@ func TestTelemetryTreeInMemory(t *testing.T) {
 	var piSpan string
 	for _, sp := range spans {
 		if sp.Name == "subagent leaky" {
-			piSpan = sp.SpanContext.SpanID().String()
+			piSpan = sp.Context.SpanID.String()
 		}
 	}
 	var stderr string

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/telemetry"
 )
 
 // metaTrace is the W3C trace context a session/prompt's params carry as
@@ -14,13 +15,10 @@ import (
 // continues the process's TRACEPARENT or starts a trace of its own.
 func metaTrace(params json.RawMessage) subagent.TraceContext {
 	var p struct {
-		Meta struct {
-			Traceparent string `json:"traceparent"`
-			Tracestate  string `json:"tracestate"`
-		} `json:"_meta"`
+		Meta map[string]any `json:"_meta"`
 	}
 	if json.Unmarshal(params, &p) != nil {
 		return subagent.TraceContext{}
 	}
-	return subagent.TraceContext{Parent: p.Meta.Traceparent, State: p.Meta.Tracestate}
+	return telemetry.FromMeta(p.Meta)
 }

@@ -20,7 +20,7 @@ func collectorFunc(h http.HandlerFunc) *httptest.Server { return httptest.NewSer
 // started ends n spans on tel's tracer.
 func endSpans(tel *Telemetry, n int) {
 	for i := range n {
-		_, sp := tel.tracer.Start(context.Background(), fmt.Sprintf("span %d", i))
+		_, sp := tel.start(context.Background(), fmt.Sprintf("span %d", i), KindInternal)
 		sp.End()
 	}
 }
@@ -148,5 +148,53 @@ func BenchmarkShutdown(b *testing.B) {
 				tel.Shutdown(context.Background())
 			}
 		})
+	}
+}
+
+// TestExitFlushBounded: a collector that answered the probe but then holds
+// the final export gets ShutdownTimeout and no more: Shutdown returns, the
+// export in flight is abandoned (nothing of telemetry outlives Shutdown:
+// goleak), and the spans are counted dropped. The SDK's processor left
+// that export running past Shutdown.
+func TestExitFlushBounded(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	release := make(chan struct{})
+	srv := collectorFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > int64(len(`{"resourceSpans":[]}`)) {
+			select { // holds a real export until the client gives up
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.Write([]byte("{}"))
+	})
+	defer srv.Close()
+	defer close(release)
+	var log logLines
+	tel := Start(Options{Settings: Settings{URL: srv.URL + "/v1/traces"}, Logf: log.logf, ShutdownTimeout: 50 * time.Millisecond})
+	select {
+	case <-tel.probed:
+	case <-time.After(time.Minute):
+		t.Fatal("the probe did not finish")
+	}
+	if _, _, failed := tel.Stats(); !tel.exp.answered.Load() || failed != 0 {
+		t.Fatal("the probe was not answered")
+	}
+	endSpans(tel, 3)
+	done := make(chan struct{})
+	go func() { tel.Shutdown(context.Background()); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Shutdown is held by an export the collector never answers")
+	}
+	if ended, exported, _ := tel.Stats(); ended != 3 || exported != 0 {
+		t.Errorf("ended %d, exported %d; want 3, 0", ended, exported)
+	}
+	for _, want := range []string{"telemetry: shutdown: context deadline exceeded", "telemetry: 3 spans ended, 0 exported, 3 dropped"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("host log %q, want %q", log.String(), want)
+		}
 	}
 }

@@ -8,17 +8,13 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // otlpJSON exports spans as OTLP/HTTP with the JSON encoding of the OTLP
 // specification (ExportTraceServiceRequest; ids as hex, 64-bit integers
 // as strings, enums as numbers), which every OTLP/HTTP collector accepts
-// on /v1/traces. It is a few dozen lines of encoding/json over the SDK's
-// ReadOnlySpan, where the official exporters would link gRPC and protobuf
+// on /v1/traces. It is a few dozen lines of encoding/json over the recorded
+// spans (span.go), where the official exporters would link gRPC and protobuf
 // into every reins process (the package comment).
 type otlpJSON struct {
 	url     string
@@ -38,7 +34,7 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("collector answered HTTP %d", e.Status)
 }
 
-func (e *otlpJSON) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+func (e *otlpJSON) ExportSpans(ctx context.Context, spans []*SpanData) error {
 	body, err := json.Marshal(encodeSpans(spans))
 	if err != nil {
 		return err
@@ -98,18 +94,11 @@ type (
 		End          string      `json:"endTimeUnixNano"`
 		Attributes   []jsonKV    `json:"attributes,omitempty"`
 		Events       []jsonEvent `json:"events,omitempty"`
-		Links        []jsonLink  `json:"links,omitempty"`
 		Status       *jsonStatus `json:"status,omitempty"`
-		DroppedAttrs int         `json:"droppedAttributesCount,omitempty"`
 	}
 	jsonEvent struct {
 		Time       string   `json:"timeUnixNano"`
 		Name       string   `json:"name"`
-		Attributes []jsonKV `json:"attributes,omitempty"`
-	}
-	jsonLink struct {
-		TraceID    string   `json:"traceId"`
-		SpanID     string   `json:"spanId"`
 		Attributes []jsonKV `json:"attributes,omitempty"`
 	}
 	jsonStatus struct {
@@ -133,113 +122,85 @@ type (
 )
 
 // encodeSpans groups spans by resource and scope, as OTLP nests them.
-func encodeSpans(spans []sdktrace.ReadOnlySpan) jsonRequest {
+func encodeSpans(spans []*SpanData) jsonRequest {
 	type key struct {
-		res   attribute.Distinct
-		scope string
+		res   *Resource
+		scope Scope
 	}
 	out := jsonRequest{ResourceSpans: []jsonResourceSpans{}} // [] when empty (the probe), never null
-	resIdx := map[attribute.Distinct]int{}
+	resIdx := map[*Resource]int{}
 	scopeIdx := map[key]int{}
 	for _, s := range spans {
-		var rd attribute.Distinct
-		var rattrs []attribute.KeyValue
-		if r := s.Resource(); r != nil {
-			rd, rattrs = r.Equivalent(), r.Attributes()
-		}
-		ri, ok := resIdx[rd]
+		ri, ok := resIdx[s.Resource]
 		if !ok {
 			ri = len(out.ResourceSpans)
-			resIdx[rd] = ri
+			resIdx[s.Resource] = ri
+			var rattrs []KeyValue
+			if s.Resource != nil {
+				rattrs = s.Resource.Attributes
+			}
 			out.ResourceSpans = append(out.ResourceSpans, jsonResourceSpans{Resource: jsonResource{Attributes: kvs(rattrs)}})
 		}
-		sc := s.InstrumentationScope()
-		k := key{rd, sc.Name + "\x00" + sc.Version}
+		k := key{s.Resource, s.Scope}
 		si, ok := scopeIdx[k]
 		rs := &out.ResourceSpans[ri]
 		if !ok {
 			si = len(rs.ScopeSpans)
 			scopeIdx[k] = si
-			rs.ScopeSpans = append(rs.ScopeSpans, jsonScopeSpans{Scope: jsonScope{Name: sc.Name, Version: sc.Version}})
+			rs.ScopeSpans = append(rs.ScopeSpans, jsonScopeSpans{Scope: jsonScope{Name: s.Scope.Name, Version: s.Scope.Version}})
 		}
 		rs.ScopeSpans[si].Spans = append(rs.ScopeSpans[si].Spans, encodeSpan(s))
 	}
 	return out
 }
 
-func encodeSpan(s sdktrace.ReadOnlySpan) jsonSpan {
-	sc := s.SpanContext()
+func encodeSpan(s *SpanData) jsonSpan {
+	sc := s.Context
 	j := jsonSpan{
-		TraceID: sc.TraceID().String(), SpanID: sc.SpanID().String(), TraceState: sc.TraceState().String(),
-		Name: s.Name(), Kind: int(s.SpanKind()),
-		Start:        strconv.FormatInt(s.StartTime().UnixNano(), 10),
-		End:          strconv.FormatInt(s.EndTime().UnixNano(), 10),
-		Attributes:   kvs(s.Attributes()),
-		DroppedAttrs: s.DroppedAttributes(),
+		TraceID: sc.TraceID.String(), SpanID: sc.SpanID.String(), TraceState: sc.State,
+		Name: s.Name, Kind: int(s.Kind),
+		Start:      strconv.FormatInt(s.Start.UnixNano(), 10),
+		End:        strconv.FormatInt(s.End.UnixNano(), 10),
+		Attributes: kvs(s.Attributes),
 	}
-	if p := s.Parent(); p.SpanID().IsValid() {
-		j.ParentSpanID = p.SpanID().String()
+	if s.Parent.IsValid() {
+		j.ParentSpanID = s.Parent.String()
 	}
-	for _, e := range s.Events() {
+	for _, e := range s.Events {
 		j.Events = append(j.Events, jsonEvent{Time: strconv.FormatInt(e.Time.UnixNano(), 10), Name: e.Name, Attributes: kvs(e.Attributes)})
 	}
-	for _, l := range s.Links() {
-		j.Links = append(j.Links, jsonLink{TraceID: l.SpanContext.TraceID().String(), SpanID: l.SpanContext.SpanID().String(), Attributes: kvs(l.Attributes)})
-	}
-	// OTLP's status codes: 0 unset, 1 ok, 2 error (the SDK's: 0, 2, 1).
-	switch st := s.Status(); st.Code {
-	case codes.Error:
-		j.Status = &jsonStatus{Code: 2, Message: st.Description}
-	case codes.Ok:
-		j.Status = &jsonStatus{Code: 1}
+	if s.Status == CodeError {
+		j.Status = &jsonStatus{Code: int(CodeError), Message: s.StatusDescription}
 	}
 	return j
 }
 
-func kvs(attrs []attribute.KeyValue) []jsonKV {
+func kvs(attrs []KeyValue) []jsonKV {
 	out := make([]jsonKV, 0, len(attrs))
 	for _, a := range attrs {
-		out = append(out, jsonKV{Key: string(a.Key), Value: value(a.Value)})
+		out = append(out, jsonKV{Key: a.Key, Value: value(a.Value)})
 	}
 	return out
 }
 
-func value(v attribute.Value) jsonValue {
-	switch v.Type() {
-	case attribute.BOOL:
-		b := v.AsBool()
+func value(v Value) jsonValue {
+	switch v.Kind {
+	case KindBool:
+		b := v.Bool
 		return jsonValue{Bool: &b}
-	case attribute.INT64:
-		s := strconv.FormatInt(v.AsInt64(), 10)
+	case KindInt64:
+		s := strconv.FormatInt(v.Int, 10)
 		return jsonValue{Int: &s}
-	case attribute.FLOAT64:
-		f := v.AsFloat64()
+	case KindFloat64:
+		f := v.Float
 		return jsonValue{Double: &f}
-	case attribute.STRINGSLICE:
+	case KindStringSlice:
 		a := &jsonArrayKV{}
-		for _, s := range v.AsStringSlice() {
-			a.Values = append(a.Values, value(attribute.StringValue(s)))
-		}
-		return jsonValue{Array: a}
-	case attribute.INT64SLICE:
-		a := &jsonArrayKV{}
-		for _, n := range v.AsInt64Slice() {
-			a.Values = append(a.Values, value(attribute.Int64Value(n)))
-		}
-		return jsonValue{Array: a}
-	case attribute.BOOLSLICE:
-		a := &jsonArrayKV{}
-		for _, b := range v.AsBoolSlice() {
-			a.Values = append(a.Values, value(attribute.BoolValue(b)))
-		}
-		return jsonValue{Array: a}
-	case attribute.FLOAT64SLICE:
-		a := &jsonArrayKV{}
-		for _, f := range v.AsFloat64Slice() {
-			a.Values = append(a.Values, value(attribute.Float64Value(f)))
+		for _, s := range v.Strings {
+			a.Values = append(a.Values, value(Value{Kind: KindString, Str: s}))
 		}
 		return jsonValue{Array: a}
 	}
-	s := v.Emit()
+	s := v.Str
 	return jsonValue{String: &s}
 }

@@ -4,13 +4,15 @@
 // (docs/telemetry.md). It implements the loop's and the manager's hooks
 // (agent.Tracer, subagent.RunTracer), so neither links a tracing library.
 //
-// Nothing is set up unless an endpoint is configured (Resolve). Spans go
-// through the SDK's batch processor — a bounded queue that drops rather
-// than blocks — to an OTLP/HTTP exporter that encodes JSON itself
-// (otlpjson.go): the official OTLP exporters link gRPC and protobuf, whose
-// package initialisers every reins process, traced or not, would pay at
-// start-up (BENCHMARKS.md). What was dropped is counted and reported in
-// the host log when the process shuts telemetry down.
+// Nothing is set up unless an endpoint is configured (Resolve). Spans are
+// recorded by the package itself (span.go: the OpenTelemetry SDK cost
+// every process about 1 MiB and twenty package initialisers at start-up)
+// and go through a batch processor — a bounded queue that drops rather
+// than blocks (batch.go) — to an OTLP/HTTP exporter that encodes JSON
+// itself (otlpjson.go): the official OTLP exporters link gRPC and
+// protobuf, whose package initialisers every reins process, traced or
+// not, would pay at start-up (BENCHMARKS.md). What was dropped is counted
+// and reported in the host log when the process shuts telemetry down.
 //
 // Exit never waits on a collector that has not proved it answers: Start
 // sends an empty export (a probe) at once, while the run goes on; at
@@ -31,12 +33,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/propagation"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/reinsdev/reins/internal/config"
 )
@@ -120,9 +116,9 @@ func tracesURL(base string, always bool) string {
 // Options are the inputs of Start.
 type Options struct {
 	Settings
-	// Exporter replaces the OTLP/HTTP exporter (tests: tracetest's
-	// in-memory exporter).
-	Exporter sdktrace.SpanExporter
+	// Exporter replaces the OTLP/HTTP exporter (tests: spans kept in
+	// memory).
+	Exporter SpanExporter
 	// Getenv reads TRACEPARENT and TRACESTATE: a process started by a
 	// traced parent continues its trace (os.Getenv when nil is not
 	// assumed: nil reads nothing).
@@ -141,15 +137,16 @@ type Options struct {
 // Telemetry is a running exporter and the tracers over it. A nil
 // *Telemetry traces nothing: its hooks are nil.
 type Telemetry struct {
-	tp      *sdktrace.TracerProvider
-	tracer  trace.Tracer
-	content bool
-	logf    func(string, ...any)
-	exp     *countingExporter
-	ended   atomic.Int64
-	// parent is the trace this process continues (TRACEPARENT), or the
-	// background context.
-	parent context.Context
+	resource *Resource
+	scope    Scope
+	batch    *batcher
+	content  bool
+	logf     func(string, ...any)
+	exp      *countingExporter
+	ended    atomic.Int64
+	// parent is the trace this process continues (TRACEPARENT); zero
+	// when none.
+	parent SpanContext
 	once   sync.Once
 	// shutdownTimeout bounds the final flush (Options.ShutdownTimeout).
 	shutdownTimeout time.Duration
@@ -168,7 +165,7 @@ const (
 	ShutdownTimeout = 2 * time.Second
 )
 
-// Start sets up the exporter and the tracer provider.
+// Start sets up the exporter and the batch processor.
 func Start(o Options) *Telemetry {
 	logf := o.Logf
 	if logf == nil {
@@ -178,27 +175,26 @@ func Start(o Options) *Telemetry {
 	if exp == nil {
 		exp = newOTLPJSON(o.URL, o.Headers)
 	}
-	t := &Telemetry{content: o.Content, logf: logf, parent: context.Background(),
+	t := &Telemetry{content: o.Content, logf: logf,
 		shutdownTimeout: o.ShutdownTimeout, probed: make(chan struct{})}
 	if t.shutdownTimeout <= 0 {
 		t.shutdownTimeout = ShutdownTimeout
 	}
 	t.exp = newCountingExporter(exp, logf)
-	bsp := sdktrace.NewBatchSpanProcessor(t.exp, sdktrace.WithMaxQueueSize(MaxQueue),
-		sdktrace.WithBatchTimeout(BatchTimeout), sdktrace.WithExportTimeout(ExportTimeout))
 	service := o.Service
 	if service == "" {
 		service = "reins"
 	}
 	// process.pid tells apart the processes of one trace (a parent, its
-	// reins children, a worker) in a trace viewer.
-	res := resource.NewSchemaless(attribute.String("service.name", service), attribute.String("service.version", o.Version),
-		attribute.Int("process.pid", os.Getpid()))
-	t.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(&countingProcessor{SpanProcessor: bsp, ended: &t.ended}), sdktrace.WithResource(res))
-	t.tracer = t.tp.Tracer("github.com/reinsdev/reins", trace.WithInstrumentationVersion(o.Version))
+	// reins children, a worker) in a trace viewer. Sorted by key, as the
+	// SDK's resource was.
+	t.resource = &Resource{Attributes: []KeyValue{intAttr("process.pid", os.Getpid()),
+		strAttr("service.name", service), strAttr("service.version", o.Version)}}
+	t.scope = Scope{Name: "github.com/reinsdev/reins", Version: o.Version}
 	if o.Getenv != nil {
-		t.parent = Continue(context.Background(), o.Getenv("TRACEPARENT"), o.Getenv("TRACESTATE"))
+		t.parent, _ = ParseTraceparent(o.Getenv("TRACEPARENT"), o.Getenv("TRACESTATE"))
 	}
+	t.batch = newBatcher(t.exp)
 	go func() {
 		defer close(t.probed)
 		t.exp.probe()
@@ -206,17 +202,14 @@ func Start(o Options) *Telemetry {
 	return t
 }
 
-// Continue returns ctx under the remote span a W3C traceparent names (ctx
-// itself when traceparent is empty or malformed).
-func Continue(ctx context.Context, traceparent, tracestate string) context.Context {
-	if traceparent == "" {
-		return ctx
+// onEnd counts an ended span and queues it for export (dropped when the
+// queue is full; not counted once telemetry has shut down).
+func (t *Telemetry) onEnd(d *SpanData) {
+	if t.batch.stopped.Load() {
+		return
 	}
-	c := propagation.MapCarrier{"traceparent": traceparent}
-	if tracestate != "" {
-		c["tracestate"] = tracestate
-	}
-	return propagation.TraceContext{}.Extract(ctx, c)
+	t.ended.Add(1)
+	t.batch.enqueue(d)
 }
 
 // Shutdown flushes what is queued and writes to the host log how many
@@ -240,9 +233,14 @@ func (t *Telemetry) shutdown(ctx context.Context) {
 		// the one in flight, fails at once instead of being waited for.
 		t.exp.abandon()
 	}
-	if err := t.tp.Shutdown(ctx); err != nil {
+	if err := t.batch.shutdown(ctx); err != nil {
+		// The flush outlived its bound: what is in flight or queued is
+		// abandoned (and counted dropped), so nothing outlives Shutdown.
 		t.logf("telemetry: shutdown: %v", err)
+		t.exp.abandon()
+		<-t.batch.done
 	}
+	_ = t.exp.next.Shutdown(ctx)
 	t.exp.abandon() // the probe, if it still waits
 	select {
 	case <-t.probed:
@@ -263,24 +261,12 @@ func (t *Telemetry) Stats() (ended, exported, failed int64) {
 	return t.ended.Load(), t.exp.sent.Load(), t.exp.failed.Load()
 }
 
-// countingProcessor counts the spans that ended.
-type countingProcessor struct {
-	sdktrace.SpanProcessor
-	ended *atomic.Int64
-}
-
-func (p *countingProcessor) OnEnd(s sdktrace.ReadOnlySpan) {
-	p.ended.Add(1)
-	p.SpanProcessor.OnEnd(s)
-}
-
 // countingExporter counts what was exported and what failed, logs the
-// first failure, and hides failures from the SDK (whose error handler
-// would print them on stderr once per batch). It records whether the
+// first failure, and hides failures from the batch processor. It records whether the
 // collector has answered 2xx, and can be abandoned: every export then
 // fails at once, the one in flight included.
 type countingExporter struct {
-	next         sdktrace.SpanExporter
+	next         SpanExporter
 	logf         func(string, ...any)
 	sent, failed atomic.Int64
 	logged       atomic.Bool
@@ -292,7 +278,7 @@ type countingExporter struct {
 	abandon context.CancelFunc
 }
 
-func newCountingExporter(next sdktrace.SpanExporter, logf func(string, ...any)) *countingExporter {
+func newCountingExporter(next SpanExporter, logf func(string, ...any)) *countingExporter {
 	e := &countingExporter{next: next, logf: logf}
 	e.gone, e.abandon = context.WithCancel(context.Background())
 	return e
@@ -310,7 +296,7 @@ func (e *countingExporter) probe() {
 	}
 }
 
-func (e *countingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+func (e *countingExporter) ExportSpans(ctx context.Context, spans []*SpanData) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(e.gone, cancel)()
@@ -331,5 +317,3 @@ func (e *countingExporter) ExportSpans(ctx context.Context, spans []sdktrace.Rea
 	e.sent.Add(int64(len(spans)))
 	return nil
 }
-
-func (e *countingExporter) Shutdown(ctx context.Context) error { return e.next.Shutdown(ctx) }
