@@ -90,6 +90,27 @@ func (tm *ptyTerm) waitFor(s string) {
 	tm.t.Fatalf("the screen never showed %q; it showed:\n%s", s, tm.text())
 }
 
+// windowTitle matches the window-title sequence the screen sets (OSC 2).
+var windowTitle = regexp.MustCompile("\x1b\\]2;([^\x07\x1b]*)(?:\x07|\x1b\\\\)")
+
+// waitIdle waits (generously) until no turn runs: the last window title
+// the screen set is "reins" (it says "reins · running" while a turn runs
+// and "reins · approve …?" while it asks). A slash command typed while a
+// turn still runs is refused ("a turn is running"), so a test that saw a
+// turn's answer waits for this, the screen's own word, before typing one —
+// never for a time.
+func (tm *ptyTerm) waitIdle() {
+	tm.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := windowTitle.FindAllStringSubmatch(tm.raw(), -1); len(m) > 0 && m[len(m)-1][1] == "reins" {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	tm.t.Fatalf("the screen never went idle; it showed:\n%s", tm.text())
+}
+
 // cmdSignal sends SIGTERM to reins.
 func (tm *ptyTerm) cmdSignal(t *testing.T) {
 	t.Helper()

@@ -53,6 +53,7 @@ replies:
 	tm.waitFor("new session")
 	tm.typeKeys("CHANGE-IT\r")
 	tm.waitFor("CHANGED-ALL")
+	tm.waitIdle()
 	if readOr(t, filepath.Join(cwd, "keep.txt")) != "<absent>" || !strings.Contains(readOr(t, filepath.Join(cwd, "edit.txt")), "new line") {
 		t.Fatal("the turn did not change the files")
 	}
@@ -105,6 +106,7 @@ replies:
 	tm.waitFor("new session")
 	tm.typeKeys("CHANGE-IT\r")
 	tm.waitFor("CHANGED-ALL")
+	tm.waitIdle()
 	tm.typeKeys("/undo\r")
 	tm.waitFor("restored 2 files")
 	tm.typeKeys("/undo\r")
@@ -151,6 +153,7 @@ replies:
 	tm.waitFor("FIRST-DONE")
 	tm.typeKeys("SECOND-PROMPT\r")
 	tm.waitFor("SECOND-DONE")
+	tm.waitIdle()
 	if readOr(t, filepath.Join(cwd, "a.txt")) != "v2\n" {
 		t.Fatal("the second turn did not edit a.txt")
 	}
