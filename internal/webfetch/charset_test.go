@@ -162,3 +162,24 @@ func TestWebfetchCharsetNoteIsOurs(t *testing.T) {
 		t.Errorf("%q", res.Content)
 	}
 }
+
+// TestDecodeEdges: an odd trailing byte of UTF-16 and an unpaired
+// surrogate become U+FFFD; a rune cut at the end of a body does not make
+// it "not UTF-8", a bad byte inside does.
+func TestDecodeEdges(t *testing.T) {
+	if got := decodeUTF16([]byte{'a', 0, 'b'}, false); got != "a\uFFFD" {
+		t.Errorf("odd byte: %q", got)
+	}
+	if got := decodeUTF16([]byte{0xD8, 0x3D, 0, 'x'}, true); got != "\uFFFDx" {
+		t.Errorf("unpaired surrogate: %q", got)
+	}
+	if !validUTF8Prefix([]byte("caf\xc3")) || !validUTF8Prefix([]byte("x\xf0\x9f\x99")) {
+		t.Error("a rune cut at the end is not UTF-8")
+	}
+	if validUTF8Prefix([]byte("caf\xe9 ok")) || validUTF8Prefix([]byte("\xff")) {
+		t.Error("latin-1 byte taken for UTF-8")
+	}
+	if got, _ := toUTF8([]byte("caf\xc3"), "", 0); got != "caf\uFFFD" {
+		t.Errorf("cut UTF-8 body: %q", got)
+	}
+}

@@ -5,7 +5,7 @@
 // halves of the single-byte encodings, taken from golang.org/x/text's
 // htmlindex and charmap, so that webfetch decodes what those packages
 // decode without linking them (their tables and package initialisers
-// would run in every reins process; docs/tools.md). Run it with
+// would run in every reins process; docs/agents.md). Run it with
 // `go generate ./internal/webfetch`; TestCharsetTablesMatchXText checks
 // the result against x/text.
 package main

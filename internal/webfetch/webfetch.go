@@ -1,5 +1,5 @@
 // Package webfetch provides the `webfetch` tool: a URL's page as text for
-// the model (docs/tools.md). It keeps to the session's network policy
+// the model (docs/agents.md). It keeps to the session's network policy
 // (docs/sandbox.md): with the network off, only hosts of
 // `sandbox.allowDomains` are fetched, the rule the proxy of confined
 // processes applies (netproxy.Allowed); every address of a redirect is
