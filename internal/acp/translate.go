@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -16,28 +17,30 @@ import (
 
 // toolKinds maps reins's tool names to ACP tool kinds: the editor picks
 // icons and follow-along behaviour by kind.
-var toolKinds = map[string]sdk.ToolKind{
-	"read":            sdk.ToolKindRead,
-	"ls":              sdk.ToolKindRead,
-	"write":           sdk.ToolKindEdit,
-	"edit":            sdk.ToolKindEdit,
-	"multi_edit":      sdk.ToolKindEdit,
-	"apply_patch":     sdk.ToolKindEdit,
-	"bash_output":     sdk.ToolKindOther,
-	"bash_kill":       sdk.ToolKindOther,
-	"bash":            sdk.ToolKindExecute,
-	"grep":            sdk.ToolKindSearch,
-	"glob":            sdk.ToolKindSearch,
-	"subagent":        sdk.ToolKindOther,
-	"job_output":      sdk.ToolKindOther,
-	"subagent_output": sdk.ToolKindOther,
-	"job_list":        sdk.ToolKindOther,
-	"job_kill":        sdk.ToolKindOther,
-}
+var toolKinds = sync.OnceValue(func() map[string]sdk.ToolKind {
+	return map[string]sdk.ToolKind{
+		"read":            sdk.ToolKindRead,
+		"ls":              sdk.ToolKindRead,
+		"write":           sdk.ToolKindEdit,
+		"edit":            sdk.ToolKindEdit,
+		"multi_edit":      sdk.ToolKindEdit,
+		"apply_patch":     sdk.ToolKindEdit,
+		"bash_output":     sdk.ToolKindOther,
+		"bash_kill":       sdk.ToolKindOther,
+		"bash":            sdk.ToolKindExecute,
+		"grep":            sdk.ToolKindSearch,
+		"glob":            sdk.ToolKindSearch,
+		"subagent":        sdk.ToolKindOther,
+		"job_output":      sdk.ToolKindOther,
+		"subagent_output": sdk.ToolKindOther,
+		"job_list":        sdk.ToolKindOther,
+		"job_kill":        sdk.ToolKindOther,
+	}
+})
 
 // KindOf is the ACP tool kind of a reins tool.
 func KindOf(name string) sdk.ToolKind {
-	if k, ok := toolKinds[name]; ok {
+	if k, ok := toolKinds()[name]; ok {
 		return k
 	}
 	return sdk.ToolKindOther

@@ -86,6 +86,10 @@ func TestLeavesStayLeaves(t *testing.T) {
 		// engine know nothing of tools, the loop or the runtime.
 		{"internal/wsfs", append([]string{"internal/agent", "internal/tool", "internal/config", "internal/search"}, runtime...)},
 		{"internal/search", append([]string{"internal/agent", "internal/tool", "internal/config", "internal/wsfs"}, runtime...)},
+		// `reins run`'s progress lines use the tool-call summary, not the
+		// terminal UI: neither its package nor the charm libraries.
+		{"internal/progress", []string{"internal/tui/termtext", "internal/tui/markdown", "charm.land", "github.com/charmbracelet", "internal/harness", "internal/mcp"}},
+		{"internal/tui/toolsummary", []string{"internal/tui/termtext", "charm.land", "github.com/charmbracelet"}},
 	}
 	for _, r := range rules {
 		if bad := linked(deps(t, r.pkg), r.forbid); len(bad) > 0 {

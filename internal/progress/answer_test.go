@@ -7,7 +7,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
-	"github.com/reinsdev/reins/internal/tui"
+	"github.com/reinsdev/reins/internal/tui/toolsummary"
 )
 
 func chunk(t *testing.T, typ llm.ChunkType, delta string) session.Event {
@@ -92,7 +92,7 @@ func TestProgressToolSummary(t *testing.T) {
 			t.Errorf("args %s: %q, want %q", tc.args, got, tc.want)
 		}
 	}
-	if s := tui.ToolSummary(`{"a":"` + strings.Repeat("y", 59) + `","b":"` + strings.Repeat("z", 59) + `","c":"w"}`); len(s) > tui.MaxSummary {
+	if s := toolsummary.Of(`{"a":"` + strings.Repeat("y", 59) + `","b":"` + strings.Repeat("z", 59) + `","c":"w"}`); len(s) > toolsummary.Max {
 		t.Errorf("summary of %d bytes", len(s))
 	}
 }

@@ -38,16 +38,18 @@ var ErrEnough = errors.New("enough matches")
 
 // fileTypes are grep's type names, a small part of ripgrep's list: the
 // file name globs of each.
-var fileTypes = map[string][]string{
-	"go": {"*.go"}, "js": {"*.js", "*.mjs", "*.cjs", "*.jsx"}, "ts": {"*.ts", "*.tsx", "*.mts", "*.cts"},
-	"py": {"*.py", "*.pyi"}, "rust": {"*.rs"}, "java": {"*.java"}, "c": {"*.c", "*.h"},
-	"cpp": {"*.cpp", "*.cc", "*.cxx", "*.hpp", "*.hh", "*.hxx", "*.h"}, "md": {"*.md", "*.markdown"},
-	"markdown": {"*.md", "*.markdown"}, "json": {"*.json"}, "yaml": {"*.yaml", "*.yml"}, "toml": {"*.toml"},
-	"sh": {"*.sh", "*.bash"}, "html": {"*.html", "*.htm"}, "css": {"*.css", "*.scss", "*.sass", "*.less"},
-	"ruby": {"*.rb"}, "rb": {"*.rb"}, "php": {"*.php"}, "swift": {"*.swift"}, "kotlin": {"*.kt", "*.kts"},
-	"sql": {"*.sql"}, "proto": {"*.proto"}, "txt": {"*.txt"}, "csharp": {"*.cs"}, "cs": {"*.cs"},
-	"scala": {"*.scala"}, "lua": {"*.lua"}, "zig": {"*.zig"}, "make": {"Makefile", "*.mk", "makefile", "GNUmakefile"},
-}
+var fileTypes = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"go": {"*.go"}, "js": {"*.js", "*.mjs", "*.cjs", "*.jsx"}, "ts": {"*.ts", "*.tsx", "*.mts", "*.cts"},
+		"py": {"*.py", "*.pyi"}, "rust": {"*.rs"}, "java": {"*.java"}, "c": {"*.c", "*.h"},
+		"cpp": {"*.cpp", "*.cc", "*.cxx", "*.hpp", "*.hh", "*.hxx", "*.h"}, "md": {"*.md", "*.markdown"},
+		"markdown": {"*.md", "*.markdown"}, "json": {"*.json"}, "yaml": {"*.yaml", "*.yml"}, "toml": {"*.toml"},
+		"sh": {"*.sh", "*.bash"}, "html": {"*.html", "*.htm"}, "css": {"*.css", "*.scss", "*.sass", "*.less"},
+		"ruby": {"*.rb"}, "rb": {"*.rb"}, "php": {"*.php"}, "swift": {"*.swift"}, "kotlin": {"*.kt", "*.kts"},
+		"sql": {"*.sql"}, "proto": {"*.proto"}, "txt": {"*.txt"}, "csharp": {"*.cs"}, "cs": {"*.cs"},
+		"scala": {"*.scala"}, "lua": {"*.lua"}, "zig": {"*.zig"}, "make": {"Makefile", "*.mk", "makefile", "GNUmakefile"},
+	}
+})
 
 // Filter decides from a path (slash, below the searched directory)
 // whether grep searches it.
@@ -79,10 +81,10 @@ func NewFilter(glob, typ string) (Filter, bool, error) {
 		}
 	}
 	if typ != "" {
-		globs, ok := fileTypes[typ]
+		globs, ok := fileTypes()[typ]
 		if !ok {
-			names := make([]string, 0, len(fileTypes))
-			for n := range fileTypes {
+			names := make([]string, 0, len(fileTypes()))
+			for n := range fileTypes() {
 				names = append(names, n)
 			}
 			sort.Strings(names)

@@ -1,5 +1,5 @@
 // Package webfetch provides the `webfetch` tool: a URL's page as text for
-// the model (docs/tools.md). It keeps to the session's network policy
+// the model (docs/agents.md). It keeps to the session's network policy
 // (docs/sandbox.md): with the network off, only hosts of
 // `sandbox.allowDomains` are fetched, the rule the proxy of confined
 // processes applies (netproxy.Allowed); every address of a redirect is
@@ -9,7 +9,6 @@
 package webfetch
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,10 +18,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
-
-	"golang.org/x/net/html/charset"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/netproxy"
@@ -81,13 +79,14 @@ func Check(p sandbox.Policy, u *url.URL) error {
 
 // transport is webfetch's own: no connection is kept alive once a fetch
 // ends, so nothing of a fetch outlives its call, and a server's headers
-// are bounded.
-var transport = func() *http.Transport {
+// are bounded. Made on the first fetch, not at start-up: most processes
+// never fetch.
+var transport = sync.OnceValue(func() *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DisableKeepAlives = true
 	tr.MaxResponseHeaderBytes = 256 << 10
 	return tr
-}()
+})
 
 // Tool is the webfetch tool. Transport, when set, replaces its own
 // transport; redirects are always checked by the policy.
@@ -160,7 +159,7 @@ func (t *Tool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) tool
 	defer cancel()
 	rt := t.Transport
 	if rt == nil {
-		rt = transport
+		rt = transport()
 	}
 	client := &http.Client{
 		Transport: rt,
@@ -203,16 +202,25 @@ func (t *Tool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) tool
 	if cut {
 		body = body[:MaxBody]
 	}
-	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	var text string
+	header := resp.Header.Get("Content-Type")
+	ct, _, _ := mime.ParseMediaType(header)
+	var text, note string
 	switch {
 	case ct == "text/html" || ct == "application/xhtml+xml" || (ct == "" && looksHTML(body)):
-		text = strings.ToValidUTF8(Text(decode(body, resp.Header.Get("Content-Type"))), "\uFFFD")
+		cs, bom := sniff(body, header, true)
+		text, note = toUTF8(body, cs, bom)
+		text = strings.ToValidUTF8(Text(strings.NewReader(text)), "\uFFFD")
 	case strings.HasPrefix(ct, "text/") || ct == "application/json" || strings.HasSuffix(ct, "+json") || strings.HasSuffix(ct, "+xml") || ct == "application/xml" || ct == "":
-		if !utf8.Valid(body) && !cut {
+		// Text other than HTML is decoded only in an encoding it
+		// declares (a BOM, the header's charset); else it must be UTF-8.
+		cs, bom := sniff(body, header, false)
+		if cs == "" && !cut && !utf8.Valid(body) {
 			return tool.Errorf("webfetch %s: the %s body is not UTF-8 text", u.Redacted(), ct)
 		}
-		text = strings.ToValidUTF8(string(body), "\uFFFD")
+		if cs == "" {
+			cs = csUTF_8
+		}
+		text, note = toUTF8(body, cs, bom)
 	default:
 		return tool.Errorf("webfetch %s: content type %q is not text (%s)", u.Redacted(), ct, resp.Status)
 	}
@@ -221,22 +229,16 @@ func (t *Tool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) tool
 	if ct != "" {
 		fmt.Fprintf(&b, ", %s", ct)
 	}
-	b.WriteString(")\n\n")
+	b.WriteString(")\n")
+	if note != "" {
+		b.WriteString(note + "\n")
+	}
+	b.WriteString("\n")
 	b.WriteString(text)
 	if cut {
 		fmt.Fprintf(&b, "\n\n[body truncated: read the first %d bytes]", MaxBody)
 	}
 	return tool.Result{Content: b.String(), IsError: resp.StatusCode >= 400}
-}
-
-// decode reads an HTML body in its declared or sniffed charset (the
-// header, a <meta> tag, a BOM; UTF-8 when it cannot tell), as UTF-8.
-func decode(body []byte, contentType string) io.Reader {
-	r, err := charset.NewReader(bytes.NewReader(body), contentType)
-	if err != nil {
-		return bytes.NewReader(body)
-	}
-	return r
 }
 
 // looksHTML sniffs an untyped body.

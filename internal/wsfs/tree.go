@@ -35,9 +35,10 @@ const DefaultMaxEntries = 200_000
 // ErrWalkBound ends a walk that visited WalkOptions.MaxEntries entries.
 var ErrWalkBound = errors.New("walk bound reached")
 
-// skipDirs are directories that searches do not descend into: they are
-// large and rarely what the model is looking for.
-var skipDirs = map[string]bool{".git": true, "node_modules": true}
+// skipDir names the directories searches do not descend into: they are
+// large and rarely what the model is looking for. A function, not a map:
+// nothing to build at start-up.
+func skipDir(name string) bool { return name == ".git" || name == "node_modules" }
 
 // dirent is one entry of a directory a walk read: its name and its type
 // bits (fs.ModeDir, fs.ModeSymlink, 0 for a regular file, ...), taken from
@@ -252,7 +253,7 @@ func (w *treeWalk) dir(j dirJob) ([]dirJob, error) {
 	for _, e := range entries {
 		name := e.name
 		isDir := e.typ.IsDir()
-		if isDir && skipDirs[name] {
+		if isDir && skipDir(name) {
 			if w.opts.KeepDir == nil || !w.opts.KeepDir(name) {
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/goccy/go-yaml"
@@ -102,10 +103,12 @@ func (s *Script) normalize() {
 	}
 }
 
-var knownFaults = map[string]bool{
-	"": true, FaultEmpty: true, FaultEmptyBody: true, FaultCut: true, FaultMalformed: true,
-	FaultStall: true, FaultContextWindow: true, FaultOverloaded: true, FaultReset: true,
-}
+var knownFaults = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"": true, FaultEmpty: true, FaultEmptyBody: true, FaultCut: true, FaultMalformed: true,
+		FaultStall: true, FaultContextWindow: true, FaultOverloaded: true, FaultReset: true,
+	}
+})
 
 // Validate reports the first reply that cannot be served as written.
 func (s *Script) Validate() error {
@@ -124,7 +127,7 @@ func (s *Script) Validate() error {
 
 func (r *Reply) validate() error {
 	switch {
-	case !knownFaults[r.Fault]:
+	case !knownFaults()[r.Fault]:
 		return fmt.Errorf("unknown fault %q", r.Fault)
 	case r.Fault != "" && (r.Status != 0 || r.Body != ""):
 		return errors.New("fault excludes status and body")

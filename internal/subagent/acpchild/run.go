@@ -211,13 +211,15 @@ func promptText(req subagent.Request) string {
 }
 
 // stopReasons maps the child's closed ACP stop reasons (docs/subagents.md).
-var stopReasons = map[sdk.StopReason]string{
-	sdk.StopReasonEndTurn:         outcome.StopCompleted,
-	sdk.StopReasonMaxTokens:       outcome.StopMaxTokens,
-	sdk.StopReasonRefusal:         outcome.StopRefusal,
-	sdk.StopReasonCancelled:       outcome.StopAborted,
-	sdk.StopReasonMaxTurnRequests: outcome.StopError,
-}
+var stopReasons = sync.OnceValue(func() map[sdk.StopReason]string {
+	return map[sdk.StopReason]string{
+		sdk.StopReasonEndTurn:         outcome.StopCompleted,
+		sdk.StopReasonMaxTokens:       outcome.StopMaxTokens,
+		sdk.StopReasonRefusal:         outcome.StopRefusal,
+		sdk.StopReasonCancelled:       outcome.StopAborted,
+		sdk.StopReasonMaxTurnRequests: outcome.StopError,
+	}
+})
 
 // settle turns the prompt's outcome into the run's result.
 func (r *run) settle(resp sdk.PromptResponse, err error) outcome.Result {
@@ -241,7 +243,7 @@ func (r *run) settle(resp sdk.PromptResponse, err error) outcome.Result {
 	var failure *outcome.Diagnostic
 	switch {
 	case err == nil:
-		stop, known := stopReasons[resp.StopReason]
+		stop, known := stopReasons()[resp.StopReason]
 		if !known {
 			stop = outcome.StopError
 		}
@@ -496,14 +498,16 @@ func (r *run) requestKind(tc sdk.ToolCallUpdate) string {
 
 // toolKinds is the closed set of ACP tool kinds: only these may name a
 // permission request in a diagnostic.
-var toolKinds = map[sdk.ToolKind]bool{
-	sdk.ToolKindRead: true, sdk.ToolKindEdit: true, sdk.ToolKindDelete: true, sdk.ToolKindMove: true,
-	sdk.ToolKindSearch: true, sdk.ToolKindExecute: true, sdk.ToolKindThink: true, sdk.ToolKindFetch: true,
-	sdk.ToolKindSwitchMode: true, sdk.ToolKindOther: true,
-}
+var toolKinds = sync.OnceValue(func() map[sdk.ToolKind]bool {
+	return map[sdk.ToolKind]bool{
+		sdk.ToolKindRead: true, sdk.ToolKindEdit: true, sdk.ToolKindDelete: true, sdk.ToolKindMove: true,
+		sdk.ToolKindSearch: true, sdk.ToolKindExecute: true, sdk.ToolKindThink: true, sdk.ToolKindFetch: true,
+		sdk.ToolKindSwitchMode: true, sdk.ToolKindOther: true,
+	}
+})
 
 func closedKind(k sdk.ToolKind) string {
-	if toolKinds[k] {
+	if toolKinds()[k] {
 		return string(k)
 	}
 	return string(sdk.ToolKindOther)
@@ -512,10 +516,12 @@ func closedKind(k sdk.ToolKind) string {
 // readOnlyKinds are the request kinds an allow policy may grant when the
 // parent runs read-only: the child inherits the parent's permission mode,
 // and an ACP child can only be held to it here.
-var readOnlyKinds = map[string]bool{
-	string(sdk.ToolKindRead): true, string(sdk.ToolKindSearch): true,
-	string(sdk.ToolKindThink): true, string(sdk.ToolKindFetch): true,
-}
+var readOnlyKinds = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		string(sdk.ToolKindRead): true, string(sdk.ToolKindSearch): true,
+		string(sdk.ToolKindThink): true, string(sdk.ToolKindFetch): true,
+	}
+})
 
 // Permission decisions (docs/subagents.md).
 const (
@@ -535,7 +541,7 @@ func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionReq
 	decision := decisionRejected
 	switch {
 	case cancelled:
-	case r.policy == config.PermissionAllow && (r.req.Permission != tool.ReadOnly || readOnlyKinds[kind]):
+	case r.policy == config.PermissionAllow && (r.req.Permission != tool.ReadOnly || readOnlyKinds()[kind]):
 		want, decision = []sdk.PermissionOptionKind{sdk.PermissionOptionKindAllowOnce}, decisionAllowed
 	default:
 		want = []sdk.PermissionOptionKind{sdk.PermissionOptionKindRejectOnce, sdk.PermissionOptionKindRejectAlways}

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/reinsdev/reins/internal/budget"
@@ -271,10 +272,12 @@ func (p *provider) env(extra map[string]string) []string {
 
 // piNames maps reins's model-facing tool names to pi's. Delegation and
 // job tools have no pi counterpart.
-var piNames = map[string]string{
-	"read": "read", "write": "write", "edit": "edit", "bash": "bash",
-	"grep": "grep", "glob": "find", "ls": "ls",
-}
+var piNames = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"read": "read", "write": "write", "edit": "edit", "bash": "bash",
+		"grep": "grep", "glob": "find", "ls": "ls",
+	}
+})
 
 // readOnly are the pi tools a read-only child may have.
 var readOnly = []string{"read", "grep", "find", "ls"}
@@ -293,7 +296,7 @@ func piTools(tools []string, perm tool.Permission) []string {
 	}
 	out = []string{}
 	for _, t := range tools {
-		n, ok := piNames[t]
+		n, ok := piNames()[t]
 		if !ok || slices.Contains(out, n) {
 			continue
 		}

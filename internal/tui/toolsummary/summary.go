@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/reinsdev/reins/internal/tui/termtext"
+	"github.com/reinsdev/reins/internal/textcut"
 )
 
 // Bounds of a summary.
@@ -28,7 +28,7 @@ var Keys = []string{"path", "command", "pattern", "description", "agent", "url",
 func Of(args string) string {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(args), &obj); err != nil {
-		return termtext.Cut(termtext.OneLine(args), Max)
+		return textcut.Cut(textcut.OneLine(args), Max)
 	}
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
@@ -51,9 +51,9 @@ func Of(args string) string {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(k + "=" + termtext.Cut(termtext.OneLine(v), MaxValue))
+		b.WriteString(k + "=" + textcut.Cut(textcut.OneLine(v), MaxValue))
 	}
-	return termtext.Cut(b.String(), Max)
+	return textcut.Cut(b.String(), Max)
 }
 
 // Rank is where key k comes in a summary: its place in Keys, the others
