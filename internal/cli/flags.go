@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"github.com/spf13/pflag"
@@ -8,56 +8,85 @@ import (
 	"github.com/reinsdev/reins/internal/tool"
 )
 
-// sessionFlags are the flags of every command that runs sessions (run, acp,
-// sdk): where the workspace is, which config and model, how much a turn may
-// do. They are defined here once so the three commands spell and explain
-// them alike.
-type sessionFlags struct {
-	cwd        string
-	config     string
-	model      string
-	baseURL    string
-	permission string
-	maxSteps   int
-	sandbox    string
-	effort     string
-	network    string
+// SessionFlags are the flags of every command that runs sessions (run, acp,
+// sdk, batch, the interactive reins): where the workspace is, which config
+// and model, how much a turn may do. They are defined here once so the
+// commands spell and explain them alike.
+type SessionFlags struct {
+	Cwd        string
+	Config     string
+	Model      string
+	BaseURL    string
+	Permission string
+	MaxSteps   int
+	Sandbox    string
+	Effort     string
+	Network    string
 }
 
-// register adds the flags to fl; cwdUsage explains --cwd for the command.
-func (f *sessionFlags) register(fl *pflag.FlagSet, cwdUsage string) {
-	fl.StringVar(&f.cwd, "cwd", "", cwdUsage)
-	fl.StringVar(&f.config, "config", "", "an extra config file, applied last")
-	fl.StringVarP(&f.model, "model", "m", "", "model as PROVIDER/MODEL, a short name (sonnet, opus, haiku, gpt, gemini, deepseek) or a model id (default from config, else the first provider whose key is set)")
-	fl.StringVar(&f.effort, "effort", "", "reasoning effort: low, medium or high (default from config or the agent; none: the provider's)")
-	fl.StringVar(&f.baseURL, "base-url", "", "the provider's base URL (any OpenAI-compatible server with openai/MODEL)")
-	fl.StringVar(&f.permission, "permission", string(tool.WorkspaceWrite), "read-only, workspace-write or full-access")
-	fl.IntVar(&f.maxSteps, "max-steps", agent.DefaultMaxSteps, "most steps in a turn")
-	fl.StringVar(&f.sandbox, "sandbox", "", "on or off: confine every process reins starts with Landlock (default from config: on)")
-	fl.StringVar(&f.network, "network", "", "on or off: the network of confined processes (default from config sandbox.network: off)")
+// Register adds the flags to fl; cwdUsage explains --cwd for the command.
+func (f *SessionFlags) Register(fl *pflag.FlagSet, cwdUsage string) {
+	fl.StringVar(&f.Cwd, "cwd", "", cwdUsage)
+	fl.StringVar(&f.Config, "config", "", "an extra config file, applied last")
+	fl.StringVarP(&f.Model, "model", "m", "", "model as PROVIDER/MODEL, a short name (sonnet, opus, haiku, gpt, gemini, deepseek) or a model id (default from config, else the first provider whose key is set)")
+	fl.StringVar(&f.Effort, "effort", "", "reasoning effort: low, medium or high (default from config or the agent; none: the provider's)")
+	fl.StringVar(&f.BaseURL, "base-url", "", "the provider's base URL (any OpenAI-compatible server with openai/MODEL)")
+	fl.StringVar(&f.Permission, "permission", string(tool.WorkspaceWrite), "read-only, workspace-write or full-access")
+	fl.IntVar(&f.MaxSteps, "max-steps", agent.DefaultMaxSteps, "most steps in a turn")
+	fl.StringVar(&f.Sandbox, "sandbox", "", "on or off: confine every process reins starts with Landlock (default from config: on)")
+	fl.StringVar(&f.Network, "network", "", "on or off: the network of confined processes (default from config sandbox.network: off)")
 }
 
-// check validates what the harness does not: the permission mode and the
+// Check validates what the harness does not: the permission mode and the
 // step bound. Errors are usage errors (exit 2) naming the flag.
-func (f *sessionFlags) check() (tool.Permission, error) {
-	perm, err := tool.ParsePermission(f.permission)
+func (f *SessionFlags) Check() (tool.Permission, error) {
+	perm, err := tool.ParsePermission(f.Permission)
 	if err != nil {
-		return "", &exitError{code: exitUsage, msg: "--permission: " + err.Error()}
+		return "", &ExitError{Code: ExitUsage, Msg: "--permission: " + err.Error()}
 	}
-	if f.maxSteps <= 0 {
-		return "", &exitError{code: exitUsage, msg: "--max-steps: want a positive number"}
+	if f.MaxSteps <= 0 {
+		return "", &ExitError{Code: ExitUsage, Msg: "--max-steps: want a positive number"}
 	}
-	if _, err := llm.ParseEffort(f.effort); err != nil {
-		return "", &exitError{code: exitUsage, msg: "--effort: want low, medium or high"}
+	if _, err := llm.ParseEffort(f.Effort); err != nil {
+		return "", &ExitError{Code: ExitUsage, Msg: "--effort: want low, medium or high"}
 	}
-	if f.sandbox != "" && f.sandbox != "on" && f.sandbox != "off" {
-		return "", &exitError{code: exitUsage, msg: "--sandbox: want on or off"}
+	if f.Sandbox != "" && f.Sandbox != "on" && f.Sandbox != "off" {
+		return "", &ExitError{Code: ExitUsage, Msg: "--sandbox: want on or off"}
 	}
-	if f.network != "" && f.network != "on" && f.network != "off" {
-		return "", &exitError{code: exitUsage, msg: "--network: want on or off"}
+	if f.Network != "" && f.Network != "on" && f.Network != "off" {
+		return "", &ExitError{Code: ExitUsage, Msg: "--network: want on or off"}
 	}
 	return perm, nil
 }
 
-// effortOf is --effort, checked by check.
-func (f *sessionFlags) effortOf() llm.Effort { return llm.Effort(f.effort) }
+// EffortOf is --effort, checked by Check.
+func (f *SessionFlags) EffortOf() llm.Effort { return llm.Effort(f.Effort) }
+
+// OpenFlags are what OpenSession reads: the session flags, --agent,
+// --max-tokens, and which session to continue (--resume, --continue).
+// reins run and the interactive reins share them.
+type OpenFlags struct {
+	SessionFlags
+	Agent     string
+	MaxTokens int
+	Resume    string
+	Continue  bool
+}
+
+// InteractiveFlags are the root command's (`reins` with no command): the
+// session flags of reins run and --yes. reins registers them, for its
+// help and to check them, and reins-tui parses the same command line.
+type InteractiveFlags struct {
+	OpenFlags
+	Yes bool
+}
+
+// Register adds the interactive flags to fl.
+func (f *InteractiveFlags) Register(fl *pflag.FlagSet) {
+	f.SessionFlags.Register(fl, "workspace directory (default: the current directory)")
+	fl.StringVar(&f.Agent, "agent", "", "run as this agent definition")
+	fl.IntVar(&f.MaxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
+	fl.StringVar(&f.Resume, "resume", "", "continue this session (any unique id prefix), in its workspace unless --cwd")
+	fl.BoolVarP(&f.Continue, "continue", "c", false, "continue the latest session of the workspace")
+	fl.BoolVarP(&f.Yes, "yes", "y", false, "do not ask before write, edit and bash (--permission stays the ceiling)")
+}

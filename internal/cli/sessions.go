@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -12,15 +12,15 @@ import (
 	"github.com/reinsdev/reins/internal/trust"
 )
 
-// sessionsRoot is $REINS_HOME/sessions.
-func sessionsRoot() string { return filepath.Join(harness.DefaultHome(os.Getenv), "sessions") }
+// SessionsRoot is $REINS_HOME/sessions.
+func SessionsRoot() string { return filepath.Join(harness.DefaultHome(os.Getenv), "sessions") }
 
-// resolveSessionArg turns a session id, a unique prefix of one, or a
+// ResolveSession turns a session id, a unique prefix of one, or a
 // child id the model was shown (`child: child-1a2b3c4d`) into the full
 // session id. An argument that names no session, or several, is exit 2
 // for every command that takes one (a usage error: nothing was read); a
 // sessions directory that cannot be read is exit 1.
-func resolveSessionArg(root, arg string) (string, error) {
+func ResolveSession(root, arg string) (string, error) {
 	id, err := session.Resolve(root, arg)
 	if errors.Is(err, session.ErrNotFound) && strings.HasPrefix(arg, "child-") {
 		id, err = session.ResolveChild(root, arg)
@@ -30,64 +30,64 @@ func resolveSessionArg(root, arg string) (string, error) {
 	}
 	var amb *session.AmbiguousError
 	if errors.As(err, &amb) {
-		return "", &exitError{code: exitUsage, msg: amb.Error()}
+		return "", &ExitError{Code: ExitUsage, Msg: amb.Error()}
 	}
 	if errors.Is(err, session.ErrNotFound) {
-		return "", &exitError{code: exitUsage, msg: fmt.Sprintf("no such session %s in %s", arg, root)}
+		return "", &ExitError{Code: ExitUsage, Msg: fmt.Sprintf("no such session %s in %s", arg, root)}
 	}
-	return "", &exitError{code: exitFailed, msg: err.Error()}
+	return "", &ExitError{Code: ExitFailed, Msg: err.Error()}
 }
 
-// pickRunSession settles which session `reins run` continues and where it
-// runs: --continue is the workspace's last active session (session.LastActive); --resume
+// PickSession settles which session `reins run` or the interactive reins
+// continues and where it runs: --continue is the workspace's last active session (session.LastActive); --resume
 // takes any unique id prefix and runs in the session's recorded
-// workspace unless --cwd says otherwise. It rewrites f.resume to the full
-// id and f.cwd to the workspace.
-func pickRunSession(f *runFlags) error {
-	if f.cont && f.resume != "" {
-		return &exitError{code: exitUsage, msg: "--continue and --resume: give one"}
+// workspace unless --cwd says otherwise. It rewrites f.Resume to the full
+// id and f.Cwd to the workspace.
+func PickSession(f *OpenFlags) error {
+	if f.Continue && f.Resume != "" {
+		return &ExitError{Code: ExitUsage, Msg: "--continue and --resume: give one"}
 	}
-	root := sessionsRoot()
-	if f.cont {
-		cwd := f.cwd
+	root := SessionsRoot()
+	if f.Continue {
+		cwd := f.Cwd
 		if cwd == "" {
 			cwd, _ = os.Getwd()
 		}
 		abs, err := filepath.Abs(cwd)
 		if err != nil {
-			return &exitError{code: exitUsage, msg: "--cwd: " + err.Error()}
+			return &ExitError{Code: ExitUsage, Msg: "--cwd: " + err.Error()}
 		}
 		infos, err := session.Scan(root)
 		if err != nil {
-			return &exitError{code: exitFailed, msg: err.Error()}
+			return &ExitError{Code: ExitFailed, Msg: err.Error()}
 		}
 		if id := session.LastActive(root, infos, abs); id != "" {
-			f.resume = id
+			f.Resume = id
 			return nil
 		}
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("--continue: no session with a turn in %s yet (see reins log --all)", trust.Quote(abs))}
+		return &ExitError{Code: ExitUsage, Msg: fmt.Sprintf("--continue: no session with a turn in %s yet (see reins log --all)", trust.Quote(abs))}
 	}
-	if f.resume == "" {
+	if f.Resume == "" {
 		return nil
 	}
-	id, err := resolveSessionArg(root, f.resume)
+	id, err := ResolveSession(root, f.Resume)
 	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) && ee.code == exitUsage {
-			ee.msg = "--resume " + f.resume + ": " + ee.msg
+		var ee *ExitError
+		if errors.As(err, &ee) && ee.Code == ExitUsage {
+			ee.Msg = "--resume " + f.Resume + ": " + ee.Msg
 		}
 		return err
 	}
-	f.resume = id
-	if f.cwd == "" {
+	f.Resume = id
+	if f.Cwd == "" {
 		ld, err := session.Load(filepath.Join(root, id, session.FileName))
 		if err != nil {
-			return &exitError{code: exitFailed, msg: err.Error()}
+			return &ExitError{Code: ExitFailed, Msg: err.Error()}
 		}
 		if fi, err := os.Stat(ld.Header.Cwd); err != nil || !fi.IsDir() {
-			return &exitError{code: exitUsage, msg: fmt.Sprintf("--resume %s: the session's workspace %s is gone; pass --cwd DIR", id, trust.Quote(ld.Header.Cwd))}
+			return &ExitError{Code: ExitUsage, Msg: fmt.Sprintf("--resume %s: the session's workspace %s is gone; pass --cwd DIR", id, trust.Quote(ld.Header.Cwd))}
 		}
-		f.cwd = ld.Header.Cwd
+		f.Cwd = ld.Header.Cwd
 	}
 	return nil
 }

@@ -1,14 +1,16 @@
-package main
+//go:build linux || darwin || dragonfly || freebsd || netbsd || openbsd
+
+package cli
 
 import (
 	"os"
 
-	"github.com/charmbracelet/x/term"
+	"golang.org/x/sys/unix"
 )
 
-// isTerminal reports whether v (a stream: stdin, stdout, stderr) is a
-// character device (a terminal).
-func isTerminal(v any) bool {
+// IsTerminal reports whether v (a stream: stdin, stdout, stderr) is a
+// terminal.
+func IsTerminal(v any) bool {
 	f, ok := v.(*os.File)
 	if !ok {
 		return false
@@ -16,5 +18,6 @@ func isTerminal(v any) bool {
 	// A terminal answers the terminal ioctl; a character device alone is
 	// not one (/dev/null, /dev/full: taking those for terminals lost the
 	// failed writes of `reins version > /dev/full`, exit 0).
-	return term.IsTerminal(f.Fd())
+	_, err := unix.IoctlGetTermios(int(f.Fd()), getTermios)
+	return err == nil
 }

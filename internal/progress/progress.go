@@ -13,7 +13,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
-	"github.com/reinsdev/reins/internal/tui"
+	"github.com/reinsdev/reins/internal/tui/toolsummary"
 )
 
 // Progress prints the current step, tool calls, running children and
@@ -66,7 +66,7 @@ func (p *Progress) Event(e session.Event) {
 	case session.TypeToolCall:
 		var d session.ToolCall
 		e.Decode(&d)
-		if sum := tui.ToolSummary(d.Arguments); sum != "" && sum != "{}" {
+		if sum := toolsummary.Of(d.Arguments); sum != "" && sum != "{}" {
 			p.printf("  ↳ %s %s", d.Name, sum)
 		} else {
 			p.printf("  ↳ %s", d.Name)

@@ -2,7 +2,8 @@
 // cells without splitting a rune, wrapped, folded onto one line, or
 // reduced to its last lines or bytes. It escapes nothing; callers escape
 // what a model, a tool or a child wrote (termsafe) first, so every escape
-// sequence it measures is the screen's own styling.
+// sequence it measures is the screen's own styling. Its byte cuts are
+// package plain's, which links no terminal library.
 package termtext
 
 import (
@@ -10,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/reinsdev/reins/internal/tui/termtext/plain"
 )
 
 // Fit cuts a (possibly styled) line to width cells, ending it in "…".
@@ -38,32 +41,16 @@ func Tail(s string, n int) string {
 }
 
 // OneLine is s with every run of white space (newlines included) folded
-// into one space.
-func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// into one space (plain.OneLine).
+func OneLine(s string) string { return plain.OneLine(s) }
 
-// Cut shortens s to at most n bytes (on a rune boundary) ending in "…".
-func Cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n - len("…")
-	for i > 0 && s[i]&0xC0 == 0x80 {
-		i--
-	}
-	return s[:i] + "…"
-}
+// Cut shortens s to at most n bytes (on a rune boundary) ending in "…"
+// (plain.Cut).
+func Cut(s string, n int) string { return plain.Cut(s, n) }
 
-// LastBytes is the last n bytes of s or fewer, starting on a rune.
-func LastBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[len(s)-n:]
-	for len(s) > 0 && s[0]&0xC0 == 0x80 {
-		s = s[1:]
-	}
-	return s
-}
+// LastBytes is the last n bytes of s or fewer, starting on a rune
+// (plain.LastBytes).
+func LastBytes(s string, n int) string { return plain.LastBytes(s, n) }
 
 // Bytes is a size as the screen says it: "N bytes", or "N.N KiB" from
 // 1 KiB on.

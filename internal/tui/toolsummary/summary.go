@@ -1,6 +1,7 @@
 // Package toolsummary is the one-line view of a tool call's arguments,
 // shared by the interactive screen (the calls in flight, the settled
-// calls, a child's latest call) and `reins run`'s progress lines.
+// calls, a child's latest call) and `reins run`'s progress lines. It cuts
+// by bytes (termtext/plain), so reins run links no terminal library.
 package toolsummary
 
 import (
@@ -8,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/reinsdev/reins/internal/tui/termtext"
+	"github.com/reinsdev/reins/internal/tui/termtext/plain"
 )
 
 // Bounds of a summary.
@@ -28,7 +29,7 @@ var Keys = []string{"path", "command", "pattern", "description", "agent", "url",
 func Of(args string) string {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(args), &obj); err != nil {
-		return termtext.Cut(termtext.OneLine(args), Max)
+		return plain.Cut(plain.OneLine(args), Max)
 	}
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
@@ -51,9 +52,9 @@ func Of(args string) string {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(k + "=" + termtext.Cut(termtext.OneLine(v), MaxValue))
+		b.WriteString(k + "=" + plain.Cut(plain.OneLine(v), MaxValue))
 	}
-	return termtext.Cut(b.String(), Max)
+	return plain.Cut(b.String(), Max)
 }
 
 // Rank is where key k comes in a summary: its place in Keys, the others
