@@ -9,7 +9,8 @@
 //
 // reins checks the command line first; reins-tui parses it again with the
 // same flags (internal/cli) and opens the session as reins run does.
-// reins finds it through $REINS_TUI, beside its own executable, or on PATH.
+// reins finds it through $REINS_TUI, beside its own executable, or on PATH,
+// and names itself in $REINS_EXE (helperbin.TakeReinsEnv).
 package main
 
 import (
@@ -22,6 +23,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/helperbin"
 	"github.com/reinsdev/reins/internal/termsafe"
 )
 
@@ -36,6 +38,7 @@ func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 // reins.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	harness.ReinsVersion = version
+	helperbin.TakeReinsEnv()
 	var f cli.InteractiveFlags
 	root := &cobra.Command{
 		Use:           "reins-tui",
@@ -48,7 +51,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if !cli.IsTerminal(stdin) || !cli.IsTerminal(stdout) {
 				return &cli.ExitError{Code: cli.ExitUsage, Msg: "the interactive session needs a terminal on stdin and stdout (reins run runs one task headless)"}
 			}
-			return interactiveMain(cmd.Context(), stdin, stdout, stderr, &f)
+			if err := interactiveMain(cmd.Context(), stdin, stdout, stderr, &f); err != nil {
+				return &runError{err}
+			}
+			return nil
 		},
 	}
 	root.SetVersionTemplate("reins-tui {{.Version}}\n")
@@ -60,9 +66,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitStatus(root.Execute(), stderr)
 }
 
+// runError is an error of the session, after cobra accepted the flags.
+type runError struct{ err error }
+
+func (e *runError) Error() string { return e.err.Error() }
+func (e *runError) Unwrap() error { return e.err }
+
 // exitStatus is reins's rule for err: an ExitError's status and message,
-// a configuration error 2, any other error 1 (the session failed after
-// its flags were accepted); messages escaped, on one line.
+// a configuration error 2, any other error of the session 1, cobra's own
+// (a flag, an argument) 2; messages escaped, on one line.
 func exitStatus(err error, stderr io.Writer) int {
 	if err == nil {
 		return cli.ExitOK
@@ -76,8 +88,9 @@ func exitStatus(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "reins: "+termsafe.Escape(err.Error()))
 	var ce *harness.ConfigError
-	if errors.As(err, &ce) {
-		return cli.ExitUsage
+	var re *runError
+	if !errors.As(err, &ce) && errors.As(err, &re) {
+		return cli.ExitFailed
 	}
-	return cli.ExitFailed
+	return cli.ExitUsage
 }

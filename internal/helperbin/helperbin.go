@@ -43,16 +43,28 @@ func Find(name, env string) (string, error) {
 	return "", ErrNotFound
 }
 
-// ReinsEnv names the reins executable to a helper that reins started
-// (reins sets it when it becomes reins-tui): what runs `reins sdk` for a
-// reins-provider child of the interactive session.
+// ReinsEnv names the reins executable to a helper that reins became
+// (reins sets it right before it execs reins-tui): what runs `reins sdk`
+// for a reins-provider child of the interactive session.
 const ReinsEnv = "REINS_EXE"
 
-// Reins is the reins executable: $REINS_EXE when a reins that became a
-// helper said it, else this executable (reins itself).
+// reins is what TakeReinsEnv took; set once, at start.
+var reins string
+
+// TakeReinsEnv is the first thing a helper reins became does: it keeps
+// $REINS_EXE for Reins and removes it from the environment, so that no
+// process the session starts inherits it (a different reins run inside a
+// bash tool must still run its own children).
+func TakeReinsEnv() {
+	reins = os.Getenv(ReinsEnv)
+	os.Unsetenv(ReinsEnv)
+}
+
+// Reins is the reins executable: the one TakeReinsEnv took, else this
+// executable (reins itself).
 func Reins() (string, error) {
-	if p := os.Getenv(ReinsEnv); p != "" {
-		return p, nil
+	if reins != "" {
+		return reins, nil
 	}
 	return os.Executable()
 }

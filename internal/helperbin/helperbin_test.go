@@ -51,16 +51,22 @@ func TestFind(t *testing.T) {
 	}
 }
 
-// TestReins: $REINS_EXE when a reins that became a helper set it, else
-// this executable.
+// TestReins: the reins a helper took from $REINS_EXE, which leaves the
+// environment; else this executable.
 func TestReins(t *testing.T) {
 	t.Setenv(ReinsEnv, "")
+	TakeReinsEnv()
 	self, _ := os.Executable()
 	if p, err := Reins(); err != nil || p != self {
 		t.Errorf("Reins() = %q, %v; want %s", p, err, self)
 	}
 	t.Setenv(ReinsEnv, "/opt/reins/bin/reins")
+	TakeReinsEnv()
+	defer func() { reins = "" }()
 	if p, _ := Reins(); p != "/opt/reins/bin/reins" {
 		t.Errorf("Reins() = %q with $%s set", p, ReinsEnv)
+	}
+	if v, ok := os.LookupEnv(ReinsEnv); ok {
+		t.Errorf("$%s is still set (%q): the session's processes would inherit it", ReinsEnv, v)
 	}
 }
