@@ -31,16 +31,16 @@ func newACPCmd(s *streams) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	f.register(fl, "directory whose configuration is checked at startup (default: the current directory); sessions use the editor's workspace")
+	f.Register(fl, "directory whose configuration is checked at startup (default: the current directory); sessions use the editor's workspace")
 	return c
 }
 
 func acpMain(ctx context.Context, s *streams, f *sessionFlags) error {
-	perm, err := f.check()
+	perm, err := f.Check()
 	if err != nil {
 		return err
 	}
-	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox, Effort: f.effortOf(), Network: f.network})
+	h, err := harness.New(harness.Options{Cwd: f.Cwd, ConfigFile: f.Config, Sandbox: f.Sandbox, Effort: f.EffortOf(), Network: f.Network})
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func acpMain(ctx context.Context, s *streams, f *sessionFlags) error {
 	// editor would only see a broken pipe. reins starts, says so on
 	// stderr, and answers the first prompt with an error naming the
 	// variable.
-	if _, err := h.ResolveModel(f.model, f.baseURL); err != nil {
+	if _, err := h.ResolveModel(f.Model, f.BaseURL); err != nil {
 		var missing *config.MissingKeyError
 		if !errors.As(err, &missing) {
 			return err
@@ -83,8 +83,8 @@ func acpMain(ctx context.Context, s *streams, f *sessionFlags) error {
 		}
 	}()
 	err = acp.Serve(ctx, acp.Options{
-		Base: h, ConfigFile: f.config, Model: f.model, BaseURL: f.baseURL,
-		Permission: perm, MaxSteps: f.maxSteps, Version: version, Sandbox: f.sandbox,
+		Base: h, ConfigFile: f.Config, Model: f.Model, BaseURL: f.BaseURL,
+		Permission: perm, MaxSteps: f.MaxSteps, Version: version, Sandbox: f.Sandbox,
 	}, s.in, s.out)
 	close(stop)
 	got := <-gotSig

@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/trust"
@@ -45,11 +45,5 @@ func newAgentsCmd(s *streams) *cobra.Command {
 func cell(s string) string { return termsafe.EscapeLine(s) }
 
 // warnBroken prints one stderr line for each agent file that was skipped
-// because it could not be read as an agent (file, line and key).
-func warnBroken(s *streams, h *harness.Harness) {
-	for _, w := range h.Warnings {
-		if strings.HasPrefix(w.Message, "skipped: ") {
-			fmt.Fprintln(s.err, "reins: warning: "+w.String())
-		}
-	}
-}
+// because it could not be read as an agent (cli.WarnBroken).
+func warnBroken(s *streams, h *harness.Harness) { cli.WarnBroken(s.err, h) }

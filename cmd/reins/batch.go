@@ -43,7 +43,7 @@ func newBatchCmd(s *streams) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	f.sessionFlags.register(fl, "workspace directory; a task's cwd is relative to it (default: the current directory)")
+	f.sessionFlags.Register(fl, "workspace directory; a task's cwd is relative to it (default: the current directory)")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
 	fl.IntVar(&f.parallel, "parallel", 4, "most tasks running at once")
 	fl.StringVar(&f.agent, "agent", "", "the agent definition of tasks that name none (default: general)")
@@ -55,7 +55,7 @@ func newBatchCmd(s *streams) *cobra.Command {
 }
 
 func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) error {
-	perm, err := f.check()
+	perm, err := f.Check()
 	if err != nil {
 		return err
 	}
@@ -93,14 +93,14 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 		out, tasks = termsafe.JSONWriter{W: rf}, todo
 	}
 
-	hopts := harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox, Effort: f.effortOf(), Network: f.network}
+	hopts := harness.Options{Cwd: f.Cwd, ConfigFile: f.Config, Sandbox: f.Sandbox, Effort: f.EffortOf(), Network: f.Network}
 	base, err := harness.New(hopts)
 	if err != nil {
 		return err
 	}
 	defer base.Close()
 	// The engine is the batch's: its config names it, for every task.
-	bm, err := base.ResolveModel(f.model, f.baseURL)
+	bm, err := base.ResolveModel(f.Model, f.BaseURL)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	// or model stops the batch at once.
 	places := batch.NewWorkspaces(batch.WorkspaceOptions{
 		Base: base, Harness: hopts, Notice: func(h *harness.Harness) { noticeUntrusted(s, h); warnBroken(s, h) },
-		Model: f.model, BaseURL: f.baseURL, MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Parallel: f.parallel,
+		Model: f.Model, BaseURL: f.BaseURL, MaxSteps: f.MaxSteps, MaxTokens: f.maxTokens, Parallel: f.parallel,
 		Permission: perm, Engine: eng, Budget: tree,
 	})
 	defer places.Close()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/session"
 )
 
@@ -48,20 +49,20 @@ func TestContinueLastActive(t *testing.T) {
 	at := base.Add(10 * time.Minute)
 	os.Chtimes(filepath.Join(root, worked, session.FileName), at, at)
 
-	f := &runFlags{cont: true}
-	f.cwd = ws
-	if err := pickRunSession(f); err != nil {
+	f := &cli.OpenFlags{Continue: true}
+	f.Cwd = ws
+	if err := cli.PickSession(f); err != nil {
 		t.Fatal(err)
 	}
-	if f.resume != worked {
-		t.Errorf("-c took %s, want %s (older %s)", f.resume, worked, older)
+	if f.Resume != worked {
+		t.Errorf("-c took %s, want %s (older %s)", f.Resume, worked, older)
 	}
 
 	empty := t.TempDir()
 	mk(20, 0, empty)
-	f = &runFlags{cont: true}
-	f.cwd = empty
-	if err := pickRunSession(f); err == nil {
-		t.Errorf("-c in a workspace with only an empty session took %s", f.resume)
+	f = &cli.OpenFlags{Continue: true}
+	f.Cwd = empty
+	if err := cli.PickSession(f); err == nil {
+		t.Errorf("-c in a workspace with only an empty session took %s", f.Resume)
 	}
 }

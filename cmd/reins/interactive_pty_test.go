@@ -38,6 +38,7 @@ func startTerm(t *testing.T, home string, env []string, args ...string) (*ptyTer
 // startTermSize is startTerm on a terminal of rows × cols.
 func startTermSize(t *testing.T, home string, env []string, rows, cols uint16, args ...string) (*ptyTerm, func() error) {
 	t.Helper()
+	useTUIHelper(t)
 	cmd := reinsCmd(t, home, args...)
 	cmd.Env = append(cmd.Env, env...)
 	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})

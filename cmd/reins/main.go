@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/spf13/cobra"
@@ -16,12 +17,13 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-// Exit statuses of reins run (docs/cli.md).
+// Exit statuses of reins run (docs/cli.md; cli holds them for reins-tui
+// too).
 const (
-	exitOK        = 0
-	exitFailed    = 1
-	exitUsage     = 2
-	exitInterrupt = 130
+	exitOK        = cli.ExitOK
+	exitFailed    = cli.ExitFailed
+	exitUsage     = cli.ExitUsage
+	exitInterrupt = cli.ExitInterrupt
 )
 
 // exitError carries an exit status out of a command. A message, when set,
@@ -46,7 +48,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		watched = &watchedWriter{w: stdout}
 		stdout = watched
 	}
-	root := newRoot(stdin, stdout, stderr)
+	root := newRoot(stdin, stdout, stderr, args...)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -57,6 +59,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	err = didYouMean(root, err)
+	err = fromCLI(err)
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
@@ -96,8 +99,9 @@ func markRuntime(c *cobra.Command) {
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			err := run(cmd, args)
 			var ee *exitError
+			var se *cli.ExitError
 			var ce *harness.ConfigError
-			if err == nil || errors.As(err, &ee) || errors.As(err, &ce) {
+			if err == nil || errors.As(err, &ee) || errors.As(err, &se) || errors.As(err, &ce) {
 				return err
 			}
 			return &runtimeError{err}
@@ -108,13 +112,25 @@ func markRuntime(c *cobra.Command) {
 	}
 }
 
+// fromCLI is err as an exitError when it carries a cli.ExitError (what
+// the session setup shared with reins-tui returns): one exit rule.
+func fromCLI(err error) error {
+	var se *cli.ExitError
+	if errors.As(err, &se) {
+		return &exitError{code: se.Code, msg: se.Msg}
+	}
+	return err
+}
+
 type streams struct {
 	in       io.Reader
 	out, err io.Writer
+	// args is the command line, which reins-tui gets unchanged.
+	args []string
 }
 
-func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	s := &streams{in: stdin, out: stdout, err: stderr}
+func newRoot(stdin io.Reader, stdout, stderr io.Writer, args ...string) *cobra.Command {
+	s := &streams{in: stdin, out: stdout, err: stderr, args: args}
 	root := &cobra.Command{
 		Use:           "reins",
 		Short:         "A Go agent harness whose subagents always come back with an honest answer",

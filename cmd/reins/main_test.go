@@ -45,6 +45,9 @@ func (c cleanM) Run() int {
 	if helperDir != "" {
 		os.RemoveAll(helperDir)
 	}
+	if tuiDir != "" {
+		os.RemoveAll(tuiDir)
+	}
 	return testutil.Clean(c.mark, code)
 }
 

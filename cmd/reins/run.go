@@ -11,6 +11,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/budget"
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/jsonstream"
@@ -19,20 +20,14 @@ import (
 	"github.com/reinsdev/reins/internal/progress"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
-	"github.com/reinsdev/reins/internal/tool"
-	"github.com/reinsdev/reins/internal/trust"
 	"github.com/spf13/cobra"
 )
 
 type runFlags struct {
-	sessionFlags
+	cli.OpenFlags
 	budgetFlags
 	streamJSON bool
-	agentName  string
 	json       bool
-	maxTokens  int
-	resume     string
-	cont       bool
 }
 
 func newRunCmd(s *streams) *cobra.Command {
@@ -50,12 +45,12 @@ func newRunCmd(s *streams) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	f.sessionFlags.register(fl, "workspace directory (default: the current directory)")
-	fl.StringVar(&f.agentName, "agent", "", "run as this agent definition")
+	f.SessionFlags.Register(fl, "workspace directory (default: the current directory)")
+	fl.StringVar(&f.Agent, "agent", "", "run as this agent definition")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object instead of the output text")
-	fl.IntVar(&f.maxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
-	fl.StringVar(&f.resume, "resume", "", "continue this session (any unique id prefix) with a new prompt, in its workspace unless --cwd")
-	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the workspace's last active session that has a turn")
+	fl.IntVar(&f.MaxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
+	fl.StringVar(&f.Resume, "resume", "", "continue this session (any unique id prefix) with a new prompt, in its workspace unless --cwd")
+	fl.BoolVarP(&f.Continue, "continue", "c", false, "continue the workspace's last active session that has a turn")
 	// -y means what it means for the interactive reins; a headless run
 	// never asks, so it changes nothing here.
 	fl.BoolP("yes", "y", false, "do not ask before write, edit and bash (reins run never asks: accepted for the same command line as reins)")
@@ -81,43 +76,11 @@ type runResult struct {
 	Effort llm.Effort `json:"effort,omitempty"`
 }
 
-// openSession is the session setup reins run and the interactive reins
-// share, so that both start a session from the same flags the same way:
-// the flags checked, the session to resume picked (--continue), the
-// harness opened (its notices on stderr), the agent applied and the model
-// resolved. It returns the harness, which the caller closes, the session
-// options and the agent (nil without --agent).
+// openSession is cli.OpenSession, with its notices on s.err and its usage
+// errors as exitErrors.
 func openSession(s *streams, f *runFlags) (*harness.Harness, harness.SessionOptions, *config.Agent, error) {
-	var opts harness.SessionOptions
-	perm, err := f.check()
-	if err != nil {
-		return nil, opts, nil, err
-	}
-	if f.maxTokens < 0 {
-		return nil, opts, nil, &exitError{code: exitUsage, msg: "--max-tokens: want 0 (the provider's default) or a positive number"}
-	}
-	if err := pickRunSession(f); err != nil {
-		return nil, opts, nil, err
-	}
-	h, err := harness.New(harness.Options{Cwd: f.cwd, ConfigFile: f.config, Sandbox: f.sandbox, Network: f.network})
-	if err != nil {
-		return nil, opts, nil, err
-	}
-	noticeUntrusted(s, h)
-	warnBroken(s, h)
-	h.SandboxNotice(s.err)
-	opts = harness.SessionOptions{MaxSteps: f.maxSteps, MaxTokens: f.maxTokens, Permission: perm, Resume: f.resume}
-	modelSpec, agent, err := agentOptions(h, f.agentName, f.model, &opts)
-	if err == nil {
-		h.Effort = runEffort(f, agent)
-		opts.Model, err = h.ResolveModel(modelSpec, f.baseURL)
-	}
-	if err != nil {
-		h.Close()
-		return nil, opts, nil, err
-	}
-	noticeModel(s, h, modelSpec, opts.Model)
-	return h, opts, agent, nil
+	h, opts, ag, err := cli.OpenSession(s.err, &f.OpenFlags)
+	return h, opts, ag, fromCLI(err)
 }
 
 func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error {
@@ -275,40 +238,4 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		return &exitError{code: exitFailed, msg: msg}
 	}
 	return nil
-}
-
-// agentOptions applies --agent NAME to opts (its system prompt, tools,
-// instructions, MCP servers) and returns the model spec to use: model (-m)
-// if set, else the agent's; and the agent (nil without --agent). An unknown, broken, untrusted or out-of-process agent
-// is a usage error.
-func agentOptions(h *harness.Harness, agentName, model string, opts *harness.SessionOptions) (string, *config.Agent, error) {
-	modelSpec := model
-	var ag *config.Agent
-	if agentName != "" {
-		var ok bool
-		ag, ok = h.Agents.Get(agentName)
-		if b := h.Agents.Broken(agentName); !ok && b != nil {
-			return "", nil, &exitError{code: exitUsage, msg: "--agent " + agentName + ": " + b.Error()}
-		}
-		if !ok {
-			for _, ig := range h.Agents.Ignored() {
-				if ig.Name == agentName {
-					return "", nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--agent %s: defined only in this untrusted folder (%s); run: reins trust %s",
-						agentName, trust.Quote(ig.Source), trust.ShellArg(h.Cwd))}
-				}
-			}
-			return "", nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--agent %s: no such agent (see reins agents)", agentName)}
-		}
-		if ag.Provider != "" && ag.Provider != "inprocess" {
-			return "", nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--agent %s: a %s agent runs only as a subagent", agentName, ag.Provider)}
-		}
-		if modelSpec == "" {
-			modelSpec = ag.Model
-		}
-		opts.System, opts.Tools, opts.NoInstructions = ag.SystemPrompt, ag.Tools, ag.NoInstructions
-		opts.Agent = ag.Name
-		opts.MCPServers = ag.MCPServers
-		opts.ToolProfile = tool.Profile(ag.ToolProfile)
-	}
-	return modelSpec, ag, nil
 }

@@ -23,13 +23,13 @@ func newSDKCmd(s *streams) *cobra.Command {
 			"and its tools limit every session to that allowlist. Logs go to stderr.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.effort != "" {
+			if f.Effort != "" {
 				return &exitError{code: exitUsage, msg: "--effort: reins sdk takes its effort from config effort"}
 			}
 			// The flags are defaults initialize may override, but a flag
 			// value that is not one is a usage error like everywhere
 			// (docs/cli.md, "Exit status by command").
-			if _, err := f.check(); err != nil {
+			if _, err := f.Check(); err != nil {
 				return err
 			}
 			if cfg.MaxTokens < 0 {
@@ -39,8 +39,8 @@ func newSDKCmd(s *streams) *cobra.Command {
 			defer stop()
 			// Permission and max steps are checked where initialize
 			// can override them (sdkserver), not here.
-			cfg.Cwd, cfg.ConfigFile, cfg.Model, cfg.BaseURL = f.cwd, f.config, f.model, f.baseURL
-			cfg.Permission, cfg.MaxSteps, cfg.Sandbox = f.permission, f.maxSteps, f.sandbox
+			cfg.Cwd, cfg.ConfigFile, cfg.Model, cfg.BaseURL = f.Cwd, f.Config, f.Model, f.BaseURL
+			cfg.Permission, cfg.MaxSteps, cfg.Sandbox = f.Permission, f.MaxSteps, f.Sandbox
 			cfg.Version = version
 			cfg.OpenEngine = openEngine
 			cfg.Stderr = s.err
@@ -48,7 +48,7 @@ func newSDKCmd(s *streams) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	f.register(fl, "workspace directory (default: the current directory)")
+	f.Register(fl, "workspace directory (default: the current directory)")
 	fl.IntVar(&cfg.MaxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
 	return c
 }

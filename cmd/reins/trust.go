@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/harness"
-	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/trust"
 	"github.com/spf13/cobra"
 )
@@ -92,9 +92,5 @@ func newTrustCmd(s *streams) *cobra.Command {
 }
 
 // noticeUntrusted says once, on stderr, which project files an untrusted
-// workspace has that reins ignored, and how to trust it.
-func noticeUntrusted(s *streams, h *harness.Harness) {
-	if n := h.UntrustedNotice(); n != "" {
-		fmt.Fprintln(s.err, "reins: "+termsafe.Escape(n))
-	}
-}
+// workspace has that reins ignored, and how to trust it (cli.NoticeUntrusted).
+func noticeUntrusted(s *streams, h *harness.Harness) { cli.NoticeUntrusted(s.err, h) }

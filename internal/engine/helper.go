@@ -7,16 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"sync"
 	"time"
 
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/engine/wire"
+	"github.com/reinsdev/reins/internal/helperbin"
 	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/session"
@@ -38,27 +36,14 @@ const (
 var ErrNoHelper = errors.New(HelperName + " not found beside reins or on PATH: the temporal engine needs it (docs/engine.md)")
 
 // Helper finds reins-temporal: $REINS_TEMPORAL, else beside this
-// executable (how a release and the npm package ship it), else on PATH.
+// executable (how a release and the npm package ship it), else on PATH
+// (helperbin.Find).
 func Helper() (string, error) {
-	if p := os.Getenv(HelperEnv); p != "" {
-		return p, nil
+	p, err := helperbin.Find(HelperName, HelperEnv)
+	if err != nil {
+		return "", ErrNoHelper
 	}
-	name := HelperName
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	if exe, err := os.Executable(); err == nil {
-		if exe, err := filepath.EvalSymlinks(exe); err == nil {
-			p := filepath.Join(filepath.Dir(exe), name)
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-				return p, nil
-			}
-		}
-	}
-	if p, err := exec.LookPath(HelperName); err == nil {
-		return p, nil
-	}
-	return "", ErrNoHelper
+	return p, nil
 }
 
 // Bounds of the parent's side; the helper applies the engine's own

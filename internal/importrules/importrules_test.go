@@ -98,6 +98,37 @@ func TestLeavesStayLeaves(t *testing.T) {
 	}
 }
 
+// terminalUI are the interactive terminal's libraries and the screen
+// itself (internal/tui, matched exactly): they live in reins-tui
+// (docs/interactive.md), and no other reins process pays their start-up.
+// internal/tui's leaf packages that link none of the libraries
+// (toolsummary, textcut) stay allowed.
+var terminalUI = []string{
+	"charm.land/bubbletea", "charm.land/bubbletea/v2", "charm.land/lipgloss", "charm.land/lipgloss/v2",
+	"charm.land/bubbles", "charm.land/bubbles/v2", "github.com/charmbracelet/ultraviolet",
+	"github.com/atotto/clipboard", "github.com/charmbracelet/x/ansi", "github.com/mattn/go-runewidth",
+}
+
+// TestReinsLinksNoTerminalUI: cmd/reins links none of terminalUI, and
+// reins-tui does link the screen (the check would pass vacuously if the
+// names went stale).
+func TestReinsLinksNoTerminalUI(t *testing.T) {
+	ds := deps(t, "cmd/reins")
+	bad := linked(ds, terminalUI)
+	if slices.Contains(ds, "internal/tui") {
+		bad = append(bad, "internal/tui")
+	}
+	if len(bad) > 0 {
+		t.Errorf("cmd/reins links %v; the interactive terminal belongs in cmd/reins-tui", bad)
+	}
+	tui := deps(t, "cmd/reins-tui")
+	for _, want := range []string{"internal/tui", "charm.land/bubbletea/v2", "github.com/charmbracelet/x/ansi"} {
+		if !slices.Contains(tui, want) {
+			t.Errorf("cmd/reins-tui does not link %s: terminalUI names a package nobody links", want)
+		}
+	}
+}
+
 // Nothing imports the CLI: it is the top of the graph.
 func TestNothingImportsCmd(t *testing.T) {
 	lines := goList(t, "-f", `{{.ImportPath}}:{{join .Imports ","}}`, "./...")

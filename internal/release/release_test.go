@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/creack/pty"
+
 	"github.com/reinsdev/reins/internal/testutil"
 )
 
@@ -53,10 +55,10 @@ func TestReleaseInstallsOffline(t *testing.T) {
 		t.Fatalf("reins-cli package.json: version %q, optionalDependencies %v", meta.Version, meta.Optional)
 	}
 
-	// SHA256SUMS names both binaries with their sums; they are static
-	// and stripped.
+	// SHA256SUMS names every binary with its sum; they are static and
+	// stripped.
 	sums := readSums(t, filepath.Join(out, "SHA256SUMS"))
-	for _, name := range []string{"reins", "reins-temporal"} {
+	for _, name := range []string{"reins", "reins-temporal", "reins-tui"} {
 		bin := name + "-" + runtime.GOOS + "-" + runtime.GOARCH
 		data, err := os.ReadFile(filepath.Join(out, bin))
 		if err != nil {
@@ -101,6 +103,24 @@ func TestReleaseInstallsOffline(t *testing.T) {
 	got, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(got), "--parallel") {
 		t.Errorf("reins worker --help through the npm package: %v\n%s", err, got)
+	}
+	// And reins-tui: `reins --max-steps 0` on a terminal passes reins's
+	// flag parsing and becomes reins-tui, which refuses the bound when it
+	// opens the session (without reins-tui: "reins-tui not found").
+	if runtime.GOOS != "windows" {
+		_, tty, err := pty.Open()
+		if err != nil {
+			t.Fatalf("this test needs a pseudo-terminal (/dev/ptmx): %v", err)
+		}
+		defer tty.Close()
+		var stderr strings.Builder
+		cmd = exec.Command(filepath.Join(prefix, "node_modules", platform, "bin", "reins"), "--max-steps", "0")
+		cmd.Env = append(os.Environ(), "REINS_TUI=", "PATH=/nonexistent", "REINS_HOME="+t.TempDir())
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, &stderr
+		err = cmd.Run()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || strings.TrimSpace(stderr.String()) != "reins: --max-steps: want a positive number" {
+			t.Errorf("reins on a terminal through the npm package: %v, stderr %q; want reins-tui's refusal of --max-steps 0", err, stderr.String())
+		}
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/helperbin"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
@@ -193,7 +194,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 		command = p.o.Command
 	}
 	if command == "" {
-		exe, err := os.Executable()
+		exe, err := helperbin.Reins() // reins itself, also from reins-tui
 		if err != nil {
 			return nil, configErr(fmt.Errorf("locating the reins executable: %w", err))
 		}

@@ -2,7 +2,8 @@
 // cells without splitting a rune, wrapped, folded onto one line, or
 // reduced to its last lines or bytes. It escapes nothing; callers escape
 // what a model, a tool or a child wrote (termsafe) first, so every escape
-// sequence it measures is the screen's own styling.
+// sequence it measures is the screen's own styling. Its byte cuts are
+// package plain's, which links no terminal library.
 package termtext
 
 import (

@@ -1,6 +1,7 @@
 // Package toolsummary is the one-line view of a tool call's arguments,
 // shared by the interactive screen (the calls in flight, the settled
-// calls, a child's latest call) and `reins run`'s progress lines.
+// calls, a child's latest call) and `reins run`'s progress lines. It cuts
+// by bytes (termtext/plain), so reins run links no terminal library.
 package toolsummary
 
 import (

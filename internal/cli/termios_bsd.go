@@ -1,10 +1,12 @@
-package main
+//go:build darwin || dragonfly || freebsd || netbsd || openbsd
+
+package cli
 
 import "golang.org/x/sys/unix"
 
 // The ioctls that read and set a terminal's attributes (tcgetattr,
 // tcsetattr TCSANOW).
 const (
-	getTermios = unix.TCGETS
-	setTermios = unix.TCSETS
+	getTermios = unix.TIOCGETA
+	setTermios = unix.TIOCSETA
 )

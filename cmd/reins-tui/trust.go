@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"io"
 	"sync"
 
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/trust"
 	"github.com/reinsdev/reins/internal/tui"
@@ -35,7 +37,7 @@ func (hs *harnesses) close() {
 // trustQuestion is the screen's folder question for h (nil when h's
 // folder is trusted or had nothing to ignore): y trusts it and reopens the
 // session's harness with the same flags, so its files apply at once.
-func trustQuestion(s *streams, f *interactiveFlags, h *harness.Harness, opened *harnesses) *tui.TrustQuestion {
+func trustQuestion(f *cli.InteractiveFlags, h *harness.Harness, opened *harnesses) *tui.TrustQuestion {
 	if h.Trusted || len(h.Ignored) == 0 {
 		return nil
 	}
@@ -49,10 +51,9 @@ func trustQuestion(s *streams, f *interactiveFlags, h *harness.Harness, opened *
 			if _, err := trust.New(h.Home).Trust(ctx, h.Cwd); err != nil {
 				return nil, harness.SessionOptions{}, err
 			}
-			rf := f.runFlags
-			rf.cwd, rf.resume, rf.cont = h.Cwd, "", false
-			quiet := &streams{in: s.in, out: discard{}, err: discard{}}
-			nh, o, _, err := openSession(quiet, &rf)
+			rf := f.OpenFlags
+			rf.Cwd, rf.Resume, rf.Continue = h.Cwd, "", false
+			nh, o, _, err := cli.OpenSession(io.Discard, &rf)
 			if err != nil {
 				return nil, o, err
 			}
@@ -62,7 +63,3 @@ func trustQuestion(s *streams, f *interactiveFlags, h *harness.Harness, opened *
 		Never: func() error { return trust.AddNeverAsk(h.Home, dir) },
 	}
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package cli
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// holdInput makes the terminal keep what the user types from the first
+// HoldInput makes the terminal keep what the user types from the first
 // moment reins runs, before the screen is up (opening the session, MCP
 // servers and agent files can take a while): canonical mode and echo off,
 // and CR no longer turned into LF, so a key typed now reaches the screen
@@ -20,8 +20,9 @@ import (
 //
 // Keys typed before this runs (while the process starts) went through the
 // canonical line discipline: Enter among them arrives as LF, which the
-// screen takes as Enter too (internal/tui).
-func holdInput(f *os.File) (restore func()) {
+// screen takes as Enter too (internal/tui). reins-tui calls it first
+// thing; reins became reins-tui by exec, the terminal untouched.
+func HoldInput(f *os.File) (restore func()) {
 	fd := int(f.Fd())
 	orig, err := unix.IoctlGetTermios(fd, getTermios)
 	if err != nil {

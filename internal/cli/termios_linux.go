@@ -1,12 +1,10 @@
-//go:build darwin || dragonfly || freebsd || netbsd || openbsd
-
-package main
+package cli
 
 import "golang.org/x/sys/unix"
 
 // The ioctls that read and set a terminal's attributes (tcgetattr,
 // tcsetattr TCSANOW).
 const (
-	getTermios = unix.TIOCGETA
-	setTermios = unix.TIOCSETA
+	getTermios = unix.TCGETS
+	setTermios = unix.TCSETS
 )

@@ -1,0 +1,96 @@
+// Command reins-tui is the interactive terminal of reins (docs/interactive.md):
+// `reins` with no command, on a terminal, becomes it (exec on unix: the
+// same process, terminal, signals and exit status; on windows reins runs
+// it and exits with its status), with the same arguments and environment.
+// It holds the screen (internal/tui) and its terminal libraries, whose
+// start-up no other reins process pays (BENCHMARKS.md, "Start-up").
+//
+//	reins-tui [the flags of reins]
+//
+// reins checks the command line first; reins-tui parses it again with the
+// same flags (internal/cli) and opens the session as reins run does.
+// reins finds it through $REINS_TUI, beside its own executable, or on PATH,
+// and names itself in $REINS_EXE (helperbin.TakeReinsEnv).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reinsdev/reins/internal/cli"
+	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/helperbin"
+	"github.com/reinsdev/reins/internal/termsafe"
+)
+
+// version is set at build time with -ldflags "-X main.version=...", like
+// reins's own: a session records the version that ran it.
+var version = "0.1.0-dev"
+
+func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+// Main runs the interactive session the command line args describe and
+// returns its exit status. Messages say "reins:": to the user this is
+// reins.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	harness.ReinsVersion = version
+	helperbin.TakeReinsEnv()
+	var f cli.InteractiveFlags
+	root := &cobra.Command{
+		Use:           "reins-tui",
+		Short:         "The interactive terminal of reins (run reins)",
+		Version:       version,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cli.IsTerminal(stdin) || !cli.IsTerminal(stdout) {
+				return &cli.ExitError{Code: cli.ExitUsage, Msg: "the interactive session needs a terminal on stdin and stdout (reins run runs one task headless)"}
+			}
+			if err := interactiveMain(cmd.Context(), stdin, stdout, stderr, &f); err != nil {
+				return &runError{err}
+			}
+			return nil
+		},
+	}
+	root.SetVersionTemplate("reins-tui {{.Version}}\n")
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	f.Register(root.Flags())
+	root.SetArgs(args)
+	return exitStatus(root.Execute(), stderr)
+}
+
+// runError is an error of the session, after cobra accepted the flags.
+type runError struct{ err error }
+
+func (e *runError) Error() string { return e.err.Error() }
+func (e *runError) Unwrap() error { return e.err }
+
+// exitStatus is reins's rule for err: an ExitError's status and message,
+// a configuration error 2, any other error of the session 1, cobra's own
+// (a flag, an argument) 2; messages escaped, on one line.
+func exitStatus(err error, stderr io.Writer) int {
+	if err == nil {
+		return cli.ExitOK
+	}
+	var ee *cli.ExitError
+	if errors.As(err, &ee) {
+		if ee.Msg != "" {
+			fmt.Fprintln(stderr, "reins: "+termsafe.Escape(ee.Msg))
+		}
+		return ee.Code
+	}
+	fmt.Fprintln(stderr, "reins: "+termsafe.Escape(err.Error()))
+	var ce *harness.ConfigError
+	var re *runError
+	if !errors.As(err, &ce) && errors.As(err, &re) {
+		return cli.ExitFailed
+	}
+	return cli.ExitUsage
+}

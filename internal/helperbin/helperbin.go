@@ -1,0 +1,70 @@
+// Package helperbin finds the binaries reins ships beside itself: the
+// helpers that hold what only a few commands need (reins-temporal, the
+// Temporal SDK; reins-tui, the interactive terminal), so that no other
+// reins process pays their start-up (BENCHMARKS.md, "Start-up"). One rule
+// for all of them: $ENV, else beside this executable (how a release and
+// the npm package ship them), else on PATH.
+package helperbin
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+)
+
+// ErrNotFound is a helper found neither in its variable, beside this
+// executable nor on PATH.
+var ErrNotFound = errors.New("not found")
+
+// Find finds the binary name: the path in $env when set, else name
+// beside this executable (symlinks resolved: an npm or Homebrew link
+// points into the folder that holds both), else name on PATH.
+func Find(name, env string) (string, error) {
+	if p := os.Getenv(env); p != "" {
+		return p, nil
+	}
+	file := name
+	if runtime.GOOS == "windows" {
+		file += ".exe"
+	}
+	if exe, err := os.Executable(); err == nil {
+		if exe, err := filepath.EvalSymlinks(exe); err == nil {
+			p := filepath.Join(filepath.Dir(exe), file)
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				return p, nil
+			}
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	return "", ErrNotFound
+}
+
+// ReinsEnv names the reins executable to a helper that reins became
+// (reins sets it right before it execs reins-tui): what runs `reins sdk`
+// for a reins-provider child of the interactive session.
+const ReinsEnv = "REINS_EXE"
+
+// reins is what TakeReinsEnv took; set once, at start.
+var reins string
+
+// TakeReinsEnv is the first thing a helper reins became does: it keeps
+// $REINS_EXE for Reins and removes it from the environment, so that no
+// process the session starts inherits it (a different reins run inside a
+// bash tool must still run its own children).
+func TakeReinsEnv() {
+	reins = os.Getenv(ReinsEnv)
+	os.Unsetenv(ReinsEnv)
+}
+
+// Reins is the reins executable: the one TakeReinsEnv took, else this
+// executable (reins itself).
+func Reins() (string, error) {
+	if reins != "" {
+		return reins, nil
+	}
+	return os.Executable()
+}
