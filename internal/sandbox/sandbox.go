@@ -28,7 +28,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"github.com/reinsdev/reins/internal/helperbin"
 	"os/exec"
 	"path/filepath"
 	"time"
@@ -197,13 +197,16 @@ func Command(p Policy, name string, args ...string) (*exec.Cmd, error) {
 	return exec.Command(exe, argv...), nil
 }
 
-// self is the executable the supervisor runs from: reins itself, or a test
-// binary that links this package (whose init runs the supervisor too).
+// self is the executable the supervisor runs from: reins itself (the lean
+// reins that reins-tui was started by, helperbin.Reins: every confined
+// process of an interactive session pays a supervisor's start, and reins's
+// is the lighter), or a test binary that links this package (whose init
+// runs the supervisor too).
 func self() (string, error) {
 	if exeOverride != "" {
 		return exeOverride, nil
 	}
-	exe, err := os.Executable()
+	exe, err := helperbin.Reins()
 	if err != nil {
 		return "", errors.New("sandbox: cannot locate the reins executable: " + err.Error())
 	}
