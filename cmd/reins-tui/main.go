@@ -14,8 +14,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"os"
 
@@ -24,7 +22,6 @@ import (
 	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/helperbin"
-	"github.com/reinsdev/reins/internal/termsafe"
 )
 
 // version is set at build time with -ldflags "-X main.version=...", like
@@ -52,7 +49,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				return &cli.ExitError{Code: cli.ExitUsage, Msg: "the interactive session needs a terminal on stdin and stdout (reins run runs one task headless)"}
 			}
 			if err := interactiveMain(cmd.Context(), stdin, stdout, stderr, &f); err != nil {
-				return &runError{err}
+				return &cli.RuntimeError{Err: err}
 			}
 			return nil
 		},
@@ -63,34 +60,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	f.Register(root.Flags())
 	root.SetArgs(args)
-	return exitStatus(root.Execute(), stderr)
-}
-
-// runError is an error of the session, after cobra accepted the flags.
-type runError struct{ err error }
-
-func (e *runError) Error() string { return e.err.Error() }
-func (e *runError) Unwrap() error { return e.err }
-
-// exitStatus is reins's rule for err: an ExitError's status and message,
-// a configuration error 2, any other error of the session 1, cobra's own
-// (a flag, an argument) 2; messages escaped, on one line.
-func exitStatus(err error, stderr io.Writer) int {
-	if err == nil {
-		return cli.ExitOK
+	if err := root.Execute(); err != nil {
+		return cli.Status(err, stderr)
 	}
-	var ee *cli.ExitError
-	if errors.As(err, &ee) {
-		if ee.Msg != "" {
-			fmt.Fprintln(stderr, "reins: "+termsafe.Escape(ee.Msg))
-		}
-		return ee.Code
-	}
-	fmt.Fprintln(stderr, "reins: "+termsafe.Escape(err.Error()))
-	var ce *harness.ConfigError
-	var re *runError
-	if !errors.As(err, &ce) && errors.As(err, &re) {
-		return cli.ExitFailed
-	}
-	return cli.ExitUsage
+	return cli.ExitOK
 }

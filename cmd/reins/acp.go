@@ -89,13 +89,13 @@ func acpMain(ctx context.Context, s *streams, f *sessionFlags) error {
 	close(stop)
 	got := <-gotSig
 	if err != nil {
-		return &exitError{code: exitFailed, msg: err.Error()}
+		return &exitError{Code: exitFailed, Msg: err.Error()}
 	}
 	switch got {
 	case os.Interrupt:
-		return &exitError{code: exitInterrupt}
+		return &exitError{Code: exitInterrupt}
 	case syscall.SIGTERM:
-		return &exitError{code: 128 + int(syscall.SIGTERM)}
+		return &exitError{Code: 128 + int(syscall.SIGTERM)}
 	}
 	return nil
 }

@@ -61,20 +61,20 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	}
 	switch {
 	case f.maxTokens < 0:
-		return &exitError{code: exitUsage, msg: "--max-tokens: want 0 (the provider's default) or a positive number"}
+		return &exitError{Code: exitUsage, Msg: "--max-tokens: want 0 (the provider's default) or a positive number"}
 	case f.parallel < 1:
-		return &exitError{code: exitUsage, msg: "--parallel: want a positive number"}
+		return &exitError{Code: exitUsage, Msg: "--parallel: want a positive number"}
 	case f.resume && f.out == "":
-		return &exitError{code: exitUsage, msg: "--resume needs --out FILE: the results of the earlier run"}
+		return &exitError{Code: exitUsage, Msg: "--resume needs --out FILE: the results of the earlier run"}
 	}
 	tf, err := smallfile.Open(file, os.O_RDONLY)
 	if err != nil {
-		return &exitError{code: exitUsage, msg: err.Error()}
+		return &exitError{Code: exitUsage, Msg: err.Error()}
 	}
 	tasks, err := batch.ReadTasks(tf)
 	tf.Close()
 	if err != nil {
-		return &exitError{code: exitUsage, msg: file + ": " + err.Error()}
+		return &exitError{Code: exitUsage, Msg: file + ": " + err.Error()}
 	}
 
 	// Child-written text is JSON-escaped, and escaped for a terminal too
@@ -87,7 +87,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 			if re, ok := errors.AsType[*batch.ResultsError](err); ok && re.Usage {
 				code = exitUsage
 			}
-			return &exitError{code: code, msg: err.Error()}
+			return &exitError{Code: code, Msg: err.Error()}
 		}
 		defer rf.Close()
 		out, tasks = termsafe.JSONWriter{W: rf}, todo
@@ -130,7 +130,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	defer places.Close()
 	if err := places.Check(tasks, f.agent); err != nil {
 		if _, ok := errors.AsType[*batch.AgentError](err); ok {
-			return &exitError{code: exitUsage, msg: err.Error()}
+			return &exitError{Code: exitUsage, Msg: err.Error()}
 		}
 		return err
 	}
@@ -156,7 +156,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	keyOf := func(string) string { return "" }
 	if f.out != "" {
 		if keyOf, err = batch.Keys(base.Home, f.out, f.resume); err != nil {
-			return &exitError{code: exitFailed, msg: "--out: " + err.Error()}
+			return &exitError{Code: exitFailed, Msg: "--out: " + err.Error()}
 		}
 	}
 
@@ -173,17 +173,17 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	sigMu.Unlock()
 	switch {
 	case sig == os.Interrupt:
-		return &exitError{code: exitInterrupt, msg: "interrupted; run again with --resume to finish the batch"}
+		return &exitError{Code: exitInterrupt, Msg: "interrupted; run again with --resume to finish the batch"}
 	case sig == syscall.SIGTERM:
-		return &exitError{code: 128 + int(syscall.SIGTERM)}
+		return &exitError{Code: 128 + int(syscall.SIGTERM)}
 	case err != nil:
-		return &exitError{code: exitFailed, msg: "writing the results: " + err.Error()}
+		return &exitError{Code: exitFailed, Msg: "writing the results: " + err.Error()}
 	case failed > 0:
 		msg := fmt.Sprintf("%d of %d tasks did not complete", failed, len(tasks))
 		if spent, ok := tree.Err().(*budget.Exhausted); ok {
 			msg += "; " + spent.Error()
 		}
-		return &exitError{code: exitFailed, msg: msg}
+		return &exitError{Code: exitFailed, Msg: msg}
 	}
 	return nil
 }

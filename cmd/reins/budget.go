@@ -37,7 +37,7 @@ func (f *budgetFlags) limits(h *harness.Harness, m *harness.Model) (budget.Limit
 		flag string
 	}{{f.tokens < 0, "--budget-tokens"}, {f.usd < 0, "--budget-usd"}, {f.timeout < 0, "--timeout"}} {
 		if bad.neg {
-			return budget.Limits{}, &exitError{code: exitUsage, msg: bad.flag + ": want 0 (the config's budget) or a positive value"}
+			return budget.Limits{}, &exitError{Code: exitUsage, Msg: bad.flag + ": want 0 (the config's budget) or a positive value"}
 		}
 	}
 	c := h.Config.Budget
@@ -50,7 +50,7 @@ func (f *budgetFlags) limits(h *harness.Harness, m *harness.Model) (budget.Limit
 		spec := m.Provider + "/" + m.Name
 		p := models.Lookup(h.Config.Models, spec).Price
 		if p.Input == nil || p.Output == nil {
-			return l, &exitError{code: exitUsage, msg: fmt.Sprintf("--budget-usd: the price of %s is unknown; set it in config models: {%q: {price: {input, output}}}", spec, spec)}
+			return l, &exitError{Code: exitUsage, Msg: fmt.Sprintf("--budget-usd: the price of %s is unknown; set it in config models: {%q: {price: {input, output}}}", spec, spec)}
 		}
 	}
 	return l, nil

@@ -51,11 +51,11 @@ func compactMain(ctx context.Context, s *streams, f *compactFlags, arg string) e
 	}
 	ld, err := session.Load(filepath.Join(root, id, session.FileName))
 	if err != nil {
-		return &exitError{code: exitFailed, msg: err.Error()}
+		return &exitError{Code: exitFailed, Msg: err.Error()}
 	}
 	cwd := ld.Header.Cwd
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("compact %s: the session's workspace %s is gone", id, trust.Quote(cwd))}
+		return &exitError{Code: exitUsage, Msg: fmt.Sprintf("compact %s: the session's workspace %s is gone", id, trust.Quote(cwd))}
 	}
 	h, err := harness.New(harness.Options{Cwd: cwd, ConfigFile: f.config})
 	if err != nil {
@@ -75,7 +75,7 @@ func compactMain(ctx context.Context, s *streams, f *compactFlags, arg string) e
 	if err != nil {
 		var inUse *session.InUseError
 		if errors.As(err, &inUse) {
-			return &exitError{code: exitUsage, msg: inUse.Error()}
+			return &exitError{Code: exitUsage, Msg: inUse.Error()}
 		}
 		return err
 	}
@@ -87,7 +87,7 @@ func compactMain(ctx context.Context, s *streams, f *compactFlags, arg string) e
 		if logErr == nil {
 			logErr = closeErr
 		}
-		return &exitError{code: exitFailed, msg: fmt.Sprintf("%s: %v", agent.CodeLogWrite, logErr)}
+		return &exitError{Code: exitFailed, Msg: fmt.Sprintf("%s: %v", agent.CodeLogWrite, logErr)}
 	}
 	switch {
 	case compacted:
@@ -96,9 +96,9 @@ func compactMain(ctx context.Context, s *streams, f *compactFlags, arg string) e
 		fmt.Fprintf(s.out, "nothing to compact in %s: it holds its first prompt and one step at most\n", id)
 	case res.Failure != nil:
 		msg := fmt.Sprintf("compact %s: the summary request failed: %s (%s)", id, res.Failure.Code, res.Failure.Message)
-		return &exitError{code: exitFailed, msg: withProviderMessage(msg, res.Failure, m, h)}
+		return &exitError{Code: exitFailed, Msg: withProviderMessage(msg, res.Failure, m, h)}
 	default:
-		return &exitError{code: exitFailed, msg: fmt.Sprintf("compact %s: %s", id, res.Reason)}
+		return &exitError{Code: exitFailed, Msg: fmt.Sprintf("compact %s: %s", id, res.Reason)}
 	}
 	return nil
 }

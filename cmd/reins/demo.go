@@ -19,7 +19,7 @@ func newDemoCmd(s *streams) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			err := demo.Run(cmd.Context(), s.out)
 			if f, ok := errors.AsType[*demo.Failed](err); ok {
-				return &exitError{code: exitFailed, msg: f.Msg}
+				return &exitError{Code: exitFailed, Msg: f.Msg}
 			}
 			return err
 		},

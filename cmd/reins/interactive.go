@@ -35,7 +35,7 @@ func addInteractive(root *cobra.Command, s *streams) {
 		if !isTerminal(s.in) || !isTerminal(s.out) {
 			cmd.SetOut(s.err)
 			cmd.Help()
-			return &exitError{code: exitUsage}
+			return &exitError{Code: exitUsage}
 		}
 		return becomeTUI(cmd, s)
 	}
@@ -49,7 +49,7 @@ func addInteractive(root *cobra.Command, s *streams) {
 func becomeTUI(cmd *cobra.Command, s *streams) error {
 	path, err := helperbin.Find(tuiName, tuiEnv)
 	if err != nil {
-		return &exitError{code: exitUsage, msg: tuiName + " not found beside reins or on PATH: the interactive session needs it; install it as reins was (docs/interactive.md#the-reins-tui-helper)"}
+		return &exitError{Code: exitUsage, Msg: tuiName + " not found beside reins or on PATH: the interactive session needs it; install it as reins was (docs/interactive.md#the-reins-tui-helper)"}
 	}
 	if exe, err := helperbin.Reins(); err == nil {
 		os.Setenv(helperbin.ReinsEnv, exe)
@@ -61,10 +61,10 @@ func becomeTUI(cmd *cobra.Command, s *streams) error {
 	}
 	code, err := execHelper(cmd.Context(), s, path, s.args)
 	if err != nil {
-		return &exitError{code: exitFailed, msg: "start " + tuiName + ": " + err.Error()}
+		return &exitError{Code: exitFailed, Msg: "start " + tuiName + ": " + err.Error()}
 	}
 	if code != 0 {
-		return &exitError{code: code}
+		return &exitError{Code: code}
 	}
 	return nil
 }

@@ -22,10 +22,10 @@ func newLogCmd(s *streams) *cobra.Command {
 			root := sessionsRoot()
 			if len(args) == 0 {
 				if lf.Limit < 0 {
-					return &exitError{code: exitUsage, msg: "--limit: want 0 or more"}
+					return &exitError{Code: exitUsage, Msg: "--limit: want 0 or more"}
 				}
 				if all && lf.Cwd != "" {
-					return &exitError{code: exitUsage, msg: "--all and --cwd: give one"}
+					return &exitError{Code: exitUsage, Msg: "--all and --cwd: give one"}
 				}
 				if !all {
 					// Without --all: one workspace, the current directory
@@ -36,12 +36,12 @@ func newLogCmd(s *streams) *cobra.Command {
 					}
 					abs, err := filepath.Abs(dir)
 					if err != nil {
-						return &exitError{code: exitUsage, msg: "--cwd: " + err.Error()}
+						return &exitError{Code: exitUsage, Msg: "--cwd: " + err.Error()}
 					}
 					lf.Cwd = abs
 				}
 				if err := logview.List(s.out, root, asJSON, lf); err != nil {
-					return &exitError{code: exitFailed, msg: err.Error()}
+					return &exitError{Code: exitFailed, Msg: err.Error()}
 				}
 				return nil
 			}
@@ -51,7 +51,7 @@ func newLogCmd(s *streams) *cobra.Command {
 			}
 			ld, err := logview.Load(root, id)
 			if err != nil {
-				return &exitError{code: exitFailed, msg: err.Error()}
+				return &exitError{Code: exitFailed, Msg: err.Error()}
 			}
 			if asJSON {
 				return logview.JSON(s.out, ld)

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,14 +25,9 @@ const (
 	exitInterrupt = cli.ExitInterrupt
 )
 
-// exitError carries an exit status out of a command. A message, when set,
-// is printed on stderr as one line.
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e *exitError) Error() string { return e.msg }
+// exitError carries an exit status out of a command (cli.ExitError, the
+// one type reins-tui shares).
+type exitError = cli.ExitError
 
 func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
@@ -58,68 +52,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	err = didYouMean(root, err)
-	err = fromCLI(err)
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.msg != "" {
-			fmt.Fprintln(stderr, "reins: "+termsafe.Escape(ee.msg))
-		}
-		return ee.code
-	}
-	var ce *harness.ConfigError
-	if errors.As(err, &ce) {
-		fmt.Fprintln(stderr, "reins: "+termsafe.Escape(ce.Error()))
-		return exitUsage
-	}
-	var re *runtimeError
-	if errors.As(err, &re) {
-		fmt.Fprintln(stderr, "reins: "+re.Error())
-		return exitFailed
-	}
-	// cobra's own errors (unknown flag, bad arguments) are usage errors.
-	fmt.Fprintln(stderr, "reins: "+termsafe.Escape(err.Error()))
-	return exitUsage
-}
-
-// runtimeError is an untyped error a command returned after cobra had
-// accepted its flags and arguments: the run failed (a session directory
-// that cannot be created, a file system error), which is exit 1, not a
-// usage error. Usage and configuration errors are typed (exitError,
-// harness.ConfigError) where they are found.
-type runtimeError struct{ err error }
-
-func (e *runtimeError) Error() string { return e.err.Error() }
-func (e *runtimeError) Unwrap() error { return e.err }
-
-// markRuntime wraps the RunE of c and its subcommands so that an untyped
-// error they return is a runtimeError.
-func markRuntime(c *cobra.Command) {
-	if run := c.RunE; run != nil {
-		c.RunE = func(cmd *cobra.Command, args []string) error {
-			err := run(cmd, args)
-			var ee *exitError
-			var se *cli.ExitError
-			var ce *harness.ConfigError
-			if err == nil || errors.As(err, &ee) || errors.As(err, &se) || errors.As(err, &ce) {
-				return err
-			}
-			return &runtimeError{err}
-		}
-	}
-	for _, sub := range c.Commands() {
-		markRuntime(sub)
-	}
-}
-
-// fromCLI is err as an exitError when it carries a cli.ExitError (what
-// the session setup shared with reins-tui returns): one exit rule.
-func fromCLI(err error) error {
-	var se *cli.ExitError
-	if errors.As(err, &se) {
-		return &exitError{code: se.Code, msg: se.Msg}
-	}
-	return err
+	return cli.Status(didYouMean(root, err), stderr)
 }
 
 type streams struct {
@@ -170,6 +103,6 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer, args ...string) *cobra.C
 		newWorktreeCmd(s),
 	)
 	addInteractive(root, s)
-	markRuntime(root)
+	cli.MarkRuntime(root)
 	return root
 }

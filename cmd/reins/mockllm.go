@@ -26,7 +26,7 @@ func newMockLLMCmd(s *streams) *cobra.Command {
 			if script != "" {
 				var err error
 				if sc, err = mock.Load(script); err != nil {
-					return &exitError{code: exitUsage, msg: "--script: " + err.Error()}
+					return &exitError{Code: exitUsage, Msg: "--script: " + err.Error()}
 				}
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
@@ -35,7 +35,7 @@ func newMockLLMCmd(s *streams) *cobra.Command {
 				fmt.Fprintf(s.out, "reins mock-llm listening on http://%s\n", a)
 			})
 			if err != nil && ctx.Err() == nil {
-				return &exitError{code: exitFailed, msg: err.Error()}
+				return &exitError{Code: exitFailed, Msg: err.Error()}
 			}
 			return nil
 		},

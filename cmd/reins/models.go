@@ -32,7 +32,7 @@ func newModelsCmd(s *streams) *cobra.Command {
 			defer cancel()
 			c, err := catalog.Refresh(ctx, url, harness.CatalogFile(h.Home))
 			if err != nil {
-				return &exitError{code: exitFailed, msg: "models --refresh from " + termsafe.EscapeLine(url) + ": " + termsafe.EscapeLine(err.Error()) + " (the catalogue in use is unchanged)"}
+				return &exitError{Code: exitFailed, Msg: "models --refresh from " + termsafe.EscapeLine(url) + ": " + termsafe.EscapeLine(err.Error()) + " (the catalogue in use is unchanged)"}
 			}
 			fmt.Fprintf(s.err, "reins: %d models fetched from %s into %s\n", len(c.Models), termsafe.EscapeLine(url), harness.CatalogFile(h.Home))
 		}

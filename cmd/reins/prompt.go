@@ -22,7 +22,7 @@ func runPrompt(s *streams, args []string) (string, error) {
 	fromStdin := len(args) == 1 && args[0] == "-"
 	if len(args) == 0 {
 		if isTerminal(s.in) {
-			return "", &exitError{code: exitUsage, msg: "no prompt: give it as arguments, or as - to read it from stdin"}
+			return "", &exitError{Code: exitUsage, Msg: "no prompt: give it as arguments, or as - to read it from stdin"}
 		}
 		fromStdin = true
 	}
@@ -34,18 +34,18 @@ func runPrompt(s *streams, args []string) (string, error) {
 		return withPiped(s, prompt)
 	}
 	if s.in == nil {
-		return "", &exitError{code: exitUsage, msg: "no prompt: stdin is closed"}
+		return "", &exitError{Code: exitUsage, Msg: "no prompt: stdin is closed"}
 	}
 	b, err := io.ReadAll(io.LimitReader(s.in, maxStdinPrompt+1))
 	if err != nil {
-		return "", &exitError{code: exitUsage, msg: "reading the prompt from stdin: " + err.Error()}
+		return "", &exitError{Code: exitUsage, Msg: "reading the prompt from stdin: " + err.Error()}
 	}
 	if len(b) > maxStdinPrompt {
-		return "", &exitError{code: exitUsage, msg: fmt.Sprintf("the prompt on stdin is over %d MiB", maxStdinPrompt>>20)}
+		return "", &exitError{Code: exitUsage, Msg: fmt.Sprintf("the prompt on stdin is over %d MiB", maxStdinPrompt>>20)}
 	}
 	p := strings.TrimRight(string(b), "\r\n")
 	if strings.TrimSpace(p) == "" {
-		return "", &exitError{code: exitUsage, msg: "no prompt: stdin was empty"}
+		return "", &exitError{Code: exitUsage, Msg: "no prompt: stdin was empty"}
 	}
 	return p, nil
 }
@@ -108,7 +108,7 @@ func withPiped(s *streams, prompt string) (string, error) {
 	}
 	r := <-got
 	if r.err != nil {
-		return "", &exitError{code: exitUsage, msg: "reading stdin: " + r.err.Error()}
+		return "", &exitError{Code: exitUsage, Msg: "reading stdin: " + r.err.Error()}
 	}
 	text := strings.TrimRight(string(r.b), "\r\n")
 	if strings.TrimSpace(text) == "" {

@@ -76,11 +76,9 @@ type runResult struct {
 	Effort llm.Effort `json:"effort,omitempty"`
 }
 
-// openSession is cli.OpenSession, with its notices on s.err and its usage
-// errors as exitErrors.
+// openSession is cli.OpenSession, with its notices on s.err.
 func openSession(s *streams, f *runFlags) (*harness.Harness, harness.SessionOptions, *config.Agent, error) {
-	h, opts, ag, err := cli.OpenSession(s.err, &f.OpenFlags)
-	return h, opts, ag, fromCLI(err)
+	return cli.OpenSession(s.err, &f.OpenFlags)
 }
 
 func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error {
@@ -132,7 +130,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	if err != nil {
 		var inUse *session.InUseError
 		if errors.As(err, &inUse) {
-			return &exitError{code: exitUsage, msg: inUse.Error()}
+			return &exitError{Code: exitUsage, Msg: inUse.Error()}
 		}
 		return err
 	}
@@ -215,16 +213,16 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		fmt.Fprintf(s.err, "reins: %s: %v\n", agent.CodeLogWrite, logErr)
 	}
 	if werr != nil {
-		return &exitError{code: exitFailed, msg: "writing the result: " + werr.Error()}
+		return &exitError{Code: exitFailed, Msg: "writing the result: " + werr.Error()}
 	}
 	// The exit status and --json's stopReason say the same thing: a
 	// signal that arrived only after the run had completed (its turn/end
 	// is on disk) does not turn it into an interrupted one.
 	switch {
 	case got == os.Interrupt && out.StopReason != outcome.StopCompleted:
-		return &exitError{code: exitInterrupt, msg: resumeHint(out.SessionID)}
+		return &exitError{Code: exitInterrupt, Msg: resumeHint(out.SessionID)}
 	case got == syscall.SIGTERM && out.StopReason != outcome.StopCompleted:
-		return &exitError{code: 128 + int(syscall.SIGTERM)}
+		return &exitError{Code: 128 + int(syscall.SIGTERM)}
 	case out.StopReason != outcome.StopCompleted:
 		msg := ""
 		if spent != nil {
@@ -235,7 +233,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 			msg = "turn ended with " + res.Reason
 		}
 		msg = withProviderMessage(msg, res.Failure, m, h)
-		return &exitError{code: exitFailed, msg: msg}
+		return &exitError{Code: exitFailed, Msg: msg}
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ func newSDKCmd(s *streams) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.Effort != "" {
-				return &exitError{code: exitUsage, msg: "--effort: reins sdk takes its effort from config effort"}
+				return &exitError{Code: exitUsage, Msg: "--effort: reins sdk takes its effort from config effort"}
 			}
 			// The flags are defaults initialize may override, but a flag
 			// value that is not one is a usage error like everywhere
@@ -33,7 +33,7 @@ func newSDKCmd(s *streams) *cobra.Command {
 				return err
 			}
 			if cfg.MaxTokens < 0 {
-				return &exitError{code: exitUsage, msg: "--max-tokens: want 0 (the provider's default) or a positive number"}
+				return &exitError{Code: exitUsage, Msg: "--max-tokens: want 0 (the provider's default) or a positive number"}
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

@@ -34,15 +34,15 @@ func newTrustCmd(s *streams) *cobra.Command {
 			revoking := cmd.Flags().Changed("revoke")
 			switch {
 			case list && (revoking || len(args) > 0):
-				return &exitError{code: exitUsage, msg: "trust --list takes no folder"}
+				return &exitError{Code: exitUsage, Msg: "trust --list takes no folder"}
 			case revoking && len(args) > 0:
-				return &exitError{code: exitUsage, msg: "trust --revoke takes its folder as its value: reins trust --revoke DIR"}
+				return &exitError{Code: exitUsage, Msg: "trust --revoke takes its folder as its value: reins trust --revoke DIR"}
 			case revoking && revoke == "":
-				return &exitError{code: exitUsage, msg: "trust --revoke: want a folder"}
+				return &exitError{Code: exitUsage, Msg: "trust --revoke: want a folder"}
 			case list:
 				folders, err := store.List()
 				if err != nil {
-					return &exitError{code: exitUsage, msg: err.Error()}
+					return &exitError{Code: exitUsage, Msg: err.Error()}
 				}
 				for _, f := range folders {
 					fmt.Fprintln(s.out, trust.Quote(f.Path))
@@ -54,9 +54,9 @@ func newTrustCmd(s *streams) *cobra.Command {
 				var ce *trust.CorruptError
 				switch {
 				case errors.As(err, &nt), errors.As(err, &ce):
-					return &exitError{code: exitUsage, msg: err.Error()}
+					return &exitError{Code: exitUsage, Msg: err.Error()}
 				case err != nil:
-					return &exitError{code: exitFailed, msg: "trust --revoke: " + err.Error()}
+					return &exitError{Code: exitFailed, Msg: "trust --revoke: " + err.Error()}
 				}
 				fmt.Fprintln(s.out, "revoked "+trust.Quote(dir))
 				if via, ok, _ := store.Covering(dir); ok {
@@ -75,11 +75,11 @@ func newTrustCmd(s *streams) *cobra.Command {
 			var ce *trust.CorruptError
 			switch {
 			case errors.As(err, &ce):
-				return &exitError{code: exitUsage, msg: err.Error()}
+				return &exitError{Code: exitUsage, Msg: err.Error()}
 			case errors.Is(err, os.ErrNotExist):
-				return &exitError{code: exitUsage, msg: "trust: no such folder: " + trust.Quote(dir)}
+				return &exitError{Code: exitUsage, Msg: "trust: no such folder: " + trust.Quote(dir)}
 			case err != nil:
-				return &exitError{code: exitUsage, msg: "trust: " + err.Error()}
+				return &exitError{Code: exitUsage, Msg: "trust: " + err.Error()}
 			}
 			fmt.Fprintln(s.out, "trusted "+trust.Quote(canon))
 			return nil

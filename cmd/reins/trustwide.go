@@ -36,6 +36,6 @@ func wideTrust(dir string, yes bool) error {
 	if what == "" {
 		return nil
 	}
-	return &exitError{code: exitUsage, msg: "trust: " + trust.Quote(abs) + " is " + what +
+	return &exitError{Code: exitUsage, Msg: "trust: " + trust.Quote(abs) + " is " + what +
 		": trusting it trusts every folder below it, so any project you clone or download there could start programs and redirect your API keys; trust the project folders instead, or pass --yes if you mean it"}
 }

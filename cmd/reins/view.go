@@ -39,16 +39,16 @@ func newViewCmd(s *streams) *cobra.Command {
 			}
 			if export != "" {
 				if id == "" {
-					return &exitError{code: exitUsage, msg: "--export: name the SESSION to export"}
+					return &exitError{Code: exitUsage, Msg: "--export: name the SESSION to export"}
 				}
 				if err := exportFile(export, root, id); err != nil {
-					return &exitError{code: exitFailed, msg: "--export: " + err.Error()}
+					return &exitError{Code: exitFailed, Msg: "--export: " + err.Error()}
 				}
 				fmt.Fprintf(s.out, "wrote %s\n", export)
 				return nil
 			}
 			if port < 0 || port > 65535 {
-				return &exitError{code: exitUsage, msg: "--port: want 0 to 65535"}
+				return &exitError{Code: exitUsage, Msg: "--port: want 0 to 65535"}
 			}
 			token, err := view.NewToken()
 			if err != nil {
@@ -56,7 +56,7 @@ func newViewCmd(s *streams) *cobra.Command {
 			}
 			l, err := view.Listen(port)
 			if err != nil {
-				return &exitError{code: exitFailed, msg: err.Error()}
+				return &exitError{Code: exitFailed, Msg: err.Error()}
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()

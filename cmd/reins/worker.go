@@ -22,14 +22,14 @@ func newWorkerCmd(s *streams) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, err := engine.Helper()
 			if err != nil {
-				return &exitError{code: exitUsage, msg: err.Error()}
+				return &exitError{Code: exitUsage, Msg: err.Error()}
 			}
 			code, err := execHelper(cmd.Context(), s, path, append([]string{"worker"}, args...))
 			if err != nil {
-				return &exitError{code: exitFailed, msg: "start " + engine.HelperName + ": " + err.Error()}
+				return &exitError{Code: exitFailed, Msg: "start " + engine.HelperName + ": " + err.Error()}
 			}
 			if code != 0 {
-				return &exitError{code: code}
+				return &exitError{Code: code}
 			}
 			return nil
 		},

@@ -35,17 +35,17 @@ func newWorktreeCmd(s *streams) *cobra.Command {
 		}
 		r, err := worktree.Open(ctx, dir)
 		if err != nil {
-			return nil, &exitError{code: exitUsage, msg: "worktree: " + err.Error()}
+			return nil, &exitError{Code: exitUsage, Msg: "worktree: " + err.Error()}
 		}
 		return r, nil
 	}
 	resolve := func(ctx context.Context, r *worktree.Repo, prefix string) (string, error) {
 		id, err := r.Resolve(ctx, prefix)
 		if errors.Is(err, worktree.ErrNoChild) {
-			return "", &exitError{code: exitUsage, msg: fmt.Sprintf("worktree: no isolated child %q in this repository (reins worktree list)", prefix)}
+			return "", &exitError{Code: exitUsage, Msg: fmt.Sprintf("worktree: no isolated child %q in this repository (reins worktree list)", prefix)}
 		}
 		if err != nil {
-			return "", &exitError{code: exitUsage, msg: "worktree: " + err.Error()}
+			return "", &exitError{Code: exitUsage, Msg: "worktree: " + err.Error()}
 		}
 		return id, nil
 	}
@@ -113,7 +113,7 @@ func newWorktreeCmd(s *streams) *cobra.Command {
 			var ce *worktree.ConflictError
 			if errors.As(err, &ce) {
 				fmt.Fprintln(s.err, termsafe.Escape(ce.Text))
-				return &exitError{code: exitFailed, msg: ce.Error()}
+				return &exitError{Code: exitFailed, Msg: ce.Error()}
 			}
 			if err != nil {
 				return err

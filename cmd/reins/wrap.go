@@ -27,13 +27,13 @@ func newWrapCmd(s *streams) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			meta, err := wrap.LoadMeta(args[0])
 			if err != nil {
-				return &exitError{code: exitUsage, msg: "wrap: " + err.Error()}
+				return &exitError{Code: exitUsage, Msg: "wrap: " + err.Error()}
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			res, err := wrap.Run(ctx, meta, wrap.Options{Grace: grace, Confine: pichild.Confine(sandbox.Policy{Mode: sandbox.FullAccess})})
 			if err != nil {
-				return &exitError{code: exitFailed, msg: "wrap: " + err.Error()}
+				return &exitError{Code: exitFailed, Msg: "wrap: " + err.Error()}
 			}
 			if res.ArtifactErr != nil {
 				fmt.Fprintln(s.err, "reins: wrap: warning: "+termsafe.Escape(res.ArtifactErr.Error()))
