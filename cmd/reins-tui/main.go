@@ -10,7 +10,8 @@
 // reins checks the command line first; reins-tui parses it again with the
 // same flags (internal/cli) and opens the session as reins run does.
 // reins finds it through $REINS_TUI, beside its own executable, or on PATH,
-// and names itself in $REINS_EXE (helperbin.TakeReinsEnv).
+// and names itself in $REINS_EXE (helperbin.TakeReins; started directly,
+// reins-tui looks for reins as reins looks for it).
 package main
 
 import (
@@ -35,7 +36,7 @@ func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 // reins.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	harness.ReinsVersion = version
-	helperbin.TakeReinsEnv()
+	helperbin.TakeReins()
 	var f cli.InteractiveFlags
 	root := &cobra.Command{
 		Use:           "reins-tui",

@@ -49,7 +49,7 @@ func addInteractive(root *cobra.Command, s *streams) {
 func becomeTUI(cmd *cobra.Command, s *streams) error {
 	path, err := helperbin.Find(tuiName, tuiEnv)
 	if err != nil {
-		return &exitError{Code: exitUsage, Msg: tuiName + " not found beside reins or on PATH: the interactive session needs it; install it as reins was (docs/interactive.md#the-reins-tui-helper)"}
+		return &exitError{Code: exitUsage, Msg: tuiName + " not found beside reins or on PATH: the interactive session needs it; install it as reins was, or from a checkout: go build -o bin/ ./cmd/... (docs/interactive.md#the-reins-tui-helper)"}
 	}
 	if exe, err := helperbin.Reins(); err == nil {
 		os.Setenv(helperbin.ReinsEnv, exe)

@@ -60,6 +60,21 @@ func TakeReinsEnv() {
 	os.Unsetenv(ReinsEnv)
 }
 
+// TakeReins is TakeReinsEnv for a helper that may also have been started
+// directly, not by reins (a user running reins-tui, `go run
+// ./cmd/reins-tui`): without $REINS_EXE it looks for reins by the helpers'
+// own rule (beside this executable, else on PATH), because the helper
+// itself has no `reins sdk` for its children. Found nowhere, Reins is this
+// executable and a reins-provider child fails with its own error.
+func TakeReins() {
+	TakeReinsEnv()
+	if reins == "" {
+		if p, err := Find("reins", ReinsEnv); err == nil {
+			reins = p
+		}
+	}
+}
+
 // Reins is the reins executable: the one TakeReinsEnv took, else this
 // executable (reins itself).
 func Reins() (string, error) {

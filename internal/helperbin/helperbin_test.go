@@ -70,3 +70,53 @@ func TestReins(t *testing.T) {
 		t.Errorf("$%s is still set (%q): the session's processes would inherit it", ReinsEnv, v)
 	}
 }
+
+// TestTakeReinsDirect: a helper started directly (no $REINS_EXE) runs its
+// children with the reins beside it, else on PATH — never with itself,
+// which has no `reins sdk`.
+func TestTakeReinsDirect(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("names without .exe")
+	}
+	defer func() { reins = "" }()
+	onPath := t.TempDir()
+	t.Setenv("PATH", onPath)
+	t.Setenv(ReinsEnv, "")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err = filepath.EvalSymlinks(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(exe), "reins")); err == nil {
+		t.Fatalf("a reins beside the test binary already: %s", filepath.Dir(exe))
+	}
+	TakeReins()
+	if p, _ := Reins(); p != exe {
+		t.Errorf("no reins anywhere: Reins() = %q, want this executable", p)
+	}
+	pathBin := filepath.Join(onPath, "reins")
+	if err := os.WriteFile(pathBin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	TakeReins()
+	if p, _ := Reins(); p != pathBin {
+		t.Errorf("reins on PATH: Reins() = %q, want %s", p, pathBin)
+	}
+	beside := filepath.Join(filepath.Dir(exe), "reins")
+	if err := os.WriteFile(beside, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(beside)
+	TakeReins()
+	if p, _ := Reins(); p != beside {
+		t.Errorf("reins beside: Reins() = %q, want %s", p, beside)
+	}
+	t.Setenv(ReinsEnv, "/opt/reins")
+	TakeReins()
+	if p, _ := Reins(); p != "/opt/reins" {
+		t.Errorf("$%s: Reins() = %q", ReinsEnv, p)
+	}
+}
