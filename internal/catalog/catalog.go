@@ -24,7 +24,6 @@ import (
 	"sync"
 
 	"charm.land/catwalk/pkg/catwalk"
-	"charm.land/catwalk/pkg/embedded"
 )
 
 // Providers are the catalogue's providers reins keeps, in the order
@@ -64,6 +63,11 @@ type Catalogue struct {
 
 // EmbeddedVersion is the catwalk release whose data is embedded.
 const EmbeddedVersion = "v0.52.1"
+
+// EmbeddedSource is the embedded catalogue's Source.
+const EmbeddedSource = "embedded (catwalk " + EmbeddedVersion + ")"
+
+//go:generate go run gen.go
 
 // FromProviders keeps the providers reins speaks out of catwalk's list.
 func FromProviders(ps []catwalk.Provider, source string) *Catalogue {
@@ -115,11 +119,14 @@ func convert(prov string, m catwalk.Model) Model {
 	return out
 }
 
-var embeddedOnce = sync.OnceValue(func() *Catalogue {
-	return FromProviders(embedded.GetAll(), "embedded (catwalk "+EmbeddedVersion+")")
-})
+// embeddedOnce builds the embedded catalogue once. It is Go code generated
+// from catwalk's embedded JSON (gen.go), not the JSON parsed at run time:
+// parsing catwalk's 660 KB of providers cost every `reins run` and every
+// child about 2 MiB of peak RSS and 1.1 MB of allocation for the 54 models
+// reins keeps (BENCHMARKS.md, "Start-up").
+var embeddedOnce = sync.OnceValue(embeddedData)
 
-// Embedded is the catalogue built into reins, parsed on first use.
+// Embedded is the catalogue built into reins, made on first use.
 func Embedded() *Catalogue { return embeddedOnce() }
 
 var (
