@@ -71,7 +71,8 @@ type Options struct {
 	TeardownGrace, TeardownTerm time.Duration
 
 	// OnNotification, when set, receives every notification in order,
-	// from the client's reader goroutine. It must not block.
+	// from the client's reader goroutine, a run's idle status before its
+	// Run or Wait returns. It must not block.
 	OnNotification func(method string, params json.RawMessage)
 	// Logf, when set, receives facts that are not returned as errors (a
 	// failed shutdown request, a response to no request). Its arguments
@@ -633,6 +634,10 @@ func (c *Client) response(f frame) {
 	close(cl.done)
 }
 
+// notification records a session's events and ends its prompt at the idle
+// status. The host's OnNotification sees each notification before the
+// prompt it ends is resolved, so when Run or Wait returns the host has had
+// every notification of that run.
 func (c *Client) notification(method string, params json.RawMessage) {
 	switch method {
 	case NotifySessionEvent:
@@ -646,30 +651,43 @@ func (c *Client) notification(method string, params json.RawMessage) {
 			ps[0].events = append(ps[0].events, np.Event)
 		}
 		c.mu.Unlock()
+		c.deliver(method, params)
 	case NotifySessionStatus:
 		var np SessionStatusParams
 		if json.Unmarshal(params, &np) != nil || np.SessionID == "" {
 			c.setFailure(&ProtocolError{Method: method, Reason: ReasonMalformedFrame})
 			return
 		}
+		c.deliver(method, params)
 		if np.Status == StatusIdle {
-			c.mu.Lock()
-			ps := c.sessions[np.SessionID]
-			for i, p := range ps {
-				if np.MessageID == "" || p.MessageID == np.MessageID {
-					p.status = &np
-					c.sessions[np.SessionID] = append(ps[:i:i], ps[i+1:]...)
-					if len(c.sessions[np.SessionID]) == 0 {
-						delete(c.sessions, np.SessionID)
-					}
-					close(p.done)
-					break
-				}
-			}
-			c.mu.Unlock()
+			c.idle(&np)
 		}
+	default:
+		c.deliver(method, params)
 	}
+}
+
+func (c *Client) deliver(method string, params json.RawMessage) {
 	if c.opts.OnNotification != nil {
 		c.opts.OnNotification(method, params)
+	}
+}
+
+// idle resolves the prompt an idle status names (its message, or the
+// session's oldest when it names none).
+func (c *Client) idle(np *SessionStatusParams) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ps := c.sessions[np.SessionID]
+	for i, p := range ps {
+		if np.MessageID == "" || p.MessageID == np.MessageID {
+			p.status = np
+			c.sessions[np.SessionID] = append(ps[:i:i], ps[i+1:]...)
+			if len(c.sessions[np.SessionID]) == 0 {
+				delete(c.sessions, np.SessionID)
+			}
+			close(p.done)
+			return
+		}
 	}
 }

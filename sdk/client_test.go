@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -101,6 +102,42 @@ func TestRunRealRuntime(t *testing.T) {
 	defer mu.Unlock()
 	if methods[0] != sdk.NotifySessionStatus || methods[len(methods)-1] != sdk.NotifySessionStatus {
 		t.Errorf("notifications %v", methods)
+	}
+}
+
+// A run's idle status reaches OnNotification before Run returns: a host
+// that counts notifications sees the whole run once Run is back. The
+// callback holds the idle status for up to half a second, watching for
+// Run to return meanwhile; with the order right it cannot, so the verdict
+// never depends on speed (the hold only lengthens a passing run).
+func TestIdleNotifiedBeforeRunReturns(t *testing.T) {
+	o, mark := options(t)
+	returned, handled := make(chan struct{}), make(chan struct{})
+	var early atomic.Bool
+	o.OnNotification = func(method string, params json.RawMessage) {
+		var p sdk.SessionStatusParams
+		if method != sdk.NotifySessionStatus || json.Unmarshal(params, &p) != nil || p.Status != sdk.StatusIdle {
+			return
+		}
+		select {
+		case <-returned:
+			early.Store(true)
+		case <-time.After(500 * time.Millisecond):
+		}
+		close(handled)
+	}
+	c := start(t, o, mark)
+	if _, err := c.Run(context.Background(), "hello there"); err != nil {
+		t.Fatal(err)
+	}
+	close(returned)
+	select {
+	case <-handled:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no idle status reached OnNotification")
+	}
+	if early.Load() {
+		t.Fatal("Run returned before OnNotification had the idle status")
 	}
 }
 
