@@ -11,7 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/reinsdev/reins/internal/telemetry"
+	"io"
 	"iter"
 	"net/http"
 	"os"
@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/reinsdev/reins/internal/telemetry"
 
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/budget"
@@ -86,6 +88,12 @@ type Harness struct {
 
 	redactOnce sync.Once
 	redact     sandbox.Redactor
+	// noticeTo receives SandboxNotice's line; doctor probes the machine
+	// (sandbox.Doctor; tests replace it).
+	noticeMu   sync.Mutex
+	noticeTo   io.Writer
+	noticeOnce sync.Once
+	doctor     func() sandbox.Report
 	// WriteThrough makes every session of this harness write each event
 	// before observers see it (session.Options.WriteThrough): set when the
 	// observers report to another process, which must never be told more
@@ -197,6 +205,7 @@ func New(opts Options) (*Harness, error) {
 		return nil, &ConfigError{fmt.Errorf("--sandbox: want on or off, got %q", opts.Sandbox)}
 	}
 	h := &Harness{Home: home, Cwd: cwd, Config: cfg, Agents: agents, Warnings: warnings, Getenv: getenv, Trusted: trusted, Sandbox: pol, Effort: opts.Effort}
+	h.Sandbox.Starting = h.sandboxStarting
 	if !trusted {
 		lo.InstructionFiles = &cfg.InstructionFiles
 		h.Ignored = config.ProjectFiles(lo)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reinsdev/reins/internal/sandbox"
 )
 
 // TestWritableCannotOpenHome: an agent file's sandbox.writable may name a
@@ -105,5 +107,33 @@ func TestSandboxPolicyFromConfig(t *testing.T) {
 		if !strings.Contains(strings.Join(p.Env.Deny, ","), k) {
 			t.Errorf("%s is not denied: %v", k, p.Env.Deny)
 		}
+	}
+}
+
+// TestSandboxNoticeWaitsForAProcess: the sandbox notice probes the machine
+// only when the first confined process starts (a run that starts none
+// never pays the probe's process start), and says it once.
+func TestSandboxNoticeWaitsForAProcess(t *testing.T) {
+	h, err := New(Options{Home: t.TempDir(), Cwd: t.TempDir(), Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	probes := 0
+	h.doctor = func() sandbox.Report { probes++; return sandbox.Report{NamespaceErr: "refused"} }
+	var out strings.Builder
+	h.SandboxNotice(&out)
+	if probes != 0 || out.Len() != 0 {
+		t.Fatalf("before any process: %d probes, notice %q", probes, out.String())
+	}
+	pol := h.Sandbox
+	pol.Mode = sandbox.WorkspaceWrite
+	for range 2 {
+		if _, _, err := sandbox.Argv(pol, "true"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if probes != 1 || strings.Count(out.String(), "reins: sandbox: no unprivileged user namespaces") != 1 {
+		t.Fatalf("after two processes: %d probes, notice %q", probes, out.String())
 	}
 }

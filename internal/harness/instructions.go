@@ -2,12 +2,12 @@ package harness
 
 import (
 	"fmt"
-	"github.com/reinsdev/reins/internal/smallfile"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/reinsdev/reins/internal/smallfile"
 	"github.com/reinsdev/reins/internal/trust"
 )
 

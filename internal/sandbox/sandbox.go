@@ -94,6 +94,11 @@ type Policy struct {
 	// the teardown ladder's SIGTERM wait, so the supervisor finishes its
 	// sweep before the ladder's SIGKILL could cut it short. Default 1 s.
 	TermGrace time.Duration `json:"termGrace,omitempty"`
+	// Starting, when set, is called by Argv before each confined process
+	// starts: the harness says there, once, what this machine's sandbox
+	// lacks, so a run that starts no process never pays the probe's start
+	// (Doctor).
+	Starting func() `json:"-"`
 }
 
 // Confined reports whether the policy asks for Landlock.
@@ -163,6 +168,9 @@ func Check(p Policy) error {
 func Argv(p Policy, name string, args ...string) (exe string, argv []string, err error) {
 	if err := Check(p); err != nil {
 		return "", nil, err
+	}
+	if p.Starting != nil && p.Confined() {
+		p.Starting()
 	}
 	path, err := exec.LookPath(name)
 	if err != nil {

@@ -86,3 +86,31 @@ func TestPlanScopesSockets(t *testing.T) {
 		}
 	}
 }
+
+// TestArgvCallsStarting: Argv calls the policy's Starting hook before a
+// confined process only; an unconfined one, or a start refused by Check,
+// never calls it.
+func TestArgvCallsStarting(t *testing.T) {
+	cases := []struct {
+		name   string
+		policy Policy
+		prog   string
+		calls  int
+	}{
+		{"workspace-write", Policy{Mode: WorkspaceWrite}, "true", 1},
+		{"read-only", Policy{Mode: ReadOnly}, "true", 1},
+		{"full-access", Policy{Mode: FullAccess}, "true", 0},
+		{"off", Policy{Mode: WorkspaceWrite, Off: true}, "true", 0},
+		{"refused", Policy{Mode: "bogus"}, "true", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			calls := 0
+			c.policy.Starting = func() { calls++ }
+			Argv(c.policy, c.prog)
+			if calls != c.calls {
+				t.Errorf("Starting called %d times, want %d", calls, c.calls)
+			}
+		})
+	}
+}
