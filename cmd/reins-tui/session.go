@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/signal"
 	"syscall"
 
 	"github.com/reinsdev/reins/internal/cli"
@@ -33,33 +32,14 @@ func interactiveMain(ctx context.Context, in io.Reader, out, stderr io.Writer, f
 	// terminal went away) too: the running turn is cancelled and recorded,
 	// its processes torn down. The exit status says a signal ended it, as
 	// reins run's does.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
-	var got os.Signal
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		select {
-		case got = <-sigs:
-			if got == syscall.SIGHUP {
-				cancel() // bubbletea handles SIGTERM itself
-			}
-		case <-ctx.Done():
-			select { // a signal that ended the screen is in sigs already
-			case got = <-sigs:
-			default:
-			}
-		}
-	}()
+	ctx, sigs := cli.WatchSignals(ctx, context.Canceled, func(sig os.Signal) bool {
+		return sig == syscall.SIGHUP // bubbletea handles SIGTERM itself
+	}, syscall.SIGTERM, syscall.SIGHUP)
 	err = tui.Run(ctx, in, out, tui.Options{
 		Harness: h, Session: opts, Ask: !f.Yes, BaseURL: f.BaseURL, NoColor: os.Getenv("NO_COLOR") != "",
 		Trust: trustQuestion(f, h, &opened),
 	})
-	cancel()
-	<-watched
+	got := sigs.Stop()
 	if sig, ok := got.(syscall.Signal); ok && err == nil {
 		return &cli.ExitError{Code: 128 + int(sig)}
 	}

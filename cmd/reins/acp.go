@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/reinsdev/reins/internal/acp"
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/spf13/cobra"
@@ -59,11 +60,7 @@ func acpMain(ctx context.Context, s *streams, f *sessionFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	ctx, sigs := cli.WatchSignals(ctx, context.Canceled, nil, os.Interrupt, syscall.SIGTERM)
 	// An editor that goes away mid-turn must not kill reins with SIGPIPE
 	// before the turn is ended and the log closed: a handled SIGPIPE makes
 	// writes to the closed stdout fail instead. (Handled, not ignored: an
@@ -71,23 +68,11 @@ func acpMain(ctx context.Context, s *streams, f *sessionFlags) error {
 	pipe := make(chan os.Signal, 1)
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
-	stop := make(chan struct{})
-	gotSig := make(chan os.Signal, 1)
-	go func() {
-		select {
-		case sig := <-sigs:
-			cancel()
-			gotSig <- sig
-		case <-stop:
-			gotSig <- nil
-		}
-	}()
 	err = acp.Serve(ctx, acp.Options{
 		Base: h, ConfigFile: f.Config, Model: f.Model, BaseURL: f.BaseURL,
 		Permission: perm, MaxSteps: f.MaxSteps, Version: version, Sandbox: f.Sandbox,
 	}, s.in, s.out)
-	close(stop)
-	got := <-gotSig
+	got := sigs.Stop()
 	if err != nil {
 		return &exitError{Code: exitFailed, Msg: err.Error()}
 	}

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"sync"
 	"syscall"
 
 	"github.com/reinsdev/reins/internal/batch"
 	"github.com/reinsdev/reins/internal/budget"
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/smallfile"
 	"github.com/reinsdev/reins/internal/termsafe"
@@ -135,23 +134,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 		return err
 	}
 
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	var got os.Signal
-	var sigMu sync.Mutex
-	go func() {
-		select {
-		case sig := <-sigs:
-			sigMu.Lock()
-			got = sig
-			sigMu.Unlock()
-			cancel(errors.New("interrupted"))
-		case <-ctx.Done():
-		}
-	}()
+	ctx, sigs := cli.WatchSignals(ctx, errors.New("interrupted"), nil, os.Interrupt, syscall.SIGTERM)
 
 	keyOf := func(string) string { return "" }
 	if f.out != "" {
@@ -168,9 +151,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 		bar.Update(p)
 	}}, run)
 	bar.Done()
-	sigMu.Lock()
-	sig := got
-	sigMu.Unlock()
+	sig := sigs.Stop()
 	switch {
 	case sig == os.Interrupt:
 		return &exitError{Code: exitInterrupt, Msg: "interrupted; run again with --resume to finish the batch"}

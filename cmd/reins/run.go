@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"syscall"
 
 	"github.com/reinsdev/reins/internal/agent"
@@ -138,33 +137,17 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	gotSig := make(chan os.Signal, 1)
-	var broken <-chan struct{} // nil: never
 	if events != nil {
-		broken = events.Broken()
+		// The reader of --stream-json went away: nobody can see the run
+		// any more, so it ends as the user's abort, its log closed; the
+		// failed write makes the exit status 1.
+		stop := afterClose(events.Broken(), func() { cancel(agent.ErrAbortedByUser) })
+		defer stop()
 	}
-	go func() {
-		select {
-		case sig := <-sigs:
-			cancel(agent.ErrAbortedByUser)
-			gotSig <- sig
-		case <-broken:
-			// The reader of --stream-json went away: nobody can see the
-			// run any more, so it ends as the user's abort, its log
-			// closed; the failed write makes the exit status 1.
-			cancel(agent.ErrAbortedByUser)
-			gotSig <- nil
-		case <-ctx.Done():
-			gotSig <- nil
-		}
-	}()
+	ctx, sigs := cli.WatchSignals(ctx, agent.ErrAbortedByUser, nil, os.Interrupt, syscall.SIGTERM)
 
 	res := sess.Run(ctx, prompt)
-	cancel(nil)
-	got := <-gotSig
+	got := sigs.Stop()
 	closeErr := sess.Close()
 
 	out := runResult{
@@ -236,4 +219,22 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		return &exitError{Code: exitFailed, Msg: msg}
 	}
 	return nil
+}
+
+// afterClose calls f once ch is closed, until stop is called; stop waits
+// for a running f.
+func afterClose(ch <-chan struct{}, f func()) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-ch:
+			f()
+		case <-quit:
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
 }

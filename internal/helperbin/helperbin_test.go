@@ -22,26 +22,12 @@ func TestFind(t *testing.T) {
 	if _, err := Find(name, env); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("nothing to find: %v", err)
 	}
-	pathBin := filepath.Join(onPath, name)
-	if err := os.WriteFile(pathBin, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	pathBin := fakeBin(t, filepath.Join(onPath, name))
 	if p, err := Find(name, env); err != nil || p != pathBin {
 		t.Errorf("on PATH: %q, %v; want %s", p, err, pathBin)
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err = filepath.EvalSymlinks(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	beside := filepath.Join(filepath.Dir(exe), name)
-	if err := os.WriteFile(beside, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Skipf("cannot write beside the test binary: %v", err)
-	}
-	defer os.Remove(beside)
+	_, dir := selfDir(t)
+	beside := fakeBin(t, filepath.Join(dir, name))
 	if p, err := Find(name, env); err != nil || p != beside {
 		t.Errorf("beside the executable: %q, %v; want %s (over PATH)", p, err, beside)
 	}
@@ -82,34 +68,20 @@ func TestTakeReinsDirect(t *testing.T) {
 	onPath := t.TempDir()
 	t.Setenv("PATH", onPath)
 	t.Setenv(ReinsEnv, "")
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err = filepath.EvalSymlinks(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(exe), "reins")); err == nil {
-		t.Fatalf("a reins beside the test binary already: %s", filepath.Dir(exe))
+	exe, dir := selfDir(t)
+	if _, err := os.Stat(filepath.Join(dir, "reins")); err == nil {
+		t.Fatalf("a reins beside the test binary already: %s", dir)
 	}
 	TakeReins()
 	if p, _ := Reins(); p != exe {
 		t.Errorf("no reins anywhere: Reins() = %q, want this executable", p)
 	}
-	pathBin := filepath.Join(onPath, "reins")
-	if err := os.WriteFile(pathBin, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	pathBin := fakeBin(t, filepath.Join(onPath, "reins"))
 	TakeReins()
 	if p, _ := Reins(); p != pathBin {
 		t.Errorf("reins on PATH: Reins() = %q, want %s", p, pathBin)
 	}
-	beside := filepath.Join(filepath.Dir(exe), "reins")
-	if err := os.WriteFile(beside, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(beside)
+	beside := fakeBin(t, filepath.Join(dir, "reins"))
 	TakeReins()
 	if p, _ := Reins(); p != beside {
 		t.Errorf("reins beside: Reins() = %q, want %s", p, beside)
@@ -119,4 +91,28 @@ func TestTakeReinsDirect(t *testing.T) {
 	if p, _ := Reins(); p != "/opt/reins" {
 		t.Errorf("$%s: Reins() = %q", ReinsEnv, p)
 	}
+}
+
+// fakeBin writes an executable shell script at path; the test removes it.
+func fakeBin(t *testing.T, path string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(path) })
+	return path
+}
+
+// selfDir is the directory of this test binary, symlinks resolved: the
+// "beside the executable" of Find and TakeReins.
+func selfDir(t *testing.T) (exe, dir string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		t.Fatal(err)
+	}
+	return exe, filepath.Dir(exe)
 }

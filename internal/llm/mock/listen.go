@@ -5,7 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"net/http/httptest"
+	"sync"
 	"time"
 )
 
@@ -50,19 +50,52 @@ func ListenAndServe(ctx context.Context, addr string, s *Script, ready func(addr
 	return nil
 }
 
-// StartTest starts s on an httptest server for tests of other packages.
+// StartTest starts s on a loopback server for tests of other packages.
 // url is the server's base URL (append /chat/completions or /v1/messages,
 // or use it as a provider base URL). stop ends every in-flight handler,
-// stalled ones included, and closes the server.
+// stalled ones included, closes the server and waits for the handlers to
+// return. It is net/http's server and not httptest's, which would link
+// the flag package and a test certificate into reins (BENCHMARKS.md).
 func StartTest(s *Script) (url string, srv *Server, stop func()) {
 	srv = NewServer(s)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic("mock: cannot listen on loopback: " + err.Error())
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	ts := httptest.NewUnstartedServer(srv)
-	ts.Config.BaseContext = func(net.Listener) context.Context { return ctx }
-	ts.Start()
-	return ts.URL, srv, func() {
+	var (
+		mu       sync.Mutex
+		closed   bool
+		handlers sync.WaitGroup
+	)
+	hs := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			if closed {
+				mu.Unlock()
+				http.Error(w, "mock: stopped", http.StatusServiceUnavailable)
+				return
+			}
+			handlers.Add(1)
+			mu.Unlock()
+			defer handlers.Done()
+			srv.ServeHTTP(w, r)
+		}),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ReadHeaderTimeout: 30 * time.Second,
+	}
+	served := make(chan struct{})
+	go func() {
+		_ = hs.Serve(ln)
+		close(served)
+	}()
+	return "http://" + ln.Addr().String(), srv, func() {
 		cancel()
-		ts.CloseClientConnections()
-		ts.Close()
+		mu.Lock()
+		closed = true
+		mu.Unlock()
+		_ = hs.Close()
+		<-served
+		handlers.Wait()
 	}
 }

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"sync"
+)
+
+// Signals watches the signals that end a command (reins run, batch, acp,
+// the interactive terminal): the first one cancels the command's context,
+// and Stop says which arrived, for the exit status. One watcher, so every
+// command answers a signal the same way.
+type Signals struct {
+	ch   chan os.Signal
+	stop chan struct{}
+	done chan struct{}
+
+	mu  sync.Mutex
+	got os.Signal
+}
+
+// WatchSignals returns a child of ctx that ends with cause at the first
+// of sigs for which cancelOn is true (nil: every one), and the watch. A
+// signal that does not cancel is still recorded: its owner (Bubble Tea
+// for SIGTERM) ends the command its own way.
+func WatchSignals(ctx context.Context, cause error, cancelOn func(os.Signal) bool, sigs ...os.Signal) (context.Context, *Signals) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	s := &Signals{ch: make(chan os.Signal, 2), stop: make(chan struct{}), done: make(chan struct{})}
+	signal.Notify(s.ch, sigs...)
+	go func() {
+		defer close(s.done)
+		defer cancel(nil)
+		select {
+		case sig := <-s.ch:
+			s.record(sig)
+			if cancelOn == nil || cancelOn(sig) {
+				cancel(cause)
+			}
+			<-s.stop
+		case <-s.stop:
+		}
+	}()
+	return ctx, s
+}
+
+func (s *Signals) record(sig os.Signal) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.got == nil {
+		s.got = sig
+	}
+}
+
+// Stop ends the watch and returns the first signal that arrived (nil:
+// none), counting one that arrived as the command was ending. The
+// watched context ends with it.
+func (s *Signals) Stop() os.Signal {
+	signal.Stop(s.ch)
+	close(s.stop)
+	<-s.done
+	select {
+	case sig := <-s.ch:
+		s.record(sig)
+	default:
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.got
+}
