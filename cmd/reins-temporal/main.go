@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/spf13/cobra"
@@ -49,20 +50,19 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := &cobra.Command{
 		Use:           "reins-temporal",
 		Short:         "The Temporal engine of reins: its client and its worker",
-		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetVersionTemplate("reins-temporal {{.Version}}\n")
 	root.AddCommand(newClientCmd(stdin, stdout, stderr), newWorkerCmd(stderr), &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
 		Run:   func(*cobra.Command, []string) { fmt.Fprintln(stdout, "reins-temporal "+version) },
 	})
+	cli.Version(root, "reins-temporal "+version)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {

@@ -41,7 +41,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := &cobra.Command{
 		Use:           "reins-tui",
 		Short:         "The interactive terminal of reins (run reins)",
-		Version:       version,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -55,11 +54,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return nil
 		},
 	}
-	root.SetVersionTemplate("reins-tui {{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	f.Register(root.Flags())
+	cli.Version(root, "reins-tui "+version)
 	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
 		return cli.Status(err, stderr)

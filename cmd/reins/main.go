@@ -69,9 +69,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer, args ...string) *cobra.C
 		Short:         "A Go agent harness whose subagents always come back with an honest answer",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version,
 	}
-	root.SetVersionTemplate("reins {{.Version}}\n")
 	root.SetFlagErrorFunc(flagError)
 	root.SuggestionsMinimumDistance = 2
 	root.SetIn(stdin)
@@ -103,6 +101,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer, args ...string) *cobra.C
 		newWorktreeCmd(s),
 	)
 	addInteractive(root, s)
+	cli.Version(root, "reins "+version)
 	cli.MarkRuntime(root)
 	return root
 }
