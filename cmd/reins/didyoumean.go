@@ -4,7 +4,8 @@ import (
 	"errors"
 	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/reinsdev/reins/internal/lazy"
 
 	"github.com/reinsdev/reins/internal/catalog"
 	"github.com/spf13/cobra"
@@ -13,15 +14,15 @@ import (
 
 // unknownCommand and unknownFlag read cobra's errors; compiled only when
 // a command line is wrong, not in every process.
-var unknownCommand = sync.OnceValue(func() *regexp.Regexp {
+var unknownCommand = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^unknown command "([^"]*)" for "`)
-})
+}}
 
 // didYouMean adds to cobra's "unknown command" error the commands whose
 // names are close (cobra suggests only where no Args validator runs, and
 // the bare `reins` has one).
 func didYouMean(root *cobra.Command, err error) error {
-	m := unknownCommand().FindStringSubmatch(err.Error())
+	m := unknownCommand.Get().FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
 	}
@@ -31,11 +32,11 @@ func didYouMean(root *cobra.Command, err error) error {
 	return errors.New(err.Error() + " (reins --help lists the commands)")
 }
 
-var unknownFlag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown flag: --([^ ]+)$`) })
+var unknownFlag = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^unknown flag: --([^ ]+)$`) }}
 
 // flagError adds the closest flags of cmd to an unknown-flag error.
 func flagError(cmd *cobra.Command, err error) error {
-	m := unknownFlag().FindStringSubmatch(err.Error())
+	m := unknownFlag.Get().FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
 	}

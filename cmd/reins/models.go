@@ -69,13 +69,7 @@ func newModelsCmd(s *streams) *cobra.Command {
 		for _, a := range aliases {
 			fmt.Fprintln(s.out, "alias "+termsafe.EscapeLine(a))
 		}
-		short := slices.Sorted(func(yield func(string) bool) {
-			for n := range catalog.Short {
-				if !yield(n) {
-					return
-				}
-			}
-		})
+		short := catalog.ShortNames()
 		for _, n := range short {
 			if p, m, err := catalog.Current().Resolve(n); err == nil {
 				fmt.Fprintf(s.out, "short %s = %s/%s\n", n, p, m)

@@ -23,6 +23,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/reinsdev/reins/internal/lazy"
+
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
@@ -276,9 +278,9 @@ func (s *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 // nothing else may pass.
 // sessionID is compiled on first use: compiling it at start-up cost every
 // reins command (not only `reins acp`) about 3 ms.
-var sessionID = sync.OnceValue(func() *regexp.Regexp {
+var sessionID = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
 	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-})
+}}
 
 // LoadSession reopens a session from its log and replays the conversation
 // to the editor before answering.
@@ -289,7 +291,7 @@ func (s *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 		return sdk.LoadSessionResponse{}, err
 	}
 	id := string(p.SessionId)
-	if !sessionID().MatchString(id) || strings.Contains(id, "..") {
+	if !sessionID.Get().MatchString(id) || strings.Contains(id, "..") {
 		return sdk.LoadSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "not a reins session id"})
 	}
 	var events []session.Event

@@ -5,8 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/reinsdev/reins/internal/lazy"
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/llm"
@@ -17,7 +18,7 @@ import (
 
 // toolKinds maps reins's tool names to ACP tool kinds: the editor picks
 // icons and follow-along behaviour by kind.
-var toolKinds = sync.OnceValue(func() map[string]sdk.ToolKind {
+var toolKinds = lazy.Value[map[string]sdk.ToolKind]{New: func() map[string]sdk.ToolKind {
 	return map[string]sdk.ToolKind{
 		"read":            sdk.ToolKindRead,
 		"ls":              sdk.ToolKindRead,
@@ -36,11 +37,11 @@ var toolKinds = sync.OnceValue(func() map[string]sdk.ToolKind {
 		"job_list":        sdk.ToolKindOther,
 		"job_kill":        sdk.ToolKindOther,
 	}
-})
+}}
 
 // KindOf is the ACP tool kind of a reins tool.
 func KindOf(name string) sdk.ToolKind {
-	if k, ok := toolKinds()[name]; ok {
+	if k, ok := toolKinds.Get()[name]; ok {
 		return k
 	}
 	return sdk.ToolKindOther

@@ -24,6 +24,7 @@ import (
 	"sync"
 
 	"charm.land/catwalk/pkg/catwalk"
+	"github.com/reinsdev/reins/internal/lazy"
 )
 
 // Providers are the catalogue's providers reins keeps, in the order
@@ -124,10 +125,10 @@ func convert(prov string, m catwalk.Model) Model {
 // parsing catwalk's 660 KB of providers cost every `reins run` and every
 // child about 2 MiB of peak RSS and 1.1 MB of allocation for the 54 models
 // reins keeps (BENCHMARKS.md, "Start-up").
-var embeddedOnce = sync.OnceValue(embeddedData)
+var embeddedOnce = lazy.Value[*Catalogue]{New: embeddedData}
 
 // Embedded is the catalogue built into reins, made on first use.
-func Embedded() *Catalogue { return embeddedOnce() }
+func Embedded() *Catalogue { return embeddedOnce.Get() }
 
 var (
 	currentMu   sync.Mutex

@@ -105,7 +105,7 @@ func TestEmbedded(t *testing.T) {
 			t.Errorf("no %s models embedded", p)
 		}
 	}
-	for name := range Short {
+	for _, name := range ShortNames() {
 		if _, _, err := c.Resolve(name); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}

@@ -3,7 +3,6 @@ package catalog
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,15 +13,39 @@ import (
 // its models.
 type family struct{ provider, prefix string }
 
-// Short are the short model names of SPEC §12; each resolves to the
-// newest model of its family in the catalogue.
-var Short = map[string]family{
-	"sonnet":   {"anthropic", "claude-sonnet-"},
-	"opus":     {"anthropic", "claude-opus-"},
-	"haiku":    {"anthropic", "claude-haiku-"},
-	"gpt":      {"openai", "gpt-"},
-	"gemini":   {"gemini", "gemini-"},
-	"deepseek": {"deepseek", "deepseek-"},
+// shorts are the short model names of SPEC §12, sorted by name; each
+// resolves to the newest model of its family in the catalogue. A table
+// and not a map: the compiler lays it out, where a map literal would be
+// built at every reins start (internal/lazy).
+var shorts = [...]struct {
+	name string
+	family
+}{
+	{"deepseek", family{"deepseek", "deepseek-"}},
+	{"gemini", family{"gemini", "gemini-"}},
+	{"gpt", family{"openai", "gpt-"}},
+	{"haiku", family{"anthropic", "claude-haiku-"}},
+	{"opus", family{"anthropic", "claude-opus-"}},
+	{"sonnet", family{"anthropic", "claude-sonnet-"}},
+}
+
+// ShortNames are the short model names, sorted.
+func ShortNames() []string {
+	names := make([]string, len(shorts))
+	for i, s := range shorts {
+		names[i] = s.name
+	}
+	return names
+}
+
+// short is the family a short name means.
+func short(name string) (family, bool) {
+	for _, s := range shorts {
+		if s.name == name {
+			return s.family, true
+		}
+	}
+	return family{}, false
 }
 
 // NameError is a model name the catalogue cannot resolve: unknown, or
@@ -54,12 +77,12 @@ func bounded(s string) string {
 }
 
 // Resolve turns a model name without its provider into provider and id:
-// a short name (Short) to the newest model of its family; any other name
+// a short name (ShortNames) to the newest model of its family; any other name
 // to the one catalogue model of that id (an undated id finds its dated
 // release). Ties between models of one version go to the provider's
 // default, then to catalogue order. Anything else is a *NameError.
 func (c *Catalogue) Resolve(name string) (provider, id string, err error) {
-	if f, ok := Short[name]; ok {
+	if f, ok := short(name); ok {
 		if m, ok := c.newest(f); ok {
 			return m.Provider, m.ID, nil
 		}
@@ -134,7 +157,7 @@ func (c *Catalogue) closest(name string, n int) []string {
 		cs = append(cs, cand{m.Spec(), strings.Contains(m.ID, low), d})
 	}
 	var out []string
-	for _, s := range slices.Sorted(maps.Keys(Short)) {
+	for _, s := range ShortNames() {
 		if Distance(low, s) <= 2 {
 			out = append(out, s)
 		}

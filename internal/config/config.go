@@ -13,7 +13,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"github.com/reinsdev/reins/internal/compact"
 	"io/fs"
 	"maps"
 	"net"
@@ -23,6 +22,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/reinsdev/reins/internal/compact"
 
 	"github.com/goccy/go-yaml/ast"
 
@@ -305,14 +306,18 @@ func (o Origin) String() string {
 
 // Project paths, relative to the workspace. Every project file reins reads
 // is listed by ProjectFiles, so that an untrusted folder's notice names it.
+// They are constants, not filepath.Join's results, which would be
+// computed at every reins start (internal/lazy).
+const sep = string(filepath.Separator)
+
 var (
-	projectConfig = filepath.Join(".reins", "config.yaml")
+	projectConfig = ".reins" + sep + "config.yaml"
 	// projectAgentDirs are nearest first; Claude Code's files are read
 	// leniently (another tool's file must not stop reins).
-	projectAgentDirs = []struct {
+	projectAgentDirs = [...]struct {
 		rel     string
 		lenient bool
-	}{{filepath.Join(".reins", "agents"), false}, {filepath.Join(".claude", "agents"), true}}
+	}{{".reins" + sep + "agents", false}, {".claude" + sep + "agents", true}}
 )
 
 // InstructionFiles are the default project-instruction file names, in
@@ -1188,10 +1193,19 @@ func (c *Config) ResolveModel(spec string) (provider, model string, err error) {
 
 // shortNames lists the catalogue's short model names.
 func shortNames() string {
-	return strings.Join(slices.Sorted(maps.Keys(catalog.Short)), ", ")
+	return strings.Join(catalog.ShortNames(), ", ")
 }
 
-var errModelForm = errors.New("want PROVIDER/MODEL such as " + DefaultModel + " or a modelAliases name; PROVIDER is one of " + strings.Join(Providers, ", "))
+var errModelForm error = modelFormError{}
+
+// modelFormError is errModelForm: a type whose text is built when shown,
+// as a value built from Providers would be at every reins start
+// (internal/lazy).
+type modelFormError struct{}
+
+func (modelFormError) Error() string {
+	return "want PROVIDER/MODEL such as " + DefaultModel + " or a modelAliases name; PROVIDER is one of " + strings.Join(Providers, ", ")
+}
 
 func splitModel(spec string) (provider, model string, err error) {
 	provider, model, ok := strings.Cut(spec, "/")

@@ -41,7 +41,7 @@ func Run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(ws)
-	for name, body := range harness.DemoFiles {
+	for name, body := range harness.DemoFiles() {
 		if err := os.WriteFile(filepath.Join(ws, name), []byte(body), 0o644); err != nil {
 			return err
 		}

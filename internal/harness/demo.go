@@ -9,14 +9,17 @@ import (
 // DemoPrompt is the task `reins demo` gives the agent.
 const DemoPrompt = "Read notes.txt, have a subagent summarize details.txt, and check the workspace in the background."
 
-// DemoFiles are the files of the demo's throwaway workspace.
-var DemoFiles = map[string]string{
-	"notes.txt": "reins promises three things:\n" +
-		"1. a subagent always comes back with an honest answer;\n" +
-		"2. an empty or cut model response is a failure, never a success;\n" +
-		"3. no child process is left behind.\n",
-	"details.txt": "DETAILS: the output-selection rule picks the last non-empty assistant message,\n" +
-		"else the streamed text; the stop reason is kept apart from the output.\n",
+// DemoFiles are the files of the demo's throwaway workspace (a function:
+// a map variable would be built at every reins start, internal/lazy).
+func DemoFiles() map[string]string {
+	return map[string]string{
+		"notes.txt": "reins promises three things:\n" +
+			"1. a subagent always comes back with an honest answer;\n" +
+			"2. an empty or cut model response is a failure, never a success;\n" +
+			"3. no child process is left behind.\n",
+		"details.txt": "DETAILS: the output-selection rule picks the last non-empty assistant message,\n" +
+			"else the streamed text; the stop reason is kept apart from the output.\n",
+	}
 }
 
 // DemoScript is the scripted model of `reins demo` (and of the mock/demo

@@ -6,7 +6,8 @@ import (
 	"iter"
 	"path/filepath"
 	"slices"
-	"sync"
+
+	"github.com/reinsdev/reins/internal/lazy"
 
 	"github.com/reinsdev/reins/internal/catalog"
 	"github.com/reinsdev/reins/internal/config"
@@ -16,14 +17,14 @@ import (
 // keyEnvs are the key variables of the providers SPEC §12 picks from, for
 // a provider whose adapter this build may lack (gemini): its key can still
 // be noticed, and the pick then fails with available's clear error.
-var keyEnvs = sync.OnceValue(func() map[string]string {
+var keyEnvs = lazy.Value[map[string]string]{New: func() map[string]string {
 	return map[string]string{
 		"anthropic": "ANTHROPIC_API_KEY",
 		"openai":    "OPENAI_API_KEY",
 		"deepseek":  "DEEPSEEK_API_KEY",
 		"gemini":    "GEMINI_API_KEY",
 	}
-})
+}}
 
 // DefaultModel is the model of a session given no -m: config `model`
 // when a layer sets it; else, SPEC §12, the first provider in the order
@@ -40,7 +41,7 @@ func (h *Harness) DefaultModel() (spec, why string) {
 	for _, p := range catalog.Providers {
 		_, env, _, _ := config.ProviderDefaults(p)
 		if env == "" {
-			env = keyEnvs()[p]
+			env = keyEnvs.Get()[p]
 		}
 		var from string
 		switch {

@@ -212,7 +212,7 @@ func (h *httpWire) send(ctx context.Context, msg []byte, id int64, deliver func(
 			if errors.Is(err, io.EOF) {
 				return errNoAnswer
 			}
-			if errors.Is(err, sse.ErrTooLong) {
+			if errors.Is(err, bufio.ErrTooLong) {
 				return fmt.Errorf("mcp: the server sent an event over %d bytes", maxFrame)
 			}
 			if err != nil {

@@ -7,9 +7,9 @@
 package models
 
 import (
+	"github.com/reinsdev/reins/internal/lazy"
 	"maps"
 	"slices"
-	"sync"
 
 	"github.com/reinsdev/reins/internal/catalog"
 	"github.com/reinsdev/reins/internal/config"
@@ -21,7 +21,7 @@ type Source string
 
 const (
 	Catalog Source = "catalog" // the model catalogue
-	Builtin Source = "builtin" // reins's own few entries (builtin())
+	Builtin Source = "builtin" // reins's own few entries (builtin.Get())
 	Config  Source = "config"  // config `models:` set a field
 	Unknown Source = ""
 )
@@ -42,19 +42,19 @@ func price(in, out, cacheRead float64) config.ModelPrice {
 // deepseek-reasoner (what --effort picks for it), and the keyless mock
 // models. DeepSeek bills no cache writes (nil: a cache write prices as
 // unknown).
-var builtin = sync.OnceValue(func() map[string]config.ModelInfo {
+var builtin = lazy.Value[map[string]config.ModelInfo]{New: func() map[string]config.ModelInfo {
 	return map[string]config.ModelInfo{
 		"deepseek/deepseek-chat":     {ContextWindow: 128000, MaxOutput: 8192, Price: price(0.28, 0.42, 0.028)},
 		"deepseek/deepseek-reasoner": {ContextWindow: 128000, MaxOutput: 65536, Price: price(0.28, 0.42, 0.028)},
 		"mock/echo":                  {},
 		"mock/demo":                  {},
 	}
-})
+}}
 
 // base is spec's entry before config: reins's own, else the catalogue's
 // (an undated id finds its dated release there).
 func base(spec string) (config.ModelInfo, Source) {
-	if mi, ok := builtin()[spec]; ok {
+	if mi, ok := builtin.Get()[spec]; ok {
 		return mi, Builtin
 	}
 	prov, id, ok := splitSpec(spec)
@@ -123,7 +123,7 @@ func All(cfg map[string]config.ModelInfo) []Info {
 		}
 	}
 	var rest []string
-	for _, s := range slices.Concat(slices.Collect(maps.Keys(builtin())), slices.Collect(maps.Keys(cfg))) {
+	for _, s := range slices.Concat(slices.Collect(maps.Keys(builtin.Get())), slices.Collect(maps.Keys(cfg))) {
 		if !seen[s] {
 			seen[s] = true
 			rest = append(rest, s)

@@ -69,7 +69,7 @@ func TestLookupOverrides(t *testing.T) {
 	// Both config entries are rows of their own: the undated sonnet id
 	// is the name the user gave.
 	all := All(cfg)
-	if want := len(catalog.Current().Models) + len(builtin()) + 2; len(all) != want {
+	if want := len(catalog.Current().Models) + len(builtin.Get()) + 2; len(all) != want {
 		t.Errorf("All: %d entries, want %d", len(all), want)
 	}
 	if all[len(all)-1].Spec != "mock/echo" && all[len(all)-1].Spec != "local/tiny" {

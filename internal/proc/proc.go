@@ -38,7 +38,15 @@ func (l Ladder) Unresponsive() Ladder {
 }
 
 // DefaultLadder is docs/subagents.md's: 2 s, 2 s, then SIGKILL.
-var DefaultLadder = Ladder{Grace: 2 * time.Second, Term: 2 * time.Second, Reap: 5 * time.Second}
+var DefaultLadder = Ladder{Grace: DefaultGrace, Term: DefaultTerm, Reap: DefaultReap}
+
+// The default ladder's steps, constants so that a ladder built from them
+// needs no initialisation code (internal/lazy).
+const (
+	DefaultGrace = 2 * time.Second
+	DefaultTerm  = 2 * time.Second
+	DefaultReap  = 5 * time.Second
+)
 
 // pollEvery is how often the group is checked during teardown.
 const pollEvery = 10 * time.Millisecond

@@ -33,6 +33,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/reinsdev/reins/internal/lazy"
+
 	"github.com/reinsdev/reins/internal/netproxy"
 )
 
@@ -91,17 +93,17 @@ func (r Rule) String() string { return r.text }
 // pathTools are the tools whose rules take a path glob, by the argument
 // that names the path. edit rules cover multi_edit too (Claude Code's
 // Edit covers every file-changing tool).
-var pathTools = sync.OnceValue(func() map[string]bool {
+var pathTools = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{"write": true, "edit": true, "multi_edit": true, "read": true, "ls": true, "grep": true, "glob": true}
-})
+}}
 
 // claudeNames maps Claude Code's tool names to reins's.
-var claudeNames = sync.OnceValue(func() map[string]string {
+var claudeNames = lazy.Value[map[string]string]{New: func() map[string]string {
 	return map[string]string{
 		"Bash": "bash", "Write": "write", "Edit": "edit", "MultiEdit": "multi_edit",
 		"Read": "read", "Grep": "grep", "Glob": "glob", "LS": "ls", "WebFetch": "webfetch",
 	}
-})
+}}
 
 // ErrSyntax is a malformed rule.
 var ErrSyntax = errors.New("malformed permission rule")
@@ -112,7 +114,7 @@ func Parse(s string) (Rule, error) {
 	r := Rule{text: text}
 	name, arg, hasArg := strings.Cut(text, "(")
 	name = strings.TrimSpace(name)
-	if n, ok := claudeNames()[name]; ok {
+	if n, ok := claudeNames.Get()[name]; ok {
 		name = n
 	}
 	if name == "" || strings.ContainsAny(name, " \t/()") {
@@ -139,7 +141,7 @@ func Parse(s string) (Rule, error) {
 		} else {
 			r.kind, r.arg = kindExact, strings.TrimSpace(arg)
 		}
-	case pathTools()[name]:
+	case pathTools.Get()[name]:
 		g := strings.TrimPrefix(filepath.ToSlash(strings.TrimSpace(arg)), "./")
 		if err := checkGlob(g); err != nil {
 			return r, fmt.Errorf("%w %q: a bad path glob", ErrSyntax, s)
@@ -288,7 +290,7 @@ func (s *Set) call(name string, args json.RawMessage) call {
 	if a.Path != nil {
 		p = *a.Path
 	}
-	if pathTools()[name] && (a.Path != nil || name == "grep" || name == "glob" || name == "ls") {
+	if pathTools.Get()[name] && (a.Path != nil || name == "grep" || name == "glob" || name == "ls") {
 		c.hasPath = true
 		c.path, c.abs = normPath(s.workspace, p)
 	}
@@ -406,7 +408,7 @@ func Narrowest(workspace, name string, args json.RawMessage) Rule {
 	case name == "bash" && c.hasCmd && strings.TrimSpace(c.command) != "":
 		cmd := strings.TrimSpace(c.command)
 		return Rule{text: "bash(" + cmd + ")", tool: "bash", kind: kindExact, arg: cmd}
-	case pathTools()[name] && c.hasPath:
+	case pathTools.Get()[name] && c.hasPath:
 		return Rule{text: name + "(" + c.path + ")", tool: name, kind: kindFile, arg: c.path}
 	case name == "webfetch" && c.host != "" && !strings.ContainsAny(c.host, " \t/:*"):
 		return Rule{text: "webfetch(domain:" + c.host + ")", tool: name, kind: kindDomain, arg: c.host}

@@ -3,8 +3,8 @@
 package sandbox
 
 import (
+	"github.com/reinsdev/reins/internal/lazy"
 	"os"
-	"sync"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -24,19 +24,21 @@ var handledFS = landlock.AccessFSSet(llsys.AccessFSExecute | llsys.AccessFSWrite
 // without which ordinary shell commands (`2>/dev/null`) fail.
 var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom"}
 
-var abiOnce = sync.OnceValue(func() int {
+var abiOnce = lazy.Value[int]{New: func() int {
 	v, err := llsys.LandlockGetABIVersion()
 	if err != nil {
 		return 0
 	}
 	return v
-})
+}}
 
 // ABI is the kernel's Landlock ABI version, 0 where Landlock is missing.
 func ABI() int { return abi() }
 
 // abi is replaced in tests to play an older kernel.
-var abi = abiOnce
+var abi = kernelABI
+
+func kernelABI() int { return abiOnce.Get() }
 
 // plan is the Landlock configuration of p, or an *UnavailableError naming
 // the feature this kernel lacks.

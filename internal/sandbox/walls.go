@@ -30,7 +30,7 @@ var allWalls = []wall{wallUserNS, wallNetNS, wallPIDNS, wallReadOnlyRoot, wallPr
 // REINS_TEST_MUTATE, read by the test binary that also runs the
 // supervisor and the confine stage); reins itself never does, so in a
 // reins binary every wall stands.
-var offWalls = map[wall]bool{}
+var offWalls map[wall]bool
 
 // on reports whether w stands.
 func (w wall) on() bool { return !offWalls[w] }

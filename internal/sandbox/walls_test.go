@@ -23,6 +23,9 @@ var _ = func() bool {
 		if !slices.Contains(allWalls, wall(w)) {
 			panic(fmt.Sprintf("%s: unknown wall %q (want one of %v)", mutateEnv, w, allWalls))
 		}
+		if offWalls == nil {
+			offWalls = map[wall]bool{}
+		}
 		offWalls[wall(w)] = true
 	}
 	return true

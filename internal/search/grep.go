@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/reinsdev/reins/internal/lazy"
 )
 
 // maxLineLen cuts a reported line, so minified files stay readable.
@@ -38,7 +40,7 @@ var ErrEnough = errors.New("enough matches")
 
 // fileTypes are grep's type names, a small part of ripgrep's list: the
 // file name globs of each.
-var fileTypes = sync.OnceValue(func() map[string][]string {
+var fileTypes = lazy.Value[map[string][]string]{New: func() map[string][]string {
 	return map[string][]string{
 		"go": {"*.go"}, "js": {"*.js", "*.mjs", "*.cjs", "*.jsx"}, "ts": {"*.ts", "*.tsx", "*.mts", "*.cts"},
 		"py": {"*.py", "*.pyi"}, "rust": {"*.rs"}, "java": {"*.java"}, "c": {"*.c", "*.h"},
@@ -49,7 +51,7 @@ var fileTypes = sync.OnceValue(func() map[string][]string {
 		"sql": {"*.sql"}, "proto": {"*.proto"}, "txt": {"*.txt"}, "csharp": {"*.cs"}, "cs": {"*.cs"},
 		"scala": {"*.scala"}, "lua": {"*.lua"}, "zig": {"*.zig"}, "make": {"Makefile", "*.mk", "makefile", "GNUmakefile"},
 	}
-})
+}}
 
 // Filter decides from a path (slash, below the searched directory)
 // whether grep searches it.
@@ -81,10 +83,10 @@ func NewFilter(glob, typ string) (Filter, bool, error) {
 		}
 	}
 	if typ != "" {
-		globs, ok := fileTypes()[typ]
+		globs, ok := fileTypes.Get()[typ]
 		if !ok {
-			names := make([]string, 0, len(fileTypes()))
-			for n := range fileTypes() {
+			names := make([]string, 0, len(fileTypes.Get()))
+			for n := range fileTypes.Get() {
 				names = append(names, n)
 			}
 			sort.Strings(names)

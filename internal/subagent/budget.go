@@ -2,20 +2,20 @@ package subagent
 
 import (
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/outcome"
-	"sync"
 )
 
 // budgetStage is the diagnostic stage of a run a budget stopped: the stage
 // of docs/subagents.md in which each provider's child runs its task.
-var budgetStage = sync.OnceValue(func() map[string]outcome.Stage {
+var budgetStage = lazy.Value[map[string]outcome.Stage]{New: func() map[string]outcome.Stage {
 	return map[string]outcome.Stage{
 		config.ProviderInProcess: outcome.StageRun,
 		config.ProviderACP:       outcome.StagePrompt,
 		config.ProviderReins:     outcome.StageSessionRun,
 		config.ProviderPi:        outcome.StageRun,
 	}
-})
+}}
 
 func providerOf(req Request) string {
 	if req.Agent == nil || req.Agent.Provider == "" {
@@ -27,7 +27,7 @@ func providerOf(req Request) string {
 // budgetDiagnostic is the fixed line of a run a budget stopped.
 func budgetDiagnostic(req Request) string {
 	p := providerOf(req)
-	return outcome.Diagnostic{Provider: p, Stage: budgetStage()[p], Category: outcome.CategoryBudget, StopReason: outcome.StopAborted}.String()
+	return outcome.Diagnostic{Provider: p, Stage: budgetStage.Get()[p], Category: outcome.CategoryBudget, StopReason: outcome.StopAborted}.String()
 }
 
 // overBudget is the settled result of a start refused because the run's

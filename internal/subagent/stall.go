@@ -26,7 +26,7 @@ func stallResult(req Request, run Run, r outcome.Result) outcome.Result {
 	}
 	p := providerOf(req)
 	r.StopReason = outcome.StopAborted
-	r.Diagnostic = outcome.Diagnostic{Provider: p, Stage: budgetStage()[p], Category: outcome.CategoryStalled, StopReason: outcome.StopAborted}.String()
+	r.Diagnostic = outcome.Diagnostic{Provider: p, Stage: budgetStage.Get()[p], Category: outcome.CategoryStalled, StopReason: outcome.StopAborted}.String()
 	return r
 }
 

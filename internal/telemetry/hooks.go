@@ -6,6 +6,7 @@ import (
 	"regexp"
 
 	"github.com/reinsdev/reins/internal/agent"
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/retry"
 	"github.com/reinsdev/reins/internal/outcome"
@@ -233,7 +234,7 @@ type runTracer struct{ t *Telemetry }
 
 // category is the category of a fixed diagnostic line (docs/subagents.md);
 // the line is built from known facts only, never child-written text.
-var category = regexp.MustCompile(`category: ([a-z-]+)`)
+var category = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`category: ([a-z-]+)`) }}
 
 func (rt runTracer) StartRun(ctx context.Context, req subagent.Request, placement string, background bool) (subagent.TraceContext, func(string, outcome.Result)) {
 	ctx = rt.t.parentOf(ctx, subagent.TraceContext{})
@@ -268,7 +269,7 @@ func (rt runTracer) StartRun(ctx context.Context, req subagent.Request, placemen
 			span.SetAttributes(strAttr("reins.subagent.session", sess))
 		}
 		span.SetAttributes(usageAttrs(r.Usage)...)
-		if m := category.FindStringSubmatch(r.Diagnostic); m != nil {
+		if m := category.Get().FindStringSubmatch(r.Diagnostic); m != nil {
 			span.SetAttributes(strAttr("reins.subagent.category", m[1]))
 		}
 		if r.StopReason != outcome.StopCompleted {

@@ -27,7 +27,7 @@ const (
 // reap bound. bashDrainWait bounds the wait for the output pipe to close
 // once the group is gone: a process that left the group (setsid) may hold it.
 var (
-	bashLadder    = proc.Ladder{Grace: 0, Term: proc.DefaultLadder.Term, Reap: proc.DefaultLadder.Reap}
+	bashLadder    = proc.Ladder{Grace: 0, Term: proc.DefaultTerm, Reap: proc.DefaultReap}
 	bashDrainWait = 500 * time.Millisecond
 )
 

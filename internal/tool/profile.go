@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/reinsdev/reins/internal/lazy"
 )
 
 // Profile is a tool profile: which shapes of the built-in file tools a
@@ -29,19 +30,19 @@ const (
 )
 
 // profileTools are the built-ins each profile keeps.
-var profileTools = sync.OnceValue(func() map[Profile][]string {
+var profileTools = lazy.Value[map[Profile][]string]{New: func() map[Profile][]string {
 	return map[Profile][]string{
 		ProfileDefault: {"read", "write", "edit", "multi_edit", "bash", "bash_output", "bash_kill", "grep", "glob", "ls"},
 		ProfileCodex:   {"read", "apply_patch", "bash", "bash_output", "bash_kill", "grep", "glob", "ls"},
 		ProfileClaude:  {"read", "write", "edit", "multi_edit", "bash", "bash_output", "bash_kill", "grep", "glob", "ls"},
 		ProfileMinimal: {"read", "write", "edit", "bash"},
 	}
-})
+}}
 
 // ParseProfile validates a profile name (agent file `tools: profile NAME`).
 func ParseProfile(s string) (Profile, error) {
 	p := Profile(strings.ToLower(strings.TrimSpace(s)))
-	if _, ok := profileTools()[p]; !ok || p == ProfileDefault {
+	if _, ok := profileTools.Get()[p]; !ok || p == ProfileDefault {
 		return "", fmt.Errorf("unknown tool profile %q (want codex, claude or minimal)", s)
 	}
 	return p, nil
@@ -74,14 +75,14 @@ func ProfileFor(explicit Profile, provider, model string) Profile {
 }
 
 // Tools are the built-in tool names p keeps.
-func (p Profile) Tools() []string { return slices.Clone(profileTools()[p]) }
+func (p Profile) Tools() []string { return slices.Clone(profileTools.Get()[p]) }
 
 // Filter returns r without the built-ins p does not offer; every other tool
 // stays.
 func (p Profile) Filter(r *Registry) *Registry {
-	keep := profileTools()[p]
+	keep := profileTools.Get()[p]
 	if keep == nil {
-		keep = profileTools()[ProfileDefault]
+		keep = profileTools.Get()[ProfileDefault]
 	}
 	builtin := map[string]bool{}
 	for _, t := range Builtins() {

@@ -18,9 +18,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/reinsdev/reins/internal/lazy"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/netproxy"
@@ -81,12 +82,12 @@ func Check(p sandbox.Policy, u *url.URL) error {
 // ends, so nothing of a fetch outlives its call, and a server's headers
 // are bounded. Made on the first fetch, not at start-up: most processes
 // never fetch.
-var transport = sync.OnceValue(func() *http.Transport {
+var transport = lazy.Value[*http.Transport]{New: func() *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DisableKeepAlives = true
 	tr.MaxResponseHeaderBytes = 256 << 10
 	return tr
-})
+}}
 
 // Tool is the webfetch tool. Transport, when set, replaces its own
 // transport; redirects are always checked by the policy.
@@ -159,7 +160,7 @@ func (t *Tool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) tool
 	defer cancel()
 	rt := t.Transport
 	if rt == nil {
-		rt = transport()
+		rt = transport.Get()
 	}
 	client := &http.Client{
 		Transport: rt,

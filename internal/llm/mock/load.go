@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/reinsdev/reins/internal/lazy"
 
 	"github.com/goccy/go-yaml"
 	"github.com/reinsdev/reins/internal/smallfile"
@@ -103,12 +104,12 @@ func (s *Script) normalize() {
 	}
 }
 
-var knownFaults = sync.OnceValue(func() map[string]bool {
+var knownFaults = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{
 		"": true, FaultEmpty: true, FaultEmptyBody: true, FaultCut: true, FaultMalformed: true,
 		FaultStall: true, FaultContextWindow: true, FaultOverloaded: true, FaultReset: true,
 	}
-})
+}}
 
 // Validate reports the first reply that cannot be served as written.
 func (s *Script) Validate() error {
@@ -127,7 +128,7 @@ func (s *Script) Validate() error {
 
 func (r *Reply) validate() error {
 	switch {
-	case !knownFaults()[r.Fault]:
+	case !knownFaults.Get()[r.Fault]:
 		return fmt.Errorf("unknown fault %q", r.Fault)
 	case r.Fault != "" && (r.Status != 0 || r.Body != ""):
 		return errors.New("fault excludes status and body")

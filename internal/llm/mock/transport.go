@@ -24,7 +24,14 @@ type transport struct{ s *Server }
 // ErrConnReset is what a reset fault looks like through Transport: it
 // wraps syscall.ECONNRESET, and its text says "connection reset" like the
 // network error it stands for.
-var ErrConnReset = fmt.Errorf("mock: read: %w", syscall.ECONNRESET)
+var ErrConnReset error = connReset{}
+
+// connReset is ErrConnReset: a type, not fmt.Errorf's value, which would
+// be built at every reins start (internal/lazy).
+type connReset struct{}
+
+func (connReset) Error() string { return "mock: read: " + syscall.ECONNRESET.Error() }
+func (connReset) Unwrap() error { return syscall.ECONNRESET }
 
 func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	parent := req.Context()

@@ -34,10 +34,9 @@ type Event struct {
 	Data []byte
 }
 
-// ErrTooLong is returned when one event (its lines, terminators included)
-// exceeds the Reader's limit. It is bufio.ErrTooLong, so callers written
-// against a bufio-based reader keep working.
-var ErrTooLong = bufio.ErrTooLong
+// An event (its lines, terminators included) longer than the Reader's
+// limit is bufio.ErrTooLong, so callers written against a bufio-based
+// reader keep working.
 
 const (
 	initialBuf = 4 << 10
@@ -75,7 +74,7 @@ func NewReader(r io.Reader, maxEvent int) *Reader {
 // Next returns the next event. At the end of the input it returns io.EOF,
 // whether or not an event was pending; a read error is returned as it came
 // once the events completed before it have been returned; an event over
-// the limit is ErrTooLong. After an error every call returns it again.
+// the limit is bufio.ErrTooLong. After an error every call returns it again.
 func (r *Reader) Next() (Event, error) {
 	if r.finished {
 		return Event{}, r.err
@@ -134,7 +133,7 @@ func (r *Reader) field(line []byte) {
 
 // line returns the next complete line without its terminator; false at the
 // end of input or on an error (r.err is set: io.EOF, a read error or
-// ErrTooLong).
+// bufio.ErrTooLong).
 func (r *Reader) line() ([]byte, bool) {
 	scanned := 0 // bytes of the pending line already searched
 	for {
@@ -156,7 +155,7 @@ func (r *Reader) line() ([]byte, bool) {
 				if len(line) > 0 {
 					r.size += len(line) + 1
 					if r.max > 0 && r.size > r.max {
-						r.err = ErrTooLong
+						r.err = bufio.ErrTooLong
 						return nil, false
 					}
 				}
@@ -168,7 +167,7 @@ func (r *Reader) line() ([]byte, bool) {
 			}
 			scanned = r.end - r.pos
 			if r.max > 0 && r.size+scanned > r.max {
-				r.err = ErrTooLong
+				r.err = bufio.ErrTooLong
 				return nil, false
 			}
 		}

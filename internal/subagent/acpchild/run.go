@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reinsdev/reins/internal/lazy"
+
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
@@ -211,7 +213,7 @@ func promptText(req subagent.Request) string {
 }
 
 // stopReasons maps the child's closed ACP stop reasons (docs/subagents.md).
-var stopReasons = sync.OnceValue(func() map[sdk.StopReason]string {
+var stopReasons = lazy.Value[map[sdk.StopReason]string]{New: func() map[sdk.StopReason]string {
 	return map[sdk.StopReason]string{
 		sdk.StopReasonEndTurn:         outcome.StopCompleted,
 		sdk.StopReasonMaxTokens:       outcome.StopMaxTokens,
@@ -219,7 +221,7 @@ var stopReasons = sync.OnceValue(func() map[sdk.StopReason]string {
 		sdk.StopReasonCancelled:       outcome.StopAborted,
 		sdk.StopReasonMaxTurnRequests: outcome.StopError,
 	}
-})
+}}
 
 // settle turns the prompt's outcome into the run's result.
 func (r *run) settle(resp sdk.PromptResponse, err error) outcome.Result {
@@ -243,7 +245,7 @@ func (r *run) settle(resp sdk.PromptResponse, err error) outcome.Result {
 	var failure *outcome.Diagnostic
 	switch {
 	case err == nil:
-		stop, known := stopReasons()[resp.StopReason]
+		stop, known := stopReasons.Get()[resp.StopReason]
 		if !known {
 			stop = outcome.StopError
 		}
@@ -498,16 +500,16 @@ func (r *run) requestKind(tc sdk.ToolCallUpdate) string {
 
 // toolKinds is the closed set of ACP tool kinds: only these may name a
 // permission request in a diagnostic.
-var toolKinds = sync.OnceValue(func() map[sdk.ToolKind]bool {
+var toolKinds = lazy.Value[map[sdk.ToolKind]bool]{New: func() map[sdk.ToolKind]bool {
 	return map[sdk.ToolKind]bool{
 		sdk.ToolKindRead: true, sdk.ToolKindEdit: true, sdk.ToolKindDelete: true, sdk.ToolKindMove: true,
 		sdk.ToolKindSearch: true, sdk.ToolKindExecute: true, sdk.ToolKindThink: true, sdk.ToolKindFetch: true,
 		sdk.ToolKindSwitchMode: true, sdk.ToolKindOther: true,
 	}
-})
+}}
 
 func closedKind(k sdk.ToolKind) string {
-	if toolKinds()[k] {
+	if toolKinds.Get()[k] {
 		return string(k)
 	}
 	return string(sdk.ToolKindOther)
@@ -516,12 +518,12 @@ func closedKind(k sdk.ToolKind) string {
 // readOnlyKinds are the request kinds an allow policy may grant when the
 // parent runs read-only: the child inherits the parent's permission mode,
 // and an ACP child can only be held to it here.
-var readOnlyKinds = sync.OnceValue(func() map[string]bool {
+var readOnlyKinds = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{
 		string(sdk.ToolKindRead): true, string(sdk.ToolKindSearch): true,
 		string(sdk.ToolKindThink): true, string(sdk.ToolKindFetch): true,
 	}
-})
+}}
 
 // Permission decisions (docs/subagents.md).
 const (
@@ -541,7 +543,7 @@ func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionReq
 	decision := decisionRejected
 	switch {
 	case cancelled:
-	case r.policy == config.PermissionAllow && (r.req.Permission != tool.ReadOnly || readOnlyKinds()[kind]):
+	case r.policy == config.PermissionAllow && (r.req.Permission != tool.ReadOnly || readOnlyKinds.Get()[kind]):
 		want, decision = []sdk.PermissionOptionKind{sdk.PermissionOptionKindAllowOnce}, decisionAllowed
 	default:
 		want = []sdk.PermissionOptionKind{sdk.PermissionOptionKindRejectOnce, sdk.PermissionOptionKindRejectAlways}
@@ -574,34 +576,38 @@ func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionReq
 	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(chosen.OptionId)}, nil
 }
 
-var errNoCapability = sdk.NewMethodNotFound("reins offers this ACP child no file system or terminal")
+// errNoCapability is the error of the client methods reins does not
+// offer; a function, as a package variable would be built at every start.
+func errNoCapability() error {
+	return sdk.NewMethodNotFound("reins offers this ACP child no file system or terminal")
+}
 
 func (c *client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, errNoCapability
+	return sdk.ReadTextFileResponse{}, errNoCapability()
 }
 
 func (c *client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, errNoCapability
+	return sdk.WriteTextFileResponse{}, errNoCapability()
 }
 
 func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, errNoCapability
+	return sdk.CreateTerminalResponse{}, errNoCapability()
 }
 
 func (c *client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, errNoCapability
+	return sdk.KillTerminalResponse{}, errNoCapability()
 }
 
 func (c *client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, errNoCapability
+	return sdk.TerminalOutputResponse{}, errNoCapability()
 }
 
 func (c *client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, errNoCapability
+	return sdk.ReleaseTerminalResponse{}, errNoCapability()
 }
 
 func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, errNoCapability
+	return sdk.WaitForTerminalExitResponse{}, errNoCapability()
 }
 
 // errGone is a kept child that cannot take a follow-up: its process exited

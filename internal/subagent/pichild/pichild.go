@@ -22,8 +22,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/reinsdev/reins/internal/lazy"
 
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/childproc"
@@ -272,12 +273,12 @@ func (p *provider) env(extra map[string]string) []string {
 
 // piNames maps reins's model-facing tool names to pi's. Delegation and
 // job tools have no pi counterpart.
-var piNames = sync.OnceValue(func() map[string]string {
+var piNames = lazy.Value[map[string]string]{New: func() map[string]string {
 	return map[string]string{
 		"read": "read", "write": "write", "edit": "edit", "bash": "bash",
 		"grep": "grep", "glob": "find", "ls": "ls",
 	}
-})
+}}
 
 // readOnly are the pi tools a read-only child may have.
 var readOnly = []string{"read", "grep", "find", "ls"}
@@ -296,7 +297,7 @@ func piTools(tools []string, perm tool.Permission) []string {
 	}
 	out = []string{}
 	for _, t := range tools {
-		n, ok := piNames()[t]
+		n, ok := piNames.Get()[t]
 		if !ok || slices.Contains(out, n) {
 			continue
 		}
