@@ -179,10 +179,13 @@ func prescan(body []byte) charset {
 }
 
 // fromContent extracts the charset of a <meta content> value
-// ("text/html; charset=…"), as the WHATWG algorithm does.
+// ("text/html; charset=…"), as the WHATWG algorithm does. "charset" is
+// matched ASCII case-insensitively: strings.ToLower would turn a byte
+// that is not UTF-8 (a Latin-1 page's "é") into U+FFFD's three bytes and
+// shift the index past it.
 func fromContent(s string) string {
 	for {
-		i := strings.Index(strings.ToLower(s), "charset")
+		i := strings.Index(lowerASCII(s), "charset")
 		if i < 0 {
 			return ""
 		}

@@ -199,8 +199,8 @@ func (z *tokenizer) markupDeclaration(i int) tokenType {
 		z.comment(i + 2)
 		return commentToken
 	}
-	if const7 := "doctype"; len(s)-i >= len(const7) && strings.EqualFold(asciiOnly(s[i:i+len(const7)]), const7) {
-		j := skipSpace(s, i+len(const7))
+	if dt := "doctype"; len(s)-i >= len(dt) && strings.EqualFold(asciiOnly(s[i:i+len(dt)]), dt) {
+		j := skipSpace(s, i+len(dt))
 		return z.untilCloseAngle(j, doctypeToken)
 	}
 	return z.untilCloseAngle(i, commentToken)

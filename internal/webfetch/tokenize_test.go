@@ -119,6 +119,21 @@ var corpus = []string{
 line two   spaced</p><p> leading and trailing </p>`,
 }
 
+// TestPrescanNotUTF8: a <meta content> with a byte that is not UTF-8
+// before "charset" (a Latin-1 page) is read, not a panic: fromContent
+// lower-cased with strings.ToLower, which made the byte three and sliced
+// past the end (found by FuzzTokenizerMatchesXNet).
+func TestPrescanNotUTF8(t *testing.T) {
+	for in, want := range map[string]charset{
+		"<metA Content=000\xa3ChArset0>":                                             "",
+		"<meta http-equiv=content-type content='text/html; caf\xe9 charset=latin2'>": csISO_8859_2,
+	} {
+		if got := prescan([]byte(in)); got != want {
+			t.Errorf("prescan(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // TestTokenizerMatchesXNet: on the corpus, tokenize.go's tokens, Text
 // and prescan are x/net/html's.
 func TestTokenizerMatchesXNet(t *testing.T) {
