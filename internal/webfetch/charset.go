@@ -6,8 +6,6 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"golang.org/x/net/html"
 )
 
 //go:generate go run gencharset.go
@@ -132,47 +130,38 @@ func decodeUTF16(b []byte, bigEndian bool) string {
 
 // prescan finds the charset a <meta charset> or <meta http-equiv=
 // "content-type" content="…charset=…"> in the first 1024 bytes names
-// (the WHATWG prescan, on x/net/html's tokenizer). A UTF-16 label there
+// (the WHATWG prescan, on the tokenizer of tokenize.go). A UTF-16 label there
 // means UTF-8 (a page whose <meta> could be read as ASCII is not
 // UTF-16), x-user-defined means windows-1252.
 func prescan(body []byte) charset {
 	if len(body) > prescanLen {
 		body = body[:prescanLen]
 	}
-	z := html.NewTokenizer(bytes.NewReader(body))
+	z := newTokenizer(string(body))
 	for {
-		switch z.Next() {
-		case html.ErrorToken:
+		switch z.next() {
+		case eofToken:
 			return ""
-		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			if string(name) != "meta" {
+		case startTagToken, selfClosingTagToken:
+			if z.tagName() != "meta" {
 				continue
 			}
 			var (
 				cs             charset
 				pragma, needIt bool
-				seen           = map[string]bool{}
 			)
-			for hasAttr {
-				var k, v []byte
-				k, v, hasAttr = z.TagAttr()
-				key := string(k)
-				if seen[key] {
-					continue
-				}
-				seen[key] = true
-				switch key {
+			for _, a := range z.tagAttrs() { // the first of a name only
+				switch a.key {
 				case "http-equiv":
-					pragma = strings.EqualFold(string(v), "content-type")
+					pragma = strings.EqualFold(a.val, "content-type")
 				case "content":
 					if cs == "" {
-						if cs = label(fromContent(string(v))); cs != "" {
+						if cs = label(fromContent(a.val)); cs != "" {
 							needIt = true
 						}
 					}
 				case "charset":
-					cs, needIt = label(string(v)), false
+					cs, needIt = label(a.val), false
 				}
 			}
 			if cs == "" || needIt && !pragma {
@@ -190,10 +179,13 @@ func prescan(body []byte) charset {
 }
 
 // fromContent extracts the charset of a <meta content> value
-// ("text/html; charset=…"), as the WHATWG algorithm does.
+// ("text/html; charset=…"), as the WHATWG algorithm does. "charset" is
+// matched ASCII case-insensitively: strings.ToLower would turn a byte
+// that is not UTF-8 (a Latin-1 page's "é") into U+FFFD's three bytes and
+// shift the index past it.
 func fromContent(s string) string {
 	for {
-		i := strings.Index(strings.ToLower(s), "charset")
+		i := strings.Index(lowerASCII(s), "charset")
 		if i < 0 {
 			return ""
 		}

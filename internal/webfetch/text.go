@@ -3,9 +3,6 @@ package webfetch
 import (
 	"io"
 	"strings"
-
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
 )
 
 // maxDepth bounds the element stack the converter tracks, so a page of
@@ -16,9 +13,17 @@ const maxDepth = 256
 // other invisible parts dropped, block elements on their own lines,
 // headings marked with #, list items with -, links followed by their
 // address, <pre> kept as written, other white space collapsed. It reads
-// r as a token stream (no tree), so its memory is bounded by its input.
+// r whole (webfetch bounds a body to MaxBody) and converts it as htmlText
+// does.
 func Text(r io.Reader) string {
-	z := html.NewTokenizer(r)
+	b, _ := io.ReadAll(r) // on an error, what was read
+	return htmlText(string(b))
+}
+
+// htmlText is Text of a page held whole. It reads it as a token stream
+// (no tree), so its memory is bounded by its input.
+func htmlText(page string) string {
+	z := newTokenizer(page)
 	var (
 		b      strings.Builder
 		skip   int // depth inside elements whose text is not shown
@@ -40,19 +45,19 @@ func Text(r io.Reader) string {
 		space = false
 	}
 	for {
-		tt := z.Next()
+		tt := z.next()
 		switch tt {
-		case html.ErrorToken:
+		case eofToken:
 			out := strings.TrimSpace(b.String())
 			if title != "" && !strings.Contains(out, title) {
 				out = "# " + title + "\n\n" + out
 			}
 			return out
-		case html.TextToken:
+		case textToken:
 			if skip > 0 {
 				continue
 			}
-			t := string(z.Text())
+			t := z.text()
 			if inHead {
 				continue
 			}
@@ -69,76 +74,67 @@ func Text(r io.Reader) string {
 				b.WriteString(f)
 			}
 			space = endsWithSpace(t) || (len(fields) == 0 && pend)
-		case html.StartTagToken, html.SelfClosingTagToken:
-			name, hasAttr := z.TagName()
-			a := atom.Lookup(name)
-			switch a {
-			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Iframe, atom.Object:
-				if tt == html.StartTagToken && skip < maxDepth {
+		case startTagToken, selfClosingTagToken:
+			name := z.tagName()
+			switch name {
+			case "script", "style", "noscript", "template", "svg", "iframe", "object":
+				if tt == startTagToken && skip < maxDepth {
 					skip++
 				}
-			case atom.Head:
+			case "head":
 				inHead = true
-			case atom.Title:
-				if inHead && tt == html.StartTagToken && z.Next() == html.TextToken {
-					title = strings.Join(strings.Fields(string(z.Text())), " ")
+			case "title":
+				if inHead && tt == startTagToken && z.next() == textToken {
+					title = strings.Join(strings.Fields(z.text()), " ")
 				}
-			case atom.Br:
+			case "br":
 				b.WriteByte('\n')
 				space = false
-			case atom.Pre:
+			case "pre":
 				newline(2)
 				if pre < maxDepth {
 					pre++
 				}
-			case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+			case "h1", "h2", "h3", "h4", "h5", "h6":
 				newline(2)
 				b.WriteString(strings.Repeat("#", int(name[1]-'0')) + " ")
-			case atom.Li:
+			case "li":
 				newline(1)
 				b.WriteString("- ")
-			case atom.P, atom.Div, atom.Section, atom.Article, atom.Header, atom.Footer, atom.Main, atom.Nav,
-				atom.Ul, atom.Ol, atom.Table, atom.Blockquote, atom.Dl, atom.Hr, atom.Form, atom.Aside:
+			case "p", "div", "section", "article", "header", "footer", "main", "nav",
+				"ul", "ol", "table", "blockquote", "dl", "hr", "form", "aside":
 				newline(2)
-			case atom.Tr, atom.Dt, atom.Dd:
+			case "tr", "dt", "dd":
 				newline(1)
-			case atom.Td, atom.Th:
+			case "td", "th":
 				b.WriteString(" | ")
-			case atom.Body:
+			case "body":
 				inHead = false
-			case atom.A:
-				href := ""
-				for hasAttr {
-					var k, v []byte
-					k, v, hasAttr = z.TagAttr()
-					if string(k) == "href" {
-						href = string(v)
-					}
-				}
-				if tt == html.StartTagToken && len(hrefs) < maxDepth {
+			case "a":
+				href, _ := z.attr("href")
+				if tt == startTagToken && len(hrefs) < maxDepth {
 					hrefs = append(hrefs, href)
 				}
 			}
-		case html.EndTagToken:
-			name, _ := z.TagName()
-			switch atom.Lookup(name) {
-			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Iframe, atom.Object:
+		case endTagToken:
+			switch z.tagName() {
+			case "script", "style", "noscript", "template", "svg", "iframe", "object":
 				if skip > 0 {
 					skip--
 				}
-			case atom.Head:
+			case "head":
 				inHead = false
-			case atom.Pre:
+			case "pre":
 				if pre > 0 {
 					pre--
 				}
 				newline(2)
-			case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.P, atom.Div, atom.Section, atom.Article,
-				atom.Header, atom.Footer, atom.Main, atom.Nav, atom.Ul, atom.Ol, atom.Table, atom.Blockquote, atom.Dl, atom.Form, atom.Aside:
+			case "h1", "h2", "h3", "h4", "h5", "h6", "p", "div", "section", "article",
+				"header", "footer", "main", "nav", "ul", "ol", "table", "blockquote", "dl", "form", "aside":
 				newline(2)
-			case atom.Tr, atom.Li:
+			case "tr", "li":
 				newline(1)
-			case atom.A:
+			case "a":
 				if n := len(hrefs); n > 0 {
 					href := hrefs[n-1]
 					hrefs = hrefs[:n-1]

@@ -210,7 +210,7 @@ func (t *Tool) Run(ctx context.Context, env *tool.Env, raw json.RawMessage) tool
 	case ct == "text/html" || ct == "application/xhtml+xml" || (ct == "" && looksHTML(body)):
 		cs, bom := sniff(body, header, true)
 		text, note = toUTF8(body, cs, bom)
-		text = strings.ToValidUTF8(Text(strings.NewReader(text)), "\uFFFD")
+		text = strings.ToValidUTF8(htmlText(text), "\uFFFD")
 	case strings.HasPrefix(ct, "text/") || ct == "application/json" || strings.HasSuffix(ct, "+json") || strings.HasSuffix(ct, "+xml") || ct == "application/xml" || ct == "":
 		// Text other than HTML is decoded only in an encoding it
 		// declares (a BOM, the header's charset); else it must be UTF-8.
