@@ -35,6 +35,7 @@ func interactiveMain(ctx context.Context, in io.Reader, out, stderr io.Writer, f
 	ctx, sigs := cli.WatchSignals(ctx, context.Canceled, func(sig os.Signal) bool {
 		return sig == syscall.SIGHUP // bubbletea handles SIGTERM itself
 	}, syscall.SIGTERM, syscall.SIGHUP)
+	defer sigs.Stop()
 	err = tui.Run(ctx, in, out, tui.Options{
 		Harness: h, Session: opts, Ask: !f.Yes, BaseURL: f.BaseURL, NoColor: os.Getenv("NO_COLOR") != "",
 		Trust: trustQuestion(f, h, &opened),

@@ -61,6 +61,7 @@ func acpMain(ctx context.Context, s *streams, f *sessionFlags) error {
 		ctx = context.Background()
 	}
 	ctx, sigs := cli.WatchSignals(ctx, context.Canceled, nil, os.Interrupt, syscall.SIGTERM)
+	defer sigs.Stop()
 	// An editor that goes away mid-turn must not kill reins with SIGPIPE
 	// before the turn is ended and the log closed: a handled SIGPIPE makes
 	// writes to the closed stdout fail instead. (Handled, not ignored: an

@@ -135,6 +135,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	}
 
 	ctx, sigs := cli.WatchSignals(ctx, errors.New("interrupted"), nil, os.Interrupt, syscall.SIGTERM)
+	defer sigs.Stop()
 
 	keyOf := func(string) string { return "" }
 	if f.out != "" {

@@ -145,6 +145,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		defer stop()
 	}
 	ctx, sigs := cli.WatchSignals(ctx, agent.ErrAbortedByUser, nil, os.Interrupt, syscall.SIGTERM)
+	defer sigs.Stop()
 
 	res := sess.Run(ctx, prompt)
 	got := sigs.Stop()

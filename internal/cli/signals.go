@@ -12,9 +12,10 @@ import (
 // and Stop says which arrived, for the exit status. One watcher, so every
 // command answers a signal the same way.
 type Signals struct {
-	ch   chan os.Signal
-	stop chan struct{}
-	done chan struct{}
+	ch      chan os.Signal
+	stop    chan struct{}
+	done    chan struct{}
+	stopped sync.Once
 
 	mu  sync.Mutex
 	got os.Signal
@@ -54,16 +55,20 @@ func (s *Signals) record(sig os.Signal) {
 
 // Stop ends the watch and returns the first signal that arrived (nil:
 // none), counting one that arrived as the command was ending. The
-// watched context ends with it.
+// watched context ends with it. Later calls return the same signal, so
+// a command defers Stop against early returns and calls it where the
+// signal decides its exit status.
 func (s *Signals) Stop() os.Signal {
-	signal.Stop(s.ch)
-	close(s.stop)
-	<-s.done
-	select {
-	case sig := <-s.ch:
-		s.record(sig)
-	default:
-	}
+	s.stopped.Do(func() {
+		signal.Stop(s.ch)
+		close(s.stop)
+		<-s.done
+		select {
+		case sig := <-s.ch:
+			s.record(sig)
+		default:
+		}
+	})
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.got

@@ -54,6 +54,9 @@ func TestWatchSignals(t *testing.T) {
 			if ctx.Err() == nil {
 				t.Error("the context outlived Stop")
 			}
+			if again := s.Stop(); again != got {
+				t.Errorf("a second Stop() = %v, the first %v", again, got)
+			}
 		})
 	}
 }
