@@ -23,6 +23,8 @@ func interactiveMain(ctx context.Context, in io.Reader, out, stderr io.Writer, f
 		return err
 	}
 	defer h.Close()
+	// Before the screen takes the terminal, not at the first process.
+	h.SandboxNoticeNow(stderr)
 	var opened harnesses
 	defer opened.close()
 	if ctx == nil {

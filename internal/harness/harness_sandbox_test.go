@@ -137,3 +137,33 @@ func TestSandboxNoticeWaitsForAProcess(t *testing.T) {
 		t.Fatalf("after two processes: %d probes, notice %q", probes, out.String())
 	}
 }
+
+// TestSandboxNoticeNow: the interactive screen's notice is said before
+// any process (its terminal is the screen's afterwards), once; with the
+// sandbox off, nothing is probed.
+func TestSandboxNoticeNow(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		h, err := New(Options{Home: t.TempDir(), Cwd: t.TempDir(), Getenv: func(string) string { return "" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Sandbox.Off = off
+		probes := 0
+		h.doctor = func() sandbox.Report { probes++; return sandbox.Report{NamespaceErr: "refused"} }
+		var out strings.Builder
+		h.SandboxNoticeNow(&out)
+		pol := h.Sandbox
+		pol.Mode = sandbox.WorkspaceWrite
+		if _, _, err := sandbox.Argv(pol, "true"); err != nil {
+			t.Fatal(err)
+		}
+		want := 1
+		if off {
+			want = 0
+		}
+		if probes != want || strings.Count(out.String(), "reins: sandbox: ") != want {
+			t.Errorf("off=%v: %d probes, notice %q; want %d", off, probes, out.String(), want)
+		}
+		h.Close()
+	}
+}

@@ -51,6 +51,16 @@ func (h *Harness) SandboxNotice(w io.Writer) {
 	h.noticeMu.Unlock()
 }
 
+// SandboxNoticeNow is SandboxNotice said at once, unless the sandbox is
+// off: the interactive screen's, whose terminal a line written later
+// would break. It costs the probe's process start.
+func (h *Harness) SandboxNoticeNow(w io.Writer) {
+	h.SandboxNotice(w)
+	if !h.Sandbox.Off {
+		h.sandboxStarting()
+	}
+}
+
 // sandboxStarting is the policy's Starting hook (sandbox.Policy).
 func (h *Harness) sandboxStarting() {
 	h.noticeMu.Lock()
