@@ -21,8 +21,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reinsdev/reins/internal/telemetry"
-
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/catalog"
@@ -39,6 +37,7 @@ import (
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/telemetry"
 	"github.com/reinsdev/reins/internal/todo"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/internal/trust"
