@@ -535,6 +535,15 @@ func (t *turn) runTools(ctx context.Context, step int, calls []llm.Block) bool {
 		for k := i; k < j; k++ {
 			admitted[k-i], releases[k-i] = t.a.Tools.Admit(ctx, t.a.Env, calls[k].Name, callArgs(calls[k]))
 		}
+		if j == i+1 {
+			// One call runs on the turn's goroutine: a goroutine of its
+			// own would start with a small stack and grow it, walking
+			// the frames on it each time (cli.Start says what that costs).
+			results[i] = t.runTool(admitted[0], calls[i])
+			releases[0]()
+			i = j
+			continue
+		}
 		var wg sync.WaitGroup
 		for k := i; k < j; k++ {
 			wg.Add(1)

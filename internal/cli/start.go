@@ -1,0 +1,32 @@
+package cli
+
+// Start prepares the main goroutine for the work of a short-lived
+// process: call it first in main, before anything else runs.
+//
+// What a reins process costs in memory is mostly pages of its own binary:
+// the kernel maps the 64 KiB around every page the process reads. A
+// goroutine starts with a small stack and, each time a call needs more,
+// doubles it, copying it and walking every frame on it; each walk reads the
+// function tables of every function on the stack, scattered through the
+// binary. The main goroutine of `reins run` grew four times, deep inside
+// JSON and HTTP calls, and those walks mapped 576 KiB. Grown once here,
+// three frames deep, it has room for the rest of the run (BENCHMARKS.md,
+// "Stack walks").
+func Start() { presize() }
+
+// presizeBytes is the stack presize reserves. The main goroutine of a
+// two-step `reins run` and of `reins sdk` stays within it; a run that needs
+// more grows as usual.
+const presizeBytes = 32 << 10
+
+// presize has a frame of presizeBytes, so its prologue grows the stack to
+// fit before it runs. keep stops the compiler from dropping the array.
+//
+//go:noinline
+func presize() {
+	var b [presizeBytes]byte
+	keep(b[:])
+}
+
+//go:noinline
+func keep([]byte) {}
