@@ -42,10 +42,7 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.msg }
 
-func main() {
-	cli.Start()
-	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
+func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 // Main runs the command line args.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

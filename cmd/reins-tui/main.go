@@ -29,10 +29,7 @@ import (
 // reins's own: a session records the version that ran it.
 var version = "0.1.0-dev"
 
-func main() {
-	cli.Start()
-	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
+func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 // Main runs the interactive session the command line args describe and
 // returns its exit status. Messages say "reins:": to the user this is

@@ -29,10 +29,7 @@ const (
 // one type reins-tui shares).
 type exitError = cli.ExitError
 
-func main() {
-	cli.Start()
-	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
+func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 // Main runs the CLI and returns its exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -36,6 +36,7 @@ func newRunCmd(s *streams) *cobra.Command {
 		Short: "Run one headless turn and print the final output",
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			cli.Presize()
 			prompt, err := runPrompt(s, args)
 			if err != nil {
 				return err

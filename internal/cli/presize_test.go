@@ -8,7 +8,7 @@ import (
 )
 
 // TestPresizeKeepsItsFrame reads the compiler's assembly for this package:
-// Start does its work only while presize's frame holds presizeBytes (a
+// Presize does its work only while presize's frame holds presizeBytes (a
 // compiler that dropped the array would leave the stack to grow deep in a
 // run again, silently).
 func TestPresizeKeepsItsFrame(t *testing.T) {

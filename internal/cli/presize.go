@@ -1,7 +1,8 @@
 package cli
 
-// Start prepares the main goroutine for the work of a short-lived
-// process: call it first in main, before anything else runs.
+// Presize grows the calling goroutine's stack once, while the stack is
+// shallow. Call it first in the RunE of a command that runs turns on its
+// own goroutine (`reins run`).
 //
 // What a reins process costs in memory is mostly pages of its own binary:
 // the kernel maps the 64 KiB around every page the process reads. A
@@ -9,14 +10,15 @@ package cli
 // doubles it, copying it and walking every frame on it; each walk reads the
 // function tables of every function on the stack, scattered through the
 // binary. The main goroutine of `reins run` grew four times, deep inside
-// JSON and HTTP calls, and those walks mapped 576 KiB. Grown once here,
-// three frames deep, it has room for the rest of the run (BENCHMARKS.md,
-// "Stack walks").
-func Start() { presize() }
+// JSON and HTTP calls, and those walks mapped 576 KiB. Grown once here it
+// has room for the rest of the run (BENCHMARKS.md, "Stack walks"). Not in
+// main: a command that only prints, like `reins version`, would pay for a
+// walk it never needed (0.2 MiB).
+func Presize() { presize() }
 
 // presizeBytes is the stack presize reserves. The main goroutine of a
-// two-step `reins run` and of `reins sdk` stays within it; a run that needs
-// more grows as usual.
+// two-step `reins run` stays within it; a run that needs more grows as
+// usual.
 const presizeBytes = 32 << 10
 
 // presize has a frame of presizeBytes, so its prologue grows the stack to
