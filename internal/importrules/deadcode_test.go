@@ -12,32 +12,34 @@ import (
 	"github.com/reinsdev/reins/internal/testutil"
 )
 
-// linkerDeps is the linker's -dumpdep output for reins: one "from -> to"
-// line per reachable reference, the from side marked <ReflectMethod>
-// where a function calls reflect's Method or MethodByName. Built once for
-// the tests below.
+// linkerDeps is the linker's -dumpdep output for a command: one
+// "from -> to" line per reachable reference, the from side marked
+// <ReflectMethod> where a function calls reflect's Method or MethodByName.
+// Built once per command for the tests below.
 var linkerDeps = struct {
-	once sync.Once
-	out  string
-	err  error
-}{}
+	sync.Mutex
+	out map[string]string
+}{out: map[string]string{}}
 
-func dumpdep(t *testing.T) string {
+// dumpdep is the linker's dependency dump for ./cmd/<cmd>.
+func dumpdep(t *testing.T, cmd string) string {
 	t.Helper()
-	linkerDeps.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-ldflags=-dumpdep", "-o", "/dev/null", "./cmd/reins")
-		cmd.Dir = testutil.RepoRoot(t)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		linkerDeps.err = cmd.Run()
-		linkerDeps.out = out.String()
-	})
-	if linkerDeps.err != nil {
-		t.Fatalf("go build -ldflags=-dumpdep: %v\n%s", linkerDeps.err, linkerDeps.out)
+	linkerDeps.Lock()
+	defer linkerDeps.Unlock()
+	if out, ok := linkerDeps.out[cmd]; ok {
+		return out
 	}
-	return linkerDeps.out
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, "go", "build", "-ldflags=-dumpdep", "-o", "/dev/null", "./cmd/"+cmd)
+	c.Dir = testutil.RepoRoot(t)
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Run(); err != nil {
+		t.Fatalf("go build -ldflags=-dumpdep ./cmd/%s: %v\n%s", cmd, err, out.String())
+	}
+	linkerDeps.out[cmd] = out.String()
+	return out.String()
 }
 
 // TestReinsKeepsDeadCodeElimination: no function linked into reins calls
@@ -48,7 +50,7 @@ func dumpdep(t *testing.T) string {
 // sixth session).
 func TestReinsKeepsDeadCodeElimination(t *testing.T) {
 	seen := map[string]bool{}
-	for line := range strings.Lines(dumpdep(t)) {
+	for line := range strings.Lines(dumpdep(t, "reins")) {
 		from, _, ok := strings.Cut(line, " -> ")
 		if !ok || !strings.Contains(from, "<ReflectMethod>") {
 			continue
@@ -65,16 +67,22 @@ func TestReinsKeepsDeadCodeElimination(t *testing.T) {
 // supervisor before main runs).
 var mayInit = map[string]bool{module + "internal/sandbox": true}
 
-// TestReinsPackagesHaveNoInit: no other package of reins (main included)
-// has initialisation code. Every package initialiser runs at every reins
-// start and maps the 64 KB of the binary around it: removing them took
+// TestReinsPackagesHaveNoInit: no other package of reins or reins-tui
+// (main included) has initialisation code. Every package initialiser runs
+// at every start and maps the 64 KB of the binary around it: removing them took
 // `reins version` from 8.5 to 7.7 MiB and 100 idle `reins sdk` from 907 to
 // 830 MiB (BENCHMARKS.md, sixth session). Build package values on first
 // use with internal/lazy, or as constants and tables the compiler lays
 // out.
 func TestReinsPackagesHaveNoInit(t *testing.T) {
+	for _, cmd := range []string{"reins", "reins-tui"} {
+		t.Run(cmd, func(t *testing.T) { checkNoInit(t, dumpdep(t, cmd)) })
+	}
+}
+
+func checkNoInit(t *testing.T, deps string) {
 	seen := map[string]bool{}
-	for line := range strings.Lines(dumpdep(t)) {
+	for line := range strings.Lines(deps) {
 		from, _, _ := strings.Cut(line, " -> ")
 		pkg, ok := strings.CutSuffix(strings.TrimSpace(from), ".init")
 		if !ok || strings.ContainsAny(pkg, "( ") || seen[pkg] || mayInit[pkg] || pkg != "main" && !strings.HasPrefix(pkg, module) {

@@ -16,9 +16,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tui/pick"
 	"github.com/reinsdev/reins/internal/tui/termtext"
@@ -63,14 +63,14 @@ func Complete(w string, files []string) (replace, notice string) {
 
 // atRef finds the @paths of a prompt: an @ at the start or after a blank.
 // Compiled on first use: most processes never read a prompt.
-var atRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@(\S+)`) })
+var atRef = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@(\S+)`) }}
 
 // Files is the context the @paths of prompt add (cwd is the workspace):
 // one block per file, and what the screen says about each (attached,
 // cut, refused), escaped. An @word that names no file adds nothing.
 func Files(cwd, prompt string) (blocks, notes []string) {
 	seen := map[string]bool{}
-	for _, sm := range atRef().FindAllStringSubmatch(prompt, -1) {
+	for _, sm := range atRef.Get().FindAllStringSubmatch(prompt, -1) {
 		ref := strings.TrimRight(sm[1], ".,;:!?)\"'")
 		if ref == "" || seen[ref] {
 			continue

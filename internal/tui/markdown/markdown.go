@@ -15,11 +15,11 @@ package markdown
 import (
 	"regexp"
 	"strings"
-	"sync"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/tui/termtext"
 )
 
@@ -56,7 +56,7 @@ func (md *Renderer) SetWidth(w int) { md.width = w }
 
 // mdRe are the renderer's patterns, compiled on first use: compiling
 // them at start-up would cost every reins command, not only the screen.
-var mdRe = sync.OnceValue(func() *mdPatterns {
+var mdRe = lazy.Value[*mdPatterns]{New: func() *mdPatterns {
 	return &mdPatterns{
 		listItem:   regexp.MustCompile(`^(\s*)([-*+]|\d{1,9}[.)])\s+`),
 		heading:    regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`),
@@ -66,7 +66,7 @@ var mdRe = sync.OnceValue(func() *mdPatterns {
 		italicSpan: regexp.MustCompile(`(^|[^*\w])\*([^*\s][^*\n]*?)\*($|[^*\w])`),
 		tableDelim: regexp.MustCompile(`^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?$`),
 	}
-})
+}}
 
 type mdPatterns struct {
 	listItem, heading, rule, codeSpan, boldSpan, italicSpan, tableDelim *regexp.Regexp
@@ -74,7 +74,7 @@ type mdPatterns struct {
 
 // Render is text (escaped) as styled, wrapped lines.
 func (md *Renderer) Render(text string) string {
-	re := mdRe()
+	re := mdRe.Get()
 	w := max(md.width-4, 20)
 	var out []string
 	var para []string
@@ -173,7 +173,7 @@ func (md *Renderer) inline(s string) string {
 	if md.noColor {
 		return s
 	}
-	re := mdRe()
+	re := mdRe.Get()
 	// Code spans first; their text is not styled further.
 	var codes []string
 	s = re.codeSpan.ReplaceAllStringFunc(s, func(c string) string {
