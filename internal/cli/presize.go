@@ -16,10 +16,13 @@ package cli
 // walk it never needed (0.2 MiB).
 func Presize() { presize() }
 
-// presizeBytes is the stack presize reserves. The main goroutine of a
-// two-step `reins run` stays within it; a run that needs more grows as
-// usual.
-const presizeBytes = 32 << 10
+// presizeBytes is the frame presize asks for: with what is already on the
+// stack the runtime rounds the stack up to 32 KiB, which the main
+// goroutine of a two-step `reins run` stays within; a run that needs more
+// grows as usual. The frame is zeroed, so each KiB of it is memory the
+// process touches (16 rather than 32 KiB: four pages fewer, the same
+// walks saved).
+const presizeBytes = 16 << 10
 
 // presize has a frame of presizeBytes, so its prologue grows the stack to
 // fit before it runs. keep stops the compiler from dropping the array.
