@@ -5,9 +5,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/reinsdev/reins/internal/lazy"
-
 	"github.com/reinsdev/reins/internal/catalog"
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )

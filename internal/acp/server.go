@@ -23,11 +23,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/reinsdev/reins/internal/lazy"
-
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/tool"

@@ -24,6 +24,7 @@ import (
 	"sync"
 
 	"charm.land/catwalk/pkg/catwalk"
+
 	"github.com/reinsdev/reins/internal/lazy"
 )
 

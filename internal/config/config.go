@@ -23,11 +23,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reinsdev/reins/internal/compact"
-
 	"github.com/goccy/go-yaml/ast"
 
 	"github.com/reinsdev/reins/internal/catalog"
+	"github.com/reinsdev/reins/internal/compact"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/retry"
 	"github.com/reinsdev/reins/internal/mcpspec"

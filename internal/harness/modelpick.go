@@ -7,10 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/reinsdev/reins/internal/lazy"
-
 	"github.com/reinsdev/reins/internal/catalog"
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 )
 

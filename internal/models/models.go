@@ -7,12 +7,12 @@
 package models
 
 import (
-	"github.com/reinsdev/reins/internal/lazy"
 	"maps"
 	"slices"
 
 	"github.com/reinsdev/reins/internal/catalog"
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 )
 

@@ -34,7 +34,6 @@ import (
 	"sync/atomic"
 
 	"github.com/reinsdev/reins/internal/lazy"
-
 	"github.com/reinsdev/reins/internal/netproxy"
 )
 

@@ -3,11 +3,12 @@
 package sandbox
 
 import (
-	"github.com/reinsdev/reins/internal/lazy"
 	"os"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+
+	"github.com/reinsdev/reins/internal/lazy"
 )
 
 // handledFS are the file-system rights reins restricts: everything ABI 3

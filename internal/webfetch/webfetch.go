@@ -22,7 +22,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/reinsdev/reins/internal/lazy"
-
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/netproxy"
 	"github.com/reinsdev/reins/internal/sandbox"

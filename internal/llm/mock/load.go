@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reinsdev/reins/internal/lazy"
-
 	"github.com/goccy/go-yaml"
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/smallfile"
 )
 

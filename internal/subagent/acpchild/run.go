@@ -8,11 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reinsdev/reins/internal/lazy"
-
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/proc"

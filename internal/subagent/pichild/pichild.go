@@ -24,11 +24,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reinsdev/reins/internal/lazy"
-
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/proc"
