@@ -538,7 +538,7 @@ func (t *turn) runTools(ctx context.Context, step int, calls []llm.Block) bool {
 		if j == i+1 {
 			// One call runs on the turn's goroutine: a goroutine of its
 			// own would start with a small stack and grow it, walking
-			// the frames on it each time (cli.Start says what that costs).
+			// the frames on it each time (cli.Presize says what that costs).
 			results[i] = t.runTool(admitted[0], calls[i])
 			releases[0]()
 			i = j

@@ -14,24 +14,23 @@ package cli
 // has room for the rest of the run (BENCHMARKS.md, "Stack walks"). Not in
 // main: a command that only prints, like `reins version`, would pay for a
 // walk it never needed (0.2 MiB).
-func Presize() { presize() }
+//
+// Its frame holds presizeBytes, so its prologue grows the stack to fit
+// before it runs; keep stops the compiler from dropping the array.
+//
+//go:noinline
+func Presize() {
+	var b [presizeBytes]byte
+	keep(b[:])
+}
 
-// presizeBytes is the frame presize asks for: with what is already on the
+// presizeBytes is the frame Presize asks for: with what is already on the
 // stack the runtime rounds the stack up to 32 KiB, which the main
 // goroutine of a two-step `reins run` stays within; a run that needs more
 // grows as usual. The frame is zeroed, so each KiB of it is memory the
 // process touches (16 rather than 32 KiB: four pages fewer, the same
 // walks saved).
 const presizeBytes = 16 << 10
-
-// presize has a frame of presizeBytes, so its prologue grows the stack to
-// fit before it runs. keep stops the compiler from dropping the array.
-//
-//go:noinline
-func presize() {
-	var b [presizeBytes]byte
-	keep(b[:])
-}
 
 //go:noinline
 func keep([]byte) {}
