@@ -34,10 +34,6 @@ type Event struct {
 	Data []byte
 }
 
-// An event (its lines, terminators included) longer than the Reader's
-// limit is bufio.ErrTooLong, so callers written against a bufio-based
-// reader keep working.
-
 const (
 	initialBuf = 4 << 10
 	// readChunk is the most a buffer grows to for throughput alone; past
@@ -66,7 +62,9 @@ type Reader struct {
 }
 
 // NewReader returns a Reader of r whose events may be at most maxEvent
-// bytes (<= 0: no limit).
+// bytes (<= 0: no limit). A longer event (its lines, terminators
+// included) is bufio.ErrTooLong, so callers written against a
+// bufio-based reader keep working.
 func NewReader(r io.Reader, maxEvent int) *Reader {
 	return &Reader{r: r, max: maxEvent}
 }
