@@ -1,10 +1,6 @@
 package main
 
 import (
-	"os"
-	"os/signal"
-	"runtime"
-
 	"github.com/spf13/cobra"
 
 	"github.com/reinsdev/reins/internal/cli"
@@ -51,20 +47,6 @@ func becomeTUI(cmd *cobra.Command, s *streams) error {
 	if err != nil {
 		return &exitError{Code: exitUsage, Msg: tuiName + " not found beside reins or on PATH: the interactive session needs it; install it as reins was, or from a checkout: go build -o bin/ ./cmd/... (docs/interactive.md#the-reins-tui-helper)"}
 	}
-	if exe, err := helperbin.Reins(); err == nil {
-		os.Setenv(helperbin.ReinsEnv, exe)
-	}
-	if runtime.GOOS == "windows" {
-		// The console's Ctrl-C reaches both processes; the screen
-		// decides, reins waits for its status.
-		signal.Ignore(os.Interrupt)
-	}
-	code, err := execHelper(cmd.Context(), s, path, s.args)
-	if err != nil {
-		return &exitError{Code: exitFailed, Msg: "start " + tuiName + ": " + err.Error()}
-	}
-	if code != 0 {
-		return &exitError{Code: code}
-	}
-	return nil
+	nameReins()
+	return become(cmd, s, tuiName, path, s.args)
 }

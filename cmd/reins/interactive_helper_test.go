@@ -3,54 +3,14 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/creack/pty"
-
-	"github.com/reinsdev/reins/internal/testutil"
 )
-
-var (
-	tuiOnce sync.Once
-	tuiErr  error
-	tuiDir  string // removed when the test binary ends (cleanM)
-)
-
-// useTUIHelper builds reins-tui once for this test binary (unless
-// $REINS_TUI names one: scripts/test builds it) and names it in
-// $REINS_TUI for every reins the tests start: the pty tests run the real
-// reins → exec → reins-tui path.
-func useTUIHelper(t *testing.T) {
-	t.Helper()
-	tuiOnce.Do(func() {
-		if os.Getenv(tuiEnv) != "" {
-			return
-		}
-		dir, err := os.MkdirTemp("", "reins-tui-helper-")
-		if err != nil {
-			tuiErr = err
-			return
-		}
-		tuiDir = dir
-		bin := filepath.Join(dir, tuiName)
-		cmd := exec.Command("go", "build", "-o", bin, "./cmd/reins-tui")
-		cmd.Dir = testutil.RepoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			tuiErr = fmt.Errorf("go build ./cmd/reins-tui: %v\n%s", err, out)
-			return
-		}
-		tuiErr = os.Setenv(tuiEnv, bin)
-	})
-	if tuiErr != nil {
-		t.Fatal(tuiErr)
-	}
-}
 
 // TestNoTUIHelper: `reins` on a terminal with no reins-tui to find
 // ($REINS_TUI empty, none beside the executable, none on PATH) exits 2

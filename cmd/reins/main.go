@@ -9,7 +9,6 @@ import (
 
 	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/harness"
-	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/spf13/cobra"
 )
 
@@ -34,23 +33,13 @@ func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 // Main runs the CLI and returns its exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	harness.ReinsVersion = version
-	catchSIGPIPE()
-	var watched *watchedWriter
-	if !isTerminal(stdout) {
-		// A terminal is left as it is (the interactive screen and the
-		// streamed answer need the *os.File); a pipe or file is watched.
-		watched = &watchedWriter{w: stdout}
-		stdout = watched
-	}
+	cli.CatchSIGPIPE()
+	stdout, watched := cli.WatchStdout(stdout)
 	root := newRoot(stdin, stdout, stderr, args...)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
-		if werr := watched.failed(); werr != nil {
-			fmt.Fprintln(stderr, "reins: writing to stdout: "+termsafe.Escape(werr.Error()))
-			return exitFailed
-		}
-		return exitOK
+		return watched.Ended(stderr)
 	}
 	return cli.Status(didYouMean(root, err), stderr)
 }
@@ -70,7 +59,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer, args ...string) *cobra.C
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(flagError)
+	root.SetFlagErrorFunc(cli.FlagError)
 	root.SuggestionsMinimumDistance = 2
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -79,8 +68,6 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer, args ...string) *cobra.C
 		newRunCmd(s),
 		newLogCmd(s),
 		newCompactCmd(s),
-		newDemoCmd(s),
-		newMockLLMCmd(s),
 		newAgentsCmd(s),
 		newModelsCmd(s),
 		newMCPCmd(s),
@@ -91,15 +78,12 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer, args ...string) *cobra.C
 			Args:  cobra.NoArgs,
 			Run:   func(*cobra.Command, []string) { fmt.Fprintln(stdout, "reins "+version) },
 		},
-		newWrapCmd(s),
-		newACPCmd(s),
 		newTrustCmd(s),
-		newViewCmd(s),
-		newBatchCmd(s),
 		newWorkerCmd(s),
 		newDoctorCmd(s),
 		newWorktreeCmd(s),
 	)
+	addExtra(root, s)
 	addInteractive(root, s)
 	cli.Version(root, "reins "+version)
 	cli.MarkRuntime(root)

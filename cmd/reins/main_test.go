@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -41,12 +42,18 @@ type cleanM struct {
 }
 
 func (c cleanM) Run() int {
-	code := c.m.Run()
-	if helperDir != "" {
-		os.RemoveAll(helperDir)
+	// reins-extra for every reins the tests start (the commands it holds
+	// run through the real reins → exec → reins-extra path); built here,
+	// in the test binary itself, not in the reins it runs as.
+	if err := extraHelper.build(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
-	if tuiDir != "" {
-		os.RemoveAll(tuiDir)
+	code := c.m.Run()
+	for _, h := range testHelpers {
+		if h.dir != "" {
+			os.RemoveAll(h.dir)
+		}
 	}
 	return testutil.Clean(c.mark, code)
 }

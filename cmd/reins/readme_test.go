@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/spf13/cobra"
 )
 
@@ -56,8 +58,9 @@ func TestReadmeCommands(t *testing.T) {
 		}
 		for _, w := range words {
 			// reins worker hands every flag to reins-temporal worker
-			// (DisableFlagParsing): its flags live in that binary.
-			if strings.HasPrefix(w, "-") && !cmd.DisableFlagParsing && !hasFlag(cmd, w) {
+			// (DisableFlagParsing): its flags live in that binary. The
+			// commands of reins-extra are checked against its --help.
+			if strings.HasPrefix(w, "-") && (!cmd.DisableFlagParsing || isExtra(cmd)) && !hasFlag(t, cmd, w) {
 				t.Errorf("README: %q: %s has no flag %s", c, cmd.CommandPath(), w)
 			}
 		}
@@ -75,7 +78,7 @@ func TestReadmeCommands(t *testing.T) {
 			continue
 		}
 		for _, f := range regexp.MustCompile("`(--?[a-z][a-z-]*)").FindAllStringSubmatch(para, -1) {
-			if !hasFlag(cmd, f[1]) {
+			if !hasFlag(t, cmd, f[1]) {
 				t.Errorf("README says %s has flag %s; it does not", cmd.CommandPath(), f[1])
 			}
 		}
@@ -85,14 +88,55 @@ func TestReadmeCommands(t *testing.T) {
 	}
 }
 
-func hasFlag(cmd *cobra.Command, w string) bool {
+func hasFlag(t *testing.T, cmd *cobra.Command, w string) bool {
 	name, _, _ := strings.Cut(w, "=")
+	if isExtra(cmd) {
+		return extraFlag(t, cmd.Name(), name)
+	}
 	if n, ok := strings.CutPrefix(name, "--"); ok {
 		return cmd.Flags().Lookup(n) != nil || cmd.InheritedFlags().Lookup(n) != nil || n == "help" || (n == "version" && !cmd.HasParent())
 	}
 	n := strings.TrimPrefix(name, "-")
 	for _, r := range n { // -abc: each a shorthand
 		if cmd.Flags().ShorthandLookup(string(r)) == nil && r != 'h' {
+			return false
+		}
+	}
+	return true
+}
+
+// isExtra tells whether cmd is reins's stand-in for a reins-extra command.
+func isExtra(cmd *cobra.Command) bool {
+	for _, c := range cli.ExtraCommands {
+		if cmd.HasParent() && !cmd.Parent().HasParent() && cmd.Name() == c.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// extraHelp caches `reins-extra NAME --help` per command.
+var extraHelp = map[string]string{}
+
+// extraFlag tells whether flag (--name or -abc) is one the reins-extra
+// command name lists in its --help.
+func extraFlag(t *testing.T, name, flag string) bool {
+	t.Helper()
+	help, ok := extraHelp[name]
+	if !ok {
+		useExtraHelper(t)
+		out, err := exec.Command(os.Getenv(cli.ExtraEnv), name, "--help").CombinedOutput()
+		if err != nil {
+			t.Fatalf("reins-extra %s --help: %v\n%s", name, err, out)
+		}
+		help = string(out)
+		extraHelp[name] = help
+	}
+	if n, ok := strings.CutPrefix(flag, "--"); ok {
+		return n == "help" || regexp.MustCompile(`(?m)^\s+(?:-[a-zA-Z], )?--`+regexp.QuoteMeta(n)+`\b`).MatchString(help)
+	}
+	for _, r := range strings.TrimPrefix(flag, "-") {
+		if r != 'h' && !strings.Contains(help, "  -"+string(r)+", --") {
 			return false
 		}
 	}

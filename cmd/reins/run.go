@@ -24,7 +24,7 @@ import (
 
 type runFlags struct {
 	cli.OpenFlags
-	budgetFlags
+	cli.BudgetFlags
 	streamJSON bool
 	json       bool
 }
@@ -55,7 +55,7 @@ func newRunCmd(s *streams) *cobra.Command {
 	// never asks, so it changes nothing here.
 	fl.BoolP("yes", "y", false, "do not ask before write, edit and bash (reins run never asks: accepted for the same command line as reins)")
 	fl.BoolVar(&f.streamJSON, "stream-json", false, "write every event of the run and its children as JSON lines on stdout, then the --json object")
-	f.budgetFlags.register(fl)
+	f.BudgetFlags.Register(fl)
 	return c
 }
 
@@ -88,16 +88,16 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	}
 	defer h.Close()
 	m := opts.Model
-	limits, err := f.budgetFlags.limits(h, m)
+	limits, err := f.BudgetFlags.Limits(h, m)
 	if err != nil {
 		return err
 	}
 	// The budget's time counts from here: the run's own start.
 	tree := budget.New(limits)
 	defer tree.Stop()
-	opts.Budget = tree.Child(agentBudget(runAgent))
+	opts.Budget = tree.Child(cli.AgentBudget(runAgent))
 	defer opts.Budget.Stop()
-	eng, closeEngine, err := openEngine(h, m)
+	eng, closeEngine, err := cli.OpenEngine(h, m)
 	if err != nil {
 		return err
 	}

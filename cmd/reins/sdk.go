@@ -5,6 +5,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/sdkserver"
 	"github.com/spf13/cobra"
 )
@@ -42,7 +43,7 @@ func newSDKCmd(s *streams) *cobra.Command {
 			cfg.Cwd, cfg.ConfigFile, cfg.Model, cfg.BaseURL = f.Cwd, f.Config, f.Model, f.BaseURL
 			cfg.Permission, cfg.MaxSteps, cfg.Sandbox = f.Permission, f.MaxSteps, f.Sandbox
 			cfg.Version = version
-			cfg.OpenEngine = openEngine
+			cfg.OpenEngine = cli.OpenEngine
 			cfg.Stderr = s.err
 			return sdkserver.New(cfg).Serve(ctx, s.in, s.out)
 		},

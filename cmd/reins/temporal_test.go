@@ -8,53 +8,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/reinsdev/reins/internal/engine"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/testutil"
 )
-
-var (
-	helperOnce sync.Once
-	helperErr  error
-	// helperDir holds the reins-temporal this test binary built; cleanM
-	// removes it.
-	helperDir string
-)
-
-// useTemporalHelper builds reins-temporal once for this test binary
-// (unless $REINS_TEMPORAL names one: scripts/test builds it) and names it
-// in $REINS_TEMPORAL for every reins the tests start.
-func useTemporalHelper(t *testing.T) {
-	t.Helper()
-	helperOnce.Do(func() {
-		if os.Getenv(engine.HelperEnv) != "" {
-			return
-		}
-		dir, err := os.MkdirTemp("", "reins-temporal-helper-")
-		if err != nil {
-			helperErr = err
-			return
-		}
-		helperDir = dir
-		bin := filepath.Join(dir, engine.HelperName)
-		cmd := exec.Command("go", "build", "-o", bin, "./cmd/reins-temporal")
-		cmd.Dir = testutil.RepoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			helperErr = fmt.Errorf("go build ./cmd/reins-temporal: %v\n%s", err, out)
-			return
-		}
-		helperErr = os.Setenv(engine.HelperEnv, bin)
-	})
-	if helperErr != nil {
-		t.Fatal(helperErr)
-	}
-}
 
 // temporalSetup starts a real `temporal server start-dev` and writes a
 // config that points reins at it, on a task queue of its own. The caller

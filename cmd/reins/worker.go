@@ -24,14 +24,7 @@ func newWorkerCmd(s *streams) *cobra.Command {
 			if err != nil {
 				return &exitError{Code: exitUsage, Msg: err.Error()}
 			}
-			code, err := execHelper(cmd.Context(), s, path, append([]string{"worker"}, args...))
-			if err != nil {
-				return &exitError{Code: exitFailed, Msg: "start " + engine.HelperName + ": " + err.Error()}
-			}
-			if code != 0 {
-				return &exitError{Code: code}
-			}
-			return nil
+			return become(cmd, s, engine.HelperName, path, append([]string{"worker"}, args...))
 		},
 	}
 }

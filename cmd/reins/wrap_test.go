@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/testutil"
 )
@@ -51,7 +52,7 @@ func writeMeta(t *testing.T, dir string, edit func(m map[string]any)) string {
 func wrapCmd(t *testing.T, binDir string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"wrap"}, args...)...)
-	cmd.Env = []string{"REINS_AS_MAIN=1", "PATH=" + binDir + ":/usr/bin:/bin", "HOME=" + t.TempDir()}
+	cmd.Env = []string{"REINS_AS_MAIN=1", "PATH=" + binDir + ":/usr/bin:/bin", "HOME=" + t.TempDir(), cli.ExtraEnv + "=" + os.Getenv(cli.ExtraEnv)}
 	return cmd
 }
 

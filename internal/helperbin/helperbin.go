@@ -1,6 +1,7 @@
 // Package helperbin finds the binaries reins ships beside itself: the
 // helpers that hold what only a few commands need (reins-temporal, the
-// Temporal SDK; reins-tui, the interactive terminal), so that no other
+// Temporal SDK; reins-tui, the interactive terminal; reins-extra, demo,
+// mock-llm, wrap, acp, view and batch), so that no other
 // reins process pays their start-up (BENCHMARKS.md, "Start-up"). One rule
 // for all of them: $ENV, else beside this executable (how a release and
 // the npm package ship them), else on PATH.
@@ -44,8 +45,9 @@ func Find(name, env string) (string, error) {
 }
 
 // ReinsEnv names the reins executable to a helper that reins became
-// (reins sets it right before it execs reins-tui): what runs `reins sdk`
-// for a reins-provider child of the interactive session.
+// (reins sets it right before it execs reins-tui or reins-extra): what
+// runs `reins sdk` for a reins-provider child and the sandbox's
+// supervisor.
 const ReinsEnv = "REINS_EXE"
 
 // reins is what TakeReinsEnv took; set once, at start.
@@ -61,8 +63,8 @@ func TakeReinsEnv() {
 }
 
 // TakeReins is TakeReinsEnv for a helper that may also have been started
-// directly, not by reins (a user running reins-tui, `go run
-// ./cmd/reins-tui`): without $REINS_EXE it looks for reins by the helpers'
+// directly, not by reins (a user running reins-tui or reins-extra, `go
+// run ./cmd/reins-tui`): without $REINS_EXE it looks for reins by the helpers'
 // own rule (beside this executable, else on PATH), because the helper
 // itself has no `reins sdk` for its children. Found nowhere, Reins is this
 // executable and a reins-provider child fails with its own error.

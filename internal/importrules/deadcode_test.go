@@ -67,7 +67,7 @@ func TestReinsKeepsDeadCodeElimination(t *testing.T) {
 // supervisor before main runs).
 var mayInit = map[string]bool{module + "internal/sandbox": true}
 
-// TestReinsPackagesHaveNoInit: no other package of reins or reins-tui
+// TestReinsPackagesHaveNoInit: no other package of reins, reins-tui or reins-extra
 // (main included) has initialisation code. Every package initialiser runs
 // at every start and maps the 64 KB of the binary around it: removing them took
 // `reins version` from 8.5 to 7.7 MiB and 100 idle `reins sdk` from 907 to
@@ -75,7 +75,7 @@ var mayInit = map[string]bool{module + "internal/sandbox": true}
 // use with internal/lazy, or as constants and tables the compiler lays
 // out.
 func TestReinsPackagesHaveNoInit(t *testing.T) {
-	for _, cmd := range []string{"reins", "reins-tui"} {
+	for _, cmd := range []string{"reins", "reins-tui", "reins-extra"} {
 		t.Run(cmd, func(t *testing.T) { checkNoInit(t, dumpdep(t, cmd)) })
 	}
 }

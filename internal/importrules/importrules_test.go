@@ -129,6 +129,27 @@ func TestReinsLinksNoTerminalUI(t *testing.T) {
 	}
 }
 
+// extraOnly are the packages of the commands reins-extra holds
+// (internal/cli.ExtraCommands): the ACP agent, batch, the demo and the
+// session viewer. reins forwards those commands; linking them again would
+// bring back their cost to every `reins run` and `reins sdk` child
+// (BENCHMARKS.md, "The reins-extra helper").
+var extraOnly = []string{"internal/acp", "internal/batch", "internal/demo", "internal/view"}
+
+// TestReinsLinksNoExtra: cmd/reins links none of extraOnly, and
+// reins-extra links each (else the list went stale).
+func TestReinsLinksNoExtra(t *testing.T) {
+	if bad := linked(deps(t, "cmd/reins"), extraOnly); len(bad) > 0 {
+		t.Errorf("cmd/reins links %v; those commands belong in cmd/reins-extra", bad)
+	}
+	extra := deps(t, "cmd/reins-extra")
+	for _, want := range extraOnly {
+		if !slices.Contains(extra, want) {
+			t.Errorf("cmd/reins-extra does not link %s: extraOnly names a package it does not need", want)
+		}
+	}
+}
+
 // Nothing imports the CLI: it is the top of the graph.
 func TestNothingImportsCmd(t *testing.T) {
 	lines := goList(t, "-f", `{{.ImportPath}}:{{join .Imports ","}}`, "./...")

@@ -58,7 +58,7 @@ func TestReleaseInstallsOffline(t *testing.T) {
 	// SHA256SUMS names every binary with its sum; they are static and
 	// stripped.
 	sums := readSums(t, filepath.Join(out, "SHA256SUMS"))
-	for _, name := range []string{"reins", "reins-temporal", "reins-tui"} {
+	for _, name := range []string{"reins", "reins-temporal", "reins-tui", "reins-extra"} {
 		bin := name + "-" + runtime.GOOS + "-" + runtime.GOARCH
 		data, err := os.ReadFile(filepath.Join(out, bin))
 		if err != nil {
@@ -103,6 +103,16 @@ func TestReleaseInstallsOffline(t *testing.T) {
 	got, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(got), "--parallel") {
 		t.Errorf("reins worker --help through the npm package: %v\n%s", err, got)
+	}
+	// And reins-extra: a newcomer's first command, the keyless demo,
+	// runs through the npm package's reins, which becomes the reins-extra
+	// beside it (and whose children run the reins beside it).
+	cmd = exec.Command(filepath.Join(prefix, "node_modules", ".bin", "reins"), "demo")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "REINS_EXTRA=", "REINS_EXE=", "PATH=/usr/bin:/bin", "REINS_HOME="+t.TempDir(), testutil.MarkChildren(t))
+	got, err = cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(got), "session log: ") {
+		t.Errorf("reins demo through the npm package: %v\n%s", err, got)
 	}
 	// And reins-tui: `reins --max-steps 0` on a terminal passes reins's
 	// flag parsing and becomes reins-tui, which refuses the bound when it

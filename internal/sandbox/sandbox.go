@@ -206,7 +206,7 @@ func Command(p Policy, name string, args ...string) (*exec.Cmd, error) {
 }
 
 // self is the executable the supervisor runs from: reins itself (the lean
-// reins that reins-tui was started by, helperbin.Reins: every confined
+// reins that reins-tui or reins-extra was started by, helperbin.Reins: every confined
 // process of an interactive session pays a supervisor's start, and reins's
 // is the lighter), or a test binary that links this package (whose init
 // runs the supervisor too).

@@ -19,7 +19,8 @@ func TestEndpointReplay(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "reins")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/reinsdev/reins/cmd/reins")
+	// reins-extra beside reins serves the workload (reins mock-llm).
+	build := exec.CommandContext(ctx, "go", "build", "-o", dir+string(filepath.Separator), "github.com/reinsdev/reins/cmd/reins", "github.com/reinsdev/reins/cmd/reins-extra")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -5,6 +5,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/spf13/cobra"
 )
@@ -13,7 +14,7 @@ func newMockLLMCmd(s *streams) *cobra.Command {
 	var addr, script string
 	c := &cobra.Command{
 		Use:   "mock-llm [--addr HOST:PORT] [--script FILE]",
-		Short: "Serve a scripted, wire-level endpoint on all four wires (chat, Responses, Anthropic, Gemini)",
+		Short: cli.ExtraShort("mock-llm"),
 		Long: "mock-llm answers POST /chat/completions, /v1/chat/completions (chat wire),\n" +
 			"/v1/responses, /responses (Responses wire), /v1/messages (Anthropic wire) and\n" +
 			"/v1beta/models/MODEL:streamGenerateContent (Gemini wire, also without v1beta)\n" +
@@ -26,7 +27,7 @@ func newMockLLMCmd(s *streams) *cobra.Command {
 			if script != "" {
 				var err error
 				if sc, err = mock.Load(script); err != nil {
-					return &exitError{Code: exitUsage, Msg: "--script: " + err.Error()}
+					return &cli.ExitError{Code: cli.ExitUsage, Msg: "--script: " + err.Error()}
 				}
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
@@ -35,7 +36,7 @@ func newMockLLMCmd(s *streams) *cobra.Command {
 				fmt.Fprintf(s.out, "reins mock-llm listening on http://%s\n", a)
 			})
 			if err != nil && ctx.Err() == nil {
-				return &exitError{Code: exitFailed, Msg: err.Error()}
+				return &cli.ExitError{Code: cli.ExitFailed, Msg: err.Error()}
 			}
 			return nil
 		},

@@ -19,10 +19,10 @@ import (
 // protocol frames only; configuration errors are reported on stderr before
 // anything is served.
 func newACPCmd(s *streams) *cobra.Command {
-	var f sessionFlags
+	var f cli.SessionFlags
 	c := &cobra.Command{
 		Use:   "acp",
-		Short: "Serve the Agent Client Protocol on stdio (for Zed and other ACP editors)",
+		Short: cli.ExtraShort("acp"),
 		Long: "Serve the Agent Client Protocol on stdio, for Zed and other ACP editors.\n" +
 			"Every ACP session is a reins session in the editor's workspace; tools that need more than\n" +
 			"read-only access ask the editor for permission.",
@@ -36,7 +36,7 @@ func newACPCmd(s *streams) *cobra.Command {
 	return c
 }
 
-func acpMain(ctx context.Context, s *streams, f *sessionFlags) error {
+func acpMain(ctx context.Context, s *streams, f *cli.SessionFlags) error {
 	perm, err := f.Check()
 	if err != nil {
 		return err
@@ -75,13 +75,13 @@ func acpMain(ctx context.Context, s *streams, f *sessionFlags) error {
 	}, s.in, s.out)
 	got := sigs.Stop()
 	if err != nil {
-		return &exitError{Code: exitFailed, Msg: err.Error()}
+		return &cli.ExitError{Code: cli.ExitFailed, Msg: err.Error()}
 	}
 	switch got {
 	case os.Interrupt:
-		return &exitError{Code: exitInterrupt}
+		return &cli.ExitError{Code: cli.ExitInterrupt}
 	case syscall.SIGTERM:
-		return &exitError{Code: 128 + int(syscall.SIGTERM)}
+		return &cli.ExitError{Code: 128 + int(syscall.SIGTERM)}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/view"
 	"github.com/spf13/cobra"
 )
@@ -22,33 +23,33 @@ func newViewCmd(s *streams) *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "view [SESSION]",
-		Short: "Show sessions, a session's delegation tree, timeline and conversation in a local page, live",
+		Short: cli.ExtraShort("view"),
 		Long: "view serves a page on loopback (a free port, a random token in the address) listing\n" +
 			"the sessions, or showing SESSION with its whole tree; a running session updates live.\n" +
 			"The address is printed and opened with xdg-open when there is one (--no-open: don't).\n" +
 			"--export FILE.html writes the session as one self-contained HTML file instead.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root := sessionsRoot()
+			root := cli.SessionsRoot()
 			id := ""
 			if len(args) == 1 {
 				var err error
-				if id, err = resolveSessionArg(root, args[0]); err != nil {
+				if id, err = cli.ResolveSession(root, args[0]); err != nil {
 					return err
 				}
 			}
 			if export != "" {
 				if id == "" {
-					return &exitError{Code: exitUsage, Msg: "--export: name the SESSION to export"}
+					return &cli.ExitError{Code: cli.ExitUsage, Msg: "--export: name the SESSION to export"}
 				}
 				if err := exportFile(export, root, id); err != nil {
-					return &exitError{Code: exitFailed, Msg: "--export: " + err.Error()}
+					return &cli.ExitError{Code: cli.ExitFailed, Msg: "--export: " + err.Error()}
 				}
 				fmt.Fprintf(s.out, "wrote %s\n", export)
 				return nil
 			}
 			if port < 0 || port > 65535 {
-				return &exitError{Code: exitUsage, Msg: "--port: want 0 to 65535"}
+				return &cli.ExitError{Code: cli.ExitUsage, Msg: "--port: want 0 to 65535"}
 			}
 			token, err := view.NewToken()
 			if err != nil {
@@ -56,7 +57,7 @@ func newViewCmd(s *streams) *cobra.Command {
 			}
 			l, err := view.Listen(port)
 			if err != nil {
-				return &exitError{Code: exitFailed, Msg: err.Error()}
+				return &cli.ExitError{Code: cli.ExitFailed, Msg: err.Error()}
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()

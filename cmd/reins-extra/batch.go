@@ -18,8 +18,8 @@ import (
 )
 
 type batchFlags struct {
-	sessionFlags
-	budgetFlags
+	cli.SessionFlags
+	cli.BudgetFlags
 	maxTokens int
 	parallel  int
 	agent     string
@@ -31,7 +31,7 @@ func newBatchCmd(s *streams) *cobra.Command {
 	var f batchFlags
 	c := &cobra.Command{
 		Use:   "batch [flags] FILE.jsonl",
-		Short: "Run one child per task line, in parallel; results as JSONL in input order",
+		Short: cli.ExtraShort("batch"),
 		Long: "batch runs every task of FILE.jsonl (lines {id, prompt, agent?, cwd?}) as a child run\n" +
 			"under the subagent result contract, at most --parallel at once, on the configured\n" +
 			"engine (subagents.engine). Results ({id, stopReason, output, diagnostic?, usage})\n" +
@@ -42,14 +42,14 @@ func newBatchCmd(s *streams) *cobra.Command {
 		},
 	}
 	fl := c.Flags()
-	f.sessionFlags.Register(fl, "workspace directory; a task's cwd is relative to it (default: the current directory)")
+	f.SessionFlags.Register(fl, "workspace directory; a task's cwd is relative to it (default: the current directory)")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
 	fl.IntVar(&f.parallel, "parallel", 4, "most tasks running at once")
 	fl.StringVar(&f.agent, "agent", "", "the agent definition of tasks that name none (default: general)")
 	fl.StringVarP(&f.out, "out", "o", "", "write the results to this file (default: stdout); needed by --resume")
 	fl.BoolVar(&f.resume, "resume", false, "keep the results --out holds and run only the tasks it lacks")
 	// The budget covers the batch as a whole: every task and its children.
-	f.budgetFlags.register(fl)
+	f.BudgetFlags.Register(fl)
 	return c
 }
 
@@ -60,20 +60,20 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	}
 	switch {
 	case f.maxTokens < 0:
-		return &exitError{Code: exitUsage, Msg: "--max-tokens: want 0 (the provider's default) or a positive number"}
+		return &cli.ExitError{Code: cli.ExitUsage, Msg: "--max-tokens: want 0 (the provider's default) or a positive number"}
 	case f.parallel < 1:
-		return &exitError{Code: exitUsage, Msg: "--parallel: want a positive number"}
+		return &cli.ExitError{Code: cli.ExitUsage, Msg: "--parallel: want a positive number"}
 	case f.resume && f.out == "":
-		return &exitError{Code: exitUsage, Msg: "--resume needs --out FILE: the results of the earlier run"}
+		return &cli.ExitError{Code: cli.ExitUsage, Msg: "--resume needs --out FILE: the results of the earlier run"}
 	}
 	tf, err := smallfile.Open(file, os.O_RDONLY)
 	if err != nil {
-		return &exitError{Code: exitUsage, Msg: err.Error()}
+		return &cli.ExitError{Code: cli.ExitUsage, Msg: err.Error()}
 	}
 	tasks, err := batch.ReadTasks(tf)
 	tf.Close()
 	if err != nil {
-		return &exitError{Code: exitUsage, Msg: file + ": " + err.Error()}
+		return &cli.ExitError{Code: cli.ExitUsage, Msg: file + ": " + err.Error()}
 	}
 
 	// Child-written text is JSON-escaped, and escaped for a terminal too
@@ -82,11 +82,11 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	if f.out != "" {
 		rf, todo, err := batch.OpenResults(f.out, file, f.resume, tasks)
 		if err != nil {
-			code := exitFailed
+			code := cli.ExitFailed
 			if re, ok := errors.AsType[*batch.ResultsError](err); ok && re.Usage {
-				code = exitUsage
+				code = cli.ExitUsage
 			}
-			return &exitError{Code: code, Msg: err.Error()}
+			return &cli.ExitError{Code: code, Msg: err.Error()}
 		}
 		defer rf.Close()
 		out, tasks = termsafe.JSONWriter{W: rf}, todo
@@ -103,11 +103,11 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	if err != nil {
 		return err
 	}
-	limits, err := f.budgetFlags.limits(base, bm)
+	limits, err := f.BudgetFlags.Limits(base, bm)
 	if err != nil {
 		return err
 	}
-	eng, closeEng, err := openEngine(base, bm)
+	eng, closeEng, err := cli.OpenEngine(base, bm)
 	if err != nil {
 		return err
 	}
@@ -122,14 +122,14 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	// Every workspace is checked before any task runs: a bad cwd, agent
 	// or model stops the batch at once.
 	places := batch.NewWorkspaces(batch.WorkspaceOptions{
-		Base: base, Harness: hopts, Notice: func(h *harness.Harness) { noticeUntrusted(s, h); warnBroken(s, h) },
+		Base: base, Harness: hopts, Notice: func(h *harness.Harness) { cli.NoticeUntrusted(s.err, h); cli.WarnBroken(s.err, h) },
 		Model: f.Model, BaseURL: f.BaseURL, MaxSteps: f.MaxSteps, MaxTokens: f.maxTokens, Parallel: f.parallel,
 		Permission: perm, Engine: eng, Budget: tree,
 	})
 	defer places.Close()
 	if err := places.Check(tasks, f.agent); err != nil {
 		if _, ok := errors.AsType[*batch.AgentError](err); ok {
-			return &exitError{Code: exitUsage, Msg: err.Error()}
+			return &cli.ExitError{Code: cli.ExitUsage, Msg: err.Error()}
 		}
 		return err
 	}
@@ -140,11 +140,11 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	keyOf := func(string) string { return "" }
 	if f.out != "" {
 		if keyOf, err = batch.Keys(base.Home, f.out, f.resume); err != nil {
-			return &exitError{Code: exitFailed, Msg: "--out: " + err.Error()}
+			return &cli.ExitError{Code: cli.ExitFailed, Msg: "--out: " + err.Error()}
 		}
 	}
 
-	bar := batch.NewBar(s.err, isTerminal(s.err), len(tasks))
+	bar := batch.NewBar(s.err, cli.IsTerminal(s.err), len(tasks))
 	failed := 0
 	run := func(ctx context.Context, t batch.Task) batch.Result { return places.Run(ctx, t, keyOf(t.ID)) }
 	err = batch.Run(ctx, tasks, out, batch.Options{Parallel: f.parallel, Progress: func(p batch.Progress) {
@@ -155,17 +155,17 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	sig := sigs.Stop()
 	switch {
 	case sig == os.Interrupt:
-		return &exitError{Code: exitInterrupt, Msg: "interrupted; run again with --resume to finish the batch"}
+		return &cli.ExitError{Code: cli.ExitInterrupt, Msg: "interrupted; run again with --resume to finish the batch"}
 	case sig == syscall.SIGTERM:
-		return &exitError{Code: 128 + int(syscall.SIGTERM)}
+		return &cli.ExitError{Code: 128 + int(syscall.SIGTERM)}
 	case err != nil:
-		return &exitError{Code: exitFailed, Msg: "writing the results: " + err.Error()}
+		return &cli.ExitError{Code: cli.ExitFailed, Msg: "writing the results: " + err.Error()}
 	case failed > 0:
 		msg := fmt.Sprintf("%d of %d tasks did not complete", failed, len(tasks))
 		if spent, ok := tree.Err().(*budget.Exhausted); ok {
 			msg += "; " + spent.Error()
 		}
-		return &exitError{Code: exitFailed, Msg: msg}
+		return &cli.ExitError{Code: cli.ExitFailed, Msg: msg}
 	}
 	return nil
 }

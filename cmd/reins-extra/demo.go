@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/demo"
 	"github.com/spf13/cobra"
 )
@@ -10,7 +11,7 @@ import (
 func newDemoCmd(s *streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "demo",
-		Short: "A keyless end-to-end run on the built-in mock model",
+		Short: cli.ExtraShort("demo"),
 		Long: "demo starts the scripted mock model on loopback and runs one task through the real\n" +
 			"OpenAI-wire adapter, the same path a real key takes: an empty completion that is\n" +
 			"retried, a tool call, a subagent cut off by max-tokens whose partial answer reaches\n" +
@@ -19,7 +20,7 @@ func newDemoCmd(s *streams) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			err := demo.Run(cmd.Context(), s.out)
 			if f, ok := errors.AsType[*demo.Failed](err); ok {
-				return &exitError{Code: exitFailed, Msg: f.Msg}
+				return &cli.ExitError{Code: cli.ExitFailed, Msg: f.Msg}
 			}
 			return err
 		},

@@ -1,10 +1,14 @@
-package main
+package cli
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"sync"
 	"syscall"
+
+	"github.com/reinsdev/reins/internal/termsafe"
 )
 
 // A closed stdout (`reins run --stream-json | head -1`, `reins log | true`)
@@ -18,12 +22,12 @@ import (
 
 var sigpipeOnce sync.Once
 
-// catchSIGPIPE makes a write to a closed stdout or stderr return EPIPE
+// CatchSIGPIPE makes a write to a closed stdout or stderr return EPIPE
 // (the Go runtime kills the process on fd 1 and 2 only while SIGPIPE is not
 // notified). A caught signal, unlike an ignored one, is reset to the
 // default in every process reins starts, so `yes | head` in a bash tool
 // still ends as it should.
-func catchSIGPIPE() {
+func CatchSIGPIPE() {
 	sigpipeOnce.Do(func() {
 		// Nobody reads c: the runtime drops a signal a full channel cannot
 		// take, and no goroutine has to outlive the command for it.
@@ -31,15 +35,15 @@ func catchSIGPIPE() {
 	})
 }
 
-// watchedWriter passes writes through to w and keeps the first error.
-type watchedWriter struct {
-	w   interface{ Write([]byte) (int, error) }
+// WatchedWriter passes writes through to w and keeps the first error.
+type WatchedWriter struct {
+	W   interface{ Write([]byte) (int, error) }
 	mu  sync.Mutex
 	err error
 }
 
-func (w *watchedWriter) Write(p []byte) (int, error) {
-	n, err := w.w.Write(p)
+func (w *WatchedWriter) Write(p []byte) (int, error) {
+	n, err := w.W.Write(p)
 	if err != nil {
 		w.mu.Lock()
 		if w.err == nil {
@@ -50,12 +54,33 @@ func (w *watchedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// failed returns the first write error, if any.
-func (w *watchedWriter) failed() error {
+// Failed returns the first write error, if any.
+func (w *WatchedWriter) Failed() error {
 	if w == nil {
 		return nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.err
+}
+
+// WatchStdout returns the writer a command writes its stdout to: w itself
+// on a terminal (the interactive screen and the streamed answer need the
+// *os.File), else w watched. Ended tells whether a write failed.
+func WatchStdout(w io.Writer) (io.Writer, *WatchedWriter) {
+	if IsTerminal(w) {
+		return w, nil
+	}
+	ww := &WatchedWriter{W: w}
+	return ww, ww
+}
+
+// Ended is a command's exit status once it returned no error: ExitOK, or
+// ExitFailed with one line on stderr when a write to stdout failed.
+func (w *WatchedWriter) Ended(stderr io.Writer) int {
+	if err := w.Failed(); err != nil {
+		fmt.Fprintln(stderr, "reins: writing to stdout: "+termsafe.Escape(err.Error()))
+		return ExitFailed
+	}
+	return ExitOK
 }
