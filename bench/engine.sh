@@ -18,6 +18,8 @@ trap cleanup EXIT
 CGO_ENABLED=0 go build -trimpath -ldflags=-s -o "$work/reins" ./cmd/reins
 # reins worker and the temporal engine need the helper beside reins.
 CGO_ENABLED=0 go build -trimpath -ldflags=-s -o "$work/reins-temporal" ./cmd/reins-temporal
+# reins batch becomes the reins-extra beside reins.
+CGO_ENABLED=0 go build -trimpath -ldflags=-s -o "$work/reins-extra" ./cmd/reins-extra
 for i in $(seq 1 "$n"); do echo "{\"id\":\"t$i\",\"prompt\":\"task $i\"}"; done > "$work/tasks.jsonl"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$temporal" server start-dev --ip 127.0.0.1 --headless --port "$port" --http-port 0 --metrics-port 0 \

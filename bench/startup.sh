@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Start-up and the two-step task, alternating between reins binaries
+# (BENCHMARKS.md, "The reins-extra helper"): for each of three rounds,
+# `reins version` of every binary and a hello-world (11 runs each), then
+# the two-step task of every binary (7 runs each), medians from
+# bench/cmd/measure. The binaries should be static and stripped and
+# copied with cp, not freshly linked (see Method); a binary's reins-extra
+# must sit beside it (it serves the mock model).
+#   bench/startup.sh HELLO REINS...
+set -euo pipefail
+hello=$1
+shift
+work=$(mktemp -d)
+mock=
+cleanup() { [ -n "$mock" ] && kill "$mock" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+measure="$work/measure"
+go build -o "$measure" ./bench/cmd/measure
+mkdir -p "$work/ws" "$work/home"
+printf '[[notes-content]] hello\n' >"$work/ws/notes.txt"
+"$1" mock-llm --addr 127.0.0.1:0 --script bench/scripts/two-step.reins.yaml >"$work/mock.out" &
+mock=$!
+for _ in $(seq 100); do grep -q http "$work/mock.out" 2>/dev/null && break; sleep 0.1; done
+url=$(grep -o 'http://[^ ]*' "$work/mock.out")/v1
+export REINS_HOME="$work/home"
+echo "start $(date -u +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)"
+for r in 1 2 3; do
+  for b in "$@" "$hello"; do
+    a=version
+    [ "$b" = "$hello" ] && a=
+    echo "version r$r $b: $("$measure" -n 11 -q -- "$b" $a 2>&1 | tail -1)"
+  done
+  for b in "$@"; do
+    echo "two-step r$r $b: $("$measure" -n 7 -q -- "$b" run -m openai/mock-model --base-url "$url" --cwd "$work/ws" '[[two-step]] read notes' 2>&1 | tail -1)"
+  done
+  echo "load $(cut -d' ' -f1 /proc/loadavg)"
+done
+echo "end $(date -u +%H:%M:%S)"
