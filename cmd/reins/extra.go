@@ -25,7 +25,9 @@ func addExtra(root *cobra.Command, s *streams) {
 				if err != nil {
 					return &exitError{Code: exitUsage, Msg: cli.ExtraName + " not found beside reins or on PATH: reins " + c.Name + " needs it; install it as reins was, or from a checkout: go build -o bin/ ./cmd/... (docs/cli.md#helper-binaries)"}
 				}
-				nameReins()
+				if err := nameReins(cli.ExtraName, path); err != nil {
+					return err
+				}
 				return become(cmd, s, cli.ExtraName, path, append([]string{c.Name}, args...))
 			},
 		})
@@ -34,11 +36,26 @@ func addExtra(root *cobra.Command, s *streams) {
 
 // nameReins names this reins in $REINS_EXE for the helper it becomes next
 // (reins-tui, reins-extra): what the helper runs `reins sdk` and the
-// sandbox's supervisor from (helperbin.TakeReins).
-func nameReins() {
+// sandbox's supervisor from (helperbin.TakeReins). The helper takes the
+// variable out of its environment first thing, so finding it set means the
+// "helper" reins became was reins again ($REINS_EXTRA or $REINS_TUI naming
+// reins, a wrong file on PATH): an error, not an exec loop that never ends.
+func nameReins(name, path string) error {
+	if os.Getenv(helperbin.ReinsEnv) != "" {
+		return &exitError{Code: exitUsage, Msg: path + " is not " + name + ": it ran this command as reins does (check $" + helperEnv(name) + " and PATH)"}
+	}
 	if exe, err := helperbin.Reins(); err == nil {
 		os.Setenv(helperbin.ReinsEnv, exe)
 	}
+	return nil
+}
+
+// helperEnv is the variable that names the helper name.
+func helperEnv(name string) string {
+	if name == tuiName {
+		return tuiEnv
+	}
+	return cli.ExtraEnv
 }
 
 // become replaces reins with the helper binary at path (name is its name

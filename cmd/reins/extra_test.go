@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reinsdev/reins/internal/cli"
+	"github.com/reinsdev/reins/internal/testutil"
 )
 
 // TestNoExtraHelper: a reins-extra command with no reins-extra to find
@@ -60,5 +64,22 @@ func TestExtraIsExec(t *testing.T) {
 	}
 	if f[1] != exe || strings.Join(f[2:], " ") != "mock-llm --addr x --help" {
 		t.Errorf("helper got REINS_EXE %q and args %q; want %q and the command line unchanged", f[1], f[2:], exe)
+	}
+}
+
+// TestExtraNamingReins: $REINS_EXTRA naming reins itself is one line and
+// exit 2, not reins exec'ing itself for ever.
+func TestExtraNamingReins(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := reinsCmd(t, t.TempDir(), "view", "--no-open")
+	cmd = exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
+	cmd.Env = append(os.Environ(), "REINS_AS_MAIN=1", "REINS_HOME="+t.TempDir(), testutil.MarkChildren(t), cli.ExtraEnv+"="+os.Args[0])
+	code, stderr := exitCode(t, cmd)
+	if ctx.Err() != nil {
+		t.Fatalf("reins still running after 2 minutes: an exec loop")
+	}
+	if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "is not reins-extra") || !strings.Contains(stderr, "$REINS_EXTRA") {
+		t.Errorf("exit %d, stderr %q; want 2 and one line saying the helper is not reins-extra", code, stderr)
 	}
 }
