@@ -70,7 +70,7 @@ func TestFloodCrash(t *testing.T) {
 				if res.StopReason != outcome.StopError || res.Diagnostic != diag || text(res) != want.String() {
 					t.Fatalf("run %d: got (%s, %d bytes, %q), want error with %d bytes and %q", i, res.StopReason, len(text(res)), res.Diagnostic, n, diag)
 				}
-				if live := f.alive(); len(live) > 0 {
+				if live := f.leftBehind(); len(live) > 0 {
 					t.Fatalf("run %d: processes alive after Dispose: %v", i, live)
 				}
 			}

@@ -63,7 +63,7 @@ func TestLateReplay(t *testing.T) {
 			if err := r.Dispose(); err != nil {
 				t.Errorf("Dispose: %v", err)
 			}
-			if live := f.alive(); len(live) > 0 {
+			if live := f.leftBehind(); len(live) > 0 {
 				t.Errorf("processes left behind: %v", live)
 			}
 			const lateDiag = "Subagent failure (provider: acp; stage: load-session; category: protocol; stop reason: error)"

@@ -309,7 +309,7 @@ func (p *peerRun) settle(r subagent.Run) outcome.Result {
 	if err := r.Dispose(); err != nil {
 		p.t.Errorf("Dispose: %v", err)
 	}
-	if live := p.f.alive(); len(live) > 0 {
+	if live := p.f.leftBehind(); len(live) > 0 {
 		p.t.Errorf("processes left behind: %v", live)
 	}
 	p.t.Logf("%s: %s %q %q (%d model requests)", p.pa.name, res.StopReason, text(res), res.Diagnostic, p.srv.Count())

@@ -52,7 +52,7 @@ func TestTimeoutCoversStart(t *testing.T) {
 	if d := time.Since(began); d > 10*time.Second {
 		t.Errorf("Start took %s", d)
 	}
-	if live := f.alive(); len(live) > 0 {
+	if live := f.leftBehind(); len(live) > 0 {
 		t.Fatalf("Start returned with processes alive: %v", live)
 	}
 }
@@ -71,7 +71,7 @@ func TestStartDeadline(t *testing.T) {
 	if se.Diagnostic != want || se.StopReason != outcome.StopError {
 		t.Errorf("got (%q, %q), want (%q, error)", se.Diagnostic, se.StopReason, want)
 	}
-	if live := f.alive(); len(live) > 0 {
+	if live := f.leftBehind(); len(live) > 0 {
 		t.Fatalf("Start returned with processes alive: %v", live)
 	}
 }
