@@ -25,7 +25,7 @@ func addExtra(root *cobra.Command, s *streams) {
 				if err != nil {
 					return &exitError{Code: exitUsage, Msg: cli.ExtraName + " not found beside reins or on PATH: reins " + c.Name + " needs it; install it as reins was, or from a checkout: go build -o bin/ ./cmd/... (docs/cli.md#helper-binaries)"}
 				}
-				if err := nameReins(cli.ExtraName, path); err != nil {
+				if err := nameReins(cli.ExtraName, cli.ExtraEnv, path); err != nil {
 					return err
 				}
 				return become(cmd, s, cli.ExtraName, path, append([]string{c.Name}, args...))
@@ -34,15 +34,15 @@ func addExtra(root *cobra.Command, s *streams) {
 	}
 }
 
-// nameReins names this reins in $REINS_EXE for the helper it becomes next
-// (reins-tui, reins-extra): what the helper runs `reins sdk` and the
+// nameReins names this reins in $REINS_EXE for the helper name (found
+// through $env or at path) it becomes next (reins-tui, reins-extra): what the helper runs `reins sdk` and the
 // sandbox's supervisor from (helperbin.TakeReins). The helper takes the
 // variable out of its environment first thing, so finding it set means the
 // "helper" reins became was reins again ($REINS_EXTRA or $REINS_TUI naming
 // reins, a wrong file on PATH): an error, not an exec loop that never ends.
-func nameReins(name, path string) error {
+func nameReins(name, env, path string) error {
 	if os.Getenv(helperbin.ReinsEnv) != "" {
-		return &exitError{Code: exitUsage, Msg: path + " is not " + name + ": it ran this command as reins does (check $" + helperEnv(name) + " and PATH)"}
+		return &exitError{Code: exitUsage, Msg: path + " is not " + name + ": it ran this command as reins does (check $" + env + " and PATH)"}
 	}
 	if exe, err := helperbin.Reins(); err == nil {
 		os.Setenv(helperbin.ReinsEnv, exe)
@@ -50,17 +50,10 @@ func nameReins(name, path string) error {
 	return nil
 }
 
-// helperEnv is the variable that names the helper name.
-func helperEnv(name string) string {
-	if name == tuiName {
-		return tuiEnv
-	}
-	return cli.ExtraEnv
-}
-
 // become replaces reins with the helper binary at path (name is its name
-// in messages), run with args and this environment. On unix it is an exec: the same process, streams, signals and exit
-// status, so a signal or a SIGKILL meant for the command reaches it; it
+// in messages), run with args and this environment. On unix it is an
+// exec: the same process, streams, signals and exit status, so a signal
+// or a SIGKILL meant for the command reaches it; it
 // returns only when the exec failed. Elsewhere reins runs the helper on
 // its streams and exits with its status.
 func become(cmd *cobra.Command, s *streams, name, path string, args []string) error {

@@ -47,7 +47,7 @@ func becomeTUI(cmd *cobra.Command, s *streams) error {
 	if err != nil {
 		return &exitError{Code: exitUsage, Msg: tuiName + " not found beside reins or on PATH: the interactive session needs it; install it as reins was, or from a checkout: go build -o bin/ ./cmd/... (docs/interactive.md#the-reins-tui-helper)"}
 	}
-	if err := nameReins(tuiName, path); err != nil {
+	if err := nameReins(tuiName, tuiEnv, path); err != nil {
 		return err
 	}
 	return become(cmd, s, tuiName, path, s.args)
