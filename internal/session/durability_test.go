@@ -310,3 +310,72 @@ func TestWriteThrough(t *testing.T) {
 		t.Errorf("observed before written: seq %v", behind)
 	}
 }
+
+// TestHolderNamed: the refusal names the holder's pid from the kernel's
+// lock table where there is one — and then no writer.pid is written — and
+// from the writer.pid sidecar where there is none.
+func TestHolderNamed(t *testing.T) {
+	if _, err := os.Stat(procLocksPath); err != nil {
+		t.Skip("explicit: no /proc/locks on this system; the sidecar case below is the only one")
+	}
+	for _, tc := range []struct {
+		name    string
+		locks   string
+		sidecar bool
+	}{
+		{"lock table", procLocksPath, false},
+		{"sidecar", filepath.Join(t.TempDir(), "no-locks"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func(p string) { procLocksPath = p }(procLocksPath)
+			procLocksPath = tc.locks
+			l, err := Create(t.TempDir(), Header{ID: "held"}, Options{Now: fixedClock()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			_, err = os.Stat(filepath.Join(l.Dir(), pidFile))
+			if got := err == nil; got != tc.sidecar {
+				t.Errorf("writer.pid written: %v, want %v (stat: %v)", got, tc.sidecar, err)
+			}
+			_, _, err = Reopen(l.Path(), Options{})
+			var ie *InUseError
+			if !errors.As(err, &ie) || ie.PID != os.Getpid() {
+				t.Errorf("Reopen of a held session: %v, want *InUseError with pid %d", err, os.Getpid())
+			}
+		})
+	}
+}
+
+// TestMayHold: a new Log holds only what it wrote — appended or copied —
+// and a reopened one may hold anything.
+func TestMayHold(t *testing.T) {
+	l, err := Create(t.TempDir(), Header{ID: "s"}, Options{Now: fixedClock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.MayHold(TypeSubagentStart) {
+		t.Error("a new log may hold subagent/start before any was written")
+	}
+	writeTurn(t, l, 0)
+	if l.MayHold(TypeSubagentStart) || !l.MayHold(TypeTurnStart) {
+		t.Error("after a turn: want turn/start held, subagent/start not")
+	}
+	if _, err := l.AppendCopy([]Event{{Type: TypeSubagentStart, Seq: 7, Data: []byte(`{"run_id":"run-1"}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	if !l.MayHold(TypeSubagentStart) {
+		t.Error("a copied subagent/start is not reported")
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := Reopen(l.Path(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !r.MayHold(TypeContextCompacted) {
+		t.Error("a reopened log must say it may hold any type")
+	}
+}

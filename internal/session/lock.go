@@ -27,7 +27,12 @@ func lock(f *os.File, id string) error {
 	} else if err != nil {
 		return &WriteError{Path: f.Name(), Err: err}
 	}
-	// Best effort: the pid is for the message a second writer gets.
+	// Best effort: the pid is for the message a second writer gets, and
+	// where the kernel's lock table names it the sidecar is not written at
+	// all (a write and a rename a session's start need not pay for).
+	if hasProcLocks() {
+		return nil
+	}
 	dir := filepath.Dir(f.Name())
 	tmp := filepath.Join(dir, pidFile+".tmp")
 	if os.WriteFile(tmp, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644) == nil {
@@ -56,11 +61,21 @@ func holder(f *os.File) int {
 	return pid
 }
 
+// procLocksPath is the kernel's table of file locks; a variable so a test
+// can take it away.
+var procLocksPath = "/proc/locks"
+
+// hasProcLocks reports whether the kernel's lock table can be read here.
+func hasProcLocks() bool {
+	_, err := os.Stat(procLocksPath)
+	return err == nil
+}
+
 // procLocksHolder finds the FLOCK WRITE lock on device dev, inode ino in
 // /proc/locks, whose lines read
 // "1: FLOCK  ADVISORY  WRITE 4711 fd:01:123456 0 EOF".
 func procLocksHolder(dev, ino uint64) int {
-	f, err := os.Open("/proc/locks")
+	f, err := os.Open(procLocksPath)
 	if err != nil {
 		return 0
 	}

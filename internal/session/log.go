@@ -83,6 +83,9 @@ type Log struct {
 	armed   bool  // timer is set to fire; a firing that finds it unset does nothing
 	dirty   bool  // bytes written since the last fsync
 	dirOK   bool  // the directory entry of the file is durable
+	// types are the event types this Log wrote; nil for a reopened log,
+	// which may hold any (MayHold).
+	types map[string]bool
 }
 
 // Options configure a new or reopened Log.
@@ -189,6 +192,7 @@ func Create(root string, h Header, opts Options) (*Log, error) {
 	}
 	h.Type, h.Version = headerType, FormatVersion
 	l := newLog(f, path, h, 0, -1, -1, opts)
+	l.types = map[string]bool{}
 	line, err := json.Marshal(h)
 	if err != nil {
 		f.Close()
@@ -302,6 +306,16 @@ func Reopen(path string, opts Options) (*Log, *Loaded, error) {
 	return l, ld, nil
 }
 
+// MayHold reports whether the log may hold an event of type typ: whether
+// this Log wrote one, and always for a log Reopen loaded, whose earlier
+// events it does not track. It lets a reader of the log's own file (a
+// resumed session's subagent table) skip the read on a new session.
+func (l *Log) MayHold(typ string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.types == nil || l.types[typ]
+}
+
 // Header returns the log's header.
 func (l *Log) Header() Header { return l.header }
 
@@ -370,6 +384,9 @@ func (l *Log) Append(typ string, data any) (Event, error) {
 func (l *Log) writeLocked(e Event, fresh bool) error {
 	if l.werr != nil {
 		return l.werr
+	}
+	if l.types != nil {
+		l.types[e.Type] = true
 	}
 	if fresh {
 		var err error

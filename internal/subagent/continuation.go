@@ -98,7 +98,9 @@ func (m *Manager) loadChildren() int {
 	if k.byID == nil {
 		k.byID = map[string]*childEntry{}
 	}
-	if m.Log == nil || m.Log.Path() == "" {
+	// A new session's log holds no children until this Manager starts
+	// them: reading the file back would find none.
+	if m.Log == nil || m.Log.Path() == "" || !m.Log.MayHold(session.TypeSubagentStart) {
 		return 0
 	}
 	ld, err := session.Load(m.Log.Path())

@@ -86,3 +86,42 @@ func TestConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestToolsCache: an equal list is served from the cache; any change to a
+// name, a description or a schema — even made in place to the slice the
+// cache was given — encodes again.
+func TestToolsCache(t *testing.T) {
+	var c Tools
+	calls := 0
+	enc := func(specs []llm.ToolSpec) ([]byte, error) {
+		calls++
+		return []byte(fmt.Sprintf("%d:%s", calls, specs[0].Parameters)), nil
+	}
+	specs := []llm.ToolSpec{{Name: "read", Description: "Reads.", Parameters: []byte(`{"type":"object"}`)}}
+	get := func() string {
+		t.Helper()
+		b, err := c.Get(specs, enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if got := get(); got != `1:{"type":"object"}` {
+		t.Fatalf("first = %q", got)
+	}
+	if got := get(); got != `1:{"type":"object"}` || calls != 1 {
+		t.Fatalf("same list: %q after %d encodings, want the cached one", got, calls)
+	}
+	specs[0].Parameters[2] = 'T' // changed in place
+	if got := get(); got != `2:{"Type":"object"}` {
+		t.Fatalf("schema changed in place: %q", got)
+	}
+	specs = append(specs, llm.ToolSpec{Name: "ls"})
+	if get(); calls != 3 {
+		t.Fatalf("a tool added: %d encodings, want 3", calls)
+	}
+	specs[1].Description = "Lists."
+	if get(); calls != 4 {
+		t.Fatalf("a description changed: %d encodings, want 4", calls)
+	}
+}

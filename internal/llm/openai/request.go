@@ -74,8 +74,9 @@ type encoded struct {
 // next request of the session, which repeats every message of it and adds
 // one or two, appends to its bytes in place instead of copying them.
 type kept struct {
-	mu sync.Mutex
-	e  *encoded
+	mu    sync.Mutex
+	e     *encoded
+	tools enccache.Tools // the tools array, encoded once for the steps that repeat it
 }
 
 // take hands the kept body to one request (nil when there is none).
@@ -97,6 +98,22 @@ func (k *kept) put(e *encoded) {
 // deepseek set, assistant reasoning is sent back as reasoning_content, which
 // DeepSeek requires on assistant messages of tool-call turns.
 //
+// encodeTools renders the tools array.
+func encodeTools(specs []llm.ToolSpec) ([]byte, error) {
+	ts := make([]chatTool, 0, len(specs))
+	for _, t := range specs {
+		params := t.Parameters
+		if len(params) == 0 || string(params) == "null" {
+			params = emptySchema
+		}
+		ts = append(ts, chatTool{
+			Type:     "function",
+			Function: chatToolSpec{Name: t.Name, Description: t.Description, Parameters: params},
+		})
+	}
+	return json.Marshal(ts)
+}
+
 // The body is written so that a request extending the previous one starts
 // with the previous one's bytes: the providers' automatic prompt caches
 // (OpenAI, DeepSeek) match on an exact prefix. Each history message is
@@ -133,19 +150,8 @@ func encodeRequest(req *llm.Request, deepseek bool, cache *enccache.Cache[[]byte
 	r.Done()
 	var tools []byte
 	if len(req.Tools) > 0 {
-		ts := make([]chatTool, 0, len(req.Tools))
-		for _, t := range req.Tools {
-			params := t.Parameters
-			if len(params) == 0 || string(params) == "null" {
-				params = emptySchema
-			}
-			ts = append(ts, chatTool{
-				Type:     "function",
-				Function: chatToolSpec{Name: t.Name, Description: t.Description, Parameters: params},
-			})
-		}
 		var err error
-		if tools, err = json.Marshal(ts); err != nil {
+		if tools, err = keep.tools.Get(req.Tools, encodeTools); err != nil {
 			return nil, err
 		}
 	}

@@ -21,7 +21,7 @@ func TestImageResult(t *testing.T) {
 		{true, `{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"a.png: image/png image"},{"type":"input_image","image_url":"data:image/png;base64,` + llmtest.ImagePNGBase64 + `","detail":"auto"}]}`},
 		{false, `{"type":"function_call_output","call_id":"c1","output":"a.png: image/png image\n[image/png image of 12 bytes not shown: this model takes no image input]"}`},
 	} {
-		body, err := encodeRequest(llmtest.ImageRequest(tc.images), "")
+		body, err := encodeRequest(llmtest.ImageRequest(tc.images), "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +41,7 @@ func TestImageResult(t *testing.T) {
 // function_call_output whose output is the item list, an input_text and an
 // input_image carrying the data URL.
 func TestImageResultSDK(t *testing.T) {
-	body, err := encodeRequest(llmtest.ImageRequest(true), "")
+	body, err := encodeRequest(llmtest.ImageRequest(true), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

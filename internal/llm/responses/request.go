@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/enccache"
 )
 
 // Request wire structs: only the fields reins sends.
@@ -13,7 +14,6 @@ type request struct {
 	Model           string          `json:"model"`
 	Instructions    string          `json:"instructions,omitempty"`
 	Input           []inputItem     `json:"input"`
-	Tools           []tool          `json:"tools,omitempty"`
 	Stream          bool            `json:"stream"`
 	Store           bool            `json:"store"`
 	Include         []string        `json:"include,omitempty"`
@@ -74,8 +74,9 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // encodeRequest renders req as a stateless streaming Responses request:
 // the system prompt as instructions, the history as input items, and
 // `include: ["reasoning.encrypted_content"]` so reasoning can be handed
-// back on the next step without server-side storage.
-func encodeRequest(req *llm.Request, effort llm.Effort) ([]byte, error) {
+// back on the next step without server-side storage. The tools come last,
+// from cache when it holds them (nil: encoded each time).
+func encodeRequest(req *llm.Request, effort llm.Effort, cache *enccache.Tools) ([]byte, error) {
 	r := request{
 		Model: req.Model, Instructions: req.System, Stream: true,
 		Include: []string{"reasoning.encrypted_content"}, MaxOutputTokens: req.MaxTokens,
@@ -87,17 +88,42 @@ func encodeRequest(req *llm.Request, effort llm.Effort) ([]byte, error) {
 	for _, m := range req.Messages {
 		r.Input = appendItems(req, r.Input, m)
 	}
-	for _, t := range req.Tools {
+	body, err := encode(r)
+	if err != nil || len(req.Tools) == 0 {
+		return body, err
+	}
+	if cache == nil {
+		cache = new(enccache.Tools)
+	}
+	tools, err := cache.Get(req.Tools, encodeTools)
+	if err != nil {
+		return nil, err
+	}
+	// body is an object: its closing brace makes way for the tools.
+	body = append(body[:len(body)-1], `,"tools":`...)
+	body = append(body, tools...)
+	return append(body, '}'), nil
+}
+
+// encodeTools renders the tools array.
+func encodeTools(specs []llm.ToolSpec) ([]byte, error) {
+	ts := make([]tool, 0, len(specs))
+	for _, t := range specs {
 		params := t.Parameters
 		if len(params) == 0 || string(params) == "null" {
 			params = emptySchema
 		}
-		r.Tools = append(r.Tools, tool{Type: "function", Name: t.Name, Description: t.Description, Parameters: params})
+		ts = append(ts, tool{Type: "function", Name: t.Name, Description: t.Description, Parameters: params})
 	}
+	return encode(ts)
+}
+
+// encode is json.Marshal without HTML escaping.
+func encode(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil

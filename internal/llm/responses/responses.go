@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/enccache"
 )
 
 // Client streams responses from one Responses-API endpoint. The zero value
@@ -43,6 +44,8 @@ type Client struct {
 	// ProviderError receives the provider's own message of a failed
 	// request, for the user's terminal only; may be nil.
 	ProviderError func(status int, message string)
+
+	tools enccache.Tools // the last request's tools, encoded
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -54,7 +57,7 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chun
 	if req.Effort != "" {
 		effort = req.Effort
 	}
-	body, err := encodeRequest(req, effort)
+	body, err := encodeRequest(req, effort, &c.tools)
 	if err != nil {
 		return func(yield func(llm.Chunk) bool) {
 			yield(llm.ErrorFinish(llm.CodeInvalidRequest, "request could not be encoded"))
