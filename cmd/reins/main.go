@@ -64,28 +64,68 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer, args ...string) *cobra.C
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(
-		newRunCmd(s),
-		newLogCmd(s),
-		newCompactCmd(s),
-		newAgentsCmd(s),
-		newModelsCmd(s),
-		newMCPCmd(s),
-		newSDKCmd(s),
-		&cobra.Command{
-			Use:   "version",
-			Short: "Print the version",
-			Args:  cobra.NoArgs,
-			Run:   func(*cobra.Command, []string) { fmt.Fprintln(stdout, "reins "+version) },
-		},
-		newTrustCmd(s),
-		newWorkerCmd(s),
-		newDoctorCmd(s),
-		newWorktreeCmd(s),
-	)
+	for _, c := range commands {
+		if named := len(args) > 0 && args[0] == c.name; named || !commandNamed(args) {
+			root.AddCommand(c.new(s))
+		}
+	}
 	addExtra(root, s)
 	addInteractive(root, s)
 	cli.Version(root, "reins "+version)
 	cli.MarkRuntime(root)
 	return root
+}
+
+// commands are reins's own commands. A command line that names one first
+// builds only that one: building all of them is a third of `reins
+// version`'s CPU on the hot path of every run (BENCHMARKS.md, "The
+// ninth session"). Anything else — no command, a flag first, help,
+// completion, a mistyped name that wants suggestions — gets the whole
+// tree; TestOneCommandTree checks that each one built alone says what it
+// says in the tree.
+var commands = []struct {
+	name string
+	new  func(*streams) *cobra.Command
+}{
+	{"run", newRunCmd},
+	{"log", newLogCmd},
+	{"compact", newCompactCmd},
+	{"agents", newAgentsCmd},
+	{"models", newModelsCmd},
+	{"mcp", newMCPCmd},
+	{"sdk", newSDKCmd},
+	{"version", newVersionCmd},
+	{"trust", newTrustCmd},
+	{"worker", newWorkerCmd},
+	{"doctor", newDoctorCmd},
+	{"worktree", newWorktreeCmd},
+}
+
+// commandNamed reports whether args start with the name of one of
+// commands or of reins-extra's (cli.ExtraCommands), which need none of
+// commands built.
+func commandNamed(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return true
+		}
+	}
+	for _, c := range cli.ExtraCommands {
+		if c.Name == args[0] {
+			return true
+		}
+	}
+	return false
+}
+
+func newVersionCmd(s *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		Run:   func(*cobra.Command, []string) { fmt.Fprintln(s.out, "reins "+version) },
+	}
 }
