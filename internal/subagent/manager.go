@@ -73,6 +73,7 @@ type Manager struct {
 	jobSeq   int      // job ids handed out (admitJob), in the model's call order
 	kids     children
 	iso      isolation // children with isolation: worktree (isolation.go)
+	spec     specCache // the subagent tool's spec (tool.go)
 }
 
 // Job statuses (docs/subagents.md).

@@ -3,7 +3,10 @@ package subagent
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/tool"
@@ -36,6 +39,40 @@ func (t subagentTool) Spec() llm.ToolSpec {
 		}
 		lines = append(lines, a.Name+": "+d)
 	}
+	// The key says both lists unambiguously: each string after its length.
+	var key []byte
+	for _, list := range [][]string{names, lines} {
+		for _, s := range list {
+			key = append(strconv.AppendInt(key, int64(len(s)), 10), ':')
+			key = append(key, s...)
+		}
+		key = append(key, ';')
+	}
+	return t.m.spec.get(string(key), func() llm.ToolSpec { return subagentSpec(names, lines) })
+}
+
+// specCache keeps the subagent tool's spec for the agent list it was made
+// from: every request of a turn asks for it, and the schema's encoding
+// (a map, sorted by encoding/json) cost 30–45 µs each time.
+type specCache struct {
+	mu   sync.Mutex
+	key  string
+	spec *llm.ToolSpec
+}
+
+func (c *specCache) get(key string, make func() llm.ToolSpec) llm.ToolSpec {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.spec == nil || c.key != key {
+		s := make()
+		c.key, c.spec = key, &s
+	}
+	s := *c.spec
+	s.Parameters = slices.Clone(s.Parameters) // the caller's to change
+	return s
+}
+
+func subagentSpec(names, lines []string) llm.ToolSpec {
 	schema := map[string]any{
 		"type": "object",
 		"properties": map[string]any{
