@@ -243,8 +243,9 @@ func (t *turn) append(typ string, data any) int64 {
 // flush writes what the turn appended to the file (write-ahead of a model
 // request); sync also fsyncs it (write-ahead of a tool's effects and of
 // the turn's outcome). Both report whether the log is still good.
-func (t *turn) flush() bool { return t.keep(t.a.Log.Flush()) }
-func (t *turn) sync() bool  { return t.keep(t.a.Log.Sync()) }
+func (t *turn) flush() bool      { return t.keep(t.a.Log.Flush()) }
+func (t *turn) sync() bool       { return t.keep(t.a.Log.Sync()) }
+func (t *turn) syncBehind() bool { return t.keep(t.a.Log.SyncBehind()) }
 
 func (t *turn) keep(err error) bool {
 	if err != nil && t.err == nil {
@@ -375,8 +376,10 @@ func (t *turn) step(ctx context.Context, step int) (done bool, res TurnResult) {
 			asm = &llm.Assembler{}
 			// Write-ahead: everything the request is built from (turn/start,
 			// the prompt, delivered notices, step/start, a retry) is in
-			// the file before the model is asked.
-			if !t.flush() {
+			// the file before the model is asked, and made durable while
+			// it answers, so the sync before a tool or the turn's end has
+			// little left to do.
+			if !t.syncBehind() {
 				return llm.Finish{Kind: llm.FinishError, Code: CodeLogWrite, Message: logWriteFailure.Message}
 			}
 			if t.a.Budget.Err() != nil { // no request once the budget ran out
@@ -516,7 +519,13 @@ func (t *turn) runTools(ctx context.Context, step int, calls []llm.Block) bool {
 	}
 	// A tool's effect can outlive a crash, or a power loss; its call must
 	// be on disk first, synced, so a resumed session knows to answer it.
-	if !t.sync() {
+	// Calls that leave no trace (reading files) are only written: a power
+	// loss that took them would take nothing they did.
+	durable := t.flush
+	if !t.a.Tools.Traceless(calls) {
+		durable = t.sync
+	}
+	if !durable() {
 		return false
 	}
 	results := make([]tool.Result, len(calls))

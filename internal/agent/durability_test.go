@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -151,3 +152,110 @@ func (e effectTool) Run(context.Context, *tool.Env, json.RawMessage) tool.Result
 
 // logWrite is the failure code of a turn whose log could not be written.
 const logWrite = "LOG_WRITE"
+
+// fsyncWatch records how much of the log file each completed fsync
+// covered.
+type fsyncWatch struct {
+	mu     sync.Mutex
+	synced int64
+}
+
+func (w *fsyncWatch) fsync(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	w.synced = max(w.synced, fi.Size())
+	w.mu.Unlock()
+	return nil
+}
+
+func (w *fsyncWatch) covered() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.synced
+}
+
+// probeTool records, when it runs, whether its call is in the file and
+// whether an fsync covers the whole file.
+type probeTool struct {
+	name      string
+	path      func() string
+	watch     *fsyncWatch
+	onDisk    *atomic.Bool
+	synced    *atomic.Bool
+	traceless bool
+}
+
+func (p probeTool) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: p.name, Parameters: json.RawMessage(`{"type":"object"}`)}
+}
+func (probeTool) Needs() tool.Permission { return tool.ReadOnly }
+func (p probeTool) Run(context.Context, *tool.Env, json.RawMessage) tool.Result {
+	fi, err := os.Stat(p.path())
+	if err != nil {
+		return tool.Result{Content: err.Error(), IsError: true}
+	}
+	ld, err := session.Load(p.path())
+	if err == nil {
+		for _, e := range ld.Events {
+			p.onDisk.Store(p.onDisk.Load() || e.Type == session.TypeToolCall)
+		}
+	}
+	p.synced.Store(p.watch.covered() >= fi.Size())
+	return tool.Result{Content: "ok"}
+}
+
+type tracelessProbe struct{ probeTool }
+
+func (tracelessProbe) Traceless() {}
+
+// TestCallsDurableBeforeTheyRun: a call whose effect can outlive a power
+// loss runs only once an fsync covers it; a call that leaves no trace
+// (tool.Traceless: reading files) runs once it is written; and the
+// turn's end is covered by an fsync when RunTurn returns.
+func TestCallsDurableBeforeTheyRun(t *testing.T) {
+	for _, traceless := range []bool{false, true} {
+		var a *Agent
+		w := &fsyncWatch{}
+		var onDisk, synced atomic.Bool
+		p := probeTool{name: "probe", path: func() string { return a.Log.Path() }, watch: w, onDisk: &onDisk, synced: &synced}
+		var tl tool.Tool = p
+		if traceless {
+			tl = tracelessProbe{p}
+		}
+		l, err := session.Create(t.TempDir(), session.Header{ID: "s"}, session.Options{Fsync: w.fsync})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := &script{}
+		sc.replies = append(sc.replies,
+			chunks(callReply(llm.FinishToolCalls, llm.Block{ID: "c1", Name: "probe", Arguments: `{}`})...),
+			chunks(textReply("done")...))
+		a = newAgent(t, sc, tl)
+		a.Log = l
+		if res := a.RunTurn(t.Context(), "go"); res.Reason != session.ReasonCompleted {
+			t.Fatalf("traceless %v: turn ended %s %+v", traceless, res.Reason, res.Failure)
+		}
+		if !onDisk.Load() {
+			t.Errorf("traceless %v: the call was not in the file when the tool ran", traceless)
+		}
+		if !traceless && !synced.Load() {
+			t.Errorf("a tool with effects ran before an fsync covered its call")
+		}
+		fi, err := os.Stat(l.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.covered() < fi.Size() {
+			t.Errorf("traceless %v: RunTurn returned with %d of %d bytes synced", traceless, w.covered(), fi.Size())
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

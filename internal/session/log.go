@@ -78,11 +78,14 @@ type Log struct {
 	now     func() time.Time
 	observe func(Header, Event)
 	clock   Clock
-	through bool  // Options.WriteThrough
-	timer   Timer // the group commit, made on first use
-	armed   bool  // timer is set to fire; a firing that finds it unset does nothing
-	dirty   bool  // bytes written since the last fsync
-	dirOK   bool  // the directory entry of the file is durable
+	through bool   // Options.WriteThrough
+	timer   Timer  // the group commit, made on first use
+	armed   bool   // timer is set to fire; a firing that finds it unset does nothing
+	wrote   uint64 // writes of the file so far (those that wrote a byte)
+	synced  uint64 // the writes the last completed fsync covers
+	dirOK   bool   // the directory entry of the file is durable
+	fsync   func(*os.File) error
+	behind  chan struct{} // closed when the fsync SyncBehind started ends; nil when none runs
 	// types are the event types this Log wrote; nil for a reopened log,
 	// which may hold any (MayHold).
 	types map[string]bool
@@ -98,6 +101,9 @@ type Options struct {
 	// Clock schedules the group commit of buffered events; the real clock
 	// when nil. Tests pass a fake to fire it by hand.
 	Clock Clock
+	// Fsync makes the file durable; (*os.File).Sync when nil. Tests pass
+	// one that records what each fsync covered.
+	Fsync func(*os.File) error
 	// WriteThrough writes every event before Observe sees it, instead of
 	// group-committing: for a log whose observer tells another process
 	// (reins sdk streaming to a parent), so that what was told is never
@@ -231,7 +237,7 @@ func newLog(f *os.File, path string, h Header, next int64, openTurn, lastTurn in
 	return &Log{
 		f: f, header: h, path: path,
 		next: next, openTrn: openTurn, lastTrn: lastTurn, now: now, observe: opts.Observe, clock: clock,
-		through: opts.WriteThrough,
+		through: opts.WriteThrough, fsync: opts.Fsync,
 	}
 }
 
@@ -292,7 +298,9 @@ func Reopen(path string, opts Options) (*Log, *Loaded, error) {
 	}
 	l := newLog(f, path, ld.Header, int64(len(ld.Events)), -1, last, opts)
 	l.dirOK = true // an existing file's entry was made durable when it was created
-	l.dirty = ld.Repair.DroppedBytes > 0
+	if ld.Repair.DroppedBytes > 0 {
+		l.wrote = 1 // the cut is not durable yet
+	}
 	for _, e := range rewrite {
 		if err := l.writeLocked(e, false); err != nil {
 			f.Close()
@@ -444,7 +452,9 @@ func (l *Log) flushLocked() error {
 		return l.fail(err)
 	}
 	n, err := l.f.Write(l.buf)
-	l.dirty = l.dirty || n > 0
+	if n > 0 {
+		l.wrote++
+	}
 	if err != nil {
 		l.buf = l.buf[n:]
 		return l.fail(err)
@@ -491,11 +501,13 @@ func (l *Log) syncLocked() error {
 	if err := l.checkLocked(); err != nil {
 		return l.fail(err)
 	}
-	if l.dirty {
-		if err := l.f.Sync(); err != nil {
+	if l.wrote != l.synced {
+		// While an fsync SyncBehind started still runs, the kernel has
+		// this one wait for its commit and commit only what came since.
+		if err := l.fsyncFile(); err != nil {
 			return l.fail(err)
 		}
-		l.dirty = false
+		l.synced = l.wrote
 	}
 	if !l.dirOK {
 		// The file's entry in the session directory. (On ext4, which
@@ -505,6 +517,55 @@ func (l *Log) syncLocked() error {
 		l.dirOK = true
 	}
 	return nil
+}
+
+// SyncBehind writes buffered events and starts an fsync of the file in
+// the background (and, the first time, of its directory), returning at
+// once: a caller about to wait — for the model — makes what it wrote
+// durable meanwhile, so the Sync that must come before its next act
+// (running a tool, reporting the turn's end) finds little left to commit;
+// for a new session that is the file's creation, most of an fsync's
+// cost. One runs at a time. Its failure is kept like a write's: the next
+// write or Sync returns it. Close waits for it.
+func (l *Log) SyncBehind() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return ErrClosed
+	}
+	if err := l.flushLocked(); err != nil {
+		return err
+	}
+	if l.behind != nil || l.wrote == l.synced && l.dirOK {
+		return nil
+	}
+	gen, dirOK, done := l.wrote, l.dirOK, make(chan struct{})
+	l.behind = done
+	go func() {
+		defer close(done)
+		err := l.fsyncFile()
+		if err == nil && !dirOK {
+			syncDir(filepath.Dir(l.path))
+		}
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.behind = nil
+		if err != nil {
+			l.fail(err)
+			return
+		}
+		l.synced = max(l.synced, gen)
+		l.dirOK = true
+	}()
+	return nil
+}
+
+// fsyncFile fsyncs the file; l.mu need not be held.
+func (l *Log) fsyncFile() error {
+	if l.fsync != nil {
+		return l.fsync(l.f)
+	}
+	return l.f.Sync()
 }
 
 // maxKeptBuf bounds the buffer a Log keeps between flushes.
@@ -579,6 +640,13 @@ func (l *Log) Err() error {
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	for l.behind != nil && !l.closed {
+		// The background fsync must end before the file closes.
+		done := l.behind
+		l.mu.Unlock()
+		<-done
+		l.mu.Lock()
+	}
 	if l.closed {
 		return nil
 	}

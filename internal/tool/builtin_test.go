@@ -41,6 +41,12 @@ func TestBuiltins(t *testing.T) {
 		if tl.Needs() != w.needs {
 			t.Errorf("%s needs %s, want %s", s.Name, tl.Needs(), w.needs)
 		}
+		// Only the readers are Traceless: their calls are not synced
+		// before they run (agent.runTools).
+		_, traceless := tl.(Traceless)
+		if want := s.Name == "read" || s.Name == "grep" || s.Name == "glob" || s.Name == "ls"; traceless != want {
+			t.Errorf("%s Traceless %v, want %v", s.Name, traceless, want)
+		}
 		if s.Description == "" {
 			t.Errorf("%s has no description", s.Name)
 		}

@@ -36,6 +36,7 @@ func (globTool) Spec() llm.ToolSpec {
 }
 
 func (globTool) Needs() Permission { return ReadOnly }
+func (globTool) Traceless()        {}
 
 type globArgs struct {
 	Pattern *string `json:"pattern"`

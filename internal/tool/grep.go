@@ -48,6 +48,7 @@ func (grepTool) Spec() llm.ToolSpec {
 }
 
 func (grepTool) Needs() Permission { return ReadOnly }
+func (grepTool) Traceless()        {}
 
 type grepArgs struct {
 	Pattern    *string     `json:"pattern"`

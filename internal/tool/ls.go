@@ -26,6 +26,7 @@ func (lsTool) Spec() llm.ToolSpec {
 }
 
 func (lsTool) Needs() Permission { return ReadOnly }
+func (lsTool) Traceless()        {}
 
 type lsArgs struct {
 	Path string `json:"path"`

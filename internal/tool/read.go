@@ -42,6 +42,7 @@ func (readTool) Spec() llm.ToolSpec {
 }
 
 func (readTool) Needs() Permission { return ReadOnly }
+func (readTool) Traceless()        {}
 
 type readArgs struct {
 	Path   *string `json:"path"`

@@ -195,6 +195,24 @@ func (r *Registry) Concurrent(name string) bool {
 	return ok && t.Needs() == ReadOnly
 }
 
+// Traceless is a tool whose calls leave nothing behind but their result:
+// reading, listing and searching files. The loop writes such a call to
+// the session log before running it but does not wait for an fsync, which
+// a call whose effect could outlive a power loss needs.
+type Traceless interface {
+	Traceless()
+}
+
+// Traceless reports whether every call in calls is to a Traceless tool.
+func (r *Registry) Traceless(calls []llm.Block) bool {
+	for _, c := range calls {
+		if _, ok := r.tools[c.Name].(Traceless); !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // Admitter is a tool part of whose work must happen in the model's call
 // order although the calls of one assistant message run concurrently:
 // background-job admission (which calls become jobs under the limit, and

@@ -1,0 +1,117 @@
+package session
+
+import (
+	"errors"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// TestSyncBehind: SyncBehind writes what is buffered and fsyncs it in the
+// background — one fsync at a time, covering every byte written before
+// it — and Close waits for it before closing the file; no goroutine is
+// left behind.
+func TestSyncBehind(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var (
+		mu      sync.Mutex
+		covered []int64 // the file's size at each fsync
+		calls   int
+	)
+	gate := make(chan struct{})
+	started := make(chan struct{}, 4)
+	fsync := func(f *os.File) error {
+		mu.Lock()
+		calls++
+		first := calls == 1
+		mu.Unlock()
+		if first {
+			started <- struct{}{}
+			<-gate // held until the test lets it go
+		}
+		fi, err := f.Stat() // fails if Close closed the file meanwhile
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		covered = append(covered, fi.Size())
+		mu.Unlock()
+		return f.Sync()
+	}
+	l, err := Create(t.TempDir(), Header{ID: "s"}, Options{Now: fixedClock(), Fsync: fsync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTurn(t, l, 0) // buffered
+	if err := l.SyncBehind(); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	written, err := os.Stat(l.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.SyncBehind(); err != nil { // one in flight: nothing more starts
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- l.Close() }()
+	// Close must wait for the held fsync: either it returns (wrong) or
+	// its goroutine is seen blocked waiting, and then the fsync may go.
+	for waiting := false; !waiting; {
+		select {
+		case err := <-closed:
+			t.Fatalf("Close returned (%v) while the background fsync was still running", err)
+		case <-time.After(10 * time.Millisecond):
+			buf := make([]byte, 1<<20)
+			for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+				waiting = waiting || strings.Contains(g, "[chan receive") && strings.Contains(g, "session.(*Log).Close(")
+			}
+		}
+	}
+	close(gate)
+	if err := <-closed; err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(covered) == 0 || covered[0] != written.Size() {
+		t.Fatalf("the background fsync covered %v bytes, want the %d written before it", covered, written.Size())
+	}
+	if calls > 2 {
+		t.Errorf("%d fsyncs: a second SyncBehind started one while the first ran", calls)
+	}
+}
+
+// TestSyncBehindFailure: an fsync that fails in the background is kept
+// like a write error: Close (and any later write) returns it.
+func TestSyncBehindFailure(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var once sync.Once
+	fsync := func(f *os.File) (err error) {
+		once.Do(func() { err = syscall.EIO })
+		if err != nil {
+			return err
+		}
+		return f.Sync()
+	}
+	l, err := Create(t.TempDir(), Header{ID: "s"}, Options{Now: fixedClock(), Fsync: fsync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTurn(t, l, 0)
+	if err := l.SyncBehind(); err != nil {
+		t.Fatal(err)
+	}
+	err = l.Close()
+	var we *WriteError
+	if !errors.As(err, &we) || !errors.Is(err, syscall.EIO) {
+		t.Fatalf("Close after a failed background fsync: %v, want a *WriteError of EIO", err)
+	}
+}
