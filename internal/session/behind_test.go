@@ -64,16 +64,8 @@ func TestSyncBehind(t *testing.T) {
 	go func() { closed <- l.Close() }()
 	// Close must wait for the held fsync: either it returns (wrong) or
 	// its goroutine is seen blocked waiting, and then the fsync may go.
-	for waiting := false; !waiting; {
-		select {
-		case err := <-closed:
-			t.Fatalf("Close returned (%v) while the background fsync was still running", err)
-		case <-time.After(10 * time.Millisecond):
-			buf := make([]byte, 1<<20)
-			for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
-				waiting = waiting || strings.Contains(g, "[chan receive") && strings.Contains(g, "session.(*Log).Close(")
-			}
-		}
+	if err, returned := waitBlocked(closed, "session.(*Log).Close("); returned {
+		t.Fatalf("Close returned (%v) while the background fsync was still running", err)
 	}
 	close(gate)
 	if err := <-closed; err != nil {
@@ -113,5 +105,68 @@ func TestSyncBehindFailure(t *testing.T) {
 	var we *WriteError
 	if !errors.As(err, &we) || !errors.Is(err, syscall.EIO) {
 		t.Fatalf("Close after a failed background fsync: %v, want a *WriteError of EIO", err)
+	}
+}
+
+// TestSyncWaitsForBehind: a Sync while a background fsync runs waits for
+// it and fails when it failed — Linux tells a writeback error to one fsync
+// of a descriptor, so a second fsync's success would say nothing.
+func TestSyncWaitsForBehind(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	gate := make(chan struct{})
+	started := make(chan struct{})
+	var calls int
+	var mu sync.Mutex
+	fsync := func(f *os.File) error {
+		mu.Lock()
+		calls++
+		first := calls == 1
+		mu.Unlock()
+		if first {
+			close(started)
+			<-gate
+			return syscall.EIO
+		}
+		return f.Sync()
+	}
+	l, err := Create(t.TempDir(), Header{ID: "s"}, Options{Now: fixedClock(), Fsync: fsync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var release sync.Once
+	defer release.Do(func() { close(gate) }) // before Close, which waits for the fsync
+	writeTurn(t, l, 0)
+	if err := l.SyncBehind(); err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	synced := make(chan error, 1)
+	go func() { synced <- l.Sync() }()
+	if err, returned := waitBlocked(synced, "session.(*Log).Sync("); returned {
+		t.Fatalf("Sync returned (%v) while the background fsync was still running", err)
+	}
+	release.Do(func() { close(gate) })
+	if err := <-synced; !errors.Is(err, syscall.EIO) {
+		t.Fatalf("Sync during a background fsync that failed: %v, want EIO", err)
+	}
+}
+
+// waitBlocked waits until a goroutine is seen blocked on a channel inside
+// fn, or until done delivers (returned): what the caller then learns does
+// not depend on how fast either side ran.
+func waitBlocked(done <-chan error, fn string) (err error, returned bool) {
+	for {
+		select {
+		case err := <-done:
+			return err, true
+		case <-time.After(10 * time.Millisecond):
+			buf := make([]byte, 1<<20)
+			for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+				if strings.Contains(g, "[chan receive") && strings.Contains(g, fn) {
+					return nil, false
+				}
+			}
+		}
 	}
 }

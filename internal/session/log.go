@@ -494,7 +494,16 @@ func (l *Log) fail(err error) error {
 // syncLocked writes the buffer and fsyncs the file — only when something
 // was written since the last fsync — and, the first time, its directory,
 // so a new session's file survives a power loss along with its events.
+// It releases l.mu while it waits for a background fsync.
 func (l *Log) syncLocked() error {
+	// A background fsync (SyncBehind) must end first, and its outcome be
+	// this one's: after a failed writeback Linux reports the error to one
+	// fsync of the descriptor only, so a second, concurrent fsync could
+	// report success for bytes that were lost.
+	l.waitBehindLocked()
+	if l.closed {
+		return ErrClosed
+	}
 	if err := l.flushLocked(); err != nil {
 		return err
 	}
@@ -502,8 +511,6 @@ func (l *Log) syncLocked() error {
 		return l.fail(err)
 	}
 	if l.wrote != l.synced {
-		// While an fsync SyncBehind started still runs, the kernel has
-		// this one wait for its commit and commit only what came since.
 		if err := l.fsyncFile(); err != nil {
 			return l.fail(err)
 		}
@@ -558,6 +565,17 @@ func (l *Log) SyncBehind() error {
 		l.dirOK = true
 	}()
 	return nil
+}
+
+// waitBehindLocked waits, with l.mu released meanwhile, until no
+// background fsync runs.
+func (l *Log) waitBehindLocked() {
+	for l.behind != nil {
+		done := l.behind
+		l.mu.Unlock()
+		<-done
+		l.mu.Lock()
+	}
 }
 
 // fsyncFile fsyncs the file; l.mu need not be held.
@@ -640,13 +658,7 @@ func (l *Log) Err() error {
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for l.behind != nil && !l.closed {
-		// The background fsync must end before the file closes.
-		done := l.behind
-		l.mu.Unlock()
-		<-done
-		l.mu.Lock()
-	}
+	l.waitBehindLocked() // the background fsync must end before the file closes
 	if l.closed {
 		return nil
 	}
