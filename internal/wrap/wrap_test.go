@@ -71,8 +71,9 @@ func newFixture(t *testing.T, binDir string) *fixture {
 	return f
 }
 
-// fastLadder keeps teardown tests short; the waits are upper bounds, so
-// no assertion depends on them.
+// fastLadder keeps teardown tests short. Its waits are upper bounds; a
+// test whose verdict names the signal that ended a child sets a long Term
+// instead, so that a slow death by SIGTERM is not taken for SIGKILL.
 var fastLadder = proc.Ladder{Grace: 100 * time.Millisecond, Term: 200 * time.Millisecond, Reap: 5 * time.Second}
 
 func (f *fixture) opts() Options {
@@ -224,7 +225,13 @@ func TestTerminalErrorTornDownKeepsOwnStatus(t *testing.T) {
 echo '{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"500 upstream"}}'
 exec sleep 1000`)
 	f := newFixture(t, bin)
-	res, err := Run(context.Background(), f.meta, f.opts())
+	// The verdict names the signal that ended the child, so the wait after
+	// SIGTERM must not be what decides it: on a loaded machine sleep once
+	// took longer than fastLadder's 200 ms to die and met SIGKILL. sleep
+	// dies of SIGTERM, so the long bound costs nothing when things work.
+	opts := f.opts()
+	opts.Ladder.Term = time.Minute
+	res, err := Run(context.Background(), f.meta, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
