@@ -13,17 +13,9 @@ n=300
 if [ "${1:-}" = -n ]; then n=$2; shift 2; fi
 hello=$1
 shift
-work=$(mktemp -d)
-mock=
-cleanup() { [ -n "$mock" ] && kill "$mock" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
+. bench/lib.sh
 go build -o "$work/alternate" ./bench/cmd/alternate
-mkdir -p "$work/ws"
-printf '[[notes-content]] hello\n' >"$work/ws/notes.txt"
-"${@: -1}" mock-llm --addr 127.0.0.1:0 --script bench/scripts/two-step.reins.yaml >"$work/mock.out" &
-mock=$!
-for _ in $(seq 100); do grep -q http "$work/mock.out" 2>/dev/null && break; sleep 0.1; done
-url=$(grep -o 'http://[^ ]*' "$work/mock.out")/v1
+serve_two_step "${@: -1}"
 echo "start $(date -u +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg), $n rounds"
 args=(-- "$hello")
 for b in "$@"; do args+=(-- "$b" version); done

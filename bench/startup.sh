@@ -10,18 +10,11 @@
 set -euo pipefail
 hello=$1
 shift
-work=$(mktemp -d)
-mock=
-cleanup() { [ -n "$mock" ] && kill "$mock" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
+. bench/lib.sh
 measure="$work/measure"
 go build -o "$measure" ./bench/cmd/measure
-mkdir -p "$work/ws" "$work/home"
-printf '[[notes-content]] hello\n' >"$work/ws/notes.txt"
-"$1" mock-llm --addr 127.0.0.1:0 --script bench/scripts/two-step.reins.yaml >"$work/mock.out" &
-mock=$!
-for _ in $(seq 100); do grep -q http "$work/mock.out" 2>/dev/null && break; sleep 0.1; done
-url=$(grep -o 'http://[^ ]*' "$work/mock.out")/v1
+mkdir -p "$work/home"
+serve_two_step "$1"
 export REINS_HOME="$work/home"
 echo "start $(date -u +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)"
 for r in 1 2 3; do

@@ -9,6 +9,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -267,6 +268,20 @@ type ToolSpec struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// emptySchema is a schema that takes no arguments.
+var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// Schema is the schema every wire sends for t: Parameters, or, for a tool
+// without parameters (none, blank, or JSON null), an object schema with no
+// properties, since the providers reject a tool whose schema is missing.
+func (t ToolSpec) Schema() json.RawMessage {
+	switch p := bytes.TrimSpace(t.Parameters); {
+	case len(p) == 0, string(p) == "null":
+		return emptySchema
+	}
+	return t.Parameters
 }
 
 // Request is one model request.

@@ -22,19 +22,11 @@ func TestSyncBehind(t *testing.T) {
 	var (
 		mu      sync.Mutex
 		covered []int64 // the file's size at each fsync
-		calls   int
 	)
-	gate := make(chan struct{})
-	started := make(chan struct{}, 4)
+	held := newFirstHeld()
+	defer held.release()
 	fsync := func(f *os.File) error {
-		mu.Lock()
-		calls++
-		first := calls == 1
-		mu.Unlock()
-		if first {
-			started <- struct{}{}
-			<-gate // held until the test lets it go
-		}
+		held.hold()
 		fi, err := f.Stat() // fails if Close closed the file meanwhile
 		if err != nil {
 			return err
@@ -52,7 +44,7 @@ func TestSyncBehind(t *testing.T) {
 	if err := l.SyncBehind(); err != nil {
 		t.Fatal(err)
 	}
-	<-started
+	<-held.started
 	written, err := os.Stat(l.Path())
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +59,7 @@ func TestSyncBehind(t *testing.T) {
 	if err, returned := waitBlocked(closed, "session.(*Log).Close("); returned {
 		t.Fatalf("Close returned (%v) while the background fsync was still running", err)
 	}
-	close(gate)
+	held.release()
 	if err := <-closed; err != nil {
 		t.Fatalf("Close: %v", err)
 	}
@@ -76,8 +68,8 @@ func TestSyncBehind(t *testing.T) {
 	if len(covered) == 0 || covered[0] != written.Size() {
 		t.Fatalf("the background fsync covered %v bytes, want the %d written before it", covered, written.Size())
 	}
-	if calls > 2 {
-		t.Errorf("%d fsyncs: a second SyncBehind started one while the first ran", calls)
+	if n := held.count(); n > 2 {
+		t.Errorf("%d fsyncs: a second SyncBehind started one while the first ran", n)
 	}
 }
 
@@ -113,18 +105,9 @@ func TestSyncBehindFailure(t *testing.T) {
 // of a descriptor, so a second fsync's success would say nothing.
 func TestSyncWaitsForBehind(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	gate := make(chan struct{})
-	started := make(chan struct{})
-	var calls int
-	var mu sync.Mutex
+	held := newFirstHeld()
 	fsync := func(f *os.File) error {
-		mu.Lock()
-		calls++
-		first := calls == 1
-		mu.Unlock()
-		if first {
-			close(started)
-			<-gate
+		if held.hold() {
 			return syscall.EIO
 		}
 		return f.Sync()
@@ -134,19 +117,18 @@ func TestSyncWaitsForBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	var release sync.Once
-	defer release.Do(func() { close(gate) }) // before Close, which waits for the fsync
+	defer held.release() // before Close, which waits for the fsync
 	writeTurn(t, l, 0)
 	if err := l.SyncBehind(); err != nil {
 		t.Fatal(err)
 	}
-	<-started
+	<-held.started
 	synced := make(chan error, 1)
 	go func() { synced <- l.Sync() }()
 	if err, returned := waitBlocked(synced, "session.(*Log).Sync("); returned {
 		t.Fatalf("Sync returned (%v) while the background fsync was still running", err)
 	}
-	release.Do(func() { close(gate) })
+	held.release()
 	if err := <-synced; !errors.Is(err, syscall.EIO) {
 		t.Fatalf("Sync during a background fsync that failed: %v, want EIO", err)
 	}
@@ -169,4 +151,40 @@ func waitBlocked(done <-chan error, fn string) (err error, returned bool) {
 			}
 		}
 	}
+}
+
+// firstHeld counts the calls of a test's fsync hook and holds the first
+// one until release, so that a test can act while a background fsync runs.
+type firstHeld struct {
+	started chan struct{} // closed when the first call arrives
+	gate    chan struct{} // closed by release
+	once    sync.Once
+	mu      sync.Mutex
+	calls   int
+}
+
+func newFirstHeld() *firstHeld {
+	return &firstHeld{started: make(chan struct{}), gate: make(chan struct{})}
+}
+
+// hold counts a call; the first one waits for release and reports true.
+func (h *firstHeld) hold() (first bool) {
+	h.mu.Lock()
+	h.calls++
+	first = h.calls == 1
+	h.mu.Unlock()
+	if first {
+		close(h.started)
+		<-h.gate
+	}
+	return first
+}
+
+// release lets the held call go; it may be called more than once.
+func (h *firstHeld) release() { h.once.Do(func() { close(h.gate) }) }
+
+func (h *firstHeld) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.calls
 }

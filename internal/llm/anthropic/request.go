@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -126,10 +125,8 @@ type encodedBlock struct {
 func encodeRequest(req *llm.Request, cache *enccache.Cache[encodedMessage]) ([]byte, error) {
 	tools := make([][]byte, 0, len(req.Tools))
 	for _, t := range req.Tools {
-		schema := t.Parameters
-		if len(bytes.TrimSpace(schema)) == 0 {
-			schema = json.RawMessage(`{"type":"object"}`)
-		} else if !json.Valid(schema) {
+		schema := t.Schema()
+		if !json.Valid(schema) {
 			return nil, errToolSchema
 		}
 		b, err := json.Marshal(wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})

@@ -98,11 +98,13 @@ func TestRequestBody(t *testing.T) {
 			req: llm.Request{Model: "m", Messages: []llm.Message{user("hi")}, Tools: []llm.ToolSpec{
 				{Name: "read", Description: "Read a file.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
 				{Name: "now", Description: "Current time."},
+				{Name: "ping", Description: "Ping.", Parameters: json.RawMessage(`null`)},
 			}},
 			want: `{"model":"m","max_tokens":8192,"stream":true,
 				"tools":[
 					{"name":"read","description":"Read a file.","input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}},
-					{"name":"now","description":"Current time.","input_schema":{"type":"object"}}],
+					{"name":"now","description":"Current time.","input_schema":{"type":"object","properties":{}}},
+					{"name":"ping","description":"Ping.","input_schema":{"type":"object","properties":{}}}],
 				"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}`,
 		},
 		{

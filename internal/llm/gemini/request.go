@@ -151,11 +151,7 @@ func encodeRequest(req *llm.Request, budget int) ([]byte, error) {
 	if len(req.Tools) > 0 {
 		ts := toolSet{}
 		for _, t := range req.Tools {
-			params := t.Parameters
-			if len(params) == 0 || string(params) == "null" {
-				params = json.RawMessage(`{"type":"object","properties":{}}`)
-			}
-			ts.FunctionDeclarations = append(ts.FunctionDeclarations, functionDecl{Name: t.Name, Description: t.Description, Parameters: params})
+			ts.FunctionDeclarations = append(ts.FunctionDeclarations, functionDecl{Name: t.Name, Description: t.Description, Parameters: t.Schema()})
 		}
 		r.Tools = []toolSet{ts}
 	}

@@ -58,10 +58,6 @@ type chatToolSpec struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// emptySchema stands in for a tool without parameters: servers reject a
-// null schema.
-var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
-
 // encoded is a request body and what the next request needs to extend
 // it in place.
 type encoded struct {
@@ -94,26 +90,22 @@ func (k *kept) put(e *encoded) {
 	k.mu.Unlock()
 }
 
-// encodeRequest renders req as a streaming chat-completions body. With
-// deepseek set, assistant reasoning is sent back as reasoning_content, which
-// DeepSeek requires on assistant messages of tool-call turns.
-//
 // encodeTools renders the tools array.
 func encodeTools(specs []llm.ToolSpec) ([]byte, error) {
 	ts := make([]chatTool, 0, len(specs))
 	for _, t := range specs {
-		params := t.Parameters
-		if len(params) == 0 || string(params) == "null" {
-			params = emptySchema
-		}
 		ts = append(ts, chatTool{
 			Type:     "function",
-			Function: chatToolSpec{Name: t.Name, Description: t.Description, Parameters: params},
+			Function: chatToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Schema()},
 		})
 	}
 	return json.Marshal(ts)
 }
 
+// encodeRequest renders req as a streaming chat-completions body. With
+// deepseek set, assistant reasoning is sent back as reasoning_content, which
+// DeepSeek requires on assistant messages of tool-call turns.
+//
 // The body is written so that a request extending the previous one starts
 // with the previous one's bytes: the providers' automatic prompt caches
 // (OpenAI, DeepSeek) match on an exact prefix. Each history message is

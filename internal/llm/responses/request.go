@@ -68,9 +68,6 @@ type tool struct {
 	Strict      bool            `json:"strict"`
 }
 
-// emptySchema stands in for a tool without parameters.
-var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
-
 // encodeRequest renders req as a stateless streaming Responses request:
 // the system prompt as instructions, the history as input items, and
 // `include: ["reasoning.encrypted_content"]` so reasoning can be handed
@@ -109,11 +106,7 @@ func encodeRequest(req *llm.Request, effort llm.Effort, cache *enccache.Tools) (
 func encodeTools(specs []llm.ToolSpec) ([]byte, error) {
 	ts := make([]tool, 0, len(specs))
 	for _, t := range specs {
-		params := t.Parameters
-		if len(params) == 0 || string(params) == "null" {
-			params = emptySchema
-		}
-		ts = append(ts, tool{Type: "function", Name: t.Name, Description: t.Description, Parameters: params})
+		ts = append(ts, tool{Type: "function", Name: t.Name, Description: t.Description, Parameters: t.Schema()})
 	}
 	return encode(ts)
 }
