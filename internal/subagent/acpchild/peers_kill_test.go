@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,6 +32,11 @@ const (
 	peerURLEnv    = "ACPCHILD_PEER_URL"
 	peerHomeEnv   = "ACPCHILD_PEER_HOME"
 	peerCwdEnv    = "ACPCHILD_PEER_CWD"
+	// peerSessionsEnv is the helper's sessions folder, made by the parent
+	// under its own t.TempDir: the helper is killed with SIGKILL, so a
+	// t.TempDir of its own would never be removed (each CI run left seven
+	// in /tmp).
+	peerSessionsEnv = "ACPCHILD_PEER_SESSIONS"
 )
 
 // TestPeerKillHelper is not a test: run by peerKill as the reins that
@@ -53,7 +59,7 @@ func TestPeerKillHelper(t *testing.T) {
 	home := os.Getenv(peerHomeEnv)
 	ag := pa.agent(testutil.Peers(t), os.Getenv(peerURLEnv), home)
 	ag.Env[testutil.MarkEnv] = os.Getenv(testutil.MarkEnv)
-	prov := New(Options{Ladder: testLadder, ExitWait: testExitWait, StartTimeout: 2 * time.Minute, SessionsDir: t.TempDir()})
+	prov := New(Options{Ladder: testLadder, ExitWait: testExitWait, StartTimeout: 2 * time.Minute, SessionsDir: os.Getenv(peerSessionsEnv)})
 	req := subagent.Request{RunID: "run-1", Agent: ag, Prompt: "think hard", Depth: 1, Cwd: os.Getenv(peerCwdEnv),
 		Permission: tool.WorkspaceWrite, ParentSession: "parent-1", ChildID: "child-1"}
 	req.Sandbox.Writable = []string{home}
@@ -75,13 +81,15 @@ func peerKill(t *testing.T, p *peerRun) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestPeerKillHelper$", "-test.v")
 	cmd.Env = append(os.Environ(), p.f.mark, peerHelperEnv+"="+p.pa.name, peerURLEnv+"="+p.url,
-		peerHomeEnv+"="+p.home, peerCwdEnv+"="+p.f.cwd)
+		peerHomeEnv+"="+p.home, peerCwdEnv+"="+p.f.cwd, peerSessionsEnv+"="+t.TempDir())
 	out, err := os.Create(filepath.Join(t.TempDir(), "helper.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer out.Close()
 	cmd.Stdout, cmd.Stderr = out, out
+	helperTemp := filepath.Join(os.TempDir(), "TestPeerKillHelper*")
+	tempBefore, _ := filepath.Glob(helperTemp)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -125,6 +133,14 @@ func peerKill(t *testing.T, p *peerRun) {
 	// has --cwd WORKSPACE) is caught here.
 	if left := naming(p.f.cwd, p.home); len(left) > 0 {
 		t.Fatalf("alive after reins was killed with SIGKILL, naming the test's folders: %v", left)
+	}
+	// Files too: nothing the killed helper made may stay in the temp folder.
+	tempAfter, _ := filepath.Glob(helperTemp)
+	for _, d := range tempAfter {
+		if !slices.Contains(tempBefore, d) {
+			os.RemoveAll(d)
+			t.Errorf("the killed helper left %s behind", d)
+		}
 	}
 	t.Logf("%s: %d processes before the kill, none after: %v", p.pa.name, len(before), before)
 }
