@@ -35,6 +35,12 @@ func init() {
 	}
 }
 
+// TempPrefix begins the name of the private temporary folder the
+// supervisor makes in os.TempDir for each confined program (its TMPDIR)
+// and removes when it ends. A supervisor killed with SIGKILL cannot remove
+// it; tests that kill one clean it up by this name.
+const TempPrefix = "reins-sandbox-"
+
 // Exit codes of the supervisor itself, when the child never ran. They
 // follow the shell's conventions so callers that map 126/127 keep working.
 const (
@@ -76,7 +82,7 @@ func supervise(args []string) int {
 		return fail(exitSetup, "parent exited before the child started")
 	}
 
-	tmp, err := os.MkdirTemp("", "reins-sandbox-")
+	tmp, err := os.MkdirTemp("", TempPrefix)
 	if err != nil {
 		return fail(exitSetup, "cannot make the private temporary directory: %v", err)
 	}

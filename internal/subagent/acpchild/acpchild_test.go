@@ -7,9 +7,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +22,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/testutil"
 	"github.com/reinsdev/reins/internal/tool"
@@ -147,6 +152,40 @@ func (f *fixture) alive() []testutil.Proc {
 func (f *fixture) leftBehind() []testutil.Proc {
 	_, v, _ := strings.Cut(f.mark, "=")
 	return testutil.LeftBehind(v, testutil.OrphanWait)
+}
+
+// killAll kills procs with SIGKILL, the sandbox supervisor among them, and
+// removes at the test's end the private temporary folders of the killed
+// supervisors, which they no longer can (each run of the suite left one
+// in the temp folder per peer). A folder is found where the supervisor
+// passes it on: in its program's TMPDIR, or (in a container, where the
+// program sees another path) on the confining stage's command line.
+func killAll(t *testing.T, procs []testutil.Proc) {
+	t.Helper()
+	var temps []string
+	keep := func(dir string) {
+		if filepath.Dir(dir) == filepath.Clean(os.TempDir()) &&
+			strings.HasPrefix(filepath.Base(dir), sandbox.TempPrefix) && !slices.Contains(temps, dir) {
+			temps = append(temps, dir)
+		}
+	}
+	for _, pr := range procs {
+		env, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pr.PID), "environ"))
+		for kv := range bytes.SplitSeq(env, []byte{0}) {
+			if dir, ok := bytes.CutPrefix(kv, []byte("TMPDIR=")); ok {
+				keep(string(dir))
+			}
+		}
+		for arg := range strings.FieldsSeq(pr.Cmdline) {
+			keep(arg)
+		}
+		syscall.Kill(pr.PID, syscall.SIGKILL)
+	}
+	t.Cleanup(func() {
+		for _, d := range temps {
+			os.RemoveAll(d)
+		}
+	})
 }
 
 func text(r outcome.Result) string { return llm.BlocksText(r.Output) }

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -396,9 +395,7 @@ func TestPeerAgents(t *testing.T) {
 						}
 					}
 				}
-				for _, pr := range p.f.alive() {
-					syscall.Kill(pr.PID, syscall.SIGKILL)
-				}
+				killAll(t, p.f.alive())
 				res := p.settle(r)
 				if res.StopReason != outcome.StopError || text(res) != pa.partial ||
 					!strings.HasPrefix(res.Diagnostic, "Subagent failure (provider: acp; stage: process; category: process-exit; stop reason: error; signal: SIGKILL)") {
