@@ -132,6 +132,12 @@ func (m Mode) Rank() int {
 // arguments (the public sdk client's Options.Args) can use it too.
 const helperArg = "__reins-supervise"
 
+// TempPrefix begins the name of the private temporary folder the
+// supervisor makes in os.TempDir for each confined program (its TMPDIR)
+// and removes when it ends. A supervisor killed with SIGKILL cannot remove
+// it; tests that kill one clean it up by this name.
+const TempPrefix = "reins-sandbox-"
+
 // UnavailableError says that the kernel lacks a Landlock feature the
 // policy needs. The user either runs on a kernel that has it or turns the
 // sandbox off explicitly.

@@ -35,12 +35,6 @@ func init() {
 	}
 }
 
-// TempPrefix begins the name of the private temporary folder the
-// supervisor makes in os.TempDir for each confined program (its TMPDIR)
-// and removes when it ends. A supervisor killed with SIGKILL cannot remove
-// it; tests that kill one clean it up by this name.
-const TempPrefix = "reins-sandbox-"
-
 // Exit codes of the supervisor itself, when the child never ran. They
 // follow the shell's conventions so callers that map 126/127 keep working.
 const (
