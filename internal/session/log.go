@@ -199,7 +199,7 @@ func Create(root string, h Header, opts Options) (*Log, error) {
 	h.Type, h.Version = headerType, FormatVersion
 	l := newLog(f, path, h, 0, -1, -1, opts)
 	l.types = map[string]bool{}
-	line, err := json.Marshal(h)
+	line, err := h.AppendJSON(make([]byte, 0, 256))
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -346,7 +346,7 @@ var ErrClosed = errors.New("session: log is closed")
 // Append writes one event of type typ with data marshalled to JSON, and
 // returns it. It does not flush.
 func (l *Log) Append(typ string, data any) (Event, error) {
-	raw, err := json.Marshal(data)
+	raw, err := marshalData(data)
 	if err != nil {
 		return Event{}, fmt.Errorf("session: marshal %s: %w", typ, err)
 	}

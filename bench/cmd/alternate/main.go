@@ -47,6 +47,7 @@ func main() {
 		homes[i] = h
 	}
 	walls := make([][]float64, len(cmds))
+	cpus := make([][]float64, len(cmds)) // user + system time of the command itself
 	for r := 0; r < *n; r++ {
 		order := make([]int, len(cmds))
 		for i := range order {
@@ -65,13 +66,14 @@ func main() {
 				os.Exit(1)
 			}
 			walls[i] = append(walls[i], float64(time.Since(start).Microseconds())/1000)
+			cpus[i] = append(cpus[i], float64((c.ProcessState.UserTime()+c.ProcessState.SystemTime()).Microseconds())/1000)
 		}
 	}
 	base := quantile(walls[0], 0.5)
 	for i, w := range walls {
 		m := quantile(w, 0.5)
-		fmt.Printf("%s: median %.2f ms (p25 %.2f, p75 %.2f), %.3f× the first\n",
-			strings.Join(cmds[i], " "), m, quantile(w, 0.25), quantile(w, 0.75), m/base)
+		fmt.Printf("%s: median %.2f ms (p25 %.2f, p75 %.2f), %.3f× the first; CPU median %.2f ms\n",
+			strings.Join(cmds[i], " "), m, quantile(w, 0.25), quantile(w, 0.75), m/base, quantile(cpus[i], 0.5))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/reinsdev/reins/internal/jsonw"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/enccache"
 )
@@ -164,7 +165,7 @@ func encodeRequest(req *llm.Request, cache *enccache.Cache[encodedMessage]) ([]b
 	size += 2 * MaxBreakpoints * len(cacheControl)
 	buf := llm.BodyBuffer(size)
 	buf = append(buf, `{"model":`...)
-	buf = appendString(buf, req.Model)
+	buf = jsonw.String(buf, req.Model)
 	buf = append(buf, `,"max_tokens":`...)
 	buf = strconv.AppendInt(buf, int64(maxTokens), 10)
 	buf = append(buf, `,"stream":true`...)
@@ -177,7 +178,7 @@ func encodeRequest(req *llm.Request, cache *enccache.Cache[encodedMessage]) ([]b
 	}
 	if req.System != "" {
 		buf = append(buf, `,"system":[{"type":"text","text":`...)
-		buf = appendString(buf, req.System)
+		buf = jsonw.String(buf, req.System)
 		buf = append(buf, ","+cacheControl+"}]"...)
 	}
 	if len(tools) > 0 {
@@ -232,12 +233,6 @@ func withCacheControl(b []byte) []byte {
 	out := make([]byte, 0, len(b)+len(cacheControl)+1)
 	out = append(out, b[:len(b)-1]...)
 	return append(append(append(out, ','), cacheControl...), '}')
-}
-
-// appendString appends s as a JSON string, escaped as encoding/json does.
-func appendString(buf []byte, s string) []byte {
-	b, _ := json.Marshal(s)
-	return append(buf, b...)
 }
 
 // encodeMessage encodes one history message's content blocks (req says

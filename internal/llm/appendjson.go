@@ -1,0 +1,111 @@
+package llm
+
+import "github.com/reinsdev/reins/internal/jsonw"
+
+// The session log writes messages and chunks on every turn; these write
+// the JSON json.Marshal writes for them without building encoding/json's
+// reflective encoders first (package jsonw says why). TestAppendJSON
+// holds them to json.Marshal with every field set, so a field added to a
+// type and not here fails it.
+
+// AppendJSON appends b's JSON.
+func (b Block) AppendJSON(dst []byte) []byte {
+	o := jsonw.Object{B: dst}
+	o.String("type", string(b.Type))
+	o.OmitString("text", b.Text)
+	o.OmitString("signature", b.Signature)
+	o.OmitString("id", b.ID)
+	o.OmitString("name", b.Name)
+	o.OmitString("arguments", b.Arguments)
+	o.OmitString("callId", b.CallID)
+	o.OmitString("content", b.Content)
+	o.OmitBool("isError", b.IsError)
+	if b.Image != nil {
+		o.Key("image")
+		o.B = b.Image.AppendJSON(o.B)
+	}
+	return o.End()
+}
+
+// AppendJSON appends im's JSON.
+func (im Image) AppendJSON(dst []byte) []byte {
+	o := jsonw.Object{B: dst}
+	o.String("mediaType", im.MediaType)
+	o.Key("data")
+	o.B = jsonw.Bytes(o.B, im.Data)
+	return o.End()
+}
+
+// AppendJSON appends m's JSON.
+func (m Message) AppendJSON(dst []byte) []byte {
+	o := jsonw.Object{B: dst}
+	o.String("role", string(m.Role))
+	o.Key("content")
+	if m.Content == nil {
+		o.B = append(o.B, "null"...)
+	} else {
+		o.B = append(o.B, '[')
+		for i, b := range m.Content {
+			if i > 0 {
+				o.B = append(o.B, ',')
+			}
+			o.B = b.AppendJSON(o.B)
+		}
+		o.B = append(o.B, ']')
+	}
+	return o.End()
+}
+
+// AppendJSON appends u's JSON; a NaN or infinite cost is
+// jsonw.ErrUnsupported, as json.Marshal refuses it.
+func (u Usage) AppendJSON(dst []byte) ([]byte, error) {
+	o := jsonw.Object{B: dst}
+	o.Int("inputTokens", int64(u.InputTokens))
+	o.Int("outputTokens", int64(u.OutputTokens))
+	o.OmitInt("cacheReadTokens", int64(u.CacheReadTokens))
+	o.OmitInt("cacheWriteTokens", int64(u.CacheWriteTokens))
+	o.OmitInt("reasoningTokens", int64(u.ReasoningTokens))
+	if u.CostUSD != nil {
+		o.Key("costUsd")
+		var err error
+		if o.B, err = jsonw.Float(o.B, *u.CostUSD); err != nil {
+			return dst, err
+		}
+	}
+	return o.End(), nil
+}
+
+// AppendJSON appends f's JSON.
+func (f Finish) AppendJSON(dst []byte) []byte {
+	o := jsonw.Object{B: dst}
+	o.String("kind", string(f.Kind))
+	o.OmitString("code", f.Code)
+	o.OmitString("message", f.Message)
+	o.OmitInt("retryAfterMs", int64(f.RetryAfter))
+	return o.End()
+}
+
+// AppendJSON appends c's JSON; see Usage.AppendJSON for its error.
+func (c Chunk) AppendJSON(dst []byte) ([]byte, error) {
+	o := jsonw.Object{B: dst}
+	o.String("type", string(c.Type))
+	o.Int("index", int64(c.Index))
+	if c.Block != nil {
+		o.Key("block")
+		o.B = c.Block.AppendJSON(o.B)
+	}
+	o.OmitString("delta", c.Delta)
+	o.OmitString("signature", c.Signature)
+	if c.Usage != nil {
+		o.Key("usage")
+		var err error
+		if o.B, err = c.Usage.AppendJSON(o.B); err != nil {
+			return dst, err
+		}
+	}
+	if c.Finish != nil {
+		o.Key("finish")
+		o.B = c.Finish.AppendJSON(o.B)
+	}
+	return o.End(), nil
+}
