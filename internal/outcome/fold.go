@@ -2,6 +2,8 @@ package outcome
 
 import (
 	"bytes"
+	"slices"
+	"unicode/utf8"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
@@ -39,8 +41,13 @@ type Fold struct {
 func (f *Fold) Push(e session.Event) {
 	switch e.Type {
 	case session.TypeAssistantMessage:
-		var d session.AssistantMessage
-		if e.Decode(&d) != nil {
+		// The live event's value when it says what the data says (its
+		// texts valid UTF-8), so the fold of a live run and of its log
+		// agree; copied, as the writer keeps the message.
+		d, ok := e.Value.(session.AssistantMessage)
+		if ok && validText(d.Message) {
+			d.Message.Content = slices.Clone(d.Message.Content)
+		} else if d = (session.AssistantMessage{}); e.Decode(&d) != nil {
 			return
 		}
 		if d.Interrupted {
@@ -79,6 +86,22 @@ func (f *Fold) Push(e session.Event) {
 }
 
 var textDelta = []byte(llm.ChunkTextDelta)
+
+// validText reports whether every string of m's blocks the fold may keep
+// is valid UTF-8, so that encoding and decoding it gives it back.
+func validText(m llm.Message) bool {
+	for _, b := range m.Content {
+		for _, s := range [...]string{b.Text, b.Signature, b.ID, b.Name, b.Arguments, b.CallID, b.Content, string(b.Type)} {
+			if !utf8.ValidString(s) {
+				return false
+			}
+		}
+		if b.Image != nil && !utf8.ValidString(b.Image.MediaType) {
+			return false
+		}
+	}
+	return true
+}
 
 // PushMessage folds one assistant message.
 func (f *Fold) PushMessage(m llm.Message) {

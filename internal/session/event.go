@@ -69,6 +69,15 @@ type Event struct {
 	Seq  int64           `json:"seq"`
 	Time time.Time       `json:"time"`
 	Data json.RawMessage `json:"data"`
+	// Value is what Data encodes, as the writer gave it to Log.Append,
+	// on the events Log hands to Options.Observe (nil on events read
+	// back and on the Event Append returns). An observer of a live log
+	// may read it instead of decoding Data: decoding would build
+	// encoding/json's decoders for the type in every short run. It is
+	// shared with the writer: read it during the call, never change it,
+	// and rely on it only where it says what Data says (a string that
+	// is not valid UTF-8 reads back as U+FFFD from Data).
+	Value any `json:"-"`
 }
 
 // Decode unmarshals e.Data into v.

@@ -374,7 +374,9 @@ func (l *Log) Append(typ string, data any) (Event, error) {
 		l.openTrn = -1
 	}
 	if l.observe != nil {
-		l.observe(l.header, e)
+		live := e
+		live.Value = data
+		l.observe(l.header, live)
 	}
 	return e, nil
 }

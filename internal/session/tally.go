@@ -2,6 +2,7 @@ package session
 
 import (
 	"time"
+	"unicode/utf8"
 
 	"github.com/reinsdev/reins/internal/llm"
 )
@@ -85,16 +86,19 @@ func (t *Tally) Push(e Event) {
 	cur := t.open()
 	switch e.Type {
 	case TypeTurnStart:
-		var d TurnStart
-		e.Decode(&d)
+		d, ok := e.Value.(TurnStart)
+		if !ok {
+			e.Decode(&d)
+		}
 		if cur != nil { // a turn/start without turn/end: closed where the next begins
 			cur.End, cur.Own, cur.Closed = at, cur.Own.Add(t.steps), true
 		}
 		t.Turns = append(t.Turns, TurnTally{Turn: d.Turn, Start: at})
 		t.steps = llm.Usage{}
 	case TypeAssistantMessage:
-		var d AssistantMessage
-		if cur != nil && e.Decode(&d) == nil && d.Usage != nil {
+		// Only the usage counts: its numbers read back as written.
+		d, ok := e.Value.(AssistantMessage)
+		if cur != nil && (ok || e.Decode(&d) == nil) && d.Usage != nil {
 			t.steps = t.steps.Add(*d.Usage)
 		}
 	case TypeContextCompacted:
@@ -106,8 +110,11 @@ func (t *Tally) Push(e Event) {
 		if cur == nil {
 			return
 		}
-		var d TurnEnd
-		e.Decode(&d)
+		d, ok := e.Value.(TurnEnd)
+		if !ok || !utf8.ValidString(d.Reason) {
+			d = TurnEnd{}
+			e.Decode(&d)
+		}
 		cur.End, cur.Reason, cur.Closed = at, d.Reason, true
 		if d.Usage != nil {
 			cur.Own = *d.Usage
