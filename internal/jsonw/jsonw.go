@@ -30,13 +30,19 @@ const hex = "0123456789abcdef"
 // control characters, <, > and & as \u00XX (the short forms for \b, \f, \n,
 // \r and \t), invalid UTF-8 as \ufffd, U+2028 and U+2029 as \u2028 and
 // \u2029.
-func String(dst []byte, s string) []byte {
+func String(dst []byte, s string) []byte { return appendString(dst, s, true) }
+
+// StringNoHTML is String with <, > and & as they are, as an Encoder with
+// SetEscapeHTML(false) writes them.
+func StringNoHTML(dst []byte, s string) []byte { return appendString(dst, s, false) }
+
+func appendString(dst []byte, s string, html bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if c >= 0x20 && c != '"' && c != '\\' && (!html || c != '<' && c != '>' && c != '&') {
 				i++
 				continue
 			}
@@ -133,8 +139,10 @@ func Time(dst []byte, t time.Time) ([]byte, error) {
 // when its omitempty condition allows it. Its zero value starts the object
 // at the first Key.
 type Object struct {
-	B    []byte
-	more bool
+	B []byte
+	// NoHTML writes strings with StringNoHTML.
+	NoHTML bool
+	more   bool
 }
 
 // Key appends the member name (a plain ASCII name, written as is), with
@@ -153,7 +161,7 @@ func (o *Object) Key(name string) {
 // String appends a string member.
 func (o *Object) String(name, v string) {
 	o.Key(name)
-	o.B = String(o.B, v)
+	o.B = appendString(o.B, v, !o.NoHTML)
 }
 
 // OmitString appends a string member unless v is empty (omitempty).

@@ -1,8 +1,10 @@
 package jsonw_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,5 +84,17 @@ func TestObject(t *testing.T) {
 	o.Bool("f", false)
 	if got, want := string(o.End()), `x{"a":"\u003c","d":-7,"f":false}`; got != want {
 		t.Errorf("object = %s, want %s", got, want)
+	}
+}
+
+func TestStringNoHTML(t *testing.T) {
+	for _, s := range append([]string{"<a href=\"x\">&</a>"}, jsonwtest.Strings...) {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.Encode(s)
+		if got, want := string(jsonw.StringNoHTML(nil, s)), strings.TrimSuffix(b.String(), "\n"); got != want {
+			t.Errorf("StringNoHTML(%q) = %s, want %s", s, got, want)
+		}
 	}
 }

@@ -1,6 +1,12 @@
 package llm
 
-import "github.com/reinsdev/reins/internal/jsonw"
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/reinsdev/reins/internal/jsonw"
+	"github.com/reinsdev/reins/internal/llm/wirejson"
+)
 
 // The session log writes messages and chunks on every turn; these write
 // the JSON json.Marshal writes for them without building encoding/json's
@@ -108,4 +114,36 @@ func (c Chunk) AppendJSON(dst []byte) ([]byte, error) {
 		o.B = c.Finish.AppendJSON(o.B)
 	}
 	return o.End(), nil
+}
+
+// AppendSchema appends t's schema (ToolSpec.Schema) as encoding/json
+// writes a json.RawMessage: compacted, and with escapeHTML its <, >, &,
+// U+2028 and U+2029 escaped (json.Marshal), without (an Encoder with
+// SetEscapeHTML(false)). A schema that is already compact and has nothing
+// to escape — every built-in tool's — is validated and appended as it
+// is, without encoding/json's slower compaction; anything else goes
+// through encoding/json, which also decides what is invalid.
+func (t ToolSpec) AppendSchema(dst []byte, escapeHTML bool) ([]byte, error) {
+	s := t.Schema()
+	var r wirejson.Reader
+	r.Reset(s)
+	r.Skip()
+	r.End()
+	if r.Status == wirejson.OK && !r.Spaced && (!escapeHTML || !needsHTMLEscape(s)) {
+		return append(dst, s...), nil
+	}
+	if escapeHTML {
+		b, err := json.Marshal(s)
+		return append(dst, b...), err
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, s); err != nil {
+		return dst, err
+	}
+	return append(dst, buf.Bytes()...), nil
+}
+
+// needsHTMLEscape reports whether json.Marshal would escape a byte of s.
+func needsHTMLEscape(s []byte) bool {
+	return bytes.ContainsAny(s, "<>&") || bytes.Contains(s, []byte("\u2028")) || bytes.Contains(s, []byte("\u2029"))
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reinsdev/reins/internal/jsonw"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/enccache"
 )
@@ -90,16 +91,99 @@ func (k *kept) put(e *encoded) {
 	k.mu.Unlock()
 }
 
-// encodeTools renders the tools array.
+// encodeTools renders the tools array, as json.Marshal of []chatTool
+// would (TestEncodeToolsMatchesMarshal), by hand: encoding/json would
+// build its encoders for the types and compact every schema first
+// (llm.ToolSpec.AppendSchema).
 func encodeTools(specs []llm.ToolSpec) ([]byte, error) {
-	ts := make([]chatTool, 0, len(specs))
+	size := 2
 	for _, t := range specs {
-		ts = append(ts, chatTool{
-			Type:     "function",
-			Function: chatToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Schema()},
-		})
+		size += len(t.Name) + len(t.Description) + len(t.Parameters) + 64
 	}
-	return json.Marshal(ts)
+	buf := append(make([]byte, 0, size), '[')
+	for i, t := range specs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"type":"function","function":{"name":`...)
+		buf = jsonw.String(buf, t.Name)
+		if t.Description != "" {
+			buf = append(buf, `,"description":`...)
+			buf = jsonw.String(buf, t.Description)
+		}
+		buf = append(buf, `,"parameters":`...)
+		var err error
+		if buf, err = t.AppendSchema(buf, true); err != nil {
+			return nil, err
+		}
+		buf = append(buf, "}}"...)
+	}
+	return append(buf, ']'), nil
+}
+
+// appendJSON appends m as json.Marshal would (TestChatMessageMatchesMarshal),
+// by hand for the reason encodeTools gives.
+func (m chatMessage) appendJSON(dst []byte) []byte {
+	o := jsonw.Object{B: dst}
+	o.String("role", m.Role)
+	o.Key("content")
+	switch c := m.Content.(type) {
+	case nil:
+		o.B = append(o.B, "null"...)
+	case *string:
+		if c == nil {
+			o.B = append(o.B, "null"...)
+		} else {
+			o.B = jsonw.String(o.B, *c)
+		}
+	case []chatPart:
+		if c == nil {
+			o.B = append(o.B, "null"...)
+			break
+		}
+		o.B = append(o.B, '[')
+		for i, p := range c {
+			if i > 0 {
+				o.B = append(o.B, ',')
+			}
+			po := jsonw.Object{B: o.B}
+			po.String("type", p.Type)
+			po.OmitString("text", p.Text)
+			if p.ImageURL != nil {
+				po.Key("image_url")
+				u := jsonw.Object{B: po.B}
+				u.String("url", p.ImageURL.URL)
+				po.B = u.End()
+			}
+			o.B = po.End()
+		}
+		o.B = append(o.B, ']')
+	default: // not a content reins sends
+		b, _ := json.Marshal(c)
+		o.B = append(o.B, b...)
+	}
+	o.OmitString("reasoning_content", m.ReasoningContent)
+	if len(m.ToolCalls) > 0 {
+		o.Key("tool_calls")
+		o.B = append(o.B, '[')
+		for i, tc := range m.ToolCalls {
+			if i > 0 {
+				o.B = append(o.B, ',')
+			}
+			co := jsonw.Object{B: o.B}
+			co.String("id", tc.ID)
+			co.String("type", tc.Type)
+			co.Key("function")
+			f := jsonw.Object{B: co.B}
+			f.String("name", tc.Function.Name)
+			f.String("arguments", tc.Function.Arguments)
+			co.B = f.End()
+			o.B = co.End()
+		}
+		o.B = append(o.B, ']')
+	}
+	o.OmitString("tool_call_id", m.ToolCallID)
+	return o.End()
 }
 
 // encodeRequest renders req as a streaming chat-completions body. With
@@ -123,14 +207,10 @@ func encodeRequest(req *llm.Request, deepseek bool, cache *enccache.Cache[[]byte
 	encode := func(m llm.Message) []byte {
 		var buf []byte
 		for i, cm := range appendMessage(req, nil, m, deepseek) {
-			b, err := json.Marshal(cm)
-			if err != nil { // chatMessage holds only strings
-				continue
-			}
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = append(buf, b...)
+			buf = cm.appendJSON(buf)
 		}
 		return buf
 	}
@@ -147,10 +227,10 @@ func encodeRequest(req *llm.Request, deepseek bool, cache *enccache.Cache[[]byte
 			return nil, err
 		}
 	}
-	head := append([]byte(`{"model":`), appendJSON(nil, req.Model)...)
+	head := jsonw.String([]byte(`{"model":`), req.Model)
 	head = append(head, `,"messages":[`...)
 	if req.System != "" {
-		head = appendJSON(head, chatMessage{Role: "system", Content: ptr(req.System)})
+		head = chatMessage{Role: "system", Content: ptr(req.System)}.appendJSON(head)
 	}
 
 	var buf []byte
@@ -188,7 +268,7 @@ func encodeRequest(req *llm.Request, deepseek bool, cache *enccache.Cache[[]byte
 	}
 	if req.Effort != "" {
 		buf = append(buf, `,"reasoning_effort":`...)
-		buf = appendJSON(buf, string(req.Effort))
+		buf = jsonw.String(buf, string(req.Effort))
 	}
 	if tools != nil {
 		buf = append(buf, `,"tools":`...)
@@ -196,12 +276,6 @@ func encodeRequest(req *llm.Request, deepseek bool, cache *enccache.Cache[[]byte
 	}
 	buf = append(buf, '}')
 	return &encoded{body: buf, msgEnd: msgEnd, gen: r.Gen()}, nil
-}
-
-// appendJSON appends v encoded as encoding/json does.
-func appendJSON(buf []byte, v any) []byte {
-	b, _ := json.Marshal(v)
-	return append(buf, b...)
 }
 
 // appendMessage appends the wire messages for m. Tool results become one

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/reinsdev/reins/internal/jsonw"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/enccache"
 )
@@ -82,19 +83,29 @@ func encodeRequest(req *llm.Request, effort llm.Effort, cache *enccache.Tools) (
 	if effort != "" {
 		r.Reasoning = &reasoningParam{Effort: effort, Summary: "auto"}
 	}
+	size := 1024 + len(req.System)
 	for _, m := range req.Messages {
 		r.Input = appendItems(req, r.Input, m)
+		for _, b := range m.Content {
+			size += 64 + len(b.Text) + len(b.Signature) + len(b.Arguments) + len(b.Content)
+			if b.Image != nil {
+				size += len(b.Image.Data)*4/3 + 64
+			}
+		}
 	}
-	body, err := encode(r)
-	if err != nil || len(req.Tools) == 0 {
-		return body, err
+	var tools []byte
+	if len(req.Tools) > 0 {
+		if cache == nil {
+			cache = new(enccache.Tools)
+		}
+		var err error
+		if tools, err = cache.Get(req.Tools, encodeTools); err != nil {
+			return nil, err
+		}
 	}
-	if cache == nil {
-		cache = new(enccache.Tools)
-	}
-	tools, err := cache.Get(req.Tools, encodeTools)
-	if err != nil {
-		return nil, err
+	body := r.appendJSON(llm.BodyBuffer(size + len(tools)))
+	if tools == nil {
+		return body, nil
 	}
 	// body is an object: its closing brace makes way for the tools.
 	body = append(body[:len(body)-1], `,"tools":`...)
@@ -102,16 +113,38 @@ func encodeRequest(req *llm.Request, effort llm.Effort, cache *enccache.Tools) (
 	return append(body, '}'), nil
 }
 
-// encodeTools renders the tools array.
+// encodeTools renders the tools array, as encode(ts []tool) would
+// (TestEncodeMatchesEncoder), by hand: encoding/json would build its
+// encoders for the types and compact every schema first
+// (llm.ToolSpec.AppendSchema).
 func encodeTools(specs []llm.ToolSpec) ([]byte, error) {
-	ts := make([]tool, 0, len(specs))
+	size := 2
 	for _, t := range specs {
-		ts = append(ts, tool{Type: "function", Name: t.Name, Description: t.Description, Parameters: t.Schema()})
+		size += len(t.Name) + len(t.Description) + len(t.Parameters) + 64
 	}
-	return encode(ts)
+	buf := append(make([]byte, 0, size), '[')
+	for i, t := range specs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"type":"function","name":`...)
+		buf = jsonw.StringNoHTML(buf, t.Name)
+		if t.Description != "" {
+			buf = append(buf, `,"description":`...)
+			buf = jsonw.StringNoHTML(buf, t.Description)
+		}
+		buf = append(buf, `,"parameters":`...)
+		var err error
+		if buf, err = t.AppendSchema(buf, false); err != nil {
+			return nil, err
+		}
+		buf = append(buf, `,"strict":false}`...)
+	}
+	return append(buf, ']'), nil
 }
 
-// encode is json.Marshal without HTML escaping.
+// encode is json.Marshal without HTML escaping (the reference the
+// hand-written encoders are held to).
 func encode(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -120,6 +153,117 @@ func encode(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// appendJSON appends r as encode would, by hand (see encodeTools).
+func (r request) appendJSON(dst []byte) []byte {
+	o := jsonw.Object{B: dst, NoHTML: true}
+	o.String("model", r.Model)
+	o.OmitString("instructions", r.Instructions)
+	o.Key("input")
+	if r.Input == nil {
+		o.B = append(o.B, "null"...)
+	} else {
+		o.B = append(o.B, '[')
+		for i, it := range r.Input {
+			if i > 0 {
+				o.B = append(o.B, ',')
+			}
+			o.B = it.appendJSON(o.B)
+		}
+		o.B = append(o.B, ']')
+	}
+	o.Bool("stream", r.Stream)
+	o.Bool("store", r.Store)
+	if len(r.Include) > 0 {
+		o.Key("include")
+		o.B = append(o.B, '[')
+		for i, s := range r.Include {
+			if i > 0 {
+				o.B = append(o.B, ',')
+			}
+			o.B = jsonw.StringNoHTML(o.B, s)
+		}
+		o.B = append(o.B, ']')
+	}
+	o.OmitInt("max_output_tokens", int64(r.MaxOutputTokens))
+	if r.Reasoning != nil {
+		o.Key("reasoning")
+		ro := jsonw.Object{B: o.B, NoHTML: true}
+		ro.OmitString("effort", string(r.Reasoning.Effort))
+		ro.OmitString("summary", r.Reasoning.Summary)
+		o.B = ro.End()
+	}
+	return o.End()
+}
+
+func (it inputItem) appendJSON(dst []byte) []byte {
+	o := jsonw.Object{B: dst, NoHTML: true}
+	o.String("type", it.Type)
+	o.OmitString("role", it.Role)
+	if len(it.Content) > 0 {
+		o.Key("content")
+		o.B = appendParts(o.B, it.Content)
+	}
+	if it.Summary != nil {
+		o.Key("summary")
+		o.B = appendParts(o.B, *it.Summary)
+	}
+	o.OmitString("encrypted_content", it.EncryptedContent)
+	o.OmitString("call_id", it.CallID)
+	o.OmitString("name", it.Name)
+	if it.Arguments != nil {
+		o.Key("arguments")
+		o.B = jsonw.StringNoHTML(o.B, *it.Arguments)
+	}
+	switch out := it.Output.(type) {
+	case nil:
+	case string:
+		o.Key("output")
+		o.B = jsonw.StringNoHTML(o.B, out)
+	case []outputPart:
+		o.Key("output")
+		if out == nil {
+			o.B = append(o.B, "null"...)
+			break
+		}
+		o.B = append(o.B, '[')
+		for i, p := range out {
+			if i > 0 {
+				o.B = append(o.B, ',')
+			}
+			po := jsonw.Object{B: o.B, NoHTML: true}
+			po.String("type", p.Type)
+			po.OmitString("text", p.Text)
+			po.OmitString("image_url", p.ImageURL)
+			po.OmitString("detail", p.Detail)
+			o.B = po.End()
+		}
+		o.B = append(o.B, ']')
+	default: // not an output reins sends
+		o.Key("output")
+		b, _ := encode(out)
+		o.B = append(o.B, b...)
+	}
+	return o.End()
+}
+
+// appendParts appends a list of content parts (null for nil).
+func appendParts(dst []byte, ps []contentPart) []byte {
+	if ps == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, p := range ps {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		po := jsonw.Object{B: dst, NoHTML: true}
+		po.String("type", p.Type)
+		po.String("text", p.Text)
+		dst = po.End()
+	}
+	return append(dst, ']')
 }
 
 // appendItems appends the input items of m, in block order. Consecutive

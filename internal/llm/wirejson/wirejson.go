@@ -41,6 +41,9 @@ type Reader struct {
 	pos    int
 	Status Status
 	depth  int
+	// Spaced is set once whitespace outside a string has been skipped:
+	// the bytes read so far are not compact JSON.
+	Spaced bool
 }
 
 // Reset starts reading data.
@@ -57,6 +60,7 @@ func (r *Reader) ws() {
 		switch r.data[r.pos] {
 		case ' ', '\t', '\n', '\r':
 			r.pos++
+			r.Spaced = true
 		default:
 			return
 		}
