@@ -204,3 +204,44 @@ func (o *Object) End() []byte {
 	}
 	return append(o.B, '}')
 }
+
+// Compact appends src, which must be valid JSON, as encoding/json writes
+// a json.RawMessage: without the whitespace between tokens, and with html
+// its <, >, & and U+2028, U+2029 (which valid JSON holds only in strings)
+// escaped as json.Marshal escapes them; without html as an Encoder with
+// SetEscapeHTML(false) leaves them (and json.Compact does).
+func Compact(dst, src []byte, html bool) []byte {
+	start := 0
+	inString, escaped := false, false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			case html && (c == '<' || c == '>' || c == '&'):
+				dst = append(dst, src[start:i]...)
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+				start = i + 1
+			case html && c == 0xe2 && i+2 < len(src) && src[i+1] == 0x80 && src[i+2]&^1 == 0xa8:
+				dst = append(dst, src[start:i]...)
+				dst = append(dst, '\\', 'u', '2', '0', '2', hex[src[i+2]&0xf])
+				start = i + 3
+				i += 2
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case ' ', '\t', '\n', '\r':
+			dst = append(dst, src[start:i]...)
+			start = i + 1
+		}
+	}
+	return append(dst, src[start:]...)
+}

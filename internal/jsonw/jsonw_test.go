@@ -98,3 +98,40 @@ func TestStringNoHTML(t *testing.T) {
 		}
 	}
 }
+
+func TestCompact(t *testing.T) {
+	for _, s := range []string{
+		`{}`, ` { "a" : [ 1 , 2 ] } `, "{\n\t\"a\": \"x y\\\" <b> & \u2028 \u2029 \\\\\",\r\n \"b\": null}",
+		`["\\", " ", "<"]`, `"\u2028"`, "\"é\u2029\"", `{"a":"\"<\""}`,
+	} {
+		want, _ := json.Marshal(json.RawMessage(s))
+		if got := jsonw.Compact([]byte("x"), []byte(s), true); string(got) != "x"+string(want) {
+			t.Errorf("Compact(%q, html) = %s, want %s", s, got[1:], want)
+		}
+		var b bytes.Buffer
+		json.Compact(&b, []byte(s))
+		if got := jsonw.Compact(nil, []byte(s), false); string(got) != b.String() {
+			t.Errorf("Compact(%q) = %s, want %s", s, got, b.String())
+		}
+	}
+}
+
+func FuzzCompact(f *testing.F) {
+	f.Add(`{"a": "<b>", "c": [1, 2.5, true, null]}`, true)
+	f.Fuzz(func(t *testing.T, s string, html bool) {
+		if !json.Valid([]byte(s)) {
+			return
+		}
+		var want []byte
+		if html {
+			want, _ = json.Marshal(json.RawMessage(s))
+		} else {
+			var b bytes.Buffer
+			json.Compact(&b, []byte(s))
+			want = b.Bytes()
+		}
+		if got := jsonw.Compact(nil, []byte(s), html); string(got) != string(want) {
+			t.Errorf("Compact(%q, %v) = %s, want %s", s, html, got, want)
+		}
+	})
+}

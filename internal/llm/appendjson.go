@@ -119,9 +119,8 @@ func (c Chunk) AppendJSON(dst []byte) ([]byte, error) {
 // AppendSchema appends t's schema (ToolSpec.Schema) as encoding/json
 // writes a json.RawMessage: compacted, and with escapeHTML its <, >, &,
 // U+2028 and U+2029 escaped (json.Marshal), without (an Encoder with
-// SetEscapeHTML(false)). A schema that is already compact and has nothing
-// to escape — every built-in tool's — is validated and appended as it
-// is, without encoding/json's slower compaction; anything else goes
+// SetEscapeHTML(false)). A valid schema is compacted by jsonw, without
+// encoding/json's slower scanner; anything wirejson cannot vouch for goes
 // through encoding/json, which also decides what is invalid.
 func (t ToolSpec) AppendSchema(dst []byte, escapeHTML bool) ([]byte, error) {
 	s := t.Schema()
@@ -129,8 +128,8 @@ func (t ToolSpec) AppendSchema(dst []byte, escapeHTML bool) ([]byte, error) {
 	r.Reset(s)
 	r.Skip()
 	r.End()
-	if r.Status == wirejson.OK && !r.Spaced && (!escapeHTML || !needsHTMLEscape(s)) {
-		return append(dst, s...), nil
+	if r.Status == wirejson.OK {
+		return jsonw.Compact(dst, s, escapeHTML), nil
 	}
 	if escapeHTML {
 		b, err := json.Marshal(s)
@@ -141,9 +140,4 @@ func (t ToolSpec) AppendSchema(dst []byte, escapeHTML bool) ([]byte, error) {
 		return dst, err
 	}
 	return append(dst, buf.Bytes()...), nil
-}
-
-// needsHTMLEscape reports whether json.Marshal would escape a byte of s.
-func needsHTMLEscape(s []byte) bool {
-	return bytes.ContainsAny(s, "<>&") || bytes.Contains(s, []byte("\u2028")) || bytes.Contains(s, []byte("\u2029"))
 }

@@ -47,3 +47,26 @@ func TestAppendSchema(t *testing.T) {
 		}
 	}
 }
+
+func FuzzAppendSchema(f *testing.F) {
+	f.Add(`{"type": "object", "description": "<x> & y"}`, true)
+	f.Add(`{"a":01}`, false)
+	f.Fuzz(func(t *testing.T, s string, html bool) {
+		spec := ToolSpec{Parameters: json.RawMessage(s)}
+		var want []byte
+		var werr error
+		if html {
+			want, werr = json.Marshal(spec.Schema())
+		} else {
+			var b bytes.Buffer
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false)
+			werr = enc.Encode(spec.Schema())
+			want = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+		}
+		got, gerr := spec.AppendSchema(nil, html)
+		if (werr != nil) != (gerr != nil) || werr == nil && !bytes.Equal(got, want) {
+			t.Errorf("AppendSchema(%q, %v) = %s, %v; want %s, %v", s, html, got, gerr, want, werr)
+		}
+	})
+}
