@@ -4,17 +4,20 @@ package session
 
 import "os"
 
-// samePath reports whether path still names the open file f.
-func samePath(f *os.File, path string) (bool, error) {
-	open, err := f.Stat()
-	if err != nil {
-		return false, err
-	}
+// fileKey identifies an open file by its os.FileInfo, taken once when the
+// log is opened.
+type fileKey struct{ fi os.FileInfo }
+
+// keyOf returns f's key.
+func keyOf(f *os.File) (fileKey, error) {
+	fi, err := f.Stat()
+	return fileKey{fi}, err
+}
+
+// named reports whether path names the file k identifies.
+func (k fileKey) named(path string) bool {
 	named, err := os.Stat(path)
-	if err != nil {
-		return false, nil
-	}
-	return os.SameFile(open, named), nil
+	return err == nil && os.SameFile(k.fi, named)
 }
 
 // fileID has nothing to give where there is no /proc/locks.

@@ -7,18 +7,25 @@ import (
 	"syscall"
 )
 
-// samePath reports whether path still names the open file f. It is
-// os.SameFile on raw stat(2) results: two system calls and no allocation.
-// err is f's own stat failing; a path that cannot be stated is not f.
-func samePath(f *os.File, path string) (bool, error) {
-	var open, named syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &open); err != nil {
-		return false, err
+// fileKey identifies an open file: its device and inode, taken once when
+// the log is opened (they cannot change while it is open), so the check
+// before each write (Log.checkLocked) is a single stat(2) of the path.
+type fileKey struct{ dev, ino uint64 }
+
+// keyOf returns f's key.
+func keyOf(f *os.File) (fileKey, error) {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+		return fileKey{}, err
 	}
-	if err := syscall.Stat(path, &named); err != nil {
-		return false, nil
-	}
-	return open.Dev == named.Dev && open.Ino == named.Ino, nil
+	return fileKey{uint64(st.Dev), uint64(st.Ino)}, nil
+}
+
+// named reports whether path names the file k identifies; a path that
+// cannot be stated does not.
+func (k fileKey) named(path string) bool {
+	var st syscall.Stat_t
+	return syscall.Stat(path, &st) == nil && uint64(st.Dev) == k.dev && uint64(st.Ino) == k.ino
 }
 
 // fileID is fi's device and inode, as /proc/locks names files.

@@ -85,6 +85,7 @@ type Log struct {
 	synced  uint64 // the writes the last completed fsync covers
 	dirOK   bool   // the directory entry of the file is durable
 	fsync   func(*os.File) error
+	key     fileKey       // the open file's identity, which its path must keep naming
 	behind  chan struct{} // closed when the fsync SyncBehind started ends; nil when none runs
 	// types are the event types this Log wrote; nil for a reopened log,
 	// which may hold any (MayHold).
@@ -196,8 +197,14 @@ func Create(root string, h Header, opts Options) (*Log, error) {
 		f.Close()
 		return nil, err
 	}
+	key, err := keyOf(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("session: create log: %w", err)
+	}
 	h.Type, h.Version = headerType, FormatVersion
 	l := newLog(f, path, h, 0, -1, -1, opts)
+	l.key = key
 	l.types = map[string]bool{}
 	line, err := h.AppendJSON(make([]byte, 0, 256))
 	if err != nil {
@@ -296,7 +303,13 @@ func Reopen(path string, opts Options) (*Log, *Loaded, error) {
 			}
 		}
 	}
+	key, err := keyOf(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("session: reopen: %w", err)
+	}
 	l := newLog(f, path, ld.Header, int64(len(ld.Events)), -1, last, opts)
+	l.key = key
 	l.dirOK = true // an existing file's entry was made durable when it was created
 	if ld.Repair.DroppedBytes > 0 {
 		l.wrote = 1 // the cut is not durable yet
@@ -473,13 +486,9 @@ func (l *Log) flushLocked() error {
 // the open file: the directory was removed, or the file was replaced.
 // Writing on would put events where nobody can read them.
 //
-// It is paid once per write (samePath).
+// It is paid once per write: a stat(2) of the path (fileKey).
 func (l *Log) checkLocked() error {
-	same, err := samePath(l.f, l.path)
-	if err != nil {
-		return err
-	}
-	if !same {
+	if !l.key.named(l.path) {
 		return ErrVanished
 	}
 	return nil
