@@ -188,3 +188,52 @@ func (h *firstHeld) count() int {
 	defer h.mu.Unlock()
 	return h.calls
 }
+
+// TestSyncBehindOnlyWhenItSaves: SyncBehind starts an fsync for a new
+// file (its creation is most of the cost), then only once BehindMin bytes
+// are unsynced: for less, the Sync to come costs as much either way.
+func TestSyncBehindOnlyWhenItSaves(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	allow := make(chan struct{}, 8) // each fsync takes a token: one started stays running until given one
+	fsync := func(f *os.File) error {
+		<-allow
+		return f.Sync()
+	}
+	l, err := Create(t.TempDir(), Header{ID: "s"}, Options{Now: fixedClock(), Fsync: fsync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	defer func() { allow <- struct{}{} }() // Close's fsync
+	for _, c := range []struct {
+		what   string
+		data   any
+		behind bool
+	}{
+		{"new file", TurnStart{}, true},
+		{"small write", ToolResult{Content: "small"}, false},
+		{"large write", ToolResult{Content: strings.Repeat("x", BehindMin)}, true},
+		{"small again", ToolResult{Content: "small"}, false},
+	} {
+		if _, err := l.Append(TypeToolResult, c.data); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.SyncBehind(); err != nil {
+			t.Fatal(err)
+		}
+		l.mu.Lock()
+		started := l.behind != nil // its fsync waits for a token: it cannot have ended
+		l.mu.Unlock()
+		if started != c.behind {
+			t.Errorf("%s: SyncBehind started an fsync: %v, want %v", c.what, started, c.behind)
+		}
+		allow <- struct{}{}
+		allow <- struct{}{}
+		if err := l.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		for len(allow) > 0 { // the tokens nobody took
+			<-allow
+		}
+	}
+}

@@ -83,10 +83,12 @@ type Log struct {
 	armed   bool   // timer is set to fire; a firing that finds it unset does nothing
 	wrote   uint64 // writes of the file so far (those that wrote a byte)
 	synced  uint64 // the writes the last completed fsync covers
-	dirOK   bool   // the directory entry of the file is durable
-	fsync   func(*os.File) error
-	key     fileKey       // the open file's identity, which its path must keep naming
-	behind  chan struct{} // closed when the fsync SyncBehind started ends; nil when none runs
+	// bytes written to the file, and those the last completed fsync covers
+	written, syncedBytes int64
+	dirOK                bool // the directory entry of the file is durable
+	fsync                func(*os.File) error
+	key                  fileKey       // the open file's identity, which its path must keep naming
+	behind               chan struct{} // closed when the fsync SyncBehind started ends; nil when none runs
 	// types are the event types this Log wrote; nil for a reopened log,
 	// which may hold any (MayHold).
 	types map[string]bool
@@ -469,6 +471,7 @@ func (l *Log) flushLocked() error {
 	n, err := l.f.Write(l.buf)
 	if n > 0 {
 		l.wrote++
+		l.written += int64(n)
 	}
 	if err != nil {
 		l.buf = l.buf[n:]
@@ -525,7 +528,7 @@ func (l *Log) syncLocked() error {
 		if err := l.fsyncFile(); err != nil {
 			return l.fail(err)
 		}
-		l.synced = l.wrote
+		l.synced, l.syncedBytes = l.wrote, l.written
 	}
 	if !l.dirOK {
 		// The file's entry in the session directory. (On ext4, which
@@ -543,8 +546,12 @@ func (l *Log) syncLocked() error {
 // durable meanwhile, so the Sync that must come before its next act
 // (running a tool, reporting the turn's end) finds little left to commit;
 // for a new session that is the file's creation, most of an fsync's
-// cost. One runs at a time. Its failure is kept like a write's: the next
-// write or Sync returns it. Close waits for it.
+// cost. Once the file's creation is durable, it starts one only when
+// BehindMin bytes or more are not: below that an fsync costs about the
+// same whatever it carries, so the Sync to come would pay as much again
+// and the background one would be spent for nothing. One runs at a time.
+// Its failure is kept like a write's: the next write or Sync returns it.
+// Close waits for it.
 func (l *Log) SyncBehind() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -554,10 +561,10 @@ func (l *Log) SyncBehind() error {
 	if err := l.flushLocked(); err != nil {
 		return err
 	}
-	if l.behind != nil || l.wrote == l.synced && l.dirOK {
+	if l.behind != nil || l.wrote == l.synced && l.dirOK || l.dirOK && l.written-l.syncedBytes < BehindMin {
 		return nil
 	}
-	gen, dirOK, done := l.wrote, l.dirOK, make(chan struct{})
+	gen, bytes, dirOK, done := l.wrote, l.written, l.dirOK, make(chan struct{})
 	l.behind = done
 	go func() {
 		defer close(done)
@@ -572,7 +579,7 @@ func (l *Log) SyncBehind() error {
 			l.fail(err)
 			return
 		}
-		l.synced = max(l.synced, gen)
+		l.synced, l.syncedBytes = max(l.synced, gen), max(l.syncedBytes, bytes)
 		l.dirOK = true
 	}()
 	return nil
@@ -596,6 +603,10 @@ func (l *Log) fsyncFile() error {
 	}
 	return l.f.Sync()
 }
+
+// BehindMin is how much of the file must be unsynced for SyncBehind to
+// start an fsync once the file's creation is durable.
+const BehindMin = 64 << 10
 
 // maxKeptBuf bounds the buffer a Log keeps between flushes.
 const maxKeptBuf = 128 << 10
