@@ -64,6 +64,10 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer, args ...string) *cobra.C
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	// cobra's completion command cannot be what a command line naming
+	// another command runs: not building it (with its four shells) saves
+	// every such run the work (TestOneCommandTree checks nothing shows).
+	root.CompletionOptions.DisableDefaultCmd = commandNamed(args)
 	for _, c := range commands {
 		if named := len(args) > 0 && args[0] == c.name; named || !commandNamed(args) {
 			root.AddCommand(c.new(s))

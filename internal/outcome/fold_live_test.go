@@ -44,3 +44,30 @@ func TestFoldLiveMatchesLog(t *testing.T) {
 		t.Errorf("fold of invalid UTF-8 = %+v, want the log's U+FFFD", got)
 	}
 }
+
+// TestFoldLiveChunksMatchLog: streamed chunks fold live as from the log,
+// hostile deltas and chunk types included.
+func TestFoldLiveChunksMatchLog(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	types := []llm.ChunkType{llm.ChunkTextDelta, llm.ChunkReasoningDelta, llm.ChunkToolCallDelta, llm.ChunkBlockStart, "text-delta\xff"}
+	for i := range 2000 {
+		var live, log Fold
+		for range r.IntN(6) {
+			var d session.AssistantChunk
+			jsonwtest.Fill(reflect.ValueOf(&d).Elem(), r)
+			d.Chunk.Type = types[r.IntN(len(types))]
+			data, err := json.Marshal(d)
+			if err != nil {
+				continue
+			}
+			live.Push(session.Event{Type: session.TypeAssistantChunk, Data: data, Value: d})
+			log.Push(session.Event{Type: session.TypeAssistantChunk, Data: data})
+		}
+		end := session.Event{Type: session.TypeStepEnd, Data: json.RawMessage(`{"turn":0,"step":0}`)}
+		live.Push(end)
+		log.Push(end)
+		if diff := cmp.Diff(log.Collect(), live.Collect()); diff != "" {
+			t.Fatalf("#%d: live fold differs from the log's (-log +live):\n%s", i, diff)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reinsdev/reins/internal/jsonw"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/tool"
 )
@@ -72,27 +73,41 @@ func (c *specCache) get(key string, make func() llm.ToolSpec) llm.ToolSpec {
 	return s
 }
 
+// subagentSpec is the subagent tool's spec; its schema is written by hand,
+// byte for byte what json.Marshal writes for subagentSchema's map
+// (TestSubagentSchemaMatchesMarshal), without encoding/json's reflection
+// over maps, which every session would pay once.
 func subagentSpec(names, lines []string) llm.ToolSpec {
-	schema := map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"description": map[string]any{"type": "string", "description": "A short (3-5 word) description of the task, for display."},
-			"prompt":      map[string]any{"type": "string", "description": "The complete task for the subagent. It sees nothing of this conversation, so include every detail it needs."},
-			"agent": map[string]any{"type": "string", "enum": names,
-				"description": "The agent definition to run (default general). Available:\n" + strings.Join(lines, "\n")},
-			"run_in_background": map[string]any{"type": "boolean",
-				"description": "Return at once and run the subagent as a background job; you are told when it finishes. Default false."},
-			"continue": map[string]any{"type": "string",
-				"description": "A child id (the last line of a subagent result, child: <id>) to send prompt to as a follow-up: that child keeps its whole earlier conversation. Only children this conversation started."},
-			"fork": map[string]any{"type": "boolean",
-				"description": "Start the child with a copy of this conversation so far instead of a blank one (the prompt can then be short). Default false."},
-			"isolation": map[string]any{"type": "string", "enum": []string{"worktree"},
-				"description": "worktree: the child works in its own git worktree (branch reins/<child-id>) made from the current working tree, so parallel writers never collide; its result says what it changed and whether it merges. Apply or discard its work with the worktree tool."},
-		},
-		"required":             []string{"description", "prompt"},
-		"additionalProperties": false,
+	b := make([]byte, 0, 2048)
+	b = append(b, `{"additionalProperties":false,"properties":{"agent":{"description":`...)
+	b = jsonw.String(b, agentDescription+strings.Join(lines, "\n"))
+	b = append(b, `,"enum":`...)
+	if names == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, n := range names {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonw.String(b, n)
+		}
+		b = append(b, ']')
 	}
-	raw, _ := json.Marshal(schema)
+	b = append(b, `,"type":"string"},"continue":{"description":`...)
+	b = jsonw.String(b, continueDescription)
+	b = append(b, `,"type":"string"},"description":{"description":`...)
+	b = jsonw.String(b, descriptionDescription)
+	b = append(b, `,"type":"string"},"fork":{"description":`...)
+	b = jsonw.String(b, forkDescription)
+	b = append(b, `,"type":"boolean"},"isolation":{"description":`...)
+	b = jsonw.String(b, isolationDescription)
+	b = append(b, `,"enum":["worktree"],"type":"string"},"prompt":{"description":`...)
+	b = jsonw.String(b, promptDescription)
+	b = append(b, `,"type":"string"},"run_in_background":{"description":`...)
+	b = jsonw.String(b, backgroundDescription)
+	b = append(b, `,"type":"boolean"}},"required":["description","prompt"],"type":"object"}`...)
+	raw := json.RawMessage(b)
 	return llm.ToolSpec{
 		Name: "subagent",
 		Description: "Delegate a self-contained task to a subagent that works on its own and reports back. " +
@@ -102,6 +117,17 @@ func subagentSpec(names, lines []string) llm.ToolSpec {
 		Parameters: raw,
 	}
 }
+
+// The subagent schema's descriptions.
+const (
+	descriptionDescription = "A short (3-5 word) description of the task, for display."
+	promptDescription      = "The complete task for the subagent. It sees nothing of this conversation, so include every detail it needs."
+	agentDescription       = "The agent definition to run (default general). Available:\n"
+	backgroundDescription  = "Return at once and run the subagent as a background job; you are told when it finishes. Default false."
+	continueDescription    = "A child id (the last line of a subagent result, child: <id>) to send prompt to as a follow-up: that child keeps its whole earlier conversation. Only children this conversation started."
+	forkDescription        = "Start the child with a copy of this conversation so far instead of a blank one (the prompt can then be short). Default false."
+	isolationDescription   = "worktree: the child works in its own git worktree (branch reins/<child-id>) made from the current working tree, so parallel writers never collide; its result says what it changed and whether it merges. Apply or discard its work with the worktree tool."
+)
 
 func (subagentTool) Needs() tool.Permission { return tool.ReadOnly }
 
