@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/wirejson"
 )
 
 // Fixed finish messages: provider text never goes into a message.
@@ -109,6 +110,7 @@ type translator struct {
 	events  int
 	usage   *llm.Usage
 	ev      wireEvent
+	json    wirejson.Reader // fastEvent's, reused
 }
 
 func newTranslator(logf func(string, ...any)) *translator {
@@ -141,8 +143,17 @@ func (t *translator) feed(name string, data []byte) *llm.Chunk {
 	t.events++
 	ev := &t.ev
 	*ev = wireEvent{}
-	if trimmed[0] != '{' || json.Unmarshal(data, ev) != nil {
+	if trimmed[0] != '{' {
 		return t.malformed(data)
+	}
+	switch t.fastEvent(data, ev) {
+	case wirejson.Invalid:
+		return t.malformed(data)
+	case wirejson.Fallback:
+		*ev = wireEvent{}
+		if json.Unmarshal(data, ev) != nil {
+			return t.malformed(data)
+		}
 	}
 	typ := ev.Type
 	if typ == "" {
