@@ -56,6 +56,14 @@ func (f *Fold) Push(e session.Event) {
 		}
 		f.PushMessage(d.Message)
 	case session.TypeAssistantChunk:
+		// A live event's value says what its data says when its delta is
+		// valid UTF-8: no decoding.
+		if d, ok := e.Value.(session.AssistantChunk); ok && utf8.ValidString(d.Chunk.Delta) {
+			if d.Chunk.Type == llm.ChunkTextDelta {
+				f.attempt = append(f.attempt, d.Chunk.Delta...)
+			}
+			return
+		}
 		// Only text deltas count, and encoding/json decides what the data
 		// says (any whitespace, key order, key case or escapes the
 		// protocol allows). The fast path is exactly equivalent: a JSON
@@ -63,13 +71,6 @@ func (f *Fold) Push(e session.Event) {
 		// to "text-delta" leaves those bytes in the data unless something
 		// is escaped. Most chunks (reasoning, tool-call arguments, block
 		// starts and ends) have neither and skip the decode.
-		// A live event's value says the same when its delta is valid UTF-8.
-		if d, ok := e.Value.(session.AssistantChunk); ok && utf8.ValidString(d.Chunk.Delta) {
-			if d.Chunk.Type == llm.ChunkTextDelta {
-				f.attempt = append(f.attempt, d.Chunk.Delta...)
-			}
-			return
-		}
 		if !bytes.Contains(e.Data, textDelta) && bytes.IndexByte(e.Data, '\\') < 0 {
 			return
 		}
