@@ -561,7 +561,7 @@ func (l *Log) SyncBehind() error {
 	if err := l.flushLocked(); err != nil {
 		return err
 	}
-	if l.behind != nil || l.wrote == l.synced && l.dirOK || l.dirOK && l.written-l.syncedBytes < BehindMin {
+	if l.behind != nil || l.dirOK && l.written-l.syncedBytes < BehindMin {
 		return nil
 	}
 	gen, bytes, dirOK, done := l.wrote, l.written, l.dirOK, make(chan struct{})

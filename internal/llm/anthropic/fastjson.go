@@ -74,21 +74,7 @@ func (t *translator) fastEvent(data []byte, ev *wireEvent) wirejson.Status {
 		case "error":
 			if r.Mark(&seen, 6) && !r.Null() {
 				ev.Error = &wireErrBody{}
-				var seenE wirejson.Seen
-				r.Object(func(key []byte) {
-					switch string(key) {
-					case "type":
-						if r.Mark(&seenE, 0) {
-							ev.Error.Type = r.String(nil)
-						}
-					case "message":
-						if r.Mark(&seenE, 1) {
-							ev.Error.Message = r.String(nil)
-						}
-					default:
-						r.Other(key, "type", "message")
-					}
-				})
+				r.Strings(errorMembers, &ev.Error.Type, &ev.Error.Message)
 			}
 		default:
 			r.Other(key, "type", "message", "index", "content_block", "delta", "usage", "error")
@@ -210,3 +196,5 @@ func fastUsage(r *wirejson.Reader, u *wireUsage) {
 		}
 	})
 }
+
+var errorMembers = []string{"type", "message"}

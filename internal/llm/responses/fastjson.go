@@ -125,25 +125,7 @@ func fastParts(r *wirejson.Reader) []wirePart {
 	r.Array(func() {
 		ps = append(ps, wirePart{})
 		p := &ps[len(ps)-1]
-		var seen wirejson.Seen
-		r.Object(func(key []byte) {
-			switch string(key) {
-			case "type":
-				if r.Mark(&seen, 0) {
-					p.Type = r.String(nil)
-				}
-			case "text":
-				if r.Mark(&seen, 1) {
-					p.Text = r.String(nil)
-				}
-			case "refusal":
-				if r.Mark(&seen, 2) {
-					p.Refusal = r.String(nil)
-				}
-			default:
-				r.Other(key, "type", "text", "refusal")
-			}
-		})
+		r.Strings(partMembers, &p.Type, &p.Text, &p.Refusal)
 	})
 	return ps
 }
@@ -166,32 +148,12 @@ func fastResponse(r *wirejson.Reader, resp *wireResponse) {
 				resp.IncompleteDetails = &struct {
 					Reason string `json:"reason"`
 				}{}
-				r.Object(func(key []byte) {
-					if string(key) == "reason" {
-						resp.IncompleteDetails.Reason = r.String(nil)
-						return
-					}
-					r.Other(key, "reason")
-				})
+				r.Strings(reasonMembers, &resp.IncompleteDetails.Reason)
 			}
 		case "error":
 			if r.Mark(&seen, 3) && !r.Null() {
 				resp.Error = &wireError{}
-				var es wirejson.Seen
-				r.Object(func(key []byte) {
-					switch string(key) {
-					case "code":
-						if r.Mark(&es, 0) {
-							resp.Error.Code = r.String(nil)
-						}
-					case "message":
-						if r.Mark(&es, 1) {
-							resp.Error.Message = r.String(nil)
-						}
-					default:
-						r.Other(key, "code", "message")
-					}
-				})
+				r.Strings(errorMembers, &resp.Error.Code, &resp.Error.Message)
 			}
 		default:
 			r.Other(key, "status", "usage", "incomplete_details", "error")
@@ -242,3 +204,10 @@ func fastUsage(r *wirejson.Reader, u *wireUsage) {
 		}
 	})
 }
+
+// The members of the objects that hold only strings.
+var (
+	partMembers   = []string{"type", "text", "refusal"}
+	reasonMembers = []string{"reason"}
+	errorMembers  = []string{"code", "message"}
+)

@@ -448,6 +448,24 @@ func equalFoldASCII(a []byte, b string) bool {
 	return true
 }
 
+// Strings reads an object whose wanted members are all strings: the
+// member names[i] into *dst[i]. A repeated wanted member falls back, as
+// Mark does; any other member is consumed as Other consumes it.
+func (r *Reader) Strings(names []string, dst ...*string) {
+	var seen Seen
+	r.Object(func(key []byte) {
+		for i, n := range names {
+			if string(key) == n {
+				if r.Mark(&seen, i) {
+					*dst[i] = r.String(nil)
+				}
+				return
+			}
+		}
+		r.Other(key, names...)
+	})
+}
+
 // Seen tracks which wanted keys an object had, to fall back on a repeat
 // (encoding/json merges repeats in ways not worth copying).
 type Seen uint64
