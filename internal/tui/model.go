@@ -124,8 +124,10 @@ type Model struct {
 	trustQ  *trustAsk // the folder question, while it is up
 	sentAny bool      // a prompt went to the session
 
-	// undo is the history /undo and /rewind restore from (undo.go).
-	undo *undoState
+	// undo is the history /undo and /rewind restore from; rewindQ the
+	// /rewind question, while it is up (undo.go).
+	undo    *undoState
+	rewindQ *rewindAsk
 
 	ctrlC    bool // Ctrl-C on an empty prompt once: the next one exits
 	unfold   bool // Ctrl-O: show reasoning text rather than its size
@@ -305,6 +307,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			msg.q.armed, msg.q.deferred = true, false
 		}
 		return m, nil
+	case rewindArmMsg:
+		if m.rewindQ == msg.q {
+			msg.q.armed = true
+		}
+		return m, nil
 	case trustDeferMsg:
 		if m.trustQ == msg.q {
 			msg.q.deferred = true
@@ -374,6 +381,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		return m.front()
+	}
+	// The /rewind question takes every key: y goes back, any other keeps.
+	if m.rewindQ != nil {
+		return m.rewindKey(s)
 	}
 	// The folder question takes y/n/x while the prompt is empty, so a
 	// prompt being typed is not taken for an answer.

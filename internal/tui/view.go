@@ -56,6 +56,8 @@ func (m *Model) View() tea.View {
 	}
 	if len(m.approvals) > 0 {
 		b = append(b, m.questionView()...)
+	} else if m.rewindQ != nil {
+		b = append(b, m.rewindView()...)
 	}
 	b = append(b, m.todo.View(m.root, w, todopin.Styles{Bold: m.st.bold, Dim: m.st.dim, Running: m.st.running})...)
 	if m.notice != "" {

@@ -30,10 +30,17 @@ type State struct {
 	once sync.Once
 	h    *undo.History
 	cwd  string
+	logf func(string, ...any)
 }
 
-// New is the history of the workspace cwd, not opened yet.
-func New(cwd string) *State { return &State{cwd: cwd} }
+// New is the history of the workspace cwd, not opened yet; logf receives
+// what goes wrong in the background (a failed snapshot or prune).
+func New(cwd string, logf func(string, ...any)) *State {
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	return &State{cwd: cwd, logf: logf}
+}
 
 // History opens the history on first use.
 func (u *State) History() *undo.History {
@@ -41,16 +48,23 @@ func (u *State) History() *undo.History {
 		ctx, cancel := context.WithTimeout(context.Background(), Wait)
 		defer cancel()
 		u.h = undo.Open(ctx, u.cwd)
+		// The undo data is bounded: the refs of a session's turns before
+		// its last 100, and those older than 30 days, go now.
+		if _, err := u.h.Prune(ctx, time.Now()); err != nil {
+			u.logf("undo: pruning the snapshots: %v", err)
+		}
 	})
 	return u.h
 }
 
 // Begin returns what starts prompt's entry in the history (the next turn
-// of log), called on the turn's goroutine before the turn runs: the git snapshot is taken while the model writes its first
-// answer (the calls that could change a file wait for it), and the
-// function it returns waits for it, before the turn's goroutine ends. A
-// snapshot that fails leaves the before-images, and is logged.
-func (u *State) Begin(log *session.Log, prompt string, logf func(string, ...any)) func(context.Context) func() {
+// of log), called on the turn's goroutine before the turn runs: the git
+// snapshot is taken while the model writes its first answer (the calls
+// that could change a file wait for it), and the function it returns
+// waits for it, then records what the turn left (undo.History.End),
+// before the turn's goroutine ends — a cancelled turn too. A snapshot
+// that fails leaves the before-images, and is logged.
+func (u *State) Begin(log *session.Log, prompt string) func(context.Context) func() {
 	hd := log.Header()
 	return func(ctx context.Context) func() {
 		ctx, cancel := context.WithTimeout(ctx, Wait)
@@ -59,7 +73,12 @@ func (u *State) Begin(log *session.Log, prompt string, logf func(string, ...any)
 		return func() {
 			defer cancel()
 			if err := h.Wait(); err != nil {
-				logf("undo: the working-tree snapshot before the turn failed: %v", err)
+				u.logf("undo: the working-tree snapshot before the turn failed: %v", err)
+			}
+			ectx, ecancel := context.WithTimeout(context.WithoutCancel(ctx), Wait)
+			defer ecancel()
+			if err := h.End(ectx); err != nil {
+				u.logf("undo: the working-tree snapshot after the turn failed: %v", err)
 			}
 		}
 	}
@@ -71,11 +90,14 @@ func Restored(rep undo.Report, err error) string {
 	fmt.Fprintf(&b, "files as they were before “%s”: ", termsafe.EscapeLine(termtext.Cut(termtext.OneLine(rep.Turn.Prompt), 60)))
 	switch len(rep.Restored) {
 	case 0:
-		b.WriteString("nothing had changed")
+		b.WriteString("nothing restored")
 	case 1:
 		b.WriteString("restored " + termsafe.EscapeLine(rep.Restored[0]))
 	default:
 		fmt.Fprintf(&b, "restored %d files", len(rep.Restored))
+	}
+	if n := len(rep.Left); n > 0 {
+		fmt.Fprintf(&b, "; left as they are, changed outside reins's turns: %s", names(rep.Left, 5))
 	}
 	if n := len(rep.NotRestored); n > 0 {
 		fmt.Fprintf(&b, "; %d not restorable (too large or not a regular file)", n)
@@ -86,11 +108,57 @@ func Restored(rep undo.Report, err error) string {
 	return b.String()
 }
 
+// names are the first max of paths, escaped, and how many more.
+func names(paths []string, max int) string {
+	var out []string
+	for i, p := range paths {
+		if i == max {
+			out = append(out, fmt.Sprintf("and %d more", len(paths)-i))
+			break
+		}
+		out = append(out, termsafe.EscapeLine(p))
+	}
+	return strings.Join(out, ", ")
+}
+
+// maxPlan bounds the paths of each kind PlanText lists.
+const maxPlan = 20
+
+// PlanText is what /rewind N shows before it asks: the files it will
+// restore, those it will leave (changed outside reins's turns: by the
+// user, or another program) and what it does with the conversation.
+func PlanText(p undo.Plan, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "/rewind %d goes back to before “%s”:", n, termsafe.EscapeLine(termtext.Cut(termtext.OneLine(p.Turn.Prompt), 60)))
+	list := func(what string, paths []string, why string) {
+		for i, path := range paths {
+			if i == maxPlan {
+				fmt.Fprintf(&b, "\n  %s … and %d more", what, len(paths)-i)
+				return
+			}
+			fmt.Fprintf(&b, "\n  %s %s%s", what, termsafe.EscapeLine(path), why)
+		}
+	}
+	if len(p.Restore) == 0 {
+		b.WriteString("\n  no file to restore")
+	}
+	list("restore", p.Restore, "")
+	list("leave  ", p.Leave, "  (changed outside reins's turns: by you or another program)")
+	list("leave  ", p.NotRestorable, "  (not restorable: too large or not a regular file)")
+	fmt.Fprintf(&b, "\nthe conversation goes on from before prompt %d as a fork of this session, prompt %d back in the editor", n, n)
+	return b.String()
+}
+
+// Question is the line that asks whether to rewind.
+func Question(p undo.Plan, n int) string {
+	return fmt.Sprintf("? go back to before prompt %d: restore %d file(s), leave %d? [y] yes  [N] keep everything (Enter)", n, len(p.Restore), len(p.Leave)+len(p.NotRestorable))
+}
+
 // List is what /rewind without a prompt's number says: the latest
 // prompts, numbered from the first.
 func List(turns []undo.Turn) string {
 	var b strings.Builder
-	b.WriteString("/rewind N goes back to before prompt N: its files restored, the conversation forked from there")
+	b.WriteString("/rewind N goes back to before prompt N of this session: its files restored where only reins changed them (it lists them and asks first), the conversation forked from there")
 	for i := max(0, len(turns)-maxList); i < len(turns); i++ {
 		fmt.Fprintf(&b, "\n  %2d  %s", i+1, termsafe.EscapeLine(termtext.Cut(termtext.OneLine(turns[i].Prompt), 70)))
 	}
