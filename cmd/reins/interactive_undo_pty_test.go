@@ -110,7 +110,7 @@ replies:
 	tm.typeKeys("/undo\r")
 	tm.waitFor("restored 2 files")
 	tm.typeKeys("/undo\r")
-	tm.waitFor("/undo: no turn of this screen to undo")
+	tm.waitFor("/undo: no turn of this session to undo")
 	tm.typeKeys("\x04")
 	if err := done(); err != nil {
 		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
@@ -160,6 +160,8 @@ replies:
 	tm.typeKeys("/rewind\r")
 	tm.waitFor(" 2  SECOND-PROMPT")
 	tm.typeKeys("/rewind 2\r")
+	tm.waitFor("[y/N]")
+	tm.typeKeys("y")
 	tm.waitFor("a fork of")
 	if got := readOr(t, filepath.Join(cwd, "a.txt")); got != "v1\n" {
 		t.Errorf("a.txt after /rewind 2 = %q", got)

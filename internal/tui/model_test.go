@@ -915,3 +915,55 @@ replies:
 		t.Errorf("the status line's usage %+v, want the log's 5600 in 560 out", got)
 	}
 }
+
+// TestRewindQuestion (issue 48): /rewind N asks before it acts. A key
+// typed before the question is armed is no answer; any answer but y
+// keeps the session as it is; y forks it, the prompt back in the editor.
+// After /new, /rewind knows only the new session's prompts.
+func TestRewindQuestion(t *testing.T) {
+	s := newScreen(t, "", nil)
+	first := s.m.root
+	s.typeText("first prompt")
+	s.pump(func() bool { return !s.m.running })
+	ask := func() {
+		t.Helper()
+		for _, r := range "/rewind 1" {
+			s.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+		}
+		arm := s.send(tea.KeyPressMsg{Code: tea.KeyEnter})
+		if s.m.rewindQ == nil || arm == nil {
+			t.Fatalf("no question; committed:\n%s", s.log())
+		}
+		if !strings.Contains(s.log(), "/rewind 1 goes back to before “first prompt”") || !strings.Contains(s.log(), "no file to restore") {
+			t.Errorf("the plan:\n%s", s.log())
+		}
+		s.send(tea.KeyPressMsg{Code: 'y', Text: "y"}) // before it showed: no answer
+		if s.m.rewindQ == nil || s.m.root != first {
+			t.Fatal("a key typed before the question was armed answered it")
+		}
+		s.send(arm())
+		if !strings.Contains(s.view(), "[y/N]") {
+			t.Errorf("the question is not on screen:\n%s", s.view())
+		}
+	}
+	for _, key := range []tea.KeyPressMsg{{Code: tea.KeyEnter}, {Code: 'n', Text: "n"}, {Code: tea.KeyEscape}, {Code: 'x', Text: "x"}} {
+		ask()
+		s.committed = nil
+		s.send(key)
+		if s.m.rewindQ != nil || s.m.root != first || !strings.Contains(s.log(), "kept everything") || s.m.editor.Value() != "" {
+			t.Errorf("%s: question %v, root %s, editor %q, said:\n%s", key, s.m.rewindQ, s.m.root, s.m.editor.Value(), s.log())
+		}
+	}
+	ask()
+	s.send(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	if s.m.root == first || !strings.Contains(s.log(), "a fork of "+first) || s.m.editor.Value() != "first prompt" {
+		t.Fatalf("y: root %s, editor %q, said:\n%s", s.m.root, s.m.editor.Value(), s.log())
+	}
+	s.m.editor.Reset()
+	s.typeText("/new")
+	s.committed = nil
+	s.typeText("/rewind")
+	if !strings.Contains(s.log(), "no earlier prompt of this session") {
+		t.Errorf("/rewind after /new: %s", s.log())
+	}
+}

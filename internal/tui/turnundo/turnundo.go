@@ -145,13 +145,14 @@ func PlanText(p undo.Plan, n int) string {
 	list("restore", p.Restore, "")
 	list("leave  ", p.Leave, "  (changed outside reins's turns: by you or another program)")
 	list("leave  ", p.NotRestorable, "  (not restorable: too large or not a regular file)")
-	fmt.Fprintf(&b, "\nthe conversation goes on from before prompt %d as a fork of this session, prompt %d back in the editor", n, n)
+	fmt.Fprintf(&b, "\nthen the conversation is forked from before prompt %d, prompt %d back in the editor", n, n)
 	return b.String()
 }
 
-// Question is the line that asks whether to rewind.
+// Question is the line that asks whether to rewind; any answer but y
+// keeps everything.
 func Question(p undo.Plan, n int) string {
-	return fmt.Sprintf("? go back to before prompt %d: restore %d file(s), leave %d? [y] yes  [N] keep everything (Enter)", n, len(p.Restore), len(p.Leave)+len(p.NotRestorable))
+	return fmt.Sprintf("? fork from before prompt %d, restore %d file(s), leave %d? [y/N]", n, len(p.Restore), len(p.Leave)+len(p.NotRestorable))
 }
 
 // List is what /rewind without a prompt's number says: the latest
