@@ -468,3 +468,38 @@ func TestPrune(t *testing.T) {
 		t.Errorf("pruned %d a month later: %v", n, err)
 	}
 }
+
+// TestRewindHostileNames: names git could read as pathspec magic or
+// globs, or that hold a newline, are planned and restored as themselves,
+// ignored ones included (check-ignore).
+func TestRewindHostileNames(t *testing.T) {
+	ctx := context.Background()
+	ws := t.TempDir()
+	testutil.Git(t, ws, "init", "-q")
+	write(t, ws, ".gitignore", "*.log\n")
+	write(t, ws, "*.txt", "star0")
+	write(t, ws, "plain.txt", "plain0")
+	h := Open(ctx, ws)
+	turn(t, h, ws, "s", "p", 1, map[string]string{":(glob)x": "magic", "new\nline.txt": "nl", "*.txt": "star1", ":top.log": "ign"})
+	write(t, ws, "user\nmade.txt", "mine")
+	p, err := h.Plan(ctx, "s", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"*.txt", ":(glob)x", ":top.log", "new\nline.txt"}; !slices.Equal(p.Restore, want) || !slices.Equal(p.Leave, []string{"user\nmade.txt"}) {
+		t.Fatalf("restore %q leave %q", p.Restore, p.Leave)
+	}
+	if _, err := h.Rewind(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	for rel, want := range map[string]string{"*.txt": "star0", "plain.txt": "plain0", "user\nmade.txt": "mine"} {
+		if got := read(t, ws, rel); got != want {
+			t.Errorf("%q = %q, want %q", rel, got, want)
+		}
+	}
+	for _, rel := range []string{":(glob)x", "new\nline.txt", ":top.log"} {
+		if _, err := os.Lstat(filepath.Join(ws, rel)); !os.IsNotExist(err) {
+			t.Errorf("%q (the turn made it) is there: %v", rel, err)
+		}
+	}
+}
