@@ -503,3 +503,25 @@ func TestRewindHostileNames(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoCopies: two reins on one repository (two histories, two
+// sessions). What the other one's turn wrote between this one's turns is
+// left by this one's /undo, and its refs are its own.
+func TestTwoCopies(t *testing.T) {
+	ctx := context.Background()
+	ws := t.TempDir()
+	testutil.Git(t, ws, "init", "-q")
+	one, two := Open(ctx, ws), Open(ctx, ws)
+	turn(t, one, ws, "s1", "one", 1, map[string]string{"a.txt": "from one"})
+	turn(t, two, ws, "s2", "two", 1, map[string]string{"b.txt": "from two"})
+	rep, err := one.Undo(ctx, "s1")
+	if err != nil || !slices.Equal(rep.Restored, []string{"a.txt"}) || !slices.Equal(rep.Left, []string{"b.txt"}) {
+		t.Fatalf("restored %q left %q: %v", rep.Restored, rep.Left, err)
+	}
+	if read(t, ws, "b.txt") != "from two" {
+		t.Error("one's /undo removed two's file")
+	}
+	if refs := strings.Fields(testutil.Git(t, ws, "for-each-ref", "--format=%(refname)", RefPrefix)); len(refs) != 4 {
+		t.Errorf("refs: %q", refs)
+	}
+}
