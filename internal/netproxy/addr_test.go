@@ -2,8 +2,14 @@ package netproxy
 
 import (
 	"context"
+	"net"
 	"net/netip"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 func TestClassify(t *testing.T) {
@@ -129,5 +135,71 @@ func TestResolveRule(t *testing.T) {
 		} else if err != nil && calls != 1 {
 			t.Errorf("%s: looked up %d times", c.name, calls)
 		}
+	}
+}
+
+// TestDialsCheckedAddress: through the real proxy, an allowed name is
+// looked up once per connection and the proxy dials an IP:port it checked
+// — the public one of a mixed answer — never the name (which a second
+// lookup could answer differently). A name whose every address is refused
+// (mapped loopback, metadata) gets the 403 and no dial at all.
+func TestDialsCheckedAddress(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	up, hits := countingServer(t)
+	defer up.Close()
+	answers := map[string][]netip.Addr{
+		"cdn.test":    {netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("93.184.216.34")},
+		"mapped.test": {netip.MustParseAddr("::ffff:127.0.0.1")},
+		"meta.test":   {netip.MustParseAddr("169.254.169.254")},
+		"meta6.test":  {netip.MustParseAddr("fd00:ec2::254")},
+	}
+	var mu sync.Mutex
+	var lookups, dials []string
+	s := &Server{
+		Allow: []string{"*.test"},
+		Resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
+			mu.Lock()
+			lookups = append(lookups, host)
+			mu.Unlock()
+			return answers[host], nil
+		},
+		// The seam stands for the network: every dial lands on the test's
+		// upstream, and is recorded.
+		Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			mu.Lock()
+			dials = append(dials, addr)
+			mu.Unlock()
+			var d net.Dialer
+			return d.DialContext(ctx, "tcp", up.Listener.Addr().String())
+		},
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = s.Serve(ln) }()
+	defer func() { s.Close(); <-done }()
+
+	code, body := rawRequest(t, ln.Addr().String(), "GET http://cdn.test/x HTTP/1.1\r\nHost: cdn.test\r\n\r\n")
+	if code != 200 || body != "upstream-ok host=cdn.test" {
+		t.Errorf("cdn.test: %d %q", code, body)
+	}
+	for _, h := range []string{"mapped.test", "meta.test", "meta6.test"} {
+		code, body := rawRequest(t, ln.Addr().String(), "CONNECT "+h+":443 HTTP/1.1\r\nHost: "+h+":443\r\n\r\n")
+		if code != 403 || !strings.Contains(body, "list that address itself") {
+			t.Errorf("%s: %d %q", h, code, body)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"cdn.test", "mapped.test", "meta.test", "meta6.test"}; !slices.Equal(lookups, want) {
+		t.Errorf("lookups %q, want %q", lookups, want)
+	}
+	if want := []string{"93.184.216.34:80"}; !slices.Equal(dials, want) {
+		t.Errorf("dials %q, want %q", dials, want)
+	}
+	if hits.Load() != 1 {
+		t.Errorf("%d requests reached the upstream, want 1", hits.Load())
 	}
 }

@@ -7,6 +7,13 @@
 // interactive terminal a host not listed is first asked about (Server.Ask,
 // ask.go), with a bounded wait.
 //
+// It checks what it forwards, not only the name it is told (issue 47
+// item 9): plain HTTP's Host header must be its URL's host (plainTarget);
+// a CONNECT tunnel must carry TLS whose ClientHello names the CONNECT host
+// (helloFor, hello.go); and an allowed name is resolved once, to public
+// addresses only unless the user listed the address itself, and the proxy
+// dials the address it checked (addr.go).
+//
 // The confined process reaches it through a Unix socket bound into its
 // container (the supervisor's private folder); inside the container's
 // network namespace the confine stage presents that socket at a loopback
