@@ -13,7 +13,8 @@ import (
 // The parser reads just enough of one TLS record (RFC 8446 §5.1, §4.1.2;
 // RFC 6066 §3): the record header, a handshake of type client_hello whose
 // whole message lies in that record, the fixed fields skipped by their
-// lengths, then the extensions, of which server_name (type 0) alone is read.
+// lengths, then the extensions, of which server_name (type 0) alone is read
+// — and encrypted_client_hello refused: it hides the name actually asked for.
 // Every length is checked against what remains; anything malformed, or a
 // ClientHello split over records (no client does that below 16 KiB), is an
 // error, which the proxy treats as a refusal.
@@ -31,6 +32,8 @@ const (
 	recordHandshake       = 0x16
 	handshakeClientHello  = 1
 	extensionServerName   = 0
+	extensionECH          = 0xfe0d // encrypted_client_hello (RFC 9849)
+	extensionESNI         = 0xffce // its draft predecessor, encrypted_server_name
 	serverNameTypeHost    = 0
 	maxServerNameLen      = 255
 	helloRandomAndVersion = 2 + 32
@@ -46,6 +49,7 @@ var (
 	errBadName      = errors.New("malformed TLS server name")
 	errTwoNames     = errors.New("more than one TLS server name")
 	errRecordLength = errors.New("TLS record longer than 16 KiB")
+	errECH          = errors.New("TLS ClientHello with an encrypted server name")
 )
 
 // helloRecordLen reads a record header: the record's whole length (header
@@ -117,6 +121,12 @@ func clientHelloSNI(rec []byte) (string, error) {
 		data, ok2 := exts.vec16()
 		if !ok1 || !ok2 {
 			return "", errBadHello
+		}
+		if et == extensionECH || et == extensionESNI {
+			// The name in the clear is then the provider's public one,
+			// and the host asked for is hidden from the proxy: that is
+			// fronting the proxy cannot check.
+			return "", errECH
 		}
 		if et != extensionServerName {
 			continue

@@ -1,6 +1,8 @@
 package netproxy
 
 import (
+	"crypto/ecdh"
+	"crypto/rand"
 	"crypto/tls"
 	"errors"
 	"io"
@@ -77,6 +79,50 @@ var helloConfigs = []struct {
 	{"ipv6 literal", &tls.Config{ServerName: "::1"}, ""},
 	{"no name", &tls.Config{InsecureSkipVerify: true}, ""},
 	{"session ticket", &tls.Config{ServerName: "example.com", ClientSessionCache: tls.NewLRUClientSessionCache(1)}, "example.com"},
+}
+
+// echConfigList is an ECHConfigList (RFC 9849 §4) for one fresh X25519 key
+// whose public name is public: what a client needs to encrypt its
+// ClientHello's real server name.
+func echConfigList(t testing.TB, public string) []byte {
+	t.Helper()
+	key, err := ecdh.X25519().GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u16 := func(b []byte, v int) []byte { return append(b, byte(v>>8), byte(v)) }
+	pub := key.PublicKey().Bytes()
+	var c []byte
+	c = append(c, 1)      // config_id
+	c = u16(c, 0x0020)    // DHKEM(X25519, HKDF-SHA256)
+	c = u16(c, len(pub))  // public_key
+	c = append(c, pub...) //
+	c = u16(c, 4)         // cipher_suites: HKDF-SHA256, AES-128-GCM
+	c = u16(u16(c, 1), 1) //
+	c = append(c, 0)      // maximum_name_length
+	c = append(c, byte(len(public)))
+	c = append(c, public...) // public_name
+	c = u16(c, 0)            // extensions
+	cfg := u16(u16(nil, 0xfe0d), len(c))
+	cfg = append(cfg, c...)
+	return append(u16(nil, len(cfg)), cfg...)
+}
+
+// TestClientHelloECH: crypto/tls's ClientHello with an encrypted client
+// hello names, in the clear, the provider's public name — which could be
+// the CONNECT host while the hidden name is any site: it is refused.
+func TestClientHelloECH(t *testing.T) {
+	rec := realHello(t, &tls.Config{
+		ServerName:                     "hidden.example",
+		MinVersion:                     tls.VersionTLS13,
+		EncryptedClientHelloConfigList: echConfigList(t, "public.example"),
+	})
+	if goName, ok := goServerName(rec); !ok || goName != "public.example" {
+		t.Fatalf("crypto/tls's server reads %q (reached %v): not the ECH hello this test means", goName, ok)
+	}
+	if name, err := clientHelloSNI(rec); !errors.Is(err, errECH) {
+		t.Errorf("an ECH hello: %q, %v", name, err)
+	}
 }
 
 // TestClientHelloSNIReal: the server name of ClientHellos crypto/tls
@@ -169,6 +215,8 @@ func TestClientHelloSNICrafted(t *testing.T) {
 		{"empty record", []byte{0x16, 3, 1, 0, 0}, "", errNotHello},
 		{"record too long", []byte{0x16, 3, 1, 0x40, 0x01}, "", errRecordLength},
 		{"server hello", append([]byte{0x16, 3, 3, 0, 4}, 2, 0, 0, 0), "", errNotHello},
+		{"ECH", hello(sniExt(host("a.example")), [2][]byte{{0xfe, 0x0d}, {0}}), "", errECH},
+		{"ESNI draft", hello(sniExt(host("a.example")), [2][]byte{{0xff, 0xce}, {0}}), "", errECH},
 	} {
 		got, err := clientHelloSNI(c.rec)
 		if got != c.want || !errors.Is(err, c.err) {
@@ -190,6 +238,7 @@ func FuzzClientHelloSNI(f *testing.F) {
 	for _, c := range helloConfigs {
 		f.Add(realHello(f, c.cfg))
 	}
+	f.Add(realHello(f, &tls.Config{ServerName: "hidden.example", MinVersion: tls.VersionTLS13, EncryptedClientHelloConfigList: echConfigList(f, "public.example")}))
 	f.Add(hello(sniExt(host("a.example"), host("b.example"))))
 	f.Add(hello(sniExt([2]string{"\x07", "x"}, host("a.example"))))
 	f.Add([]byte("GET / HTTP/1.1\r\n\r\n"))
