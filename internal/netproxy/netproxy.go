@@ -182,6 +182,9 @@ func (s *Server) handle(c net.Conn) {
 		}
 		return
 	}
+	// The Host headers as sent (http.ReadRequest drops them), read before
+	// head's bytes — br's buffer — are consumed.
+	hosts, hostsErr := hostHeaders(head)
 	req, err := http.ReadRequest(br)
 	if err != nil {
 		return
@@ -192,7 +195,7 @@ func (s *Server) handle(c net.Conn) {
 	if connect {
 		host, port, err = splitHostPort(req.Host, "")
 	} else {
-		host, port, err = s.plainTarget(req, head)
+		host, port, err = plainTarget(req, hosts, hostsErr)
 	}
 	if err != nil {
 		refuse(c, "(request)", err.Error())
@@ -254,9 +257,9 @@ func peekHead(br *bufio.Reader) ([]byte, error) {
 // plainTarget checks a plain HTTP request: an absolute http:// URL in the
 // request line, and exactly one Host header naming the same host and port
 // (issue 47 item 9: a Host other than the checked name would let an allowed
-// name — a CDN's — front any site it serves). head is the request as the
-// client sent it, read again here because http.ReadRequest drops Host.
-func (s *Server) plainTarget(req *http.Request, head []byte) (host, port string, err error) {
+// name — a CDN's — front any site it serves). hosts are the
+// values of its Host headers as the client sent them (hostHeaders).
+func plainTarget(req *http.Request, hosts []string, hostsErr error) (host, port string, err error) {
 	if req.URL.Scheme != "http" || req.URL.Host == "" {
 		return "", "", errors.New("is not a request this proxy understands (plain HTTP needs an absolute http:// URL; use CONNECT for https)")
 	}
@@ -264,9 +267,8 @@ func (s *Server) plainTarget(req *http.Request, head []byte) (host, port string,
 	if err != nil {
 		return "", "", err
 	}
-	hosts, err := hostHeaders(head)
-	if err != nil {
-		return "", "", err
+	if hostsErr != nil {
+		return "", "", hostsErr
 	}
 	if len(hosts) != 1 {
 		return "", "", errors.New("needs exactly one Host header")
