@@ -269,3 +269,64 @@ func TestAttackResolvedLoopback(t *testing.T) {
 		t.Errorf("a name resolving to a listed address: %d %q", code, body)
 	}
 }
+
+// dripConn writes one byte at a time: the proxy must gather a request's
+// head and a ClientHello however the client's writes are cut.
+type dripConn struct{ net.Conn }
+
+func (d dripConn) Write(b []byte) (int, error) {
+	for i := range b {
+		if _, err := d.Conn.Write(b[i : i+1]); err != nil {
+			return i, err
+		}
+	}
+	return len(b), nil
+}
+
+// TestDripped: a request head and a ClientHello sent a byte per write are
+// gathered (within the header deadline) and pass.
+func TestDripped(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	up := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "tls-ok") }))
+	defer up.Close()
+	plain, hits := countingServer(t)
+	defer plain.Close()
+	addr, stop := start(t, []string{"localhost", "127.0.0.1"})
+	defer stop()
+
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetDeadline(time.Now().Add(60 * time.Second))
+	hp := plain.Listener.Addr().String()
+	fmt.Fprintf(dripConn{c}, "GET http://%s/ HTTP/1.1\r\nHost: %s\r\n\r\n", hp, hp)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("a dripped request: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	c.Close()
+	if hits.Load() != 1 {
+		t.Errorf("the dripped request reached the upstream %d times", hits.Load())
+	}
+
+	_, port, _ := net.SplitHostPort(up.Listener.Addr().String())
+	conn := tunnel(t, addr, "localhost:"+port)
+	defer conn.Close()
+	tc := tls.Client(dripConn{conn}, &tls.Config{ServerName: "localhost", InsecureSkipVerify: true})
+	if err := tc.Handshake(); err != nil {
+		t.Fatalf("a dripped ClientHello: %v", err)
+	}
+	fmt.Fprintf(tc, "GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+	resp, err = http.ReadResponse(bufio.NewReader(tc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "tls-ok" {
+		t.Errorf("through the tunnel: %q", b)
+	}
+}
