@@ -33,10 +33,12 @@ func TestInteractiveDomainQuestion(t *testing.T) {
 		fmt.Fprintf(w, "HELLO-FROM%s\n", strings.ReplaceAll(r.URL.Path, "/", "-"))
 	}))
 	t.Cleanup(srv.Close)
-	// localhost is outside the list; NO_PROXY names it, so curl is told to
+	// 127.0.0.1 is outside the list; NO_PROXY names it, so curl is told to
 	// use the proxy all the same (the proxy, outside, reaches the host's
-	// loopback).
-	local := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	// loopback). The address itself, not a name resolving to it: an
+	// allowed name only leads to public addresses, while an address the
+	// user allowed when asked is theirs to reach (docs/sandbox.md).
+	local := srv.URL
 	curl := func(u string) string { return "curl -sS --max-time 300 --noproxy '' " + u }
 	url, _ := startMock(t, fmt.Sprintf(`
 replies:
@@ -69,10 +71,10 @@ replies:
 	tm.waitFor("[y] once") // the bash tool's own question
 	off := len(tm.text())
 	tm.typeKeys("y")
-	waitAfter(tm, off, "? allow localhost for this session?")
+	waitAfter(tm, off, "? allow 127.0.0.1 for this session?")
 	waitAfter(tm, off, "[y] allow for this session")
 	tm.typeKeys("y")
-	waitAfter(tm, off, "network localhost: allowed for this session")
+	waitAfter(tm, off, "network 127.0.0.1: allowed for this session")
 	waitAfter(tm, off, "fetched yes.")
 
 	// The same host again: no second question.

@@ -77,6 +77,16 @@ func TestAskAllowedOnce(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "upstream-ok") }))
 	defer up.Close()
+	// A second host: the same server on IPv6 loopback. (An address the user
+	// allowed is reached; a name — "localhost" — that resolves to loopback
+	// would not be, allowed or not: TestResolvedLoopback.)
+	ln6, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Fatalf("this test needs IPv6 loopback: %v", err)
+	}
+	up6 := &httptest.Server{Listener: ln6, Config: &http.Server{Handler: up.Config.Handler}}
+	up6.Start()
+	defer up6.Close()
 	var mu sync.Mutex
 	asked := map[string]int{}
 	release := make(chan struct{})
@@ -84,7 +94,7 @@ func TestAskAllowedOnce(t *testing.T) {
 		mu.Lock()
 		asked[host]++
 		mu.Unlock()
-		if host == "localhost" {
+		if host == "::1" {
 			select { // held until every concurrent connection waits
 			case <-release:
 			case <-ctx.Done():
@@ -102,12 +112,11 @@ func TestAskAllowedOnce(t *testing.T) {
 		}
 	}
 	// Ten connections to a host while its question is open.
-	_, port, _ := net.SplitHostPort(up.Listener.Addr().String())
 	var wg sync.WaitGroup
 	var good atomic.Int32
 	for range 10 {
 		wg.Go(func() {
-			resp, err := r.client.Get("http://localhost:" + port + "/")
+			resp, err := r.client.Get(up6.URL + "/")
 			if err != nil {
 				t.Errorf("concurrent GET: %v", err)
 				return
@@ -125,7 +134,7 @@ func TestAskAllowedOnce(t *testing.T) {
 	for {
 		q.mu.Lock()
 		n := 0
-		if qu := q.pending["localhost"]; qu != nil {
+		if qu := q.pending["::1"]; qu != nil {
 			n = qu.waiters
 		}
 		q.mu.Unlock()
@@ -144,7 +153,7 @@ func TestAskAllowedOnce(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if asked["127.0.0.1"] != 1 || asked["localhost"] != 1 || len(asked) != 2 {
+	if asked["127.0.0.1"] != 1 || asked["::1"] != 1 || len(asked) != 2 {
 		t.Errorf("questions asked: %v, want one per host", asked)
 	}
 }
