@@ -174,11 +174,16 @@ func New(opts Options) (*Harness, error) {
 	// The one place that decides whether the workspace's own files count:
 	// both loaders take the answer, and a damaged trust list stops reins
 	// rather than trusting or distrusting silently.
-	trusted, err := trust.New(home).Trusted(cwd)
+	// The gate holds the list as it is now and checks every project file
+	// read against the user's pins (trust.Gate): a file added or changed
+	// since the user approved the folder stops reins (below), whichever
+	// loader read it.
+	gate, err := trust.New(home).Gate(cwd)
 	if err != nil {
 		return nil, &ConfigError{fmt.Errorf("checking folder trust: %w", err)}
 	}
-	lo := config.LoadOptions{Home: home, Cwd: cwd, Trusted: trusted, Extra: opts.ConfigFile}
+	trusted := gate.Trusted(cwd)
+	lo := config.LoadOptions{Home: home, Cwd: cwd, Trusted: trusted, Extra: opts.ConfigFile, Honour: gate.Honour}
 	cfg, err := config.Load(lo)
 	if err != nil {
 		return nil, &ConfigError{err}
@@ -209,7 +214,10 @@ func New(opts Options) (*Harness, error) {
 		lo.InstructionFiles = &cfg.InstructionFiles
 		h.Ignored = config.ProjectFiles(lo)
 	}
-	h.Instructions = loadInstructions(home, cwd, cfg.InstructionFiles)
+	h.Instructions = loadInstructions(gate, cwd, cfg.InstructionFiles)
+	if err := gate.Err(); err != nil {
+		return nil, &ConfigError{err}
+	}
 	h.Version = ReinsVersion
 	h.MCP = h.newMCP(cfg.MCPServers)
 	if err := h.startTelemetry(); err != nil {
