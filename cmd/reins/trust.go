@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// newTrustCmd is `reins trust [DIR]`, `reins trust --list` and
-// `reins trust --revoke DIR`: the folders whose own files (.reins/config.yaml,
-// .reins/agents, .claude/agents) reins uses. Everything is kept in
-// $REINS_HOME/trusted.json by internal/trust.
+// newTrustCmd is `reins trust [DIR]`, `reins trust --list`, `reins trust
+// --show [DIR]` and `reins trust --revoke DIR`: the folders whose own files
+// reins uses, and the content of those files the user approved (pins).
+// Everything is kept in $REINS_HOME/trusted.json by internal/trust.
 func newTrustCmd(s *streams) *cobra.Command {
 	var (
 		list   bool

@@ -56,7 +56,9 @@ type Harness struct {
 	// project's files (.reins/config.yaml, .reins/agents, .claude/agents)
 	// take effect. A feature that reads another project file (an MCP
 	// server list, instructions, hooks) must read it only when Trusted,
-	// and add it to config.ProjectFiles so that Ignored names it.
+	// honour it only when the gate does (trust.Gate.Honour, with the
+	// bytes it read; its kind listed in internal/trust's pin.go), and add
+	// it to config.ProjectFiles so that Ignored names it.
 	Trusted bool
 	// Instructions is the marked project-instructions section (AGENTS.md,
 	// else CLAUDE.md, from the workspace up to the repository root, only

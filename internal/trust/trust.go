@@ -15,8 +15,11 @@
 // over the old one), so concurrent `reins trust` runs lose no entry and a
 // reader never sees half a file.
 //
-// The package is a leaf: it knows nothing of what the project files are.
-// A feature that reads a project file asks Store.Trusted first.
+// Trusting a folder also pins its project files (pin.go): the one list of
+// the kinds of file that can redirect keys, run code or steer the model
+// lives there, and every loader of such a file asks Gate.Honour with the
+// bytes it read, so a file added or changed after the user's approval is
+// not honoured. The package knows nothing else of what the files mean.
 package trust
 
 import (
