@@ -87,7 +87,7 @@ func (g *Gate) Honour(dir, rel string, content []byte) bool {
 		g.refuse(r)
 		return false
 	}
-	key := path.Join(filepath.ToSlash(sub), filepath.ToSlash(rel))
+	key := path.Join(worktreeHome(filepath.ToSlash(sub)), filepath.ToSlash(rel))
 	pin, ok := e.Pins[key]
 	switch {
 	case !ok:
@@ -172,4 +172,34 @@ func (e *UnpinnedError) approveIn() string {
 		}
 	}
 	return f.Folder
+}
+
+// worktreeHome maps a folder inside a child's worktree (isolation:
+// worktree keeps it at <repo>/.git/reins/worktrees/<id>, a snapshot of the
+// repository's working tree) to the same folder of the repository, whose
+// pins then judge its files: a reins child there honours exactly the
+// content the user approved, and a file the child changed is refused.
+func worktreeHome(sub string) string {
+	const mark = ".git/reins/worktrees/"
+	i := -1
+	switch {
+	case strings.HasPrefix(sub, mark):
+		i = 0
+	default:
+		if j := strings.Index(sub, "/"+mark); j >= 0 {
+			i = j + 1
+		}
+	}
+	if i < 0 {
+		return sub
+	}
+	rest := sub[i+len(mark):] // <id>[/more]
+	id, more, _ := strings.Cut(rest, "/")
+	if id == "" {
+		return sub
+	}
+	if home := path.Join(sub[:i], more); home != "" {
+		return home
+	}
+	return "."
 }

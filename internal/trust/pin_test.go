@@ -105,7 +105,7 @@ func TestScanBound(t *testing.T) {
 // table-driven: approved content is honoured; new, changed, an untrusted
 // folder and a folder trusted before pinning are refused and reported.
 func TestGateHonoursOnlyApprovedContent(t *testing.T) {
-	root := tree(t, "ws/sub", "old", "out")
+	root := tree(t, "ws/sub", "old", "out", "ws/.git/reins/worktrees/c1/sub")
 	home := filepath.Join(root, "home")
 	ws := filepath.Join(root, "ws")
 	write(t, ws, "AGENTS.md", "approved")
@@ -136,6 +136,9 @@ func TestGateHonoursOnlyApprovedContent(t *testing.T) {
 		{"new through a link", filepath.Join(root, "link"), "AGENTS.md", "approved", false, StateNew},
 		{"before pinning", filepath.Join(root, "old"), "AGENTS.md", "x", false, StateUnpinned},
 		{"untrusted", filepath.Join(root, "out"), "AGENTS.md", "x", false, StateNew},
+		{"a child's worktree, approved", filepath.Join(ws, ".git", "reins", "worktrees", "c1"), "AGENTS.md", "approved", true, ""},
+		{"a child's worktree, changed", filepath.Join(ws, ".git", "reins", "worktrees", "c1"), "AGENTS.md", "changed by the child", false, StateChanged},
+		{"a child's worktree, new below", filepath.Join(ws, ".git", "reins", "worktrees", "c1", "sub"), ".reins/config.yaml", "x", false, StateNew},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -216,5 +219,22 @@ func TestApproveReportsChangesAndConcurrentApprovalsLoseNothing(t *testing.T) {
 	want := []FileState{{"AGENTS.md", StateChanged}, {"CLAUDE.md", StateNew}}
 	if !slices.Equal(a.Changes, want) || a.Pinned != 2 {
 		t.Errorf("changes %v pinned %d, want %v 2", a.Changes, a.Pinned, want)
+	}
+}
+
+func TestWorktreeHome(t *testing.T) {
+	for in, want := range map[string]string{
+		".":                                ".",
+		"a/b":                              "a/b",
+		".git/reins/worktrees/c1":          ".",
+		".git/reins/worktrees/c1/sub/x":    "sub/x",
+		"repo/.git/reins/worktrees/c1/sub": "repo/sub",
+		"repo/.git/reins/worktrees/":       "repo/.git/reins/worktrees/",
+		"x.git/reins/worktrees/c1":         "x.git/reins/worktrees/c1",
+		".git/hooks":                       ".git/hooks",
+	} {
+		if got := worktreeHome(in); got != want {
+			t.Errorf("worktreeHome(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
