@@ -32,6 +32,9 @@ type Refused struct {
 	// `reins trust Folder` approves the file.
 	Folder string
 	State  State
+	// Key is the file's pin name in Folder's pins, Digest the digest of
+	// the bytes the loader read (Store.PinFiles approves exactly them).
+	Key, Digest string
 }
 
 // Gate returns the gate of one reins start in cwd, reading the list once.
@@ -76,11 +79,6 @@ func (g *Gate) Honour(dir, rel string, content []byte) bool {
 		return false
 	}
 	r := Refused{Path: p, Folder: e.Path}
-	if e.Pins == nil {
-		r.State = StateUnpinned
-		g.refuse(r)
-		return false
-	}
 	sub, err := filepath.Rel(e.Path, canon)
 	if err != nil {
 		r.State = StateNew
@@ -88,11 +86,14 @@ func (g *Gate) Honour(dir, rel string, content []byte) bool {
 		return false
 	}
 	key := path.Join(worktreeHome(filepath.ToSlash(sub)), filepath.ToSlash(rel))
+	r.Key, r.Digest = key, Digest(content)
 	pin, ok := e.Pins[key]
 	switch {
+	case e.Pins == nil:
+		r.State = StateUnpinned
 	case !ok:
 		r.State = StateNew
-	case pin != Digest(content):
+	case pin != r.Digest:
 		r.State = StateChanged
 	default:
 		return true

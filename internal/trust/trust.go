@@ -234,6 +234,32 @@ func (s *Store) Approve(ctx context.Context, dir string, opts ScanOptions) (*App
 	return a, nil
 }
 
+// PinFiles approves single files of the trusted folder (canonical, as in
+// Refused.Folder): each key of files (a Refused.Key) is pinned to its
+// digest, the other pins are kept. It is the terminal's answer to a
+// question that showed the user these files' content.
+func (s *Store) PinFiles(ctx context.Context, folder string, files map[string]string) error {
+	return s.update(ctx, func(f *file) error {
+		i := slices.IndexFunc(f.Folders, func(e Folder) bool { return e.Path == folder })
+		if i < 0 {
+			return &NotTrustedError{Dir: folder}
+		}
+		if f.Folders[i].Pins == nil {
+			f.Folders[i].Pins = map[string]string{}
+		}
+		for k, d := range files {
+			f.Folders[i].Pins[k] = d
+		}
+		at := (s.Now)
+		if at == nil {
+			at = time.Now
+		}
+		t := at().UTC()
+		f.Folders[i].PinnedAt = &t
+		return nil
+	})
+}
+
 // Shown is what Show found.
 type Shown struct {
 	// Folder is the trusted folder that covers the one asked about (its
