@@ -204,8 +204,11 @@ func (s *scanner) stop(err error) error {
 	return err
 }
 
-// tree pins every file below dir, following symbolic links (bounded by
-// depth and the entry budget).
+// tree pins every file below dir (dir itself may be a symbolic link, as
+// .claude -> ../shared/.claude; a link to a file is pinned by its content).
+// A link to a folder inside the tree is not followed: a loop cannot make
+// the scan spin, and a loader that would follow it meets unpinned files
+// and refuses them.
 func (s *scanner) tree(dir, rel string, depth int) error {
 	if depth > maxTreeDepth {
 		s.res.Truncated = true
@@ -220,11 +223,7 @@ func (s *scanner) tree(dir, rel string, depth int) error {
 	}
 	for _, e := range entries {
 		p, r := filepath.Join(dir, e.Name()), path.Join(rel, e.Name())
-		fi, err := os.Stat(p)
-		if err != nil {
-			continue
-		}
-		if fi.IsDir() {
+		if e.IsDir() {
 			if err := s.tree(p, r, depth+1); err != nil {
 				return err
 			}

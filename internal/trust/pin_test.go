@@ -59,6 +59,19 @@ func TestScanPinsWhatCanSteerReins(t *testing.T) {
 	if err := mkfifo(filepath.Join(root, "fifo", "AGENTS.md")); err != nil {
 		t.Fatal(err)
 	}
+	// Links: a loop inside a pinned tree is not followed; a linked file is
+	// pinned by its content; a linked .claude is read through.
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink(".", filepath.Join(root, ".reins", "loop")))
+	must(os.Symlink(filepath.Join(root, "README.md"), filepath.Join(root, ".reins", "agents", "linked.md")))
+	write(t, root, "shared/claude/agents/s.md", "shared agent")
+	must(os.MkdirAll(filepath.Join(root, "l"), 0o755))
+	must(os.Symlink(filepath.Join(root, "shared", "claude"), filepath.Join(root, "l", ".claude")))
 	res, err := Scan(context.Background(), root, ScanOptions{Names: []string{"NOTES.md"}, Home: filepath.Join(root, "home", ".reins")})
 	if err != nil {
 		t.Fatal(err)
@@ -66,11 +79,14 @@ func TestScanPinsWhatCanSteerReins(t *testing.T) {
 	want := []string{
 		".agents/skills/z/SKILL.md", ".claude/agents/b.md", ".claude/commands/x/y.md", ".claude/settings.json",
 		".claude/settings.local.json", ".claude/skills/k/SKILL.md", ".mcp.json", ".reins/agents/a.md",
-		".reins/config.yaml", ".reins/skills/s/SKILL.md", "AGENTS.md", "CLAUDE.md", "NOTES.md",
-		"a/b/c/.reins/config.yaml", "a/b/c/AGENTS.md", "pkg/.claude/agents/c.md", "pkg/.mcp.json",
+		".reins/agents/linked.md", ".reins/config.yaml", ".reins/skills/s/SKILL.md", "AGENTS.md", "CLAUDE.md", "NOTES.md",
+		"a/b/c/.reins/config.yaml", "a/b/c/AGENTS.md", "l/.claude/agents/s.md", "pkg/.claude/agents/c.md", "pkg/.mcp.json",
 	}
 	if got := keys(res.Files); !slices.Equal(got, want) {
 		t.Errorf("pinned\n%q\nwant\n%q", got, want)
+	}
+	if res.Files[".reins/agents/linked.md"] != Digest([]byte("README.md")) {
+		t.Errorf("a linked file is not pinned by its content")
 	}
 	if res.Files["AGENTS.md"] != Digest([]byte("AGENTS.md")) {
 		t.Errorf("digest of AGENTS.md = %s", res.Files["AGENTS.md"])
