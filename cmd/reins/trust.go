@@ -95,7 +95,11 @@ func newTrustCmd(s *streams) *cobra.Command {
 			for _, c := range a.Changes {
 				fmt.Fprintf(s.out, "  %-10s %s\n", c.State, trust.Quote(c.Path))
 			}
-			fmt.Fprintf(s.out, "%d project files pinned\n", a.Pinned)
+			plural := "s"
+			if a.Pinned == 1 {
+				plural = ""
+			}
+			fmt.Fprintf(s.out, "%d project file%s pinned\n", a.Pinned, plural)
 			if a.Truncated {
 				fmt.Fprintf(s.err, "reins: trust: the scan of %s stopped at its bound (%d entries, %d folders deep, %d files): project files past it are not pinned, and reins will not use them; trust the project folder you work in instead\n",
 					trust.Quote(a.Folder), trust.MaxScanEntries, trust.MaxScanDepth, trust.MaxPins)
