@@ -174,12 +174,11 @@ func New(opts Options) (*Harness, error) {
 		return nil, &ConfigError{fmt.Errorf("--cwd %s: not a directory", cwd)}
 	}
 	// The one place that decides whether the workspace's own files count:
-	// both loaders take the answer, and a damaged trust list stops reins
-	// rather than trusting or distrusting silently.
-	// The gate holds the list as it is now and checks every project file
-	// read against the user's pins (trust.Gate): a file added or changed
-	// since the user approved the folder stops reins (below), whichever
-	// loader read it.
+	// every loader takes the answer, and a damaged trust list stops reins
+	// rather than trusting or distrusting silently. The gate holds the
+	// list as it is now and checks every project file read against the
+	// user's pins (trust.Gate): a file added or changed since the user
+	// approved the folder stops reins (below), whichever loader read it.
 	gate, err := trust.New(home).Gate(cwd)
 	if err != nil {
 		return nil, &ConfigError{fmt.Errorf("checking folder trust: %w", err)}
@@ -193,6 +192,9 @@ func New(opts Options) (*Harness, error) {
 	agents, warnings, err := config.LoadAgents(lo, cfg)
 	if err != nil {
 		return nil, &ConfigError{err}
+	}
+	if err := gate.Err(); err != nil {
+		return nil, &ConfigError{err} // before any check of what was loaded without it
 	}
 	if err := checkWritable(agents, cfg.Sandbox.Writable, home); err != nil {
 		return nil, &ConfigError{err}
