@@ -18,7 +18,10 @@ func interactiveMain(ctx context.Context, in io.Reader, out, stderr io.Writer, f
 	if in, ok := in.(*os.File); ok {
 		defer cli.HoldInput(in)()
 	}
-	h, opts, _, err := cli.OpenSession(stderr, &f.OpenFlags)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	h, opts, err := openApproving(ctx, in, stderr, &f.OpenFlags)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/reinsdev/reins/internal/testutil"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -106,6 +107,7 @@ func TestOneAccountingRule(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cwd, ".reins", "config.yaml"), []byte(accountingConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	testutil.Trust(t, home, cwd) // approves the config written after the workspace was trusted
 	run := func(args ...string) runResult {
 		t.Helper()
 		cmd := reinsIn(t, cwd, home, mark, append([]string{"run", "--json", "-m", "anthropic/priced", "--base-url", url}, args...)...)

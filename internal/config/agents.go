@@ -201,6 +201,9 @@ func LoadAgents(opts LoadOptions, cfg *Config) (*Agents, []Warning, error) {
 	type dir struct {
 		path    string
 		lenient bool
+		// honour is asked about each file read (LoadOptions.Honour):
+		// set for the project's directories, nil for the user's own.
+		honour func(name string, src []byte) bool
 	}
 	all := &Agents{byName: map[string]*Agent{}}
 	var dirs []dir
@@ -211,18 +214,21 @@ func LoadAgents(opts LoadOptions, cfg *Config) (*Agents, []Warning, error) {
 			case sameFile(p, homeAgents(opts.Home)):
 				// <cwd>/.reins is $REINS_HOME: the user's own, read below.
 			case opts.Trusted:
-				dirs = append(dirs, dir{p, d.lenient})
+				rel := d.rel
+				dirs = append(dirs, dir{p, d.lenient, func(name string, src []byte) bool {
+					return opts.honour(filepath.Join(rel, name), src)
+				}})
 			default:
 				all.ignored = append(all.ignored, ignoredAgents(p, cfg)...)
 			}
 		}
 	}
 	if opts.Home != "" {
-		dirs = append(dirs, dir{homeAgents(opts.Home), false})
+		dirs = append(dirs, dir{homeAgents(opts.Home), false, nil})
 	}
 	var warnings []Warning
 	for _, dr := range dirs { // nearest first
-		found, ws, broken, err := loadAgentDir(dr.path, dr.lenient, cfg)
+		found, ws, broken, err := loadAgentDir(dr.path, dr.lenient, dr.honour, cfg)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -283,7 +289,10 @@ func ignoredAgents(dir string, cfg *Config) []*Agent {
 // read as an agent is skipped: in a lenient (Claude Code) directory with a
 // warning, in a strict one as a BrokenAgent, whose warning names the file,
 // line and key.
-func loadAgentDir(dir string, lenient bool, cfg *Config) (map[string]*Agent, []Warning, []*BrokenAgent, error) {
+//
+// honour, when set, is asked about each file's bytes; a file it refuses
+// is left out without a word (the caller stops on the refusal).
+func loadAgentDir(dir string, lenient bool, honour func(name string, src []byte) bool, cfg *Config) (map[string]*Agent, []Warning, []*BrokenAgent, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -303,6 +312,9 @@ func loadAgentDir(dir string, lenient bool, cfg *Config) (map[string]*Agent, []W
 		}
 		path := filepath.Join(dir, e.Name())
 		src, err := smallfile.Read(path, smallfile.Limit)
+		if err == nil && honour != nil && !honour(e.Name(), src) {
+			continue
+		}
 		if err == nil {
 			var ag *Agent
 			var ws []Warning

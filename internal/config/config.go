@@ -260,6 +260,17 @@ type LoadOptions struct {
 	// InstructionFiles, when set, are the instruction file names
 	// ProjectFiles looks for (Config.InstructionFiles); nil: the defaults.
 	InstructionFiles *[]string
+	// Honour, when set, is asked about every project file read in a
+	// trusted Cwd, with the bytes read (trust.Gate.Honour: is this the
+	// content the user approved?); a file it refuses is not used. The
+	// harness always sets it; nil honours every file (tests of the
+	// loaders themselves).
+	Honour func(dir, rel string, content []byte) bool
+}
+
+// honour asks opts.Honour about the project file rel of Cwd.
+func (opts LoadOptions) honour(rel string, content []byte) bool {
+	return opts.Honour == nil || opts.Honour(opts.Cwd, rel, content)
 }
 
 // Origin is who wrote a config layer. It decides whether a base URL the
@@ -423,20 +434,25 @@ func Load(opts LoadOptions) (*Config, error) {
 	if opts.Home != "" {
 		layers = append(layers, layer{homeConfig(opts.Home), true, OriginUser})
 	}
+	projectAt := -1
 	if p := filepath.Join(opts.Cwd, projectConfig); opts.Cwd != "" && opts.Trusted && !sameFile(p, homeConfig(opts.Home)) {
+		projectAt = len(layers)
 		layers = append(layers, layer{p, true, OriginTrustedProject})
 	}
 	if opts.Extra != "" {
 		layers = append(layers, layer{opts.Extra, false, OriginFlag})
 	}
 	var raws []*rawConfig
-	for _, l := range layers {
+	for i, l := range layers {
 		src, err := smallfile.Read(l.path, smallfile.Limit)
 		if err != nil {
 			if l.optional && errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
 			return nil, fmt.Errorf("reading config: %w", err)
+		}
+		if i == projectAt && !opts.honour(projectConfig, src) {
+			continue // not approved: the caller stops on Honour's refusal
 		}
 		r, err := parseConfig(l.path, l.origin, src)
 		if err != nil {
@@ -448,7 +464,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	// and below the project's own: the nearer, reins-specific file wins
 	// on a name clash.
 	if p := mcpJSONPath(opts.Cwd); opts.Cwd != "" && opts.Trusted {
-		servers, warnings, _ := readMCPJSON(p)
+		servers, warnings, _ := readMCPJSON(p, func(src []byte) bool { return opts.honour(MCPJSON, src) })
 		if len(servers) > 0 || len(warnings) > 0 {
 			at := 0
 			for at < len(raws) && raws[at].origin == OriginUser {

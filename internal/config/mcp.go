@@ -122,13 +122,19 @@ type mcpJSONServer struct {
 // file, read leniently: a server reins cannot use (an sse server, a bad
 // name) is skipped with a warning, a file that is not JSON is skipped with
 // a warning, and unknown keys are ignored. A missing file is no layer.
-func readMCPJSON(path string) (servers []mcpspec.Server, warnings []string, err error) {
+//
+// honour is asked about the bytes read (LoadOptions.Honour); a file it
+// refuses is no layer.
+func readMCPJSON(path string, honour func([]byte) bool) (servers []mcpspec.Server, warnings []string, err error) {
 	src, err := smallfile.Read(path, smallfile.Limit)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, nil
 		}
 		return nil, []string{trust.Quote(path) + ": skipped: cannot be read"}, nil
+	}
+	if !honour(src) {
+		return nil, nil, nil
 	}
 	var file struct {
 		MCPServers map[string]json.RawMessage `json:"mcpServers"`

@@ -56,7 +56,9 @@ type Harness struct {
 	// project's files (.reins/config.yaml, .reins/agents, .claude/agents)
 	// take effect. A feature that reads another project file (an MCP
 	// server list, instructions, hooks) must read it only when Trusted,
-	// and add it to config.ProjectFiles so that Ignored names it.
+	// honour it only when the gate does (trust.Gate.Honour, with the
+	// bytes it read; its kind listed in internal/trust's pin.go), and add
+	// it to config.ProjectFiles so that Ignored names it.
 	Trusted bool
 	// Instructions is the marked project-instructions section (AGENTS.md,
 	// else CLAUDE.md, from the workspace up to the repository root, only
@@ -172,13 +174,17 @@ func New(opts Options) (*Harness, error) {
 		return nil, &ConfigError{fmt.Errorf("--cwd %s: not a directory", cwd)}
 	}
 	// The one place that decides whether the workspace's own files count:
-	// both loaders take the answer, and a damaged trust list stops reins
-	// rather than trusting or distrusting silently.
-	trusted, err := trust.New(home).Trusted(cwd)
+	// every loader takes the answer, and a damaged trust list stops reins
+	// rather than trusting or distrusting silently. The gate holds the
+	// list as it is now and checks every project file read against the
+	// user's pins (trust.Gate): a file added or changed since the user
+	// approved the folder stops reins (below), whichever loader read it.
+	gate, err := trust.New(home).Gate(cwd)
 	if err != nil {
 		return nil, &ConfigError{fmt.Errorf("checking folder trust: %w", err)}
 	}
-	lo := config.LoadOptions{Home: home, Cwd: cwd, Trusted: trusted, Extra: opts.ConfigFile}
+	trusted := gate.Trusted(cwd)
+	lo := config.LoadOptions{Home: home, Cwd: cwd, Trusted: trusted, Extra: opts.ConfigFile, Honour: gate.Honour}
 	cfg, err := config.Load(lo)
 	if err != nil {
 		return nil, &ConfigError{err}
@@ -186,6 +192,9 @@ func New(opts Options) (*Harness, error) {
 	agents, warnings, err := config.LoadAgents(lo, cfg)
 	if err != nil {
 		return nil, &ConfigError{err}
+	}
+	if err := gate.Err(); err != nil {
+		return nil, &ConfigError{err} // before any check of what was loaded without it
 	}
 	if err := checkWritable(agents, cfg.Sandbox.Writable, home); err != nil {
 		return nil, &ConfigError{err}
@@ -209,7 +218,10 @@ func New(opts Options) (*Harness, error) {
 		lo.InstructionFiles = &cfg.InstructionFiles
 		h.Ignored = config.ProjectFiles(lo)
 	}
-	h.Instructions = loadInstructions(home, cwd, cfg.InstructionFiles)
+	h.Instructions = loadInstructions(gate, cwd, cfg.InstructionFiles)
+	if err := gate.Err(); err != nil {
+		return nil, &ConfigError{err}
+	}
 	h.Version = ReinsVersion
 	h.MCP = h.newMCP(cfg.MCPServers)
 	if err := h.startTelemetry(); err != nil {

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,27 +43,30 @@ func instructionDirs(cwd, userHome string) []string {
 }
 
 // loadInstructions reads the project instructions of cwd, each directory
-// only when the user trusts it (docs/trust.md). It returns the marked
-// section to append to a system prompt, or "".
-func loadInstructions(home, cwd string, names []string) string {
+// only when the user trusts it (docs/trust.md) and each file only when the
+// gate honours what was read. It returns the marked section to append to
+// a system prompt, or "".
+func loadInstructions(gate *trust.Gate, cwd string, names []string) string {
 	userHome, _ := os.UserHomeDir()
 	if userHome != "" {
 		if abs, err := filepath.Abs(userHome); err == nil {
 			userHome = abs
 		}
 	}
-	store := trust.New(home)
 	var b strings.Builder
 	left := MaxInstructionBytes
 	for _, dir := range instructionDirs(cwd, userHome) {
-		if ok, err := store.Trusted(dir); err != nil || !ok {
+		if !gate.Trusted(dir) {
 			continue
 		}
 		for _, name := range names {
 			path := filepath.Join(dir, name)
-			data, err := readInstructions(path)
+			data, err := smallfile.Read(path, smallfile.Limit)
 			if err != nil {
 				continue
+			}
+			if !gate.Honour(dir, name, data) {
+				break // refused: New stops on it
 			}
 			text := strings.TrimSpace(string(data))
 			if left <= 0 {
@@ -79,16 +81,4 @@ func loadInstructions(home, cwd string, names []string) string {
 		}
 	}
 	return b.String()
-}
-
-// readInstructions reads an instruction file a repository names: only a
-// regular file (checked on the opened file, not a stat before it), and no
-// more of it than can be shown, however large it is.
-func readInstructions(path string) ([]byte, error) {
-	f, err := smallfile.Open(path, os.O_RDONLY)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, MaxInstructionBytes+1))
 }

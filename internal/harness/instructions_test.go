@@ -36,13 +36,13 @@ func TestInstructionsWalkToRepoRoot(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(repo, "a", "CLAUDE.md"), []byte("MIDDLE-CLAUDE"), 0o644))
 	must(t, os.WriteFile(filepath.Join(sub, "AGENTS.md"), []byte(strings.Repeat("x", MaxInstructionBytes+10)), 0o644))
 
-	if got := loadInstructions(home, sub, config.InstructionFiles); got != "" {
+	if got := instr(t, home, sub); got != "" {
 		t.Fatalf("untrusted: got %q", got)
 	}
 	if _, err := trust.New(home).Trust(t.Context(), repo); err != nil {
 		t.Fatal(err)
 	}
-	got := loadInstructions(home, sub, config.InstructionFiles)
+	got := instr(t, home, sub)
 	for _, want := range []string{"REPO-ROOT", "MIDDLE-CLAUDE", "[cut: project instructions are capped", `<project-instructions path="` + filepath.Join(repo, "AGENTS.md") + `">`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q", want)
@@ -71,7 +71,7 @@ func TestInstructionsWithoutRepoOnlyWorkspace(t *testing.T) {
 	if _, err := trust.New(home).Trust(t.Context(), root); err != nil {
 		t.Fatal(err)
 	}
-	got := loadInstructions(home, ws, config.InstructionFiles)
+	got := instr(t, home, ws)
 	if !strings.Contains(got, "HERE") || strings.Contains(got, "PARENT") {
 		t.Fatalf("got %q", got)
 	}
@@ -82,4 +82,14 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// instr loads cwd's instructions through a gate on home's trust list.
+func instr(t *testing.T, home, cwd string) string {
+	t.Helper()
+	g, err := trust.New(home).Gate(cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loadInstructions(g, cwd, config.InstructionFiles)
 }

@@ -15,8 +15,11 @@
 // over the old one), so concurrent `reins trust` runs lose no entry and a
 // reader never sees half a file.
 //
-// The package is a leaf: it knows nothing of what the project files are.
-// A feature that reads a project file asks Store.Trusted first.
+// Trusting a folder also pins its project files (pin.go): the one list of
+// the kinds of file that can redirect keys, run code or steer the model
+// lives there, and every loader of such a file asks Gate.Honour with the
+// bytes it read, so a file added or changed after the user's approval is
+// not honoured. The package knows nothing else of what the files mean.
 package trust
 
 import (
@@ -42,6 +45,13 @@ type Folder struct {
 	// Path is canonical: absolute, cleaned, symbolic links resolved.
 	Path      string    `json:"path"`
 	TrustedAt time.Time `json:"trustedAt"`
+	// Pins maps each project file of the folder the user approved (pin.go),
+	// by its path relative to Path with '/' separators, to its Digest.
+	// It is nil in an entry written before reins pinned files: then no
+	// file of the folder is honoured until the user runs reins trust again.
+	Pins map[string]string `json:"pins"`
+	// PinnedAt is when Pins were last approved.
+	PinnedAt *time.Time `json:"pinnedAt,omitempty"`
 }
 
 // file is the on-disk form. Version lets a later reins change the format
@@ -123,13 +133,8 @@ func (s *Store) Covering(dir string) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	best := ""
-	for _, e := range f.Folders {
-		if within(canon, e.Path) && len(e.Path) > len(best) {
-			best = e.Path
-		}
-	}
-	return best, best != "", nil
+	e, ok := nearest(f.Folders, canon)
+	return e.Path, ok, nil
 }
 
 // within reports whether path is root or below it, by whole path
@@ -153,31 +158,153 @@ func (s *Store) List() ([]Folder, error) {
 	return f.Folders, nil
 }
 
-// Trust adds dir, which must be an existing directory, and returns its
-// canonical path. Trusting a folder already in the list keeps its entry.
+// Trust adds dir, which must be an existing directory, pins its project
+// files as they are now (Approve) and returns its canonical path.
 func (s *Store) Trust(ctx context.Context, dir string) (string, error) {
-	canon, err := Canonical(dir)
+	a, err := s.Approve(ctx, dir, ScanOptions{Home: s.home})
 	if err != nil {
 		return "", err
+	}
+	return a.Folder, nil
+}
+
+// Approval is what Approve did.
+type Approval struct {
+	// Folder is the canonical folder trusted.
+	Folder string
+	// Changes are the files whose pin changed (new, changed, removed, or
+	// every file of a folder trusted before pinning), sorted by path.
+	Changes []FileState
+	// Pinned is how many files are pinned now.
+	Pinned int
+	// Truncated says the scan reached a bound (pin.go): files past it
+	// are not pinned, so reins does not honour them.
+	Truncated bool
+}
+
+// Approve trusts dir, which must be an existing directory, and pins its
+// project files as they are on disk now: the user's approval of their
+// content. Trusting a folder already in the list keeps its entry and
+// replaces its pins. The scan runs before the lock is taken (it may read
+// many folders); only the entry of dir is replaced under it, so
+// concurrent approvals of other folders lose nothing.
+func (s *Store) Approve(ctx context.Context, dir string, opts ScanOptions) (*Approval, error) {
+	canon, err := Canonical(dir)
+	if err != nil {
+		return nil, err
 	}
 	fi, err := os.Stat(canon)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if !fi.IsDir() {
-		return "", fmt.Errorf("%s: not a directory", Quote(canon))
+		return nil, fmt.Errorf("%s: not a directory", Quote(canon))
+	}
+	if _, err := s.read(); err != nil {
+		return nil, err // a damaged list is said before a long scan
+	}
+	scan, err := Scan(ctx, canon, opts)
+	if err != nil {
+		return nil, err
 	}
 	now := time.Now
 	if s.Now != nil {
 		now = s.Now
 	}
+	a := &Approval{Folder: canon, Pinned: len(scan.Files), Truncated: scan.Truncated}
 	err = s.update(ctx, func(f *file) error {
-		if !slices.ContainsFunc(f.Folders, func(e Folder) bool { return e.Path == canon }) {
-			f.Folders = append(f.Folders, Folder{Path: canon, TrustedAt: now().UTC()})
+		at := now().UTC()
+		i := slices.IndexFunc(f.Folders, func(e Folder) bool { return e.Path == canon })
+		if i < 0 {
+			f.Folders = append(f.Folders, Folder{Path: canon, TrustedAt: at, Pins: map[string]string{}})
+			i = len(f.Folders) - 1
 		}
+		for _, c := range Compare(f.Folders[i].Pins, scan.Files) {
+			if c.State != StatePinned {
+				a.Changes = append(a.Changes, c)
+			}
+		}
+		f.Folders[i].Pins = scan.Files
+		f.Folders[i].PinnedAt = &at
 		return nil
 	})
-	return canon, err
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// PinFiles approves single files of the trusted folder (canonical, as in
+// Refused.Folder): each key of files (a Refused.Key) is pinned to its
+// digest, the other pins are kept. It is the terminal's answer to a
+// question that showed the user these files' content.
+func (s *Store) PinFiles(ctx context.Context, folder string, files map[string]string) error {
+	return s.update(ctx, func(f *file) error {
+		i := slices.IndexFunc(f.Folders, func(e Folder) bool { return e.Path == folder })
+		if i < 0 {
+			return &NotTrustedError{Dir: folder}
+		}
+		if f.Folders[i].Pins == nil {
+			f.Folders[i].Pins = map[string]string{}
+		}
+		for k, d := range files {
+			f.Folders[i].Pins[k] = d
+		}
+		at := (s.Now)
+		if at == nil {
+			at = time.Now
+		}
+		t := at().UTC()
+		f.Folders[i].PinnedAt = &t
+		return nil
+	})
+}
+
+// Shown is what Show found.
+type Shown struct {
+	// Folder is the trusted folder that covers the one asked about (its
+	// pins decide), or the canonical folder asked about when none does.
+	Folder  string
+	Trusted bool
+	// Files are the pinned files and those on disk, with their states.
+	Files     []FileState
+	Truncated bool
+}
+
+// Show compares the pins of the trusted folder covering dir with its
+// files on disk. For a folder that is not trusted every file is new.
+func (s *Store) Show(ctx context.Context, dir string, opts ScanOptions) (*Shown, error) {
+	canon, err := Canonical(dir)
+	if err != nil {
+		return nil, err
+	}
+	f, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	sh := &Shown{Folder: canon}
+	pins := map[string]string{}
+	if e, ok := nearest(f.Folders, canon); ok {
+		sh.Folder, sh.Trusted, pins = e.Path, true, e.Pins
+	}
+	scan, err := Scan(ctx, sh.Folder, opts)
+	if err != nil {
+		return nil, err
+	}
+	sh.Files, sh.Truncated = Compare(pins, scan.Files), scan.Truncated
+	return sh, nil
+}
+
+// nearest is the entry of folders that covers canon most closely.
+func nearest(folders []Folder, canon string) (Folder, bool) {
+	var best Folder
+	found := false
+	for _, e := range folders {
+		if within(canon, e.Path) && (!found || len(e.Path) > len(best.Path)) {
+			best, found = e, true
+		}
+	}
+	return best, found
 }
 
 // Revoke removes dir from the list and returns the path removed. A folder
@@ -258,6 +385,10 @@ func (s *Store) update(ctx context.Context, change func(*file) error) error {
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
+	}
+	if len(b) >= smallfile.Limit {
+		// written, it could not be read back: every command would stop
+		return fmt.Errorf("the trust list %s would grow past %d bytes; revoke folders you no longer use, or trust project folders rather than a folder of many projects", Quote(s.Path()), smallfile.Limit)
 	}
 	return writeAtomic(s.Path(), append(b, '\n'))
 }
