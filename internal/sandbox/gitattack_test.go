@@ -297,3 +297,33 @@ echo ok > notes.txt`)
 		t.Errorf("an ordinary file in the home workspace was not written:\n%s", out)
 	}
 }
+
+// TestGitWallsMutation: each .git wall is what stops its attack — with
+// the wall turned off (REINS_TEST_MUTATE, as the matrix's mutation check)
+// the attack gets through, with it on it does not. The matrix covers git
+// (a commondir and a nested repository's config); git-sweep needs a
+// workspace that is not a repository yet, which the matrix's is not.
+func TestGitWallsMutation(t *testing.T) {
+	requireLandlock(t)
+	attacks := map[wall]func(t *testing.T, env []string) bool{
+		wallGit: func(t *testing.T, env []string) bool {
+			ws := gitWorkspace(t)
+			runEnv(t, Policy{Mode: WorkspaceWrite, Workspace: ws}, ws, env, `echo ../.evil > .git/commondir`)
+			_, err := os.Lstat(filepath.Join(ws, ".git", "commondir"))
+			return err == nil
+		},
+		wallGitSweep: func(t *testing.T, env []string) bool {
+			ws := visibleDir(t)
+			runEnv(t, Policy{Mode: WorkspaceWrite, Workspace: ws}, ws, env, `git init -q && git config core.fsmonitor "touch $PWD/PWNED; false"`)
+			return strings.Contains(hostGit(t, ws, "config", "--local", "--list"), "fsmonitor")
+		},
+	}
+	for w, attack := range attacks {
+		if attack(t, os.Environ()) {
+			t.Errorf("%s on: the attack got through", w)
+		}
+		if !attack(t, append(os.Environ(), mutateEnv+"="+string(w))) {
+			t.Errorf("%s off: the attack was still stopped, so another wall stops it (or the test does not reach it)", w)
+		}
+	}
+}
