@@ -327,3 +327,20 @@ func TestGitWallsMutation(t *testing.T) {
 		}
 	}
 }
+
+// TestGitdirCannotLockWorkspace: a nested `.git` file whose gitdir: line
+// names the workspace itself (or a folder with no repository in it) binds
+// nothing but the file: the workspace stays writable.
+func TestGitdirCannotLockWorkspace(t *testing.T) {
+	requireLandlock(t)
+	ws := gitWorkspace(t)
+	os.MkdirAll(filepath.Join(ws, "a", "src"), 0o755)
+	os.WriteFile(filepath.Join(ws, "a", ".git"), []byte("gitdir: ..\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "b.git"), []byte("gitdir: a/src\n"), 0o644)
+	os.MkdirAll(filepath.Join(ws, "b"), 0o755)
+	os.WriteFile(filepath.Join(ws, "b", ".git"), []byte("gitdir: ../a/src\n"), 0o644)
+	out, code := runEnv(t, Policy{Mode: WorkspaceWrite, Workspace: ws}, ws, nil, `echo ok > top.txt && echo ok > a/src/x.txt && echo ok > a/y.txt`)
+	if code != 0 {
+		t.Errorf("writing the workspace failed (%d):\n%s", code, out)
+	}
+}

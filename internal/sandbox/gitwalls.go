@@ -52,7 +52,7 @@ func repoPaths(ws string, granted []string) []string {
 			continue
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
-			if t := resolved(entry); t != "" && coveredBy(t, granted) {
+			if t := resolved(entry); controlFolder(t, ws, granted) {
 				out = append(out, t)
 			}
 			continue
@@ -62,12 +62,29 @@ func repoPaths(ws string, granted []string) []string {
 		}
 		out = append(out, entry)
 		for _, d := range []string{r.Dir, r.Common} {
-			if d != "" && d != entry && coveredBy(d, granted) {
+			if d != entry && controlFolder(d, ws, granted) {
 				out = append(out, d)
 			}
 		}
 	}
 	return out
+}
+
+// controlFolder reports whether d, a folder a `.git` file, link or
+// commondir names, is to be bound read-only: it lies in a writable path
+// (elsewhere the read-only root covers it), it looks like a repository's
+// control folder (a HEAD file or an objects folder), and it is neither a
+// granted path itself nor holds the workspace — a `gitdir: ..` planted
+// in a nested folder must not turn the whole workspace read-only.
+func controlFolder(d, ws string, granted []string) bool {
+	if d == "" || !coveredBy(d, granted) || within(d, ws) || slices.Contains(granted, d) {
+		return false
+	}
+	if fi, err := os.Lstat(filepath.Join(d, "HEAD")); err == nil && fi.Mode().IsRegular() {
+		return true
+	}
+	fi, err := os.Lstat(filepath.Join(d, "objects"))
+	return err == nil && fi.IsDir()
 }
 
 // bindReadOnly binds each of paths read-only (recursively) and first makes
