@@ -203,7 +203,7 @@ func TestAttackNewRepository(t *testing.T) {
 	ws := visibleDir(t)
 	out, _ := runEnv(t, Policy{Mode: WorkspaceWrite, Workspace: ws}, ws, nil, `
 git init -q && git config core.fsmonitor "touch $PWD/PWNED; false" && git config include.path ../evil.cfg
-git config user.name agent
+git config user.name agent && git config user.email agent@example.com
 printf '#!/bin/sh\ntouch '"$PWD"'/PWNED\n' > .git/hooks/post-checkout && chmod +x .git/hooks/post-checkout
 mkdir -p .git/rebase-merge && echo 'exec touch PWNED' > .git/rebase-merge/git-rebase-todo
 echo x > file && git add file && git -c core.fsmonitor= commit -qm x && echo committed`)
