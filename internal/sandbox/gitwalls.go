@@ -140,6 +140,10 @@ func bindReadOnly(paths, granted []string) error {
 	return nil
 }
 
+// maxSweepNames bounds the names the sweep's line lists (a planted config
+// may hold thousands of variables).
+const maxSweepNames = 16
+
 // sweepNewRepo makes the workspace's .git safe when a confined process
 // created it (it did not exist when the process started): a `.git` that
 // is a file or a link (it points git at a folder of the process's
@@ -166,6 +170,9 @@ func sweepNewRepo(ws string) {
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "reins sandbox: the repository this command created (.git) could not be fully sanitised; check it before running git\n")
 		}
+	}
+	if len(removed) > maxSweepNames {
+		removed = append(removed[:maxSweepNames], fmt.Sprintf("and %d more", len(removed)-maxSweepNames))
 	}
 	if len(removed) > 0 {
 		fmt.Fprintf(os.Stderr, "reins sandbox: removed from the repository this command created (.git): %s\n", strings.Join(removed, ", "))
