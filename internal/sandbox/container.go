@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/reinsdev/reins/internal/gitsafe"
 	"github.com/reinsdev/reins/internal/protect"
 	"golang.org/x/sys/unix"
 )
@@ -454,7 +455,14 @@ func protectWorkspace(ws string, p Policy, home string, granted []string) error 
 		}
 	}
 	if !p.GitWritable && wallGit.on() {
-		ro = append(ro, repoPaths(ws, granted)...)
+		ro = append(ro, repoPaths(ws, gitsafe.DefaultLimits, granted)...)
+		// A `writable` path that is (or holds, a level down) a
+		// repository: its .git is read-only too.
+		for _, w := range p.Writable {
+			if r := resolved(w); r != "" && r != ws && !within(ws, r) && coveredBy(r, granted) {
+				ro = append(ro, repoPaths(r, writableRepoLimits, granted)...)
+			}
+		}
 	}
 	return bindReadOnly(ro, granted)
 }

@@ -344,3 +344,29 @@ func TestGitdirCannotLockWorkspace(t *testing.T) {
 		t.Errorf("writing the workspace failed (%d):\n%s", code, out)
 	}
 }
+
+// TestWritableRepository: a `writable` path outside the workspace that is
+// a repository keeps its files writable and its .git read-only.
+func TestWritableRepository(t *testing.T) {
+	requireLandlock(t)
+	ws := t.TempDir()
+	lib := gitWorkspace(t)
+	lib2 := filepath.Join(visibleDir(t), "src")
+	os.MkdirAll(filepath.Join(lib2, "dep"), 0o755)
+	mustGit(t, filepath.Join(lib2, "dep"), "init", "-q")
+	before, _ := os.ReadFile(filepath.Join(lib, ".git", "config"))
+	before2, _ := os.ReadFile(filepath.Join(lib2, "dep", ".git", "config"))
+	out, _ := runEnv(t, Policy{Mode: WorkspaceWrite, Workspace: ws, Writable: []string{lib, lib2}}, ws, nil, `
+git -C "`+lib+`" config core.fsmonitor "touch PWNED; false"
+git -C "`+lib2+`/dep" config core.fsmonitor "touch PWNED; false"
+echo ok > "`+lib+`/file.txt" && echo ok > "`+lib2+`/dep/file.txt" && echo wrote`)
+	if after, _ := os.ReadFile(filepath.Join(lib, ".git", "config")); !bytes.Equal(before, after) {
+		t.Errorf("a writable repository's config changed:\n%s\n%s", after, out)
+	}
+	if after, _ := os.ReadFile(filepath.Join(lib2, "dep", ".git", "config")); !bytes.Equal(before2, after) {
+		t.Errorf("a repository in a writable folder changed its config:\n%s\n%s", after, out)
+	}
+	if !strings.Contains(out, "wrote") {
+		t.Errorf("files of the writable repositories were not writable:\n%s", out)
+	}
+}

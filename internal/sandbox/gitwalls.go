@@ -33,14 +33,18 @@ import (
 // mounts (itself, the folders above it) in the container's setup.
 const maxRepos = 128
 
+// writableRepoLimits bound the walk of each `writable` path: its own
+// .git and those one folder down (~/src/lib, ~/src/*).
+var writableRepoLimits = gitsafe.Limits{Depth: 1, Entries: 1000}
+
 // repoPaths are the paths to bind read-only for the repositories found in
-// ws: each `.git` entry (a folder, or the `gitdir:` file itself so it
+// ws within lim: each `.git` entry (a folder, or the `gitdir:` file itself so it
 // cannot be pointed elsewhere) and the control and common folders it names
 // where they lie in a writable path (elsewhere the read-only root covers
 // them). A `.git` that is a symbolic link cannot be bound (a mount
 // follows it): its target is, when writable.
-func repoPaths(ws string, granted []string) []string {
-	repos, _ := gitsafe.Find(ws, gitsafe.DefaultLimits)
+func repoPaths(ws string, lim gitsafe.Limits, granted []string) []string {
+	repos, _ := gitsafe.Find(ws, lim)
 	if len(repos) > maxRepos {
 		repos = repos[:maxRepos]
 	}
