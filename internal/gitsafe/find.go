@@ -34,17 +34,19 @@ type Limits struct {
 
 // DefaultLimits are what the sandbox walks with on every confined call
 // (internal/sandbox, container setup). Measured on the 2-core machine of
-// issue 47 while seven other builds ran (load average near 40; CPU time
-// of the walk, BenchmarkFind): a workspace of 62,000 files in 1,700
+// issue 47 while seven other builds ran (load average 20-40), in CPU time
+// (BenchmarkFind's cpu-ns/op), on a workspace of 62,000 files in 1,700
 // folders (a node_modules of 300 packages, 120 source folders of 100 files
-// each, nested repositories at depths 2 and 3) costs about 2-4 ms with
-// these limits, which find every `.git` up to 3 folders deep unless more
-// than 4,000 entries must be read first; the same walk unbounded within
-// depth 3 costs about 12 ms, and the whole tree about 45-60 ms — far over
-// the +3 ms a confined call may cost. A repository deeper or past the
-// budget is not bound read-only: name it in sandbox.protect
+// each, nested repositories at depths 2 and 4): these limits cost 1-3 ms
+// a walk and find every `.git` up to 3 folders deep unless more than 2,000
+// entries must be read first (node_modules last); the same walk unbounded
+// within depth 3 costs 12-16 ms, and the whole tree 45-60 ms. A confined
+// /bin/true in that workspace cost +2.2 and +2.9 ms of CPU (median of
+// 40 and 60 alternating runs) over adfed3d, against the +3 ms issue 47
+// allows; with 4,000 entries it cost +5.7 ms. A repository deeper or past
+// the budget is not bound read-only: sandbox.protect can name it
 // (docs/sandbox.md).
-var DefaultLimits = Limits{Depth: 3, Entries: 4000}
+var DefaultLimits = Limits{Depth: 3, Entries: 2000}
 
 // maxGitFile bounds the `gitdir:` and `commondir` files Find reads.
 const maxGitFile = 4096
