@@ -52,6 +52,9 @@ func newDoctorCmd(s *streams) *cobra.Command {
 		if len(p.Readable) > 0 {
 			fmt.Fprintf(s.out, "config: sandbox.readable opens %d credential path(s)\n", len(p.Readable))
 		}
+		if p.GitWritable && !p.Off {
+			fmt.Fprintln(s.out, "config: .git writable by confined processes (sandbox.git: writable): a planted commondir or config runs in your next git (docs/sandbox.md)")
+		}
 		doctorMCP(s, h)
 		return nil
 	})

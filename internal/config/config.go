@@ -162,6 +162,8 @@ type Sandbox struct {
 	Env SandboxEnv
 	// Protect adds to the built-in protected paths (`sandbox.protect`).
 	Protect []string
+	// Git is `sandbox.git`: read-only ("" too, the default) or writable.
+	Git GitAccess
 	// Readable are credential paths opened on purpose (`sandbox.readable`).
 	Readable []string
 	// Writable are paths every confined process may write under
@@ -666,7 +668,7 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 				return nil
 			})
 		case "sandbox":
-			err = d.fields(v, kp, []string{"enabled", "network", "writable", "allowDomains", "env", "protect", "readable"}, func(k string, v ast.Node, kp string) error {
+			err = d.fields(v, kp, []string{"enabled", "network", "writable", "allowDomains", "env", "protect", "readable", "git"}, func(k string, v ast.Node, kp string) error {
 				if ok, err := d.sandboxKey(&r.sandboxMore, k, v, kp, origin == OriginUser || origin == OriginFlag); ok {
 					return err
 				}

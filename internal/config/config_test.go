@@ -640,6 +640,11 @@ func TestSandboxOffOnlyFromTheUser(t *testing.T) {
 		{OriginTrustedProject, "sandbox: {protect: [deploy]}", true, Sandbox{Enabled: true, Network: NetworkOff, Protect: []string{"deploy"}}},
 		{OriginUser, "sandbox: {readable: [~/.npmrc]}", true, Sandbox{Enabled: true, Network: NetworkOff, Readable: []string{filepath.Join(homeDir(t), ".npmrc")}}},
 		{OriginTrustedProject, "sandbox: {readable: [~/.ssh]}", false, Sandbox{}},
+		// SPEC §13: sandbox.git writable only from the user.
+		{OriginUser, "sandbox: {git: writable}", true, Sandbox{Enabled: true, Network: NetworkOff, Git: GitWritable}},
+		{OriginTrustedProject, "sandbox: {git: writable}", false, Sandbox{}},
+		{OriginTrustedProject, "sandbox: {git: read-only}", true, Sandbox{Enabled: true, Network: NetworkOff, Git: GitReadOnly}},
+		{OriginUser, "sandbox: {git: yes}", false, Sandbox{}},
 	} {
 		r, err := parseConfig("f.yaml", c.origin, []byte(c.src))
 		if (err == nil) != c.ok {

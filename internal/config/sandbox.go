@@ -15,6 +15,20 @@ const (
 	NetworkOn Network = "on"
 )
 
+// GitAccess is config `sandbox.git` (SPEC §13): whether confined
+// processes may write repository control folders.
+type GitAccess string
+
+const (
+	// GitReadOnly: every .git is read-only to confined processes (the
+	// default).
+	GitReadOnly GitAccess = "read-only"
+	// GitWritable: .git is writable (only hooks and config stay
+	// protected): a confined process can plant a commondir or config that
+	// the user's next git runs (docs/sandbox.md).
+	GitWritable GitAccess = "writable"
+)
+
 // SandboxEnv is config `sandbox.env`: the variables let through the
 // scrubbing on purpose, and the ones set for every confined process.
 type SandboxEnv struct {
@@ -52,6 +66,7 @@ type sandboxLayer struct {
 	envSet       map[string]string
 	protect      []string
 	readable     []string
+	git          *GitAccess
 }
 
 // sandboxKey decodes one of the sandbox keys this file owns; widen reports
@@ -104,6 +119,20 @@ func (d *decoder) sandboxKey(s *sandboxLayer, k string, v ast.Node, kp string, u
 		if l, err = d.strList(v, kp); err == nil && l != nil {
 			s.protect = *l
 		}
+	case "git":
+		var t *string
+		if t, err = d.str(v, kp); err == nil && t != nil {
+			switch GitAccess(*t) {
+			case GitReadOnly, GitWritable:
+				g := GitAccess(*t)
+				s.git = &g
+				if g == GitWritable {
+					err = widen(string(GitReadOnly))
+				}
+			default:
+				err = d.valueErr(d.resolve(v), kp, "read-only or writable")
+			}
+		}
 	case "readable":
 		if s.readable, err = d.writable(v, kp); err == nil && len(s.readable) > 0 {
 			err = widen("nothing here")
@@ -128,5 +157,8 @@ func (s *sandboxLayer) apply(c *Sandbox) {
 		c.Env.Set[k] = v
 	}
 	c.Protect = append(c.Protect, s.protect...)
+	if s.git != nil {
+		c.Git = *s.git
+	}
 	c.Readable = append(c.Readable, s.readable...)
 }

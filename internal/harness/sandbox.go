@@ -33,6 +33,7 @@ func sandboxPolicy(cfg *config.Config, home, network string) (sandbox.Policy, er
 		Writable:     cfg.Sandbox.Writable,
 		Home:         home,
 		Protect:      cfg.Sandbox.Protect,
+		GitWritable:  cfg.Sandbox.Git == config.GitWritable,
 		Readable:     cfg.Sandbox.Readable,
 		Env:          env,
 		AllowDomains: cfg.Sandbox.AllowDomains,

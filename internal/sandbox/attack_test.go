@@ -237,19 +237,22 @@ func gitWorkspace(t *testing.T) string {
 // where it runs later outside any sandbox — a git hook, git config
 // (core.fsmonitor), .reins/config.yaml, .mcp.json, .claude/agents/x.md —
 // whether the path existed (read-only bind) or not (removed when the
-// process ends), nor by moving .git away; git commit itself still works.
+// process ends), nor by moving .git away. With .git read-only (issue 47) a
+// confined git commit is refused; with sandbox.git: writable it works and
+// hooks and config stay protected.
 func TestAttackPlantedPaths(t *testing.T) {
 	requireLandlock(t)
-	for _, existing := range []bool{false, true} {
-		ws := gitWorkspace(t)
-		if existing {
-			for _, d := range []string{".reins", ".claude/agents"} {
-				os.MkdirAll(filepath.Join(ws, d), 0o755)
+	for _, gitWritable := range []bool{false, true} {
+		for _, existing := range []bool{false, true} {
+			ws := gitWorkspace(t)
+			if existing {
+				for _, d := range []string{".reins", ".claude/agents"} {
+					os.MkdirAll(filepath.Join(ws, d), 0o755)
+				}
+				os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(`{"mcpServers":{}}`), 0o644)
 			}
-			os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(`{"mcpServers":{}}`), 0o644)
-		}
-		before, _ := os.ReadFile(filepath.Join(ws, ".git", "config"))
-		out, _ := runEnv(t, Policy{Mode: WorkspaceWrite, Workspace: ws}, ws, nil, `
+			before, _ := os.ReadFile(filepath.Join(ws, ".git", "config"))
+			out, _ := runEnv(t, Policy{Mode: WorkspaceWrite, Workspace: ws, GitWritable: gitWritable}, ws, nil, `
 printf '#!/bin/sh\necho pwned\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit
 git config core.fsmonitor 'echo pwned'
 mkdir -p .reins && echo 'sandbox: {enabled: false}' > .reins/config.yaml
@@ -257,22 +260,23 @@ echo '{"mcpServers":{"x":{"command":"sh"}}}' > .mcp.json
 mkdir -p .claude/agents && echo pwned > .claude/agents/x.md
 mv .git .git-away 2>&1
 echo hello > file.txt && git add file.txt && git -c core.hooksPath=/dev/null commit -qm work && echo committed`)
-		for _, f := range []string{".git/hooks/pre-commit", ".reins/config.yaml", ".claude/agents/x.md"} {
-			if _, err := os.Stat(filepath.Join(ws, f)); err == nil {
-				t.Errorf("existing=%v: %s was planted:\n%s", existing, f, out)
+			for _, f := range []string{".git/hooks/pre-commit", ".reins/config.yaml", ".claude/agents/x.md"} {
+				if _, err := os.Stat(filepath.Join(ws, f)); err == nil {
+					t.Errorf("existing=%v: %s was planted:\n%s", existing, f, out)
+				}
 			}
-		}
-		if b, _ := os.ReadFile(filepath.Join(ws, ".mcp.json")); bytes.Contains(b, []byte("command")) {
-			t.Errorf("existing=%v: .mcp.json was planted", existing)
-		}
-		if after, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); !bytes.Equal(before, after) {
-			t.Errorf("existing=%v: .git/config changed:\n%s", existing, after)
-		}
-		if _, err := os.Stat(filepath.Join(ws, ".git-away")); err == nil {
-			t.Errorf("existing=%v: .git was moved away", existing)
-		}
-		if !strings.Contains(out, "committed") {
-			t.Errorf("existing=%v: git commit failed in the workspace:\n%s", existing, out)
+			if b, _ := os.ReadFile(filepath.Join(ws, ".mcp.json")); bytes.Contains(b, []byte("command")) {
+				t.Errorf("existing=%v: .mcp.json was planted", existing)
+			}
+			if after, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); !bytes.Equal(before, after) {
+				t.Errorf("existing=%v: .git/config changed:\n%s", existing, after)
+			}
+			if _, err := os.Stat(filepath.Join(ws, ".git-away")); err == nil {
+				t.Errorf("existing=%v: .git was moved away", existing)
+			}
+			if committed := strings.Contains(out, "committed"); committed != gitWritable {
+				t.Errorf("existing=%v, sandbox.git writable=%v: committed=%v:\n%s", existing, gitWritable, committed, out)
+			}
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/reinsdev/reins/internal/gitsafe"
 	"github.com/reinsdev/reins/internal/protect"
 	"golang.org/x/sys/unix"
 )
@@ -332,8 +333,8 @@ func buildView(p Policy, tmp string, argv, sockets []string) error {
 		}
 	}
 
-	if p.Mode == WorkspaceWrite && p.Workspace != "" && wallProtect.on() {
-		if err := protectWorkspace(resolved(p.Workspace), p.Protect); err != nil {
+	if p.Mode == WorkspaceWrite && p.Workspace != "" {
+		if err := protectWorkspace(resolved(p.Workspace), p, userHome, granted); err != nil {
 			return err
 		}
 	}
@@ -430,42 +431,40 @@ func mask(path string) error {
 	return nil
 }
 
-// protectWorkspace binds every existing protected path of ws read-only, and
-// makes each folder between ws and it a mount point of its own (still
-// writable): a mount point cannot be renamed or removed, so `mv .git x`
-// followed by a fresh .git/hooks is refused too. A protected path missing
-// at the start is handled by the supervisor (removeNewProtected).
-func protectWorkspace(ws string, extra []string) error {
+// protectWorkspace binds read-only every existing protected path of ws
+// (internal/protect, the user's rc files when ws holds home, and
+// `sandbox.protect`) and every repository control folder found in it
+// (repoPaths), and makes each folder between ws and them a mount point of
+// its own (still writable): a mount point cannot be renamed or removed, so
+// `mv .git x` followed by a fresh .git/hooks is refused too. A protected
+// path missing at the start is handled by the supervisor
+// (removeNewProtected, sweepNewRepo).
+func protectWorkspace(ws string, p Policy, home string, granted []string) error {
 	if ws == "" {
 		return nil
 	}
-	bound := map[string]bool{}
-	bind := func(path string) error {
-		if bound[path] {
-			return nil
+	var ro []string
+	if wallProtect.on() {
+		for _, rel := range protect.Workspace(ws, home, p.Protect) {
+			path := filepath.Join(ws, rel)
+			fi, err := os.Lstat(path)
+			if err != nil || fi.Mode()&os.ModeSymlink != 0 {
+				continue
+			}
+			ro = append(ro, path)
 		}
-		bound[path] = true
-		return unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, "")
 	}
-	for _, rel := range protect.List(extra) {
-		path := filepath.Join(ws, rel)
-		fi, err := os.Lstat(path)
-		if err != nil || fi.Mode()&os.ModeSymlink != 0 {
-			continue
-		}
-		for dir := filepath.Dir(path); dir != ws && within(ws, dir); dir = filepath.Dir(dir) {
-			if err := bind(dir); err != nil {
-				return fmt.Errorf("protect %s: %w", dir, err)
+	if !p.GitWritable && wallGit.on() {
+		ro = append(ro, repoPaths(ws, gitsafe.DefaultLimits, granted)...)
+		// A `writable` path that is (or holds, a level down) a
+		// repository: its .git is read-only too.
+		for _, w := range p.Writable {
+			if r := resolved(w); r != "" && r != ws && !within(ws, r) && coveredBy(r, granted) {
+				ro = append(ro, repoPaths(r, writableRepoLimits, granted)...)
 			}
 		}
-		if err := bind(path); err != nil {
-			return fmt.Errorf("protect %s: %w", path, err)
-		}
-		if err := unix.MountSetattr(-1, path, unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
-			return fmt.Errorf("protect %s: %w", path, err)
-		}
 	}
-	return nil
+	return bindReadOnly(ro, granted)
 }
 
 // loopbackUp brings up lo in the new network namespace.
@@ -527,14 +526,16 @@ func dropCapsIfAny() error {
 // exist when the process starts. A read-only bind needs something to bind
 // over, so these are not covered by the container: the supervisor removes
 // whatever the process created there once it and all its descendants are
-// gone (removeNewProtected), before reins sees the process end.
+// gone (removeNewProtected), before reins sees the process end. A missing
+// .git is listed too: a repository the process creates is swept.
 func missingProtected(p Policy) []string {
 	ws := resolved(p.Workspace)
 	if ws == "" {
 		return nil
 	}
+	home, _ := os.UserHomeDir()
 	var out []string
-	for _, rel := range protect.List(p.Protect) {
+	for _, rel := range protect.Workspace(ws, resolved(home), p.Protect) {
 		if _, err := os.Lstat(filepath.Join(ws, rel)); errors.Is(err, os.ErrNotExist) {
 			out = append(out, filepath.Join(ws, rel))
 		}
@@ -548,7 +549,8 @@ func missingProtected(p Policy) []string {
 // removeNewProtected removes the protected paths in missing that exist
 // now, and says so on stderr (reins's own words, the path relative to the
 // workspace). A repository the process made itself (.git was missing too)
-// keeps its config and its sample hooks; any other hook is removed.
+// is swept (sweepNewRepo) unless .git is writable by configuration; then,
+// as before the .git walls, only hooks other than the samples go.
 func removeNewProtected(p Policy, missing []string) {
 	if len(missing) == 0 {
 		return
@@ -569,12 +571,12 @@ func removeNewProtected(p Policy, missing []string) {
 		}
 		rel, _ := filepath.Rel(ws, m)
 		if gitNew && within(filepath.Join(ws, ".git"), m) {
-			if rel == filepath.Join(".git", "hooks") {
+			if p.GitWritable && rel == filepath.Join(".git", "hooks") {
 				ents, _ := os.ReadDir(m)
 				for _, e := range ents {
 					if !strings.HasSuffix(e.Name(), ".sample") {
 						_ = os.RemoveAll(filepath.Join(m, e.Name()))
-						fmt.Fprintf(os.Stderr, "reins sandbox: removed %s, written by a confined process (protected path)\n", filepath.Join(rel, e.Name()))
+						fmt.Fprintf(os.Stderr, "reins sandbox: removed %s, written by a confined process (protected path)\n", filepath.Join(rel, safeName(e.Name())))
 					}
 				}
 			}
@@ -582,5 +584,8 @@ func removeNewProtected(p Policy, missing []string) {
 		}
 		_ = os.RemoveAll(m)
 		fmt.Fprintf(os.Stderr, "reins sandbox: removed %s, written by a confined process (protected path)\n", rel)
+	}
+	if gitNew && !p.GitWritable && wallGitSweep.on() {
+		sweepNewRepo(ws)
 	}
 }

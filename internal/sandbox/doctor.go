@@ -38,7 +38,7 @@ func (r Report) Weaker() string {
 	if r.LandlockABI >= resolveUnixABI {
 		sockets = "UDP stays reachable"
 	}
-	return "no unprivileged user namespaces here: Landlock only, so the protected paths, credential files and $REINS_HOME inside the workspace stay readable/writable by the workspace rules, metadata outside (chmod, touch, xattrs) can change, " + sockets
+	return "no unprivileged user namespaces here: Landlock only, so the protected paths, every .git, credential files and $REINS_HOME inside the workspace stay readable/writable by the workspace rules, metadata outside (chmod, touch, xattrs) can change, " + sockets
 }
 
 // Lines is the report as `reins doctor` prints it: one fact a line.
@@ -59,7 +59,7 @@ func (r Report) Lines() []string {
 	var l []string
 	if r.Namespaces {
 		l = append(l, "namespaces: user, mount, pid, ipc, network — yes (confined processes run in a container)")
-		l = append(l, "read-only root, private /tmp and /run, credential files hidden, protected paths read-only, outside servers' Unix sockets covered: yes")
+		l = append(l, "read-only root, private /tmp and /run, credential files hidden, protected paths and every .git read-only, outside servers' Unix sockets covered: yes")
 		l = append(l, "network off by default: yes (own network namespace, loopback only; abstract sockets of the host unreachable)")
 	} else {
 		l = append(l, "namespaces: no ("+r.NamespaceErr+")")

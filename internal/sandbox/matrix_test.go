@@ -82,7 +82,7 @@ func TestMatrix(t *testing.T) {
 // again with one wall turned off at a time (sandbox.MutateEnv), printing
 // which cells then let which attempts through. A wall that no attempt
 // depends on must be named in layered, with the wall that stands behind
-// it. It runs 14 mutations of four cells (mutationCells: both modes of
+// it. It runs one mutation per wall (and two pairs) of four cells (mutationCells: both modes of
 // bash, a child that keeps the network, a reins child with its state and
 // config), so only when REINS_TEST_MUTATIONS=1.
 func TestMatrixMutations(t *testing.T) {
@@ -96,6 +96,10 @@ func TestMatrixMutations(t *testing.T) {
 		"setsid":  "seccomp (TIOCSTI refused)",
 		"pidns":   "landlock (signal scope: the supervisor cannot be signalled)",
 		"caps":    "userns (the container drops every capability itself; caps is the fallback's: TestSupervisorEnvironHidden)",
+		// Not layered: the matrix's workspace is a repository already, so
+		// the sweep of a repository a process creates has its own
+		// mutation check.
+		"git-sweep": "TestGitWallsMutation (a new repository at the workspace root)",
 	}
 	for _, m := range append(sandbox.Walls(), "seccomp,setsid", "pidns,landlock") {
 		t.Run(m, func(t *testing.T) {
@@ -228,6 +232,8 @@ git config core.fsmonitor pwned 2>/dev/null
 echo '{}' > .mcp.json 2>/dev/null
 mkdir -p .claude/agents 2>/dev/null && echo x > .claude/agents/x.md 2>/dev/null
 mv .git .git-away 2>/dev/null
+echo ../.evil > .git/commondir 2>/dev/null
+git -C sub config core.fsmonitor pwned 2>/dev/null
 (exec 3<>/dev/tcp/127.0.0.1/$TCPPORT) 2>/dev/null && echo tcp-egress:ESCAPED
 echo leak > /dev/udp/127.0.0.1/$UDPPORT 2>/dev/null
 ` + py("abstract-socket", `import socket,os; s=socket.socket(socket.AF_UNIX); s.connect("\0"+os.environ["ABSTRACT"])`) +
@@ -257,7 +263,16 @@ exit 0`
 						t.Fatalf("git: %v %s", err, out)
 					}
 				}
+				// A nested repository (issue 47): its control folder is
+				// read-only too.
+				if err := os.Mkdir(filepath.Join(ws, "sub"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if out, err := exec.Command("git", "init", "-q", filepath.Join(ws, "sub")).CombinedOutput(); err != nil {
+					t.Fatalf("git: %v %s", err, out)
+				}
 				gitConfig, _ := os.ReadFile(filepath.Join(ws, ".git", "config"))
+				subConfig, _ := os.ReadFile(filepath.Join(ws, "sub", ".git", "config"))
 				os.WriteFile(victim, []byte("x"), 0o644)
 				os.Chtimes(victim, old, old)
 				base := sandbox.Policy{DenyNetwork: true, Home: filepath.Join(home, ".reins")}
@@ -298,13 +313,16 @@ exit 0`
 				if fi, err := os.Stat(victim); err != nil || fi.Mode().Perm() != 0o644 || !fi.ModTime().Equal(old) {
 					got["victim-changed"] = true
 				}
-				for _, f := range []string{".git/hooks/pre-commit", ".mcp.json", ".claude/agents/x.md", ".git-away"} {
+				for _, f := range []string{".git/hooks/pre-commit", ".mcp.json", ".claude/agents/x.md", ".git-away", ".git/commondir"} {
 					if _, err := os.Lstat(filepath.Join(ws, f)); err == nil {
 						got["plant "+f] = true
 					}
 				}
 				if b, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); !bytes.Equal(b, gitConfig) {
 					got["plant .git/config"] = true
+				}
+				if b, _ := os.ReadFile(filepath.Join(ws, "sub", ".git", "config")); !bytes.Equal(b, subConfig) {
+					got["plant sub/.git/config"] = true
 				}
 				if _, err := os.Lstat(filepath.Join(sockDir, "planted")); err == nil {
 					got["write-host-tmp"] = true

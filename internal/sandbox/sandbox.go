@@ -77,6 +77,12 @@ type Policy struct {
 	// Protect are protected paths besides the built-in ones
 	// (internal/protect; config `sandbox.protect`), relative to Workspace.
 	Protect []string `json:"protect,omitempty"`
+	// GitWritable leaves repository control folders (.git) writable by
+	// confined processes (config `sandbox.git: writable`, a risk:
+	// docs/sandbox.md): only .git/hooks and .git/config stay protected,
+	// and a repository a confined process creates is not swept beyond its
+	// hooks.
+	GitWritable bool `json:"gitWritable,omitempty"`
 	// Readable are credential paths the policy opens on purpose (config
 	// `sandbox.readable`, absolute), and for a reins child the files of
 	// Home it reads (its config).

@@ -20,11 +20,13 @@ const (
 	wallSetsid       wall = "setsid"        // no controlling terminal
 	wallEnv          wall = "env"           // the scrubbed environment
 	wallCaps         wall = "caps"          // root's capabilities dropped in the fallback
+	wallGit          wall = "git"           // every repository control folder found read-only
+	wallGitSweep     wall = "git-sweep"     // a repository a confined process created, sanitised
 )
 
 // allWalls are the walls a test may turn off.
 var allWalls = []wall{wallUserNS, wallNetNS, wallPIDNS, wallReadOnlyRoot, wallPrivateDirs, wallMasks,
-	wallProtect, wallSockets, wallLandlock, wallSeccomp, wallSetsid, wallEnv, wallCaps}
+	wallProtect, wallSockets, wallLandlock, wallSeccomp, wallSetsid, wallEnv, wallCaps, wallGit, wallGitSweep}
 
 // offWalls are the walls turned off. Only test code sets it (from
 // REINS_TEST_MUTATE, read by the test binary that also runs the

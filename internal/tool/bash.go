@@ -165,7 +165,31 @@ func runBash(ctx context.Context, pol sandbox.Policy, dir, command string, timeo
 	if code < 0 {
 		return Result{Content: joinOutput(text, "[command was killed: "+cmd.ProcessState.String()+"]"), IsError: true}
 	}
+	if code != 0 && gitReadOnlyFailure(pol, command, text) {
+		text = joinOutput(text, gitReadOnlyNote)
+	}
 	return Result{Content: joinOutput(text, fmt.Sprintf("[exit code %d]", code)), IsError: code != 0}
+}
+
+// gitReadOnlyNote is the line a failed command's result gets when it
+// failed on a read-only repository control folder (docs/sandbox.md).
+const gitReadOnlyNote = "note: .git is read-only to sandboxed commands, so git cannot commit, stage or change config here; " +
+	"the user can allow it with config sandbox.git: writable (docs/sandbox.md)"
+
+// gitReadOnlyFailure reports whether a failed command's output looks like
+// a write refused in a read-only .git: the sandbox keeps every .git
+// read-only under workspace-write unless sandbox.git is writable, and git
+// says only "Read-only file system", which reads like a broken disk. The
+// output names .git, or the command runs git (a gitdir: target's path
+// need not say .git).
+func gitReadOnlyFailure(pol sandbox.Policy, command, output string) bool {
+	if !pol.Confined() || pol.Mode != sandbox.WorkspaceWrite || pol.GitWritable {
+		return false
+	}
+	if !strings.Contains(output, "Read-only file system") {
+		return false
+	}
+	return strings.Contains(output, ".git") || strings.Contains(command, "git")
 }
 
 func formatSeconds(d time.Duration) string {

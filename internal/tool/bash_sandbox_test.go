@@ -84,3 +84,27 @@ func TestBashWritableFromConfig(t *testing.T) {
 		t.Errorf("write outside every writable path landed")
 	}
 }
+
+// TestBashGitReadOnlyNote (issue 47): a command that fails because .git is
+// read-only says so in its result, once, with what the user can do; a
+// failure of another kind and a command that succeeds get no note, nor
+// does a workspace whose .git is writable by configuration.
+func TestBashGitReadOnlyNote(t *testing.T) {
+	env := newEnv(t, WorkspaceWrite)
+	testutil.Git(t, env.Workspace, "init", "-q")
+	testutil.Git(t, env.Workspace, "config", "user.email", "t@e")
+	testutil.Git(t, env.Workspace, "config", "user.name", "t")
+	res := call(t, env, "bash", map[string]any{"command": "echo x > f && git add f && git commit -qm x"})
+	wantResult(t, res, true, "note: .git is read-only to sandboxed commands")
+	if n := strings.Count(res.Content, "note: .git is read-only"); n != 1 {
+		t.Errorf("the note appears %d times:\n%s", n, res.Content)
+	}
+	for _, cmd := range []string{"echo fine", "exit 3", "false > /etc/passwd"} {
+		if res := call(t, env, "bash", map[string]any{"command": cmd}); strings.Contains(res.Content, "note: .git") {
+			t.Errorf("%q got the .git note:\n%s", cmd, res.Content)
+		}
+	}
+	env.Sandbox.GitWritable = true
+	res = call(t, env, "bash", map[string]any{"command": "git add f && git commit -qm x && echo committed"})
+	wantResult(t, res, false, "committed")
+}

@@ -3,6 +3,7 @@ package tool
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -85,9 +86,13 @@ func (env *Env) display(abs string) string {
 }
 
 // ProtectedPathError is the refusal by write and edit of a path that the
-// protected list covers (.git/hooks, .git/config, .reins, .claude,
-// .mcp.json and config sandbox.protect): code planted there would run
-// later, outside any sandbox.
+// protected list covers (internal/protect: .git/hooks, .git/config,
+// .reins, .claude, .mcp.json, .agents, .vscode, .idea, .gitmodules,
+// .envrc, .codex, .gemini, the user's rc files when the workspace is the
+// home directory, and config sandbox.protect), or that lies in a
+// repository control folder (.git at any depth, unless config
+// sandbox.git is writable): code planted there would run later, outside
+// any sandbox.
 type ProtectedPathError struct {
 	// Path is the path as the model gave it; Protected the list entry that
 	// covers it.
@@ -106,25 +111,33 @@ func (env *Env) checkProtected(path, abs string) error {
 	if env.Permission == FullAccess {
 		return nil
 	}
-	list := protect.List(env.Protect)
+	home, _ := os.UserHomeDir()
 	ws := filepath.Clean(env.Workspace)
-	cands := []string{}
+	type cand struct{ rel, ws, home string }
+	cands := []cand{}
 	if rel, err := filepath.Rel(ws, abs); err == nil {
-		cands = append(cands, rel)
+		cands = append(cands, cand{rel, ws, home})
 	}
 	if realWS, err := wsfs.RealPath(ws); err == nil {
 		if real, err := wsfs.RealPath(abs); err == nil {
 			if rel, err := filepath.Rel(realWS, real); err == nil {
-				cands = append(cands, rel)
+				realHome := ""
+				if home != "" {
+					realHome, _ = wsfs.RealPath(home)
+				}
+				cands = append(cands, cand{rel, realWS, realHome})
 			}
 		}
 	}
-	for _, rel := range cands {
-		if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	for _, c := range cands {
+		if c.rel == ".." || strings.HasPrefix(c.rel, ".."+string(filepath.Separator)) {
 			continue
 		}
-		if p := protect.Match(rel, list); p != "" {
+		if p := protect.Match(c.rel, protect.Workspace(c.ws, c.home, env.Protect)); p != "" {
 			return &ProtectedPathError{Path: path, Protected: p}
+		}
+		if !env.Sandbox.GitWritable && protect.IsGit(c.rel) {
+			return &ProtectedPathError{Path: path, Protected: ".git"}
 		}
 	}
 	return nil

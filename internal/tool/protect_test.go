@@ -49,3 +49,30 @@ func TestWriteEditRefuseProtected(t *testing.T) {
 		t.Errorf("case variant: %v", err)
 	}
 }
+
+// TestWriteEditRefuseGitAndNewNames (issue 47): every repository control
+// folder, at any depth, and the root's new protected names are refused;
+// config sandbox.git: writable lets .git through (not hooks and config);
+// the same names below the root stay writable project files; with the
+// workspace at $HOME, the user's rc files are refused.
+func TestWriteEditRefuseGitAndNewNames(t *testing.T) {
+	env := newEnv(t, WorkspaceWrite)
+	writeFiles(t, env.Workspace, map[string]string{".git/info/exclude": "a\n", "sub/.git/config": "a\n"})
+	for _, p := range []string{".git/info/exclude", ".git/objects/info/alternates", ".git/commondir", "sub/.git/config", "a/b/.GIT/hooks/x",
+		".agents/skills/x/SKILL.md", ".vscode/tasks.json", ".idea/workspace.xml", ".gitmodules", ".envrc", ".codex/config.toml", ".gemini/settings.json"} {
+		wantResult(t, call(t, env, "write", map[string]any{"path": p, "content": "planted"}), true, "is protected")
+	}
+	for _, p := range []string{"pkg/.vscode/tasks.json", "node_modules/x/CLAUDE.md", "pkg/.reins/config.yaml", ".gitignore"} {
+		wantResult(t, call(t, env, "write", map[string]any{"path": p, "content": "ok"}), false, "wrote")
+	}
+	env.Sandbox.GitWritable = true
+	wantResult(t, call(t, env, "write", map[string]any{"path": ".git/info/exclude", "content": "x"}), false, "wrote")
+	wantResult(t, call(t, env, "write", map[string]any{"path": ".git/config", "content": "x"}), true, "is protected")
+
+	home := newEnv(t, WorkspaceWrite)
+	t.Setenv("HOME", home.Workspace)
+	for _, p := range []string{".bashrc", ".config/fish/config.fish", ".gitconfig", ".local/bin/git"} {
+		wantResult(t, call(t, home, "write", map[string]any{"path": p, "content": "planted"}), true, "is protected")
+	}
+	wantResult(t, call(t, home, "write", map[string]any{"path": "notes.txt", "content": "ok"}), false, "wrote")
+}
