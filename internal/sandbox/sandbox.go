@@ -139,6 +139,21 @@ func (l Limits) MaxPids() int {
 	return DefaultPids
 }
 
+// Within is l lowered to the fields c sets (a project's `sandbox.limits`,
+// which may tighten the user's limits and the defaults, never loosen them).
+func (l Limits) Within(c Limits) Limits {
+	if c.Tmp > 0 && c.Tmp < l.TmpSize() {
+		l.Tmp = c.Tmp
+	}
+	if c.Pids > 0 && c.Pids < l.MaxPids() {
+		l.Pids = c.Pids
+	}
+	if c.Memory > 0 && (l.Memory == 0 || c.Memory < l.Memory) {
+		l.Memory = c.Memory
+	}
+	return l
+}
+
 // Confined reports whether the policy asks for Landlock.
 func (p Policy) Confined() bool { return !p.Off && p.Mode != FullAccess }
 
