@@ -20,10 +20,11 @@ import (
 // adfed3d.
 
 // hostDevice is a device of the host's /dev that the container must not
-// show, readable here on the host (so that the test shows the container,
-// not the file's mode, is what refuses it): a block device
-// (/sys/class/block), else /dev/mem, /dev/kmsg or /dev/loop-control.
-func hostDevice(t *testing.T) string {
+// show: a block device (/sys/class/block), else /dev/mem, /dev/kmsg or
+// /dev/loop-control; one readable here on the host if there is one (so
+// that the test shows the container, not the file's mode, is what refuses
+// it: as root), else one that exists.
+func hostDevice(t *testing.T) (path string, readable bool) {
 	t.Helper()
 	var candidates []string
 	ents, _ := os.ReadDir("/sys/class/block")
@@ -35,11 +36,17 @@ func hostDevice(t *testing.T) string {
 		f, err := os.OpenFile(c, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err == nil {
 			f.Close()
-			return c
+			return c, true
 		}
 	}
-	t.Skipf("no host device among %v is readable by uid %d here: the attack needs one", candidates, os.Getuid())
-	return ""
+	for _, c := range candidates {
+		if _, err := os.Stat(c); err == nil {
+			t.Logf("no host device is readable by uid %d: checking that %s is not there", os.Getuid(), c)
+			return c, false
+		}
+	}
+	t.Fatalf("none of %v exists here", candidates)
+	return "", false
 }
 
 // TestAttackHostDevices: in the container /dev holds only the listed
@@ -48,7 +55,7 @@ func hostDevice(t *testing.T) string {
 // the container's own still work.
 func TestAttackHostDevices(t *testing.T) {
 	requireLandlock(t)
-	dev := hostDevice(t)
+	dev, _ := hostDevice(t)
 	ws := t.TempDir()
 	want := []string{"fd", "full", "null", "ptmx", "pts", "random", "shm", "stderr", "stdin", "stdout", "tty", "urandom", "zero"}
 	script := `echo "ls: $(ls -A /dev | tr '\n' ' ')"
@@ -292,5 +299,62 @@ func TestLimitPids(t *testing.T) {
 	out, st = run("100")
 	if !strings.Contains(out, "survived") || strings.Contains(out, "processes in the container") || st.ExitCode() != 0 {
 		t.Errorf("100 processes were stopped (%v):\n%s", st, out)
+	}
+}
+
+// unprivilegedEnv marks a re-run of this test binary as the unprivileged
+// user (TestContainerUnprivileged).
+const unprivilegedEnv = "REINS_TEST_UNPRIVILEGED"
+
+// TestContainerUnprivileged runs the attacks of issue 47 again as an
+// unprivileged user (nobody), as reins runs for most people: this test
+// binary, copied where that user can run it, under setpriv.
+func TestContainerUnprivileged(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skipf("running as uid %d already: the attacks above ran unprivileged", os.Getuid())
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Fatalf("setpriv is needed to run the attacks as an unprivileged user: %v", err)
+	}
+	dir, err := os.MkdirTemp("", "reins-unpriv-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	home := filepath.Join(dir, "home")
+	bin := filepath.Join(dir, "sandbox.test")
+	if err := os.Mkdir(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, home} {
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chown(home, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin,
+		"-test.run=^(TestAttackHostDevices|TestAttackInheritedDescriptors|TestAttackTraceInit|TestLimitTmp|TestLimitPids)$", "-test.count=1", "-test.v")
+	cmd.Dir = home
+	cmd.Env = []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "TMPDIR=/tmp", unprivilegedEnv + "=1"}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+	for _, name := range []string{"TestAttackHostDevices", "TestAttackInheritedDescriptors", "TestAttackTraceInit", "TestLimitTmp", "TestLimitPids"} {
+		if !strings.Contains(string(out), "--- PASS: "+name) {
+			t.Errorf("as nobody, %s did not pass:\n%s", name, out)
+		}
 	}
 }
