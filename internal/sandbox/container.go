@@ -40,7 +40,10 @@ import (
 //     included, which Landlock alone does not cover;
 //   - a private, empty /tmp, /var/tmp, /dev/shm and /run: the Unix sockets
 //     of servers outside (tmux, screen, ssh-agent, dbus, docker) are not
-//     there to connect to;
+//     there to connect to; the four share one tmpfs of sandbox.limits.tmp
+//     (limits.go);
+//   - a /dev of its own with the few devices programs need and nothing of
+//     the host's devtmpfs (dev.go);
 //   - the granted paths (the private TMPDIR; under workspace-write the
 //     workspace and the resolved `writable` paths; a reins child's state)
 //     bound back writable at their own paths;
@@ -63,7 +66,8 @@ var credentialPaths = []string{
 	".docker/config.json", ".npmrc", ".pypirc", ".kube", ".config/gh",
 }
 
-// privateDirs get a fresh tmpfs each: nothing of the host's is visible.
+// privateDirs are private to the container: folders of one fresh tmpfs
+// (privateMounts), nothing of the host's is visible.
 var privateDirs = []string{"/tmp", "/var/tmp", "/dev/shm", "/run"}
 
 // containerCaps are the capabilities the confine stage holds in its own

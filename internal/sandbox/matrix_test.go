@@ -82,7 +82,7 @@ func TestMatrix(t *testing.T) {
 // again with one wall turned off at a time (sandbox.MutateEnv), printing
 // which cells then let which attempts through. A wall that no attempt
 // depends on must be named in layered, with the wall that stands behind
-// it. It runs 14 mutations of four cells (mutationCells: both modes of
+// it. It runs 22 mutations (19 walls, 3 pairs) of four cells (mutationCells: both modes of
 // bash, a child that keeps the network, a reins child with its state and
 // config), so only when REINS_TEST_MUTATIONS=1.
 func TestMatrixMutations(t *testing.T) {
