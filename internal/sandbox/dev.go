@@ -51,53 +51,54 @@ var devLinks = [][2]string{
 // pts/ is a new devpts instance (the container's own terminals, which
 // Landlock may then let it open read-write).
 func freshDev() (newPTS bool, err error) {
-	// Copies of the host's nodes, taken before the tmpfs hides them.
-	var nodes []detached
-	defer func() {
-		for _, d := range nodes {
-			if d.fd >= 0 {
-				unix.Close(d.fd)
-			}
+	// The host's /dev, still reachable through this descriptor once the
+	// tmpfs covers it: each node is cloned from it when it is needed (a
+	// clone never attached is costly to drop, a wait for RCU — so the
+	// host's pts is cloned only if a devpts of our own is refused).
+	host, err := unix.Open("/dev", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false, fmt.Errorf("/dev: %w", err)
+	}
+	defer unix.Close(host)
+	// bind clones the host's /dev/name onto path (an empty file made
+	// there first when file): false when the host has no such node.
+	bind := func(name, path string, file, recursive bool) (bool, error) {
+		flags := uint(unix.OPEN_TREE_CLONE | unix.OPEN_TREE_CLOEXEC)
+		if recursive {
+			flags |= unix.AT_RECURSIVE
 		}
-	}()
-	for _, n := range devNodes {
-		d, err := detach("/dev/"+n, false)
+		fd, err := unix.OpenTree(host, name, flags)
+		if errors.Is(err, unix.ENOENT) {
+			return false, nil
+		}
 		if err != nil {
-			if errors.Is(err, unix.ENOENT) {
-				continue // a host without it: the container has none either
-			}
-			return false, err
+			return false, fmt.Errorf("/dev: open_tree %s: %w", name, err)
 		}
-		nodes = append(nodes, d)
-	}
-	// The host's terminals, used only when a new devpts instance is refused.
-	hostPTS, ptsErr := detach("/dev/pts", false)
-	if ptsErr == nil {
-		defer unix.Close(hostPTS.fd)
-	}
-	hostPTMX, ptmxErr := detach("/dev/ptmx", false)
-	if ptmxErr == nil {
-		defer unix.Close(hostPTMX.fd)
+		defer unix.Close(fd)
+		if file {
+			if err := os.WriteFile(path, nil, 0o600); err != nil {
+				return false, fmt.Errorf("/dev: %w", err)
+			}
+		}
+		if err := unix.MoveMount(fd, "", unix.AT_FDCWD, path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return false, fmt.Errorf("/dev: move_mount %s: %w", path, err)
+		}
+		return true, nil
 	}
 
 	if err := unix.Mount("tmpfs", "/dev", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0755,size=64k,nr_inodes=64"); err != nil {
 		return false, fmt.Errorf("/dev: %w", err)
 	}
-	for i := range nodes {
-		d := &nodes[i]
-		if err := os.WriteFile(d.path, nil, 0o600); err != nil {
-			return false, fmt.Errorf("/dev: %w", err)
+	for _, n := range devNodes {
+		path := "/dev/" + n
+		ok, err := bind(n, path, true, false)
+		if err != nil {
+			return false, err
 		}
-		if err := unix.MoveMount(d.fd, "", unix.AT_FDCWD, d.path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-			return false, fmt.Errorf("/dev: move_mount %s: %w", d.path, err)
-		}
-		unix.Close(d.fd)
-		d.fd = -1
-		// Each node keeps its own mount's flags, read-only as / is: the
-		// mode and times of the host's /dev/null stay the host's.
-		if err := unix.MountSetattr(-1, d.path, 0, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NOEXEC}); err != nil {
-			return false, fmt.Errorf("/dev: %s: %w", d.path, err)
-		}
+		// A node keeps the flags of the host's /dev mount it was cloned
+		// from, read-only and nosuid as / already is (buildView): the mode
+		// and times of the host's /dev/null stay the host's.
+		_ = ok // a host without it: the container has none either
 	}
 	for _, dir := range []string{"/dev/pts", "/dev/shm"} {
 		if err := os.Mkdir(dir, 0o755); err != nil {
@@ -110,24 +111,19 @@ func freshDev() (newPTS bool, err error) {
 		}
 	}
 	// Its own terminals: a new devpts instance, whose ptmx is pts/ptmx.
-	err = unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620")
-	if err == nil {
+	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err == nil {
 		newPTS = true
 		if err := os.Symlink("pts/ptmx", "/dev/ptmx"); err != nil {
 			return false, fmt.Errorf("/dev: %w", err)
 		}
-	} else if ptsErr == nil && ptmxErr == nil {
+	} else {
 		// The host's, as before (a kernel that refuses devpts in a user
 		// namespace).
-		hostPTS.path = "/dev/pts"
-		if err := unix.MoveMount(hostPTS.fd, "", unix.AT_FDCWD, "/dev/pts", unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-			return false, fmt.Errorf("/dev: move_mount /dev/pts: %w", err)
+		if _, err := bind("pts", "/dev/pts", false, true); err != nil {
+			return false, err
 		}
-		if err := os.WriteFile("/dev/ptmx", nil, 0o600); err != nil {
-			return false, fmt.Errorf("/dev: %w", err)
-		}
-		if err := unix.MoveMount(hostPTMX.fd, "", unix.AT_FDCWD, "/dev/ptmx", unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-			return false, fmt.Errorf("/dev: move_mount /dev/ptmx: %w", err)
+		if _, err := bind("ptmx", "/dev/ptmx", true, false); err != nil {
+			return false, err
 		}
 	}
 	// Nothing more is made in /dev itself; /dev/shm gets its tmpfs next.
