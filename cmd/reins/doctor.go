@@ -46,6 +46,9 @@ func newDoctorCmd(s *streams) *cobra.Command {
 		default:
 			fmt.Fprintln(s.out, "config: network on (sandbox.network: on)")
 		}
+		if !p.Off {
+			fmt.Fprintln(s.out, "config: sandbox.limits: "+p.Limits.String())
+		}
 		if len(p.Env.Pass) > 0 {
 			fmt.Fprintln(s.out, "config: sandbox.env.pass lets through: "+strings.Join(p.Env.Pass, ", "))
 		}

@@ -166,6 +166,11 @@ type Sandbox struct {
 	Git GitAccess
 	// Readable are credential paths opened on purpose (`sandbox.readable`).
 	Readable []string
+	// Limits are `sandbox.limits` of the user's own config and --config.
+	Limits Limits
+	// LimitsCap are the lowest `sandbox.limits` a project's config set:
+	// they may only lower Limits (and the defaults), never raise them.
+	LimitsCap Limits
 	// Writable are paths every confined process may write under
 	// workspace-write besides the workspace (a build cache such as
 	// ~/.cache/go-build). Only the user's own config and --config set it.
@@ -668,7 +673,7 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 				return nil
 			})
 		case "sandbox":
-			err = d.fields(v, kp, []string{"enabled", "network", "writable", "allowDomains", "env", "protect", "readable", "git"}, func(k string, v ast.Node, kp string) error {
+			err = d.fields(v, kp, []string{"enabled", "network", "writable", "allowDomains", "env", "protect", "readable", "git", "limits"}, func(k string, v ast.Node, kp string) error {
 				if ok, err := d.sandboxKey(&r.sandboxMore, k, v, kp, origin == OriginUser || origin == OriginFlag); ok {
 					return err
 				}

@@ -645,6 +645,13 @@ func TestSandboxOffOnlyFromTheUser(t *testing.T) {
 		{OriginTrustedProject, "sandbox: {git: writable}", false, Sandbox{}},
 		{OriginTrustedProject, "sandbox: {git: read-only}", true, Sandbox{Enabled: true, Network: NetworkOff, Git: GitReadOnly}},
 		{OriginUser, "sandbox: {git: yes}", false, Sandbox{}},
+		// SPEC §13 sandbox.limits: the user's are the limits, a project's
+		// only a cap (LimitsCap, which may only lower them).
+		{OriginUser, "sandbox: {limits: {tmp: 1GiB, pids: 2048, memory: 4G}}", true, Sandbox{Enabled: true, Network: NetworkOff, Limits: Limits{Tmp: 1 << 30, Pids: 2048, Memory: 4 << 30}}},
+		{OriginTrustedProject, "sandbox: {limits: {tmp: 64MiB, pids: 100}}", true, Sandbox{Enabled: true, Network: NetworkOff, LimitsCap: Limits{Tmp: 64 << 20, Pids: 100}}},
+		{OriginUser, "sandbox: {limits: {tmp: lots}}", false, Sandbox{}},
+		{OriginUser, "sandbox: {limits: {pids: 0}}", false, Sandbox{}},
+		{OriginUser, "sandbox: {limits: {cpu: 2}}", false, Sandbox{}},
 	} {
 		r, err := parseConfig("f.yaml", c.origin, []byte(c.src))
 		if (err == nil) != c.ok {
@@ -812,5 +819,56 @@ func TestProviderWire(t *testing.T) {
 	_, err = Load(layers(t, "", "", "providers:\n  openai:\n    wire: grpc\n"))
 	if err == nil || !strings.Contains(err.Error(), "providers.openai.wire") || !strings.Contains(err.Error(), "chat, responses, anthropic, gemini") {
 		t.Errorf("wire: grpc: err = %v, want the key and the four wires", err)
+	}
+}
+
+// TestParseSize: sizes as sandbox.limits writes them.
+func TestParseSize(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"512MiB", 512 << 20, true},
+		{"512M", 512 << 20, true},
+		{"2G", 2 << 30, true},
+		{"1.5GiB", 3 << 29, true},
+		{"64 KiB", 64 << 10, true},
+		{"1MB", 1e6, true},
+		{"1048576", 1 << 20, true},
+		{"", 0, false},
+		{"MiB", 0, false},
+		{"-1M", 0, false},
+		{"0", 0, false},
+		{"12 parsecs", 0, false},
+		{"99999999999T", 0, false},
+	} {
+		got, ok := ParseSize(c.in)
+		if got != c.want || ok != c.ok {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestLimitsLayers: a project's sandbox.limits may lower the user's, not
+// raise them.
+func TestLimitsLayers(t *testing.T) {
+	user, err := parseConfig("u.yaml", OriginUser, []byte("sandbox: {limits: {tmp: 1G, pids: 1000}}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj, err := parseConfig("p.yaml", OriginTrustedProject, []byte("sandbox: {limits: {tmp: 8G, pids: 50, memory: 1G}}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := merge([]*rawConfig{user, proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Limits{Tmp: 1 << 30, Pids: 1000}); cfg.Sandbox.Limits != want {
+		t.Errorf("Limits = %+v, want %+v", cfg.Sandbox.Limits, want)
+	}
+	if want := (Limits{Tmp: 8 << 30, Pids: 50, Memory: 1 << 30}); cfg.Sandbox.LimitsCap != want {
+		t.Errorf("LimitsCap = %+v, want %+v", cfg.Sandbox.LimitsCap, want)
 	}
 }

@@ -1,6 +1,10 @@
 package config
 
 import (
+	"math"
+	"strconv"
+	"strings"
+
 	"github.com/goccy/go-yaml/ast"
 )
 
@@ -67,6 +71,77 @@ type sandboxLayer struct {
 	protect      []string
 	readable     []string
 	git          *GitAccess
+	limits       Limits
+	limitsUser   bool // limits come from the user's own config or --config
+}
+
+// Limits is config `sandbox.limits` (SPEC §13): the size of the private
+// tmpfs in bytes, the process cap, the memory cap in bytes; 0 is unset
+// (internal/sandbox holds the defaults: 512 MiB, 512 processes, memory
+// unbounded).
+type Limits struct {
+	Tmp    int64
+	Pids   int
+	Memory int64
+}
+
+// tighter is l with each field of o that is set and lower than l's (or
+// l's unset) taken.
+func (l Limits) tighter(o Limits) Limits {
+	low := func(a, b int64) int64 {
+		if b > 0 && (a == 0 || b < a) {
+			return b
+		}
+		return a
+	}
+	l.Tmp, l.Memory = low(l.Tmp, o.Tmp), low(l.Memory, o.Memory)
+	l.Pids = int(low(int64(l.Pids), int64(o.Pids)))
+	return l
+}
+
+// ParseSize reads a size as config writes it: bytes (1048576), or a
+// number with a binary unit K, M, G, T (also KiB, MiB, GiB, TiB) or a
+// decimal one KB, MB, GB, TB. ok is false for anything else, a size
+// below one byte, or one beyond int64.
+func ParseSize(s string) (n int64, ok bool) {
+	s = strings.TrimSpace(s)
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := s, ""
+	if i >= 0 {
+		num, unit = s[:i], strings.TrimSpace(s[i:])
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || num == "" {
+		return 0, false
+	}
+	mult := map[string]float64{"": 1, "B": 1,
+		"K": 1 << 10, "KiB": 1 << 10, "M": 1 << 20, "MiB": 1 << 20, "G": 1 << 30, "GiB": 1 << 30, "T": 1 << 40, "TiB": 1 << 40,
+		"KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}[unit]
+	if mult == 0 {
+		return 0, false
+	}
+	v := f * mult
+	if v < 1 || v >= math.MaxInt64 {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// size decodes a SIZE (ParseSize).
+func (d *decoder) size(n ast.Node, key string) (int64, error) {
+	n = d.resolve(n)
+	if isNull(n) {
+		return 0, nil
+	}
+	s, ok := d.scalarText(n)
+	if !ok {
+		return 0, d.valueErr(n, key, "a size such as 512MiB")
+	}
+	v, ok := ParseSize(s)
+	if !ok {
+		return 0, d.valueErr(n, key, "a size such as 512MiB or 2G")
+	}
+	return v, nil
 }
 
 // sandboxKey decodes one of the sandbox keys this file owns; widen reports
@@ -137,6 +212,24 @@ func (d *decoder) sandboxKey(s *sandboxLayer, k string, v ast.Node, kp string, u
 		if s.readable, err = d.writable(v, kp); err == nil && len(s.readable) > 0 {
 			err = widen("nothing here")
 		}
+	case "limits":
+		// Any layer may set them; a project's only lower them (apply).
+		s.limitsUser = userLayer
+		err = d.fields(v, kp, []string{"tmp", "pids", "memory"}, func(k string, v ast.Node, kp string) error {
+			var err error
+			switch k {
+			case "tmp":
+				s.limits.Tmp, err = d.size(v, kp)
+			case "memory":
+				s.limits.Memory, err = d.size(v, kp)
+			case "pids":
+				var i *int
+				if i, err = positive(d, v, kp); err == nil && i != nil {
+					s.limits.Pids = *i
+				}
+			}
+			return err
+		})
 	default:
 		return false, nil
 	}
@@ -161,4 +254,26 @@ func (s *sandboxLayer) apply(c *Sandbox) {
 		c.Git = *s.git
 	}
 	c.Readable = append(c.Readable, s.readable...)
+	// The user's limits are the limits; a repository's only tighten them
+	// (never above the user's, nor above the defaults where the user set
+	// none: LimitsCap).
+	if s.limitsUser {
+		c.Limits = c.Limits.over(s.limits)
+	} else {
+		c.LimitsCap = c.LimitsCap.tighter(s.limits)
+	}
+}
+
+// over is l with the fields o sets.
+func (l Limits) over(o Limits) Limits {
+	if o.Tmp > 0 {
+		l.Tmp = o.Tmp
+	}
+	if o.Pids > 0 {
+		l.Pids = o.Pids
+	}
+	if o.Memory > 0 {
+		l.Memory = o.Memory
+	}
+	return l
 }

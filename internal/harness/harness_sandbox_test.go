@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/sandbox"
 )
 
@@ -165,5 +166,29 @@ func TestSandboxNoticeNow(t *testing.T) {
 			t.Errorf("off=%v: %d probes, notice %q; want %d", off, probes, out.String(), want)
 		}
 		h.Close()
+	}
+}
+
+// TestSandboxPolicyLimits: config's sandbox.limits reach every confined
+// process's policy, a project's only lowering the user's (and the
+// defaults).
+func TestSandboxPolicyLimits(t *testing.T) {
+	for _, c := range []struct {
+		user, cap config.Limits
+		want      sandbox.Limits
+	}{
+		{config.Limits{}, config.Limits{}, sandbox.Limits{}},
+		{config.Limits{Tmp: 1 << 30, Pids: 2000}, config.Limits{}, sandbox.Limits{Tmp: 1 << 30, Pids: 2000}},
+		{config.Limits{Tmp: 1 << 30, Pids: 2000}, config.Limits{Tmp: 8 << 30, Pids: 100, Memory: 1 << 30}, sandbox.Limits{Tmp: 1 << 30, Pids: 100, Memory: 1 << 30}},
+		{config.Limits{}, config.Limits{Tmp: 8 << 30, Pids: 5000}, sandbox.Limits{}},
+	} {
+		cfg := &config.Config{Sandbox: config.Sandbox{Enabled: true, Limits: c.user, LimitsCap: c.cap}}
+		p, err := sandboxPolicy(cfg, t.TempDir(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Limits != c.want {
+			t.Errorf("user %+v, project %+v: %+v, want %+v", c.user, c.cap, p.Limits, c.want)
+		}
 	}
 }

@@ -37,7 +37,13 @@ func sandboxPolicy(cfg *config.Config, home, network string) (sandbox.Policy, er
 		Readable:     cfg.Sandbox.Readable,
 		Env:          env,
 		AllowDomains: cfg.Sandbox.AllowDomains,
+		Limits:       limits(cfg.Sandbox.Limits).Within(limits(cfg.Sandbox.LimitsCap)),
 	}, nil
+}
+
+// limits is config's sandbox.limits as the sandbox's.
+func limits(l config.Limits) sandbox.Limits {
+	return sandbox.Limits{Tmp: l.Tmp, Pids: l.Pids, Memory: l.Memory}
 }
 
 // SandboxNotice sends to w what the sandbox cannot enforce on this machine

@@ -41,7 +41,10 @@ import (
 //     included, which Landlock alone does not cover;
 //   - a private, empty /tmp, /var/tmp, /dev/shm and /run: the Unix sockets
 //     of servers outside (tmux, screen, ssh-agent, dbus, docker) are not
-//     there to connect to;
+//     there to connect to; the four share one tmpfs of sandbox.limits.tmp
+//     (limits.go);
+//   - a /dev of its own with the few devices programs need and nothing of
+//     the host's devtmpfs (dev.go);
 //   - the granted paths (the private TMPDIR; under workspace-write the
 //     workspace and the resolved `writable` paths; a reins child's state)
 //     bound back writable at their own paths;
@@ -64,7 +67,8 @@ var credentialPaths = []string{
 	".docker/config.json", ".npmrc", ".pypirc", ".kube", ".config/gh",
 }
 
-// privateDirs get a fresh tmpfs each: nothing of the host's is visible.
+// privateDirs are private to the container: folders of one fresh tmpfs
+// (privateMounts), nothing of the host's is visible.
 var privateDirs = []string{"/tmp", "/var/tmp", "/dev/shm", "/run"}
 
 // containerCaps are the capabilities the confine stage holds in its own
@@ -211,6 +215,12 @@ func readableOnPurpose(p Policy, path string) bool {
 	return false
 }
 
+// view is what buildView made that later steps depend on.
+type view struct {
+	ownProc bool // /proc is the container's own
+	ownPTS  bool // /dev/pts is a devpts of its own
+}
+
 // buildView makes the container's file system view (see the comment at the
 // top of this file). It runs in the confine stage, in the new mount
 // namespace, before Landlock.
@@ -220,10 +230,13 @@ func readableOnPurpose(p Policy, path string) bool {
 // names that lies in a private folder (a test's server binary in /tmp) come
 // back read-only, as do the working directory and the paths in the
 // variables the caller kept on purpose (Env.Keep).
-func buildView(p Policy, tmp string, argv, sockets []string) error {
+//
+// The view it made says whether /proc is the container's own (the process
+// cap, limits.go, counts it) and /dev/pts its own devpts (dev.go).
+func buildView(p Policy, tmp string, argv, sockets []string) (v view, err error) {
 	cwd, _ := os.Getwd()
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("private mounts: %w", err)
+		return v, fmt.Errorf("private mounts: %w", err)
 	}
 	home := resolved(p.Home)
 	userHome, _ := os.UserHomeDir()
@@ -235,7 +248,7 @@ func buildView(p Policy, tmp string, argv, sockets []string) error {
 	for _, w := range granted {
 		d, err := detach(w, false)
 		if err != nil {
-			return err
+			return v, err
 		}
 		if home != "" && within(home, w) {
 			late = append(late, d)
@@ -248,7 +261,7 @@ func buildView(p Policy, tmp string, argv, sockets []string) error {
 			if r = resolved(r); r != "" && within(home, r) && r != home {
 				d, err := detach(r, true)
 				if err != nil {
-					return err
+					return v, err
 				}
 				late = append(late, d)
 			}
@@ -306,18 +319,18 @@ func buildView(p Policy, tmp string, argv, sockets []string) error {
 
 	if wallReadOnlyRoot.on() {
 		if err := unix.MountSetattr(-1, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID}); err != nil {
-			return fmt.Errorf("read-only root: %w", err)
+			return v, fmt.Errorf("read-only root: %w", err)
 		}
 	}
-	for _, d := range privateDirs {
-		if !wallPrivateDirs.on() {
-			break
+	// The container's own /dev (dev.go), before the private /dev/shm.
+	if wallDev.on() {
+		if v.ownPTS, err = freshDev(); err != nil {
+			return v, err
 		}
-		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
-			continue
-		}
-		if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
-			return fmt.Errorf("private %s: %w", d, err)
+	}
+	if wallPrivateDirs.on() {
+		if err := privateMounts(p.Limits); err != nil {
+			return v, err
 		}
 	}
 	// A folder before what lies in it: a read-only copy of a named path
@@ -329,13 +342,13 @@ func buildView(p Policy, tmp string, argv, sockets []string) error {
 	})
 	for _, d := range early {
 		if err := d.attach(); err != nil {
-			return err
+			return v, err
 		}
 	}
 
 	if p.Mode == WorkspaceWrite && p.Workspace != "" {
 		if err := protectWorkspace(resolved(p.Workspace), p, userHome, granted); err != nil {
-			return err
+			return v, err
 		}
 	}
 
@@ -347,7 +360,7 @@ func buildView(p Policy, tmp string, argv, sockets []string) error {
 				continue
 			}
 			if err := mask(path); err != nil {
-				return err
+				return v, err
 			}
 		}
 	}
@@ -358,19 +371,19 @@ func buildView(p Policy, tmp string, argv, sockets []string) error {
 	if home != "" && !readableOnPurpose(p, home) && wallMasks.on() {
 		if fi, err := os.Stat(home); err == nil && fi.IsDir() {
 			if err := unix.Mount("tmpfs", home, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=64k"); err != nil {
-				return fmt.Errorf("mask %s: %w", home, err)
+				return v, fmt.Errorf("mask %s: %w", home, err)
 			}
 			masked = true
 		}
 	}
 	for _, d := range late {
 		if err := d.attach(); err != nil {
-			return err
+			return v, err
 		}
 	}
 	if masked {
 		if err := unix.MountSetattr(-1, home, 0, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
-			return fmt.Errorf("mask %s: %w", home, err)
+			return v, fmt.Errorf("mask %s: %w", home, err)
 		}
 	}
 
@@ -378,7 +391,7 @@ func buildView(p Policy, tmp string, argv, sockets []string) error {
 	// (sockets.go).
 	if wallSockets.on() {
 		if err := maskSockets(sockets, tmp); err != nil {
-			return err
+			return v, err
 		}
 	}
 
@@ -390,13 +403,13 @@ func buildView(p Policy, tmp string, argv, sockets []string) error {
 	// The new PID namespace's own /proc. Where the kernel refuses (a /proc
 	// with masked entries, as in some containers), the old one stays:
 	// Landlock still keeps reins's /proc/PID/environ out of reach.
-	_ = unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+	v.ownProc = wallPIDNS.on() && unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "") == nil
 	if p.DenyNetwork && wallNetNS.on() {
 		if err := loopbackUp(); err != nil {
-			return fmt.Errorf("loopback: %w", err)
+			return v, fmt.Errorf("loopback: %w", err)
 		}
 	}
-	return nil
+	return v, nil
 }
 
 // coveredBy reports whether path lies in one of roots.

@@ -38,7 +38,7 @@ func (r Report) Weaker() string {
 	if r.LandlockABI >= resolveUnixABI {
 		sockets = "UDP stays reachable"
 	}
-	return "no unprivileged user namespaces here: Landlock only, so the protected paths, every .git, credential files and $REINS_HOME inside the workspace stay readable/writable by the workspace rules, metadata outside (chmod, touch, xattrs) can change, " + sockets
+	return "no unprivileged user namespaces here: Landlock only, so the protected paths, every .git, credential files and $REINS_HOME inside the workspace stay readable/writable by the workspace rules, metadata outside (chmod, touch, xattrs) can change, the host's /dev is visible, sandbox.limits do not hold, " + sockets
 }
 
 // Lines is the report as `reins doctor` prints it: one fact a line.
@@ -61,10 +61,15 @@ func (r Report) Lines() []string {
 		l = append(l, "namespaces: user, mount, pid, ipc, network — yes (confined processes run in a container)")
 		l = append(l, "read-only root, private /tmp and /run, credential files hidden, protected paths and every .git read-only, outside servers' Unix sockets covered: yes")
 		l = append(l, "network off by default: yes (own network namespace, loopback only; abstract sockets of the host unreachable)")
+		l = append(l, "/dev: the container's own (null, zero, full, random, urandom, tty, its own pts and shm; no disk or other device of the host): yes")
+		l = append(l, "container's init: not dumpable, not traceable (ptrace and process_vm_readv/writev refused), no policy on its command line: yes")
+		l = append(l, "limits: private /tmp, /var/tmp, /run and /dev/shm share one tmpfs of sandbox.limits.tmp: yes; process cap (sandbox.limits.pids): yes, kept by the container's init; memory (sandbox.limits.memory): not enforced (reins uses no cgroup)")
 	} else {
 		l = append(l, "namespaces: no ("+r.NamespaceErr+")")
 		l = append(l, "fallback: "+r.Weaker())
+		l = append(l, "limits: none (no container: /tmp is the host's, no process cap, memory unbounded)")
 	}
+	l = append(l, "inherited descriptors: closed before every program starts: yes")
 	switch {
 	case r.LandlockABI >= resolveUnixABI:
 		l = append(l, fmt.Sprintf("landlock: ABI %d — writes, truncation, TCP, signals, abstract and pathname Unix sockets scoped", r.LandlockABI))
@@ -77,9 +82,31 @@ func (r Report) Lines() []string {
 	default:
 		l = append(l, fmt.Sprintf("landlock: ABI %d — not enough (needs %d): confined modes refuse to start", r.LandlockABI, minFSABI))
 	}
-	l = append(l, "seccomp (TIOCSTI, TIOCLINUX refused): "+yes(r.Seccomp))
+	l = append(l, "seccomp (TIOCSTI, TIOCLINUX, ptrace, process_vm_readv/writev refused): "+yes(r.Seccomp))
 	l = append(l, "environment: secrets scrubbed from tools, MCP servers and children: yes")
 	return l
+}
+
+// String says l as `reins doctor` prints the configured limits.
+func (l Limits) String() string {
+	mem := "memory unbounded"
+	if l.Memory > 0 {
+		mem = "memory " + sizeText(l.Memory) + " (not enforced here)"
+	}
+	return fmt.Sprintf("private tmpfs %s, at most %d processes, %s", sizeText(l.TmpSize()), l.MaxPids(), mem)
+}
+
+// sizeText is n bytes in the largest binary unit that divides it.
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d%s", n/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // String is Lines joined.

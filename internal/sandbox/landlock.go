@@ -74,8 +74,10 @@ func plan(p Policy) (landlock.Config, error) {
 // In the container (container is true) Landlock is the second wall: the
 // private /tmp, /var/tmp and /dev/shm are writable too, and the network is
 // left to the network namespace, where loopback is the process's own (a
-// test's local server keeps working with the network off).
-func restrict(p Policy, tmp string, container bool) error {
+// test's local server keeps working with the network off). ownPTS: the
+// container's /dev/pts is a devpts of its own (dev.go), whose terminals a
+// confined program may open and make (`script`, python's pty).
+func restrict(p Policy, tmp string, container, ownPTS bool) error {
 	if container {
 		p.DenyNetwork = false
 	}
@@ -89,6 +91,9 @@ func restrict(p Policy, tmp string, container bool) error {
 			if d != "/run" {
 				writable = append(writable, d)
 			}
+		}
+		if ownPTS {
+			writable = append(writable, "/dev/pts")
 		}
 	}
 	rules := []landlock.Rule{

@@ -82,7 +82,7 @@ func TestMatrix(t *testing.T) {
 // again with one wall turned off at a time (sandbox.MutateEnv), printing
 // which cells then let which attempts through. A wall that no attempt
 // depends on must be named in layered, with the wall that stands behind
-// it. It runs one mutation per wall (and two pairs) of four cells (mutationCells: both modes of
+// it. It runs one mutation per wall (and a few pairs) of four cells (mutationCells: both modes of
 // bash, a child that keeps the network, a reins child with its state and
 // config), so only when REINS_TEST_MUTATIONS=1.
 func TestMatrixMutations(t *testing.T) {
@@ -100,8 +100,11 @@ func TestMatrixMutations(t *testing.T) {
 		// the sweep of a repository a process creates has its own
 		// mutation check.
 		"git-sweep": "TestGitWallsMutation (a new repository at the workspace root)",
+		// Tracing the container's init: the kernel refuses it for an
+		// undumpable process, and the filter refuses the calls.
+		"no-trace": "dumpable (ptrace and process_vm_readv of an undumpable init are refused; TestTerminalFilter holds the filter)",
 	}
-	for _, m := range append(sandbox.Walls(), "seccomp,setsid", "pidns,landlock") {
+	for _, m := range append(sandbox.Walls(), "seccomp,setsid", "pidns,landlock", "dumpable,no-trace") {
 		t.Run(m, func(t *testing.T) {
 			var lines []string
 			for cell, escaped := range runMatrix(t, m, mutationCells) {
@@ -176,6 +179,7 @@ func runMatrix(t *testing.T, mutate string, only func(cell string) bool) map[str
 		t.Fatal(err)
 	}
 	defer udp.Close()
+	hostDev := readableDevice()
 	abstract := "@reins-matrix-" + strconv.Itoa(os.Getpid())
 	abs, err := net.Listen("unix", abstract)
 	if err != nil {
@@ -199,6 +203,14 @@ func runMatrix(t *testing.T, mutate string, only func(cell string) bool) map[str
 		t.Fatal(err)
 	}
 	defer homeDoor.Close()
+	// A descriptor reins inherited (an editor's, a CI runner's) of a
+	// folder whose credentials the container hides: fd 7 of the
+	// supervisor, as reins would pass it on.
+	homeFD, err := os.Open(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer homeFD.Close()
 	for _, ln := range []net.Listener{abs, door, homeDoor} {
 		go func() {
 			for {
@@ -240,10 +252,21 @@ echo leak > /dev/udp/127.0.0.1/$UDPPORT 2>/dev/null
 		py("outside-server-socket", `import socket,os; s=socket.socket(socket.AF_UNIX); s.connect(os.environ["DOOR"])`) +
 		py("home-server-socket", `import socket,os; s=socket.socket(socket.AF_UNIX); s.connect(os.environ["HOME"]+"/tmux.sock")`) +
 		py("tiocsti", `import fcntl,termios; fcntl.ioctl(0, termios.TIOCSTI, b"X")`) + `
+grep -q SSH-PRIVATE /proc/self/fd/7/.ssh/id_ed25519 2>/dev/null && echo inherited-fd:ESCAPED
+test -n "$HOSTDEV" && head -c 1 "$HOSTDEV" >/dev/null 2>&1 && echo host-device:ESCAPED
+head -c 1 /proc/1/environ >/dev/null 2>&1 && echo init-environ:ESCAPED
+` + py("trace-init", `import ctypes,os; libc=ctypes.CDLL(None); assert libc.ptrace(16, 1, None, None) == 0; os.waitpid(1, 0x40000000); libc.ptrace(17, 1, None, None)`) + `
+head -c 16M /dev/zero > /tmp/fill 2>/dev/null && echo tmp-limit:ESCAPED
+rm -f /tmp/fill
 sup=$(awk '{print $4}' /proc/$PPID/stat 2>/dev/null)
 test "${sup:-0}" -gt 1 && kill -STOP "$sup" 2>/dev/null && kill -CONT "$sup" && echo signal-watcher:ESCAPED
 echo planted > "$HOSTTMP/planted" 2>/dev/null
 grep -q HOST-TMP-SECRET "$HOSTTMP/secret" 2>/dev/null && echo read-host-tmp:ESCAPED
+# Last: past the process cap the container's init ends it all.
+for i in $(seq 80); do sleep 60 & done
+for i in $(seq 200); do sleep 0.1; done
+echo pids:ESCAPED
+kill $(jobs -p) 2>/dev/null
 exit 0`
 
 	type verdict map[string]bool // attempt → escaped
@@ -275,7 +298,8 @@ exit 0`
 				subConfig, _ := os.ReadFile(filepath.Join(ws, "sub", ".git", "config"))
 				os.WriteFile(victim, []byte("x"), 0o644)
 				os.Chtimes(victim, old, old)
-				base := sandbox.Policy{DenyNetwork: true, Home: filepath.Join(home, ".reins")}
+				// Small limits, so the attempts past them are cheap.
+				base := sandbox.Policy{DenyNetwork: true, Home: filepath.Join(home, ".reins"), Limits: sandbox.Limits{Tmp: 8 << 20, Pids: 64}}
 				p := k.policy(base, mode, ws, home)
 				cmd, err := sandbox.Command(p, "bash", "-c", script)
 				if err != nil {
@@ -291,10 +315,15 @@ exit 0`
 				cmd.Env = append(os.Environ(), "HOME="+home, "WS="+ws, "VICTIM="+victim, "KIND="+k.name,
 					"DEEPSEEK_API_KEY=sk-other", "ANTHROPIC_API_KEY=sk-own", "GITHUB_TOKEN=ghp-x", "MCP_SERVER_TOKEN=own",
 					"TCPPORT="+strconv.Itoa(tcp.Addr().(*net.TCPAddr).Port), "UDPPORT="+strconv.Itoa(udp.LocalAddr().(*net.UDPAddr).Port),
-					"ABSTRACT="+abstract[1:], "DOOR="+filepath.Join(sockDir, "default"), "HOSTTMP="+sockDir,
+					"ABSTRACT="+abstract[1:], "DOOR="+filepath.Join(sockDir, "default"), "HOSTTMP="+sockDir, "HOSTDEV="+hostDev,
 					sandbox.MutateEnv+"="+mutate)
 				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-				if err := cmd.Run(); err != nil {
+				cmd.ExtraFiles = []*os.File{nil, nil, nil, nil, homeFD} // fd 7
+				err = cmd.Run()
+				if err != nil && strings.Contains(out.String(), "(sandbox.limits.pids)") {
+					err = nil // the process cap ended it, as it should
+				}
+				if err != nil {
 					if mutate == "" {
 						t.Fatalf("%s: %v\n%s", cell, err, out.String())
 					}
@@ -361,4 +390,21 @@ exit 0`
 		}
 	}
 	return result
+}
+
+// readableDevice is a block device of the host (or /dev/mem) that this
+// user can read here, "" when none: a confined process must not.
+func readableDevice() string {
+	var candidates []string
+	ents, _ := os.ReadDir("/sys/class/block")
+	for _, e := range ents {
+		candidates = append(candidates, "/dev/"+e.Name())
+	}
+	for _, c := range append(candidates, "/dev/mem", "/dev/kmsg") {
+		if f, err := os.OpenFile(c, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+			return c
+		}
+	}
+	return ""
 }

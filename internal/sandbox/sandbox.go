@@ -89,6 +89,8 @@ type Policy struct {
 	Readable []string `json:"readable,omitempty"`
 	// Env is the environment policy (config `sandbox.env`).
 	Env EnvPolicy `json:"env,omitzero"`
+	// Limits are the container's limits (config `sandbox.limits`).
+	Limits Limits `json:"limits,omitzero"`
 	// NoNamespaces confines with Landlock only, as on a kernel without
 	// unprivileged user namespaces (tests of the fallback; Doctor).
 	NoNamespaces bool `json:"noNamespaces,omitempty"`
@@ -105,6 +107,57 @@ type Policy struct {
 	// lacks, so a run that starts no process never pays the probe's start
 	// (Doctor).
 	Starting func() `json:"-"`
+}
+
+// Limits bound what a confined process may take of the machine (config
+// `sandbox.limits`, docs/sandbox.md "Limits of the container"). A zero
+// field is its default.
+type Limits struct {
+	// Tmp is the size in bytes of the one tmpfs the private /tmp,
+	// /var/tmp, /run and /dev/shm share (default DefaultTmp).
+	Tmp int64 `json:"tmp,omitempty"`
+	// Pids caps the processes of the container (default DefaultPids).
+	Pids int `json:"pids,omitempty"`
+	// Memory caps the container's memory in bytes where the machine can
+	// enforce it (a delegated cgroup v2); 0: unbounded.
+	Memory int64 `json:"memory,omitempty"`
+}
+
+// The limits' defaults (SPEC §13).
+const (
+	DefaultTmp  = 512 << 20
+	DefaultPids = 512
+)
+
+// TmpSize is l.Tmp or its default.
+func (l Limits) TmpSize() int64 {
+	if l.Tmp > 0 {
+		return l.Tmp
+	}
+	return DefaultTmp
+}
+
+// MaxPids is l.Pids or its default.
+func (l Limits) MaxPids() int {
+	if l.Pids > 0 {
+		return l.Pids
+	}
+	return DefaultPids
+}
+
+// Within is l lowered to the fields c sets (a project's `sandbox.limits`,
+// which may tighten the user's limits and the defaults, never loosen them).
+func (l Limits) Within(c Limits) Limits {
+	if c.Tmp > 0 && c.Tmp < l.TmpSize() {
+		l.Tmp = c.Tmp
+	}
+	if c.Pids > 0 && c.Pids < l.MaxPids() {
+		l.Pids = c.Pids
+	}
+	if c.Memory > 0 && (l.Memory == 0 || c.Memory < l.Memory) {
+		l.Memory = c.Memory
+	}
+	return l
 }
 
 // Confined reports whether the policy asks for Landlock.

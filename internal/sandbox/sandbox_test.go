@@ -114,3 +114,23 @@ func TestArgvCallsStarting(t *testing.T) {
 		})
 	}
 }
+
+// TestLimitsWithin: a project's sandbox.limits lower the user's limits
+// and the defaults, never raise them.
+func TestLimitsWithin(t *testing.T) {
+	for _, c := range []struct {
+		l, cap, want Limits
+	}{
+		{Limits{}, Limits{}, Limits{}},
+		{Limits{}, Limits{Tmp: 64 << 20, Pids: 10, Memory: 1 << 30}, Limits{Tmp: 64 << 20, Pids: 10, Memory: 1 << 30}},
+		{Limits{}, Limits{Tmp: 8 << 30, Pids: 5000}, Limits{}},
+		{Limits{Tmp: 2 << 30, Pids: 2000, Memory: 4 << 30}, Limits{Tmp: 1 << 30, Pids: 3000, Memory: 8 << 30}, Limits{Tmp: 1 << 30, Pids: 2000, Memory: 4 << 30}},
+	} {
+		if got := c.l.Within(c.cap); got != c.want {
+			t.Errorf("%+v.Within(%+v) = %+v, want %+v", c.l, c.cap, got, c.want)
+		}
+	}
+	if (Limits{}).TmpSize() != 512<<20 || (Limits{}).MaxPids() != 512 {
+		t.Errorf("defaults: %d, %d", Limits{}.TmpSize(), Limits{}.MaxPids())
+	}
+}

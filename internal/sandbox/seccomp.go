@@ -20,11 +20,18 @@ import (
 // is refused too: the kernel truncates the number to 32 bits, so a filter
 // that compared all 64 could be passed with 0x1_0000_5412.
 //
+// It also refuses ptrace, process_vm_readv and process_vm_writev (EPERM;
+// issue 47): a confined process neither stops nor reads nor writes another
+// process — above all the container's init, which shares its uid and
+// Landlock domain and would otherwise be traceable (stop it and the tool
+// call hangs to its timeout; make it write a forged report). Debuggers
+// and strace therefore do not work under confinement.
+//
 // Everything else stays allowed: the filter is a blocklist on top of the
 // namespaces and Landlock, not a syscall allowlist, so no build tool or
 // language runtime breaks on a syscall nobody listed.
 //
-// It is 13 to 25 classic BPF instructions written here rather than built
+// It is 19 to 37 classic BPF instructions written here rather than built
 // by a policy library: the one we used (go-seccomp-bpf) builds syscall
 // tables for every architecture when a program starts, which every start
 // of reins paid — twice per confined process, in the supervisor and in the
@@ -44,28 +51,37 @@ type seccompArch struct {
 	// (int 0x80 on x86-64, AArch32 on arm64), whose ioctl is checked too;
 	// 0 where there is none.
 	compat, compatIoctl uint32
+	// trace and compatTrace are the numbers of ptrace, process_vm_readv
+	// and process_vm_writev, natively and in the compat ABI: refused with
+	// EPERM, so no confined process reads or writes another's memory or
+	// stops it — the container's init above all (issue 47).
+	trace, compatTrace []uint32
 }
 
 // archOf is the filter's view of goarch; ok is false for an architecture
 // the filter does not know (the confine stage then fails closed).
 func archOf(goarch string) (a seccompArch, ok bool) {
+	// ptrace, process_vm_readv, process_vm_writev per table: the generic
+	// one (arm64, riscv64, loong64), i386's, arm's.
+	generic, i386, arm := []uint32{117, 270, 271}, []uint32{26, 347, 348}, []uint32{26, 376, 377}
 	switch goarch {
 	case "amd64":
-		return seccompArch{audit: unix.AUDIT_ARCH_X86_64, ioctl: 16, x32: 0x40000000, compat: unix.AUDIT_ARCH_I386, compatIoctl: 54}, true
+		return seccompArch{audit: unix.AUDIT_ARCH_X86_64, ioctl: 16, x32: 0x40000000, compat: unix.AUDIT_ARCH_I386, compatIoctl: 54,
+			trace: []uint32{101, 310, 311}, compatTrace: i386}, true
 	case "arm64":
-		return seccompArch{audit: unix.AUDIT_ARCH_AARCH64, ioctl: 29, compat: unix.AUDIT_ARCH_ARM, compatIoctl: 54}, true
+		return seccompArch{audit: unix.AUDIT_ARCH_AARCH64, ioctl: 29, compat: unix.AUDIT_ARCH_ARM, compatIoctl: 54, trace: generic, compatTrace: arm}, true
 	case "386":
-		return seccompArch{audit: unix.AUDIT_ARCH_I386, ioctl: 54}, true
+		return seccompArch{audit: unix.AUDIT_ARCH_I386, ioctl: 54, trace: i386}, true
 	case "arm":
-		return seccompArch{audit: unix.AUDIT_ARCH_ARM, ioctl: 54}, true
+		return seccompArch{audit: unix.AUDIT_ARCH_ARM, ioctl: 54, trace: arm}, true
 	case "riscv64":
-		return seccompArch{audit: unix.AUDIT_ARCH_RISCV64, ioctl: 29}, true
+		return seccompArch{audit: unix.AUDIT_ARCH_RISCV64, ioctl: 29, trace: generic}, true
 	case "loong64":
-		return seccompArch{audit: unix.AUDIT_ARCH_LOONGARCH64, ioctl: 29}, true
+		return seccompArch{audit: unix.AUDIT_ARCH_LOONGARCH64, ioctl: 29, trace: generic}, true
 	case "ppc64le":
-		return seccompArch{audit: unix.AUDIT_ARCH_PPC64LE, ioctl: 54}, true
+		return seccompArch{audit: unix.AUDIT_ARCH_PPC64LE, ioctl: 54, trace: []uint32{26, 351, 352}}, true
 	case "s390x":
-		return seccompArch{audit: unix.AUDIT_ARCH_S390X, ioctl: 54}, true
+		return seccompArch{audit: unix.AUDIT_ARCH_S390X, ioctl: 54, trace: []uint32{26, 340, 341}}, true
 	}
 	return seccompArch{}, false
 }
@@ -83,9 +99,26 @@ const (
 	retNoSys = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
 )
 
+// refuse is a check of the loaded system call number against nrs, each
+// refused with EPERM.
+func refuse(nrs []uint32) []bpf.Instruction {
+	var out []bpf.Instruction
+	for _, nr := range nrs {
+		out = append(out,
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1},
+			bpf.RetConstant{Val: retEPERM},
+		)
+	}
+	return out
+}
+
 // terminalFilter is the filter for a, with the halves of a 64-bit
-// argument in the byte order bigEndian says.
-func terminalFilter(a seccompArch, bigEndian bool) []bpf.Instruction {
+// argument in the byte order bigEndian says. With noTrace it also refuses
+// ptrace and process_vm_readv/writev (a.trace).
+func terminalFilter(a seccompArch, bigEndian, noTrace bool) []bpf.Instruction {
+	if !noTrace {
+		a.trace, a.compatTrace = nil, nil
+	}
 	lo, hi := uint32(seccompArg1Off), uint32(seccompArg1Off+4)
 	if bigEndian {
 		lo, hi = hi, lo
@@ -103,12 +136,16 @@ func terminalFilter(a seccompArch, bigEndian bool) []bpf.Instruction {
 	}
 	prog := []bpf.Instruction{bpf.LoadAbsolute{Off: seccompArchOff, Size: 4}}
 	if a.compat != 0 {
+		refused := refuse(a.compatTrace)
 		compat := []bpf.Instruction{
-			bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.compat, SkipFalse: 2}, // another arch → allow
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.compat, SkipFalse: uint8(2 + len(refused))}, // another arch → allow
 			bpf.LoadAbsolute{Off: seccompNrOff, Size: 4},
+		}
+		compat = append(compat, refused...)
+		compat = append(compat,
 			bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.compatIoctl, SkipTrue: 1}, // → check
 			bpf.RetConstant{Val: retAllow},
-		}
+		)
 		compat = append(compat, check...)
 		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.audit, SkipTrue: uint8(len(compat))}) // → native
 		prog = append(prog, compat...)
@@ -127,6 +164,7 @@ func terminalFilter(a seccompArch, bigEndian bool) []bpf.Instruction {
 			bpf.RetConstant{Val: retNoSys},
 		)
 	}
+	prog = append(prog, refuse(a.trace)...)
 	prog = append(prog,
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: a.ioctl, SkipTrue: 1}, // → check
 		bpf.RetConstant{Val: retAllow},
@@ -149,7 +187,7 @@ func loadSeccomp() error {
 	if !ok {
 		return fmt.Errorf("seccomp: no terminal filter for %s", runtime.GOARCH)
 	}
-	raw, err := bpf.Assemble(terminalFilter(a, nativeBigEndian()))
+	raw, err := bpf.Assemble(terminalFilter(a, nativeBigEndian(), wallNoTrace.on()))
 	if err != nil {
 		return fmt.Errorf("seccomp: %w", err)
 	}

@@ -58,6 +58,8 @@ func supervise(args []string) int {
 		fmt.Fprintf(os.Stderr, "reins supervisor: "+format+"\n", a...)
 		return code
 	}
+	// Nothing reins inherited reaches the program (stage.go).
+	closeInherited()
 	if len(args) < 3 || args[1] != "--" {
 		return fail(exitSetup, "usage: %s POLICY -- PROGRAM [ARGS...]", helperArg)
 	}
@@ -90,7 +92,9 @@ func supervise(args []string) int {
 	// kill its watcher and then leave a setsid daemon behind. The sandbox is
 	// applied by a second stage that confines itself and execs the program;
 	// in the container (container.go) that stage is the init of the new PID
-	// namespace and reports the program's end on a pipe (fd 3).
+	// namespace and reports the program's end on a pipe (fd 3). The stage
+	// learns the policy and the program on a descriptor (specFD, stage.go):
+	// its command line is readable by every process in the container.
 	prog, progArgs := args[2], args[3:]
 	env := os.Environ()
 	if !p.Off && wallEnv.on() {
@@ -110,7 +114,7 @@ func supervise(args []string) int {
 	var newProtected []string
 	start := func(container bool) (*exec.Cmd, *os.File, error) {
 		prog, progArgs := prog, progArgs
-		var report, reportW *os.File
+		var report, reportW, spec *os.File
 		if p.Confined() {
 			self, err := self()
 			if err != nil {
@@ -120,12 +124,19 @@ func supervise(args []string) int {
 			if container {
 				stage = stageContainer
 			}
-			progArgs = append([]string{confineArg, args[0], tmp, stage, "--", prog}, progArgs...)
+			if spec, err = specFile(stageSpec{Policy: p, Tmp: tmp, Stage: stage, Argv: append([]string{prog}, progArgs...)}); err != nil {
+				return nil, nil, err
+			}
+			defer spec.Close()
+			progArgs = []string{confineArg}
 			prog = self
 		}
 		cmd := exec.Command(prog, progArgs...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 		cmd.Env = env
+		if spec != nil {
+			cmd.ExtraFiles = []*os.File{nil, nil, spec} // specFD
+		}
 		var socks *os.File
 		if container {
 			cmd.SysProcAttr = containerAttr(p)
@@ -137,7 +148,7 @@ func supervise(args []string) int {
 				socks.Close()
 				return nil, nil, err
 			}
-			cmd.ExtraFiles = []*os.File{reportW, socks} // fd 3, socketListFD
+			cmd.ExtraFiles = []*os.File{reportW, socks, spec} // fd 3, socketListFD, specFD
 		}
 		err := cmd.Start()
 		if reportW != nil {
@@ -353,18 +364,22 @@ const (
 	stageContainer = "container"
 )
 
-// confine is the second stage: args are POLICY TMP STAGE -- PROGRAM [ARGS...].
+// confine is the second stage. It takes no arguments: the policy, the
+// private temporary directory, the stage and the program come on specFD
+// (stage.go).
 func confine(args []string) int {
-	if len(args) < 5 || args[3] != "--" {
-		fmt.Fprintf(os.Stderr, "reins sandbox: usage: %s POLICY TMP STAGE -- PROGRAM [ARGS...]\n", confineArg)
+	if len(args) != 0 {
+		fmt.Fprintf(os.Stderr, "reins sandbox: usage: %s (the rest on descriptor %d)\n", confineArg, specFD)
 		return exitSetup
 	}
-	var p Policy
-	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
+	spec, err := readSpec()
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "reins sandbox: bad policy: %v\n", err)
 		return exitSetup
 	}
-	tmp, container, argv := args[1], args[2] == stageContainer, args[4:]
+	closeInherited()
+	p, tmp, container, argv := spec.Policy, spec.Tmp, spec.Stage == stageContainer, spec.Argv
+	var v view
 	if container {
 		unix.CloseOnExec(3)
 		socks, err := readSocketList()
@@ -372,7 +387,7 @@ func confine(args []string) int {
 			fmt.Fprintf(os.Stderr, "reins sandbox: cannot read the host's Unix sockets: %v\n", err)
 			return exitSetup
 		}
-		if err := buildView(p, tmp, argv, socks); err != nil {
+		if v, err = buildView(p, tmp, argv, socks); err != nil {
 			fmt.Fprintf(os.Stderr, "reins sandbox: cannot build the container: %v\n", err)
 			return exitSetup
 		}
@@ -394,7 +409,7 @@ func confine(args []string) int {
 		}
 	}
 	if wallLandlock.on() {
-		if err := restrict(p, tmp, container); err != nil {
+		if err := restrict(p, tmp, container, v.ownPTS); err != nil {
 			fmt.Fprintf(os.Stderr, "reins sandbox: cannot apply the sandbox: %v\n", err)
 			return exitSetup
 		}
@@ -414,7 +429,23 @@ func confine(args []string) int {
 			}
 			go func() { _ = netproxy.Forward(ln, proxySocket(tmp)) }()
 		}
-		return initProgram(argv)
+		// Nobody in the container may trace its init, read its memory or
+		// its /proc/1/environ: it shares the program's uid and Landlock
+		// domain, so only this (and the seccomp filter's refusal of
+		// ptrace) stands between them. Set last, after every change of
+		// credentials (which may reset it); the program's execve makes the
+		// program dumpable again, as it should be (its own core dumps).
+		if wallDumpable.on() {
+			if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+				fmt.Fprintf(os.Stderr, "reins sandbox: cannot make the container's init undumpable: %v\n", err)
+				return exitSetup
+			}
+		}
+		maxProcs := 0
+		if v.ownProc && wallPids.on() {
+			maxProcs = p.Limits.MaxPids()
+		}
+		return initProgram(argv, maxProcs)
 	}
 	// No controlling terminal: TIOCSTI and job control on the user's
 	// terminal are out of reach even where the filter is not.
@@ -422,7 +453,7 @@ func confine(args []string) int {
 		_, _ = unix.Setsid()
 	}
 	_ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0)
-	err := syscall.Exec(argv[0], argv, os.Environ())
+	err = syscall.Exec(argv[0], argv, os.Environ())
 	fmt.Fprintf(os.Stderr, "reins sandbox: cannot start the program: %v\n", err)
 	if errors.Is(err, syscall.ENOENT) {
 		return exitNotFound
@@ -437,7 +468,10 @@ func confine(args []string) int {
 // program ends, so does this init, and with it — by the kernel — every
 // process left in the namespace. A program killed by a signal is reported
 // on fd 3 (the init of a namespace cannot die by its own signal).
-func initProgram(argv []string) int {
+//
+// maxProcs > 0 is the process cap (limits.go): past it, every process of
+// the namespace is killed and the program reported killed by SIGKILL.
+func initProgram(argv []string, maxProcs int) int {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGCHLD)
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -453,8 +487,30 @@ func initProgram(argv []string) int {
 	os.Stdin.Close()
 	os.Stdout.Close()
 	pid := cmd.Process.Pid
+	report := func(sig syscall.Signal) int {
+		f := os.NewFile(3, "report")
+		_, _ = f.Write([]byte{byte(sig)})
+		return 128 + int(sig)
+	}
+	var count <-chan time.Time
+	if maxProcs > 0 {
+		t := time.NewTicker(pidsPoll)
+		defer t.Stop()
+		count = t.C
+	}
 	for {
-		s := <-sigs
+		var s os.Signal
+		select {
+		case s = <-sigs:
+		case <-count:
+			// This init is one of them.
+			if n := countProcs() - 1; n > maxProcs {
+				_ = syscall.Kill(-1, syscall.SIGKILL)
+				fmt.Fprintln(os.Stderr, overCap(maxProcs))
+				return report(syscall.SIGKILL)
+			}
+			continue
+		}
 		if s != syscall.SIGCHLD {
 			_ = syscall.Kill(-pid, s.(syscall.Signal))
 			continue
@@ -469,9 +525,7 @@ func initProgram(argv []string) int {
 				continue
 			}
 			if ws.Signaled() {
-				f := os.NewFile(3, "report")
-				_, _ = f.Write([]byte{byte(ws.Signal())})
-				return 128 + int(ws.Signal())
+				return report(ws.Signal())
 			}
 			return ws.ExitStatus()
 		}

@@ -22,11 +22,18 @@ const (
 	wallCaps         wall = "caps"          // root's capabilities dropped in the fallback
 	wallGit          wall = "git"           // every repository control folder found read-only
 	wallGitSweep     wall = "git-sweep"     // a repository a confined process created, sanitised
+	wallDev          wall = "dev"           // the container's own /dev (no host device but the listed ones)
+	wallFDs          wall = "fds"           // descriptors reins inherited closed before the program
+	wallTmpLimit     wall = "tmp-limit"     // one size-limited tmpfs for the private folders
+	wallPids         wall = "pids"          // the process cap kept by the container's init
+	wallDumpable     wall = "dumpable"      // the container's init not dumpable (no ptrace, no /proc/1/mem)
+	wallNoTrace      wall = "no-trace"      // seccomp refuses ptrace and process_vm_readv/writev
 )
 
 // allWalls are the walls a test may turn off.
 var allWalls = []wall{wallUserNS, wallNetNS, wallPIDNS, wallReadOnlyRoot, wallPrivateDirs, wallMasks,
-	wallProtect, wallSockets, wallLandlock, wallSeccomp, wallSetsid, wallEnv, wallCaps, wallGit, wallGitSweep}
+	wallProtect, wallSockets, wallLandlock, wallSeccomp, wallSetsid, wallEnv, wallCaps, wallGit, wallGitSweep,
+	wallDev, wallFDs, wallTmpLimit, wallPids, wallDumpable, wallNoTrace}
 
 // offWalls are the walls turned off. Only test code sets it (from
 // REINS_TEST_MUTATE, read by the test binary that also runs the
