@@ -243,7 +243,8 @@ func (r *Registry) Run(ctx context.Context, env *Env, name string, args json.Raw
 		return Errorf("unknown tool %q", name)
 	}
 	if !env.Permission.Allows(t.Needs()) {
-		return Errorf("tool %s is not permitted in %s mode", name, env.Permission)
+		// The session's ceiling refused it, not a person: say how to lift it.
+		return Errorf("tool %s is not permitted in %s mode (--permission %s), so it was refused without asking anyone; the user can allow it by starting reins with --permission %s", name, env.Permission, env.Permission, t.Needs())
 	}
 	// A call made after the run was canceled does nothing: the model's
 	// next step will not come, and a write now would be a surprise.

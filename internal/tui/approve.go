@@ -210,6 +210,7 @@ func (m *Model) question(a *approval, width int) []string {
 	if p.path != "" {
 		head += " " + termsafe.EscapeLine(p.path)
 	}
+	head += childOf(a)
 	if p.note != "" {
 		head += " (" + p.note + ")"
 	}

@@ -36,8 +36,11 @@ type turnDone struct {
 
 // approval is a tool call waiting for the user's answer.
 type approval struct {
-	name    string
-	args    json.RawMessage
+	name string
+	args json.RawMessage
+	// child names the in-process child whose call it is ("general: review
+	// the docs"); empty for the session's own calls.
+	child   string
 	reply   chan bool // buffered: the screen never blocks answering
 	preview *preview  // what the question shows; computed when asked
 	// arming: the screen queued the message that arms it; armed: keys
@@ -48,6 +51,9 @@ type approval struct {
 	// editor's text before (rules.go).
 	rejecting   bool
 	draft, note string
+	// mode, set before a refusal the mode made without asking (read-only),
+	// names it for the model (tool.Answer.Mode).
+	mode string
 }
 
 // feed carries items from the session (the harness's observer, called
@@ -76,13 +82,14 @@ func (f *feed) offer(h session.Header, e session.Event) { f.Offer(item{header: h
 // screen and waits for the answer or the end of the call's context (a
 // cancelled turn refuses). A closed screen refuses.
 func (f *feed) ask(ctx context.Context, name string, args json.RawMessage) bool {
-	return f.askWith(ctx, name, args, nil)
+	return f.askWith(ctx, "", name, args, nil)
 }
 
-// askWith is ask; answered, when set, reads the answered question (its
-// note) after the reply.
-func (f *feed) askWith(ctx context.Context, name string, args json.RawMessage, answered func(*approval)) bool {
-	a := &approval{name: name, args: args, reply: make(chan bool, 1)}
+// askWith is ask for the call of child (empty: the session's own);
+// answered, when set, reads the answered question (its note) after the
+// reply.
+func (f *feed) askWith(ctx context.Context, child, name string, args json.RawMessage, answered func(*approval)) bool {
+	a := &approval{child: child, name: name, args: args, reply: make(chan bool, 1)}
 	if f.preview != nil {
 		a.preview = f.preview(name, args)
 	}

@@ -178,6 +178,7 @@ func New(opts Options, print func(string)) (*Model, error) {
 	if opts.Ask {
 		m.opts.Session.Approve = m.feed.ask
 		m.opts.Session.Ask = m.feed.answerNote
+		m.opts.Session.AskChild = m.feed.answerChild
 		m.opts.Session.AskDomain = m.feed.askDomain
 	}
 	m.editor = editor.New(opts.NoColor, maxPrompt)
@@ -611,7 +612,7 @@ func (m *Model) answer(ok, always bool) {
 	case !ok:
 		verdict = "rejected"
 	}
-	m.commit(m.st.dim.Render(fmt.Sprintf("  %s %s: %s", termsafe.EscapeLine(a.name), termsafe.EscapeLine(callSummary(a.name, string(a.args))), verdict)))
+	m.commit(m.st.dim.Render(fmt.Sprintf("  %s %s: %s%s", termsafe.EscapeLine(a.name), termsafe.EscapeLine(callSummary(a.name, string(a.args))), verdict, childOf(a))))
 	a.reply <- ok
 	// Later asks for a tool now always allowed need no question.
 	rest := m.approvals[:0]
