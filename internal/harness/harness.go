@@ -521,6 +521,10 @@ type SessionOptions struct {
 	// session (the interactive terminal's "allow HOST for this session?";
 	// sandbox.go). Children never get it.
 	AskDomain func(ctx context.Context, host string) bool
+	// BeforeRun is the session's tool.Env.BeforeRun (its own calls only,
+	// not its children's): the terminal and reins run's progress compute
+	// there the diff a file tool's call makes.
+	BeforeRun func(ctx context.Context, name string, args json.RawMessage)
 	// ruleParent is the parent session's permission rules (rules.go).
 	ruleParent *rules.Set
 	// Agent names the agent definition the session runs as (empty: the
@@ -695,7 +699,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	pol := h.sessionSandbox(s, o)
 	s.Agent = &agent.Agent{
 		System: system,
-		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: pol, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect}, Log: s.Log,
+		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: pol, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect, BeforeRun: o.BeforeRun}, Log: s.Log,
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
 		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
 	}

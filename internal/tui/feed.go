@@ -7,6 +7,8 @@ import (
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/tui/batch"
+	"github.com/reinsdev/reins/internal/tui/callpreview"
+	"github.com/reinsdev/reins/internal/tui/linediff"
 )
 
 // maxPending bounds what the feed holds for the screen. A producer that
@@ -24,6 +26,14 @@ type item struct {
 	event   session.Event
 	approve *approval
 	done    *turnDone
+	ran     *ranCall
+}
+
+// ranCall is what a file tool's call of the session changes, computed
+// just before it ran (feed.beforeRun): its settled block shows this diff.
+type ranCall struct {
+	key  string // tool name NUL arguments
+	diff []linediff.Line
 }
 
 // turnDone is the end of a turn the screen started: it follows every
@@ -77,6 +87,16 @@ func (f *feed) observe(h session.Header, e session.Event) { f.Push(item{header: 
 // screen is that far behind; the row shows only the latest activity, and
 // the child's result and subagent/end come through the parent's log).
 func (f *feed) offer(h session.Header, e session.Event) { f.Offer(item{header: h, event: e}) }
+
+// beforeRun is the session's tool.Env.BeforeRun: for a file tool's
+// call, the diff it will make against the files as they are now (every
+// mode: asked or not, --yes), for the call's settled block.
+func (f *feed) beforeRun(_ context.Context, name string, args json.RawMessage) {
+	if f.preview == nil || !callpreview.Shows(name) {
+		return
+	}
+	f.Push(item{ran: &ranCall{key: name + "\x00" + string(args), diff: f.preview(name, args).Diff}})
+}
 
 // ask is the session's approval hook (tool.Env.Approve): it asks the
 // screen and waits for the answer or the end of the call's context (a

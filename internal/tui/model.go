@@ -39,7 +39,7 @@ const (
 	maxPrompt    = 64 << 10 // characters in the editor
 	maxLiveText  = 64 << 10 // bytes of the streaming answer kept for the live view
 	maxPastJobs  = 100      // settled background jobs /jobs lists
-	maxAsked     = 64       // allowed questions' diffs kept for their results
+	maxAsked     = 64       // file calls' diffs kept for their results
 	minLiveLines = 3
 )
 
@@ -118,8 +118,9 @@ type Model struct {
 	mode   askMode     // Shift-Tab
 	// modelPicks are the specs the last /model list numbered.
 	modelPicks []string
-	// asked are the diffs questions showed, by tool name and arguments,
-	// for the settled call's block (at most maxAsked).
+	// asked are the diffs file tools' calls made, computed just before
+	// they ran (feed.beforeRun), by tool name and arguments, for the
+	// settled call's block (at most maxAsked).
 	asked   map[string][]linediff.Line
 	trustQ  *trustAsk // the folder question, while it is up
 	sentAny bool      // a prompt went to the session
@@ -181,6 +182,8 @@ func New(opts Options, print func(string)) (*Model, error) {
 		m.opts.Session.AskChild = m.feed.answerChild
 		m.opts.Session.AskDomain = m.feed.askDomain
 	}
+	// Every mode: a file tool's settled call shows the change it made.
+	m.opts.Session.BeforeRun = m.feed.beforeRun
 	m.editor = editor.New(opts.NoColor, maxPrompt)
 	sess, err := m.h.NewSession(m.opts.Session)
 	if err != nil {
@@ -591,12 +594,6 @@ func (m *Model) answer(ok, always bool) {
 	m.approvals = m.approvals[1:]
 	if a.rejecting { // the editor held the instruction: give the draft back
 		m.editor.SetValue(a.draft)
-	}
-	if ok && a.preview != nil && len(a.preview.diff) > 0 {
-		if m.asked == nil || len(m.asked) >= maxAsked {
-			m.asked = map[string][]linediff.Line{}
-		}
-		m.asked[a.name+"\x00"+string(a.args)] = a.preview.diff
 	}
 	if isDomain(a) {
 		m.commit(m.domainVerdict(a, ok))
