@@ -31,7 +31,7 @@ func userPrompts(t *testing.T, home string) []string {
 				continue
 			}
 			var d session.UserMessage
-			if e.Decode(&d) == nil && d.Message.Role == llm.RoleUser {
+			if e.Decode(&d) == nil && d.Message.Role == llm.RoleUser && d.Notice == "" {
 				out = append(out, llm.BlocksText(d.Message.Content))
 			}
 		}

@@ -89,6 +89,37 @@ type Agent struct {
 	history []llm.Message
 	loaded  bool
 	ctx     contextState
+	notes   []note // Notify's, undelivered; guarded by mu
+}
+
+// note is a notice waiting for the next step (Notify).
+type note struct{ kind, text string }
+
+// Notify has the model told text before its next step (in this turn, or
+// the next one): a user message marked with kind (session.UserMessage's
+// Notice), appended to the log and the history — the system prompt stays
+// as it is, so a provider's prompt cache still holds. A later notice of
+// the same kind replaces one not yet delivered: the model is told the
+// state as it is, not every change on the way.
+func (a *Agent) Notify(kind, text string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i, n := range a.notes {
+		if n.kind == kind {
+			a.notes = append(a.notes[:i], a.notes[i+1:]...)
+			break
+		}
+	}
+	a.notes = append(a.notes, note{kind, text})
+}
+
+// takeNotes returns the notices waiting and forgets them.
+func (a *Agent) takeNotes() []note {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ns := a.notes
+	a.notes = nil
+	return ns
 }
 
 // Inbox delivers what arrived while the loop was busy or idle (background
@@ -294,6 +325,10 @@ func (t *turn) run(ctx context.Context, prompt string) TurnResult {
 		}
 		if step+t.pauses >= maxSteps {
 			return t.maxStepsResult()
+		}
+		for _, n := range t.a.takeNotes() {
+			m := llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: n.text}}}
+			t.addHistory(t.append(session.TypeUserMessage, session.UserMessage{Message: m, Notice: n.kind}), m)
 		}
 		if t.a.Inbox != nil {
 			for _, s := range t.a.Inbox.Drain(t.appendEvent) {

@@ -323,7 +323,7 @@ func (m *Model) replay(events []session.Event) {
 		switch e.Type {
 		case session.TypeUserMessage:
 			var d session.UserMessage
-			if e.Decode(&d) == nil && d.Message.Role == llm.RoleUser {
+			if e.Decode(&d) == nil && d.Message.Role == llm.RoleUser && d.Notice == "" {
 				if t := llm.BlocksText(d.Message.Content); t != "" {
 					msgs = append(msgs, msg{true, t})
 				}

@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"strings"
+
+	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tui/termtext"
 )
@@ -76,6 +79,7 @@ func (m *Model) cycleMode() {
 	}
 	m.mode = m.mode.next()
 	m.holdRules()
+	m.notifyMode()
 	m.notice = "mode: " + string(m.mode) + " (Shift-Tab cycles ask → auto-edit → read-only)"
 }
 
@@ -85,4 +89,49 @@ func (m *Model) holdRules() {
 	if set := m.sessionRules(); set != nil {
 		set.HoldAllow(m.mode == modeReadOnly)
 	}
+}
+
+// notifyMode has the model told the session's modes before its next step
+// (agent.Notify): at the session's start and at every change of the
+// question mode, so a refusal reads as the mode's, not a person's, and
+// the plan mode is known before anything is refused.
+func (m *Model) notifyMode() {
+	if m.sess == nil || m.sess.Agent == nil || m.sess.Agent.Env == nil {
+		return
+	}
+	m.sess.Agent.Notify(session.NoticeMode, m.modeNotice())
+}
+
+// modeNotice is the text of the mode notice: the permission mode, the
+// question mode and the network of shell commands.
+func (m *Model) modeNotice() string {
+	env := m.sess.Agent.Env
+	var b strings.Builder
+	b.WriteString("[reins notice: the session's modes] Permission mode: " + string(env.Permission) + " (the ceiling, set with --permission when reins starts). ")
+	switch {
+	case !m.opts.Ask:
+		b.WriteString("Questions: none (--yes): calls run as the permission mode allows. ")
+	case m.mode == modeAutoEdit:
+		b.WriteString("Question mode: auto-edit: write, edit, multi_edit and apply_patch run without a question; bash and other changes wait for the user's answer. ")
+	case m.mode == modeReadOnly:
+		b.WriteString("Question mode: read-only (a plan mode): every call beyond reading is refused without asking anyone; read, plan and propose, and say what you would change. The user switches modes with Shift-Tab. ")
+	default:
+		b.WriteString("Question mode: ask: write, edit and bash wait for the user's answer, who may refuse. ")
+	}
+	pol := env.Policy()
+	switch {
+	case !pol.Confined():
+		b.WriteString("Shell commands run unconfined, with the host's network.")
+	case !pol.DenyNetwork:
+		b.WriteString("Shell commands run in the sandbox with the network on.")
+	case len(pol.AllowDomains) > 0:
+		b.WriteString("Shell commands run in the sandbox with the network off except through a proxy for the hosts in sandbox.allowDomains (" + strings.Join(pol.AllowDomains, ", ") + ")")
+		if pol.AskSocket != "" {
+			b.WriteString("; the user is asked about other hosts")
+		}
+		b.WriteString(".")
+	default:
+		b.WriteString("Shell commands run in the sandbox with the network off (the user can start reins with --network on or list hosts in sandbox.allowDomains).")
+	}
+	return b.String()
 }

@@ -229,6 +229,7 @@ func (m *Model) setSession(s *harness.Session) {
 	m.tree, m.pastJobs, m.folded = childtree.New(), nil, nil
 	m.always = map[string]bool{}
 	m.holdRules()
+	m.notifyMode() // the model knows the modes from the session's start
 }
 
 // modelName is PROVIDER/MODEL of the running session.
