@@ -34,3 +34,18 @@ func TestRefusal(t *testing.T) {
 		t.Error("a rule's denial is a refusal")
 	}
 }
+
+// TestCeilingRefusal (issue 48 item 4): a tool above the session's
+// --permission is refused with the mode named and the flag that lifts it,
+// and the refusal is one IsRefusal recognizes.
+func TestCeilingRefusal(t *testing.T) {
+	env := newEnv(t, ReadOnly)
+	res := call(t, env, "write", map[string]any{"path": "a.txt", "content": "x"})
+	want := "tool write is not permitted in read-only mode (--permission read-only), so it was refused without asking anyone; the user can allow it by starting reins with --permission workspace-write"
+	if !res.IsError || res.Content != want {
+		t.Errorf("%+v, want %q", res, want)
+	}
+	if !IsRefusal("write", res.Content) {
+		t.Error("not recognized as a refusal")
+	}
+}

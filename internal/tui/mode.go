@@ -133,5 +133,38 @@ func (m *Model) modeNotice() string {
 	default:
 		b.WriteString("Shell commands run in the sandbox with the network off (the user can start reins with --network on or list hosts in sandbox.allowDomains).")
 	}
+	var allowed, refused []string
+	for _, h := range m.hosts {
+		if h.ok {
+			allowed = append(allowed, h.host)
+		} else {
+			refused = append(refused, h.host)
+		}
+	}
+	if len(allowed) > 0 {
+		b.WriteString(" The user allowed for this session: " + strings.Join(allowed, ", ") + ".")
+	}
+	if len(refused) > 0 {
+		b.WriteString(" The user refused for this session: " + strings.Join(refused, ", ") + ".")
+	}
 	return b.String()
+}
+
+// hostAnswer is an answered domain question.
+type hostAnswer struct {
+	host string
+	ok   bool
+}
+
+// maxHosts bounds the answered hosts the mode notice names.
+const maxHosts = 20
+
+// noteHost records the answer to a domain question and has the model
+// told the network state it made.
+func (m *Model) noteHost(host string, ok bool) {
+	if len(m.hosts) >= maxHosts {
+		m.hosts = m.hosts[1:]
+	}
+	m.hosts = append(m.hosts, hostAnswer{termtext.Cut(termtext.OneLine(host), 253), ok})
+	m.notifyMode()
 }

@@ -104,6 +104,10 @@ type Model struct {
 	pastJobs  []*childtree.Node
 	approvals []*approval
 	always    map[string]bool // tools allowed for this session
+	// hosts are the domain questions answered this session, in order
+	// (at most maxHosts): the mode notice tells the model the network
+	// state they made.
+	hosts []hostAnswer
 
 	usage     llm.Usage // completed turns of this session, children included
 	turnUsage llm.Usage // the running turn so far, children included
@@ -227,7 +231,7 @@ func (m *Model) setSession(s *harness.Session) {
 		m.usage = m.tally.Usage()
 	}
 	m.tree, m.pastJobs, m.folded = childtree.New(), nil, nil
-	m.always = map[string]bool{}
+	m.always, m.hosts = map[string]bool{}, nil
 	m.holdRules()
 	m.notifyMode() // the model knows the modes from the session's start
 }
@@ -599,6 +603,7 @@ func (m *Model) answer(ok, always bool) {
 	if isDomain(a) {
 		m.commit(m.domainVerdict(a, ok))
 		a.reply <- ok
+		m.noteHost(a.preview.host, ok) // the network state changed
 		return
 	}
 	verdict := "allowed"
