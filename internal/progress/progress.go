@@ -114,7 +114,7 @@ func (p *Progress) Event(e session.Event) {
 // interactive terminal's settled calls.
 func (p *Progress) BeforeRun(cwd string) func(context.Context, string, json.RawMessage) {
 	return func(_ context.Context, name string, args json.RawMessage) {
-		if !p.on || !callpreview.Shows(name) {
+		if !p.on || !callpreview.FileTool(name) {
 			return
 		}
 		d := callpreview.Of(cwd, name, args).Diff

@@ -92,7 +92,7 @@ func (f *feed) offer(h session.Header, e session.Event) { f.Offer(item{header: h
 // call, the diff it will make against the files as they are now (every
 // mode: asked or not, --yes), for the call's settled block.
 func (f *feed) beforeRun(_ context.Context, name string, args json.RawMessage) {
-	if f.preview == nil || !callpreview.Shows(name) {
+	if f.preview == nil || !callpreview.FileTool(name) {
 		return
 	}
 	f.Push(item{ran: &ranCall{key: name + "\x00" + string(args), diff: f.preview(name, args).Diff}})

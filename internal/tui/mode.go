@@ -5,6 +5,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui/callpreview"
 	"github.com/reinsdev/reins/internal/tui/termtext"
 )
 
@@ -35,15 +36,6 @@ func (a askMode) next() askMode {
 // the mode made (tool.Answer.How).
 const modeHow = "Shift-Tab in the terminal"
 
-// isEdit reports whether tool name edits files (auto-edit lets it run).
-func isEdit(name string) bool {
-	switch name {
-	case "write", "edit", "multi_edit", "apply_patch":
-		return true
-	}
-	return false
-}
-
 // autoAnswer answers a question by the mode without asking: ok is the
 // answer, decided whether there is one. A child's call is answered by
 // the same mode as the session's own.
@@ -51,7 +43,7 @@ func (m *Model) autoAnswer(a *approval) (ok, decided bool) {
 	switch {
 	case m.ruleAllows(a):
 		return true, true
-	case m.mode == modeAutoEdit && isEdit(a.name):
+	case m.mode == modeAutoEdit && callpreview.FileTool(a.name):
 		m.say("  " + termsafe.EscapeLine(a.name) + " " + termsafe.EscapeLine(callSummary(a.name, string(a.args))) + ": allowed (auto-edit)" + childOf(a))
 		return true, true
 	case m.mode == modeReadOnly:

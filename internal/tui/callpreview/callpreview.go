@@ -191,9 +191,9 @@ func Capped(d []linediff.Line, max int) ([]linediff.Line, int) {
 	return d[:max], len(d) - max
 }
 
-// Shows reports whether tool name's settled calls show a diff: the file
-// tools.
-func Shows(name string) bool {
+// FileTool reports whether tool name is one that changes files: its
+// calls show a diff, and the terminal's auto-edit mode lets it run.
+func FileTool(name string) bool {
 	switch name {
 	case "write", "edit", "multi_edit", "apply_patch":
 		return true
