@@ -19,8 +19,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/reinsdev/reins/internal/textcut"
 	"github.com/reinsdev/reins/internal/tui/linediff"
-	"github.com/reinsdev/reins/internal/tui/termtext"
 	"github.com/reinsdev/reins/internal/tui/toolsummary"
 )
 
@@ -76,10 +76,10 @@ func Of(cwd, name string, args json.RawMessage) *Preview {
 						p.Note = "the current file cannot be read (" + err.Error() + "); the write replaces it"
 						p.Diff = linediff.Lines("", content, Context)
 					case !exists:
-						p.Note = fmt.Sprintf("new file, %s", termtext.Bytes(len(content)))
+						p.Note = fmt.Sprintf("new file, %s", textcut.Bytes(len(content)))
 						p.Diff = linediff.Lines("", content, Context)
 					default:
-						p.Note = fmt.Sprintf("overwrites %s with %s", termtext.Bytes(len(cur)), termtext.Bytes(len(content)))
+						p.Note = fmt.Sprintf("overwrites %s with %s", textcut.Bytes(len(cur)), textcut.Bytes(len(content)))
 						p.Diff = linediff.Lines(cur, content, Context)
 					}
 				}
@@ -169,7 +169,7 @@ func readCurrent(cwd, path string) (string, bool, error) {
 		return "", true, errors.New("not a regular file")
 	}
 	if st.Size() > MaxFile {
-		return "", true, fmt.Errorf("%s, too large to compare", termtext.Bytes(int(st.Size())))
+		return "", true, fmt.Errorf("%s, too large to compare", textcut.Bytes(int(st.Size())))
 	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxFile))
 	if err != nil {
