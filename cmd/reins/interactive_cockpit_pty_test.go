@@ -31,7 +31,7 @@ func userPrompts(t *testing.T, home string) []string {
 				continue
 			}
 			var d session.UserMessage
-			if e.Decode(&d) == nil && d.Message.Role == llm.RoleUser {
+			if e.Decode(&d) == nil && d.Message.Role == llm.RoleUser && d.Notice == "" {
 				out = append(out, llm.BlocksText(d.Message.Content))
 			}
 		}
@@ -319,8 +319,8 @@ fallback:
 
 // TestInteractiveModeCycle (issue 30 item 3): Shift-Tab cycles ask →
 // auto-edit → read-only: in auto-edit a write runs without a question; in
-// read-only a command is refused without one; the status bar names the
-// mode.
+// read-only a command is refused without one, the model told it was the
+// mode (issue 48 item 4); the status bar names the mode.
 func TestInteractiveModeCycle(t *testing.T) {
 	url, _ := startMock(t, `
 replies:
@@ -332,7 +332,7 @@ replies:
   - match: RUN-B
     toolCalls:
       - {id: b1, name: bash, arguments: {command: "touch b.txt"}}
-  - match: "not approved"
+  - match: "the bash call was refused: the session is in read-only mode"
     text: "was refused."
 `)
 	home, cwd := t.TempDir(), t.TempDir()

@@ -119,6 +119,8 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		h.Observe, h.ObserveRemote = events.Observe, events.Observe
 		defer events.Close(nil)
 	}
+	// A file tool's change shows before it runs, removed lines too.
+	opts.BeforeRun = prog.BeforeRun(h.Cwd)
 	var tally session.Tally // this run's turns (the log's lock orders the calls)
 	opts.Observe = func(_ session.Header, e session.Event) {
 		tally.Push(e)

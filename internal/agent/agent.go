@@ -89,6 +89,37 @@ type Agent struct {
 	history []llm.Message
 	loaded  bool
 	ctx     contextState
+	notes   []note // Notify's, undelivered; guarded by mu
+}
+
+// note is a notice waiting for the next step (Notify).
+type note struct{ kind, text string }
+
+// Notify has the model told text before its next step (in this turn, or
+// before the next turn's prompt): a user message marked with kind (session.UserMessage's
+// Notice), appended to the log and the history — the system prompt stays
+// as it is, so a provider's prompt cache still holds. A later notice of
+// the same kind replaces one not yet delivered: the model is told the
+// state as it is, not every change on the way.
+func (a *Agent) Notify(kind, text string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i, n := range a.notes {
+		if n.kind == kind {
+			a.notes = append(a.notes[:i], a.notes[i+1:]...)
+			break
+		}
+	}
+	a.notes = append(a.notes, note{kind, text})
+}
+
+// takeNotes returns the notices waiting and forgets them.
+func (a *Agent) takeNotes() []note {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ns := a.notes
+	a.notes = nil
+	return ns
 }
 
 // Inbox delivers what arrived while the loop was busy or idle (background
@@ -277,6 +308,14 @@ func (t *turn) user(text string) {
 	t.addHistory(t.append(session.TypeUserMessage, session.UserMessage{Message: m}), m)
 }
 
+// notices appends the notices waiting (Agent.Notify) as user messages.
+func (t *turn) notices() {
+	for _, n := range t.a.takeNotes() {
+		m := llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: n.text}}}
+		t.addHistory(t.append(session.TypeUserMessage, session.UserMessage{Message: m, Notice: n.kind}), m)
+	}
+}
+
 func (t *turn) run(ctx context.Context, prompt string) TurnResult {
 	t.append(session.TypeTurnStart, session.TurnStart{Turn: t.n, TraceID: t.trace().TraceID()})
 	// A resumed session may end in tool calls a crash left unanswered; a
@@ -284,6 +323,9 @@ func (t *turn) run(ctx context.Context, prompt string) TurnResult {
 	for _, c := range session.DanglingCalls(t.snapshot()) {
 		t.toolResult(0, c.ID, tool.Result{Content: "tool call was interrupted before it returned a result", IsError: true})
 	}
+	// The state the model should know comes before the prompt it bears on
+	// (and the prompt stays the last message, which an echo model answers).
+	t.notices()
 	if prompt != "" { // an empty prompt: a turn that only delivers the inbox
 		t.user(prompt)
 	}
@@ -295,6 +337,7 @@ func (t *turn) run(ctx context.Context, prompt string) TurnResult {
 		if step+t.pauses >= maxSteps {
 			return t.maxStepsResult()
 		}
+		t.notices() // a change while the turn runs
 		if t.a.Inbox != nil {
 			for _, s := range t.a.Inbox.Drain(t.appendEvent) {
 				t.user(s)

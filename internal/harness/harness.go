@@ -515,8 +515,15 @@ type SessionOptions struct {
 	Resume  string
 	Observe func(session.Header, session.Event)
 	// Approve is the session's approval hook (tool.Env.Approve); children
-	// of a session that asks get tool.RejectAll.
+	// of a session that asks get tool.RejectAll, unless AskChild is set.
 	Approve func(ctx context.Context, name string, args json.RawMessage) bool
+	// AskChild, when set, is how an in-process child of this session (and
+	// its children, at any depth) asks: the interactive terminal asks its
+	// user, naming the child (child is "AGENT: LABEL"), under the
+	// parent's mode. Nil: a child of a session that asks is refused what
+	// would need asking (tool.RejectAll) — headless runs, reins acp,
+	// batch and Temporal children never ask a human.
+	AskChild func(ctx context.Context, child, name string, args json.RawMessage) tool.Answer
 	// Ask is the approval hook whose refusal may carry an instruction
 	// for the model (tool.Env.Ask, the interactive terminal's); it is
 	// asked instead of Approve.
@@ -526,6 +533,10 @@ type SessionOptions struct {
 	// session (the interactive terminal's "allow HOST for this session?";
 	// sandbox.go). Children never get it.
 	AskDomain func(ctx context.Context, host string) bool
+	// BeforeRun is the session's tool.Env.BeforeRun (its own calls only,
+	// not its children's): the terminal and reins run's progress compute
+	// there the diff a file tool's call makes.
+	BeforeRun func(ctx context.Context, name string, args json.RawMessage)
 	// ruleParent is the parent session's permission rules (rules.go).
 	ruleParent *rules.Set
 	// Agent names the agent definition the session runs as (empty: the
@@ -700,7 +711,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	pol := h.sessionSandbox(s, o)
 	s.Agent = &agent.Agent{
 		System: system,
-		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: pol, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect}, Log: s.Log,
+		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: pol, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect, BeforeRun: o.BeforeRun}, Log: s.Log,
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
 		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
 	}
@@ -769,11 +780,22 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 				return nil, err
 			}
 		}
-		var approve func(context.Context, string, json.RawMessage) bool
-		if parent.Approve != nil || parent.Ask != nil {
+		var (
+			approve func(context.Context, string, json.RawMessage) bool
+			ask     func(context.Context, string, json.RawMessage) tool.Answer
+		)
+		switch {
+		case parent.AskChild != nil:
+			// The interactive terminal: the user is asked, naming the child.
+			who, askChild := ChildName(req.Agent.Name, req.Label), parent.AskChild
+			ask = func(ctx context.Context, name string, args json.RawMessage) tool.Answer {
+				return askChild(ctx, who, name, args)
+			}
+		case parent.Approve != nil || parent.Ask != nil:
 			approve = tool.RejectAll // a child never asks a human
 		}
 		cs, err := h.NewSession(SessionOptions{
+			Ask: ask, AskChild: parent.AskChild,
 			Model: m, System: req.Agent.SystemPrompt, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens,
 			Permission: req.Permission, Tools: childTools(req.Tools, req.Agent), Parent: req.ParentSession, Depth: req.Depth, Observe: observe,
 			Approve: approve, NoInstructions: req.Agent.NoInstructions, Agent: req.Agent.Name,
@@ -804,6 +826,18 @@ func (h *Harness) Cost(m *Model) func(llm.Usage) *float64 {
 	}
 	price := models.Lookup(h.Config.Models, m.Provider+"/"+m.Name).Price
 	return func(u llm.Usage) *float64 { return models.Cost(price, u) }
+}
+
+// ChildName is how a question a child asks names it: its agent and the
+// description its parent gave the call ("general: review the docs").
+func ChildName(agent, label string) string {
+	if agent == "" {
+		agent = "general"
+	}
+	if label == "" {
+		return agent
+	}
+	return agent + ": " + label
 }
 
 // startFork writes a fork child's copy of its parent's conversation into

@@ -90,6 +90,7 @@ func TestLeavesStayLeaves(t *testing.T) {
 		// terminal UI: neither its package nor the charm libraries.
 		{"internal/progress", []string{"internal/tui/termtext", "internal/tui/markdown", "charm.land", "github.com/charmbracelet", "internal/harness", "internal/mcp"}},
 		{"internal/tui/toolsummary", []string{"internal/tui/termtext", "charm.land", "github.com/charmbracelet"}},
+		{"internal/tui/callpreview", []string{"internal/tui/termtext", "charm.land", "github.com/charmbracelet"}},
 	}
 	for _, r := range rules {
 		if bad := linked(deps(t, r.pkg), r.forbid); len(bad) > 0 {

@@ -237,7 +237,11 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 		case session.TypeUserMessage:
 			var d session.UserMessage
 			e.Decode(&d)
-			r.line(depth+1, "user: %s", termsafe.Clip(d.Message.Text(), 200))
+			who := "user"
+			if d.Notice != "" { // reins's own message to the model
+				who = "notice"
+			}
+			r.line(depth+1, "%s: %s", who, termsafe.Clip(d.Message.Text(), 200))
 		case session.TypeAssistantMessage:
 			var d session.AssistantMessage
 			e.Decode(&d)

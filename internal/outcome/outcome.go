@@ -49,7 +49,17 @@ type Result struct {
 	// (internal/worktree's Status.Line); "" for a child without
 	// `isolation: worktree`.
 	Worktree string
+	// Refusals are the refusals the child's own calls got (a question
+	// answered no, the read-only mode, a rule; in-process children), the
+	// first MaxRefusals of them: the tool result says them, so a child
+	// that completed after a refusal is not read as having done it all.
+	Refusals []string
+	// Refused counts them all.
+	Refused int
 }
+
+// MaxRefusals bounds the refusals a result quotes.
+const MaxRefusals = 3
 
 // StopReasonOf maps a reins turn-end reason to a stop reason: the mapping
 // for in-process children, reins SDK children and `reins run` alike.

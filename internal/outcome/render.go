@@ -12,9 +12,22 @@ import (
 // RenderText is the subagent tool result of docs/subagents.md: the selected
 // output's text for a completed run; otherwise the headline, the diagnostic
 // and the partial output, each line left out when absent, and isError set.
-// An isolated child's worktree line comes last.
+// The refusals the child's calls got follow, one line each; an isolated
+// child's worktree line comes last.
 func RenderText(r Result) (content string, isError bool) {
 	content, isError = renderText(r)
+	for i, why := range r.Refusals {
+		if i == MaxRefusals {
+			break
+		}
+		if content != "" {
+			content += "\n"
+		}
+		content += "[refused in the child: " + why + "]"
+	}
+	if n := r.Refused - min(len(r.Refusals), MaxRefusals); n > 0 {
+		content += fmt.Sprintf("\n[and %d more refused calls in the child]", n)
+	}
 	if r.Worktree != "" {
 		if content != "" {
 			content += "\n"

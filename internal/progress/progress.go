@@ -7,12 +7,16 @@
 package progress
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
 
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui/callpreview"
+	"github.com/reinsdev/reins/internal/tui/linediff"
 	"github.com/reinsdev/reins/internal/tui/toolsummary"
 )
 
@@ -99,6 +103,40 @@ func (p *Progress) Event(e session.Event) {
 		// end (subagent.RunUntilIdle): say so rather than look hung.
 		if n := len(p.bg); n > 0 {
 			p.printf("… waiting for %d background job(s) to finish (Ctrl-C stops them)", n)
+		}
+	}
+}
+
+// BeforeRun is the run's tool.Env.BeforeRun (harness.SessionOptions):
+// a file tool's call shows the change it makes against the files in cwd
+// as they are just before it runs, removed lines included, at most
+// callpreview.MaxSettled lines and then how many more — the rule of the
+// interactive terminal's settled calls.
+func (p *Progress) BeforeRun(cwd string) func(context.Context, string, json.RawMessage) {
+	return func(_ context.Context, name string, args json.RawMessage) {
+		if !p.on || !callpreview.FileTool(name) {
+			return
+		}
+		d := callpreview.Of(cwd, name, args).Diff
+		shown, more := callpreview.Capped(d, callpreview.MaxSettled)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, l := range shown {
+			switch l.Kind {
+			case linediff.Gap:
+				p.printf("    ⋯ %d unchanged lines", l.N)
+			case callpreview.FileHead:
+				p.printf("    %s", l.Text)
+			case linediff.Del:
+				p.printf("    - %s", l.Text)
+			case linediff.Add:
+				p.printf("    + %s", l.Text)
+			default:
+				p.printf("      %s", l.Text)
+			}
+		}
+		if more > 0 {
+			p.printf("    … %d more lines", more)
 		}
 	}
 }

@@ -97,6 +97,7 @@ func (d UserMessage) AppendJSON(dst []byte) ([]byte, error) {
 	o := jsonw.Object{B: dst}
 	o.Key("message")
 	o.B = d.Message.AppendJSON(o.B)
+	o.OmitString("notice", d.Notice)
 	return o.End(), nil
 }
 

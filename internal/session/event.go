@@ -139,7 +139,17 @@ type StepEnd = StepStart
 // UserMessage is the data of user/message.
 type UserMessage struct {
 	Message llm.Message `json:"message"`
+	// Notice, when set, marks a message reins wrote itself to tell the
+	// model the session's state (NoticeMode: the permission and question
+	// mode and the network, at the session's start and when they change),
+	// not a prompt: the model sees it like any user message; screens and
+	// listings that show prompts leave it out.
+	Notice string `json:"notice,omitempty"`
 }
+
+// NoticeMode is the Notice of a message telling the model the session's
+// permission mode, question mode and network state.
+const NoticeMode = "mode"
 
 // AssistantChunk is the data of assistant/chunk.
 type AssistantChunk struct {

@@ -66,8 +66,9 @@ func Scan(root string) ([]Info, error) {
 				case TypeUserMessage:
 					if info.Prompt == "" {
 						var d UserMessage
-						ev.Decode(&d)
-						info.Prompt = d.Message.Text()
+						if ev.Decode(&d) == nil && d.Notice == "" { // a prompt, not reins's notice
+							info.Prompt = d.Message.Text()
+						}
 					}
 				}
 			}

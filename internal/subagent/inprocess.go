@@ -11,6 +11,8 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/textcut"
+	"github.com/reinsdev/reins/internal/tool"
 )
 
 // MaxWakeups bounds the turns a parent runs only to receive background-job
@@ -137,6 +139,7 @@ func (s *inprocSink) observe(h session.Header, e session.Event) {
 	s.mu.Unlock()
 	if r != nil && h.ID == r.child.Log.Header().ID {
 		r.model.event(e, r.life) // the child's own session, not its children's
+		r.noteRefusal(e)
 	}
 }
 
@@ -158,9 +161,16 @@ type inprocRun struct {
 	life  *childproc.Lifetime // the one run lifecycle of every provider
 	res   agent.TurnResult    // set when the run settled
 
-	fold  outcome.Fold // guarded by sink.mu
-	grand llm.Usage    // the usage of this run's children (their subagent/end), guarded by sink.mu
-	model modelWatch   // whether a model request is under way (stall.go)
+	fold outcome.Fold // guarded by sink.mu
+	// calls are the child's own calls in flight (id → tool name) and
+	// refused/refusals what refused them (outcome.Result.Refusals); the
+	// log's lock orders the events, mu guards them against Wait.
+	mu       sync.Mutex
+	calls    map[string]string
+	refused  int
+	refusals []string
+	grand    llm.Usage  // the usage of this run's children (their subagent/end), guarded by sink.mu
+	model    modelWatch // whether a model request is under way (stall.go)
 }
 
 // Again runs the follow-up on the same child agent: its history is still
@@ -182,10 +192,13 @@ func (r *inprocRun) Wait(ctx context.Context) outcome.Result {
 	r.sink.mu.Lock()
 	out, grand := r.fold.Collect(), r.grand
 	r.sink.mu.Unlock()
+	r.mu.Lock()
+	refused, refusals := r.refused, r.refusals
+	r.mu.Unlock()
 	// This run's children only: a kept child's manager also counts those
 	// of its earlier runs.
 	usage := r.res.Usage.Add(grand)
-	res := outcome.Result{Output: out, StopReason: outcome.StopReasonOf(r.res.Reason), Usage: usage}
+	res := outcome.Result{Output: out, StopReason: outcome.StopReasonOf(r.res.Reason), Usage: usage, Refused: refused, Refusals: refusals}
 	switch {
 	case res.StopReason == outcome.StopError:
 		cat := outcome.CategoryUnknown
@@ -203,4 +216,43 @@ func (r *inprocRun) Cancel() { r.life.End(agent.ErrAbortedByUser) }
 
 func (r *inprocRun) Dispose() error {
 	return r.life.Dispose(agent.ErrAbortedByParent, r.child.Close)
+}
+
+// maxCalls bounds the calls in flight a run remembers.
+const maxCalls = 256
+
+// noteRefusal notes a refused call of the child's own session (e is one of
+// its events).
+func (r *inprocRun) noteRefusal(e session.Event) {
+	switch e.Type {
+	case session.TypeToolCall:
+		var d session.ToolCall
+		if e.Decode(&d) != nil {
+			return
+		}
+		r.mu.Lock()
+		if r.calls == nil {
+			r.calls = map[string]string{}
+		}
+		if len(r.calls) < maxCalls {
+			r.calls[d.CallID] = d.Name
+		}
+		r.mu.Unlock()
+	case session.TypeToolResult:
+		var d session.ToolResult
+		if e.Decode(&d) != nil {
+			return
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		name, ok := r.calls[d.CallID]
+		delete(r.calls, d.CallID)
+		if !ok || !d.IsError || !tool.IsRefusal(name, d.Content) {
+			return
+		}
+		r.refused++
+		if len(r.refusals) < outcome.MaxRefusals {
+			r.refusals = append(r.refusals, textcut.OneLine(textcut.Cut(d.Content, 300)))
+		}
+	}
 }

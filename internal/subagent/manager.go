@@ -183,7 +183,7 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 	}
 	return Request{
 		Fork:  fork,
-		RunID: id, ChildID: ChildID(m.Log.Header().ID, id), Agent: ag, Prompt: p.Prompt, ParentSession: m.Log.Header().ID,
+		RunID: id, ChildID: ChildID(m.Log.Header().ID, id), Agent: ag, Prompt: p.Prompt, Label: p.Description, ParentSession: m.Log.Header().ID,
 		Depth: depth, Cwd: m.Cwd, Permission: perm, Sandbox: pol,
 		Tools: ChildTools(m.ToolNames, ag.Tools), MaxSteps: m.MaxSteps, MaxTokens: m.MaxTokens,
 		Budget: m.Budget.Child(budget.Limits(ag.Budget)), StallTimeout: m.Limits.StallTimeout,

@@ -31,6 +31,9 @@ type Request struct {
 	Fork   []session.Event
 	Agent  *config.Agent
 	Prompt string
+	// Label is the call's description (subagent/start's label): how a
+	// question the child asks names it ("child general: review the docs").
+	Label string
 	// ParentSession and Depth place the child: Depth is the child's own
 	// delegation depth (the root is 0).
 	ParentSession string

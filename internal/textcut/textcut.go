@@ -6,7 +6,10 @@
 // cell-width library. It escapes nothing; callers escape (termsafe).
 package textcut
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // OneLine is s with every run of white space (newlines included) folded
 // into one space.
@@ -34,4 +37,13 @@ func LastBytes(s string, n int) string {
 		s = s[1:]
 	}
 	return s
+}
+
+// Bytes is a size as the screens say it: "N bytes", or KiB with one
+// decimal from 1024 on.
+func Bytes(n int) string {
+	if n >= 1024 {
+		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

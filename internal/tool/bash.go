@@ -94,6 +94,47 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 // cmd.Wait returns when the leader exits even if a background grandchild
 // still holds the pipe; the group is then torn down, which closes it.
 func runBash(ctx context.Context, pol sandbox.Policy, dir, command string, timeout time.Duration, outCap int) Result {
+	res := runBashOnce(ctx, pol, dir, command, timeout, outCap)
+	if hint := NetworkHint(pol, res.Content); hint != "" {
+		res.Content += "\n" + hint
+	}
+	return res
+}
+
+// networkFailures are what programs print when a name does not resolve
+// or no route leads out: what a command run with the network off meets.
+var networkFailures = []string{
+	"Could not resolve host", "Temporary failure in name resolution",
+	"Network is unreachable", "getaddrinfo ENOTFOUND", "EAI_AGAIN",
+}
+
+// NetworkHint is the line a shell command's result gets when its output
+// says it could not reach the network and the sandbox has the network
+// off: how the user lets it out (--network on, sandbox.allowDomains;
+// where the terminal asks about hosts, that question), so the model can
+// say so instead of guessing. "" otherwise.
+func NetworkHint(pol sandbox.Policy, output string) string {
+	if !pol.Confined() || !pol.DenyNetwork {
+		return ""
+	}
+	hit := false
+	for _, f := range networkFailures {
+		if strings.Contains(output, f) {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return ""
+	}
+	s := "[reins: the sandbox's network is off; the user can start reins with --network on or list the host in sandbox.allowDomains"
+	if pol.AskSocket != "" {
+		s += ", or allow the host when the terminal asks"
+	}
+	return s + "]"
+}
+
+func runBashOnce(ctx context.Context, pol sandbox.Policy, dir, command string, timeout time.Duration, outCap int) Result {
 	cmd, err := sandbox.Command(pol, "bash", "-c", command)
 	if err != nil {
 		return Errorf("cannot start bash: %v", err)

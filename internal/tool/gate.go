@@ -3,6 +3,8 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/reinsdev/reins/internal/rules"
 	"github.com/reinsdev/reins/internal/search"
@@ -22,6 +24,10 @@ type Rules interface {
 type Answer struct {
 	OK   bool
 	Note string
+	// Mode, on a refusal nobody was asked about, is the mode that refused
+	// it ("read-only": the terminal's plan mode) and How what changes it
+	// ("Shift-Tab"): the model is told it was the mode, not a person.
+	Mode, How string
 }
 
 // approve asks env's approval hook about a call: Ask when set (it can
@@ -58,10 +64,36 @@ func (env *Env) gate(ctx context.Context, t Tool, name string, args json.RawMess
 	if ans.OK {
 		return Result{}, true
 	}
-	if ans.Note != "" {
-		return Errorf("the %s call was not approved. The user says instead: %s", name, ans.Note), false
+	return Refusal(name, ans), false
+}
+
+// Refusal is the error result of a call ans refused: the user's refusal
+// (with the instruction typed with it), or the mode's, naming the mode
+// and what changes it. IsRefusal recognizes every one of them.
+func Refusal(name string, ans Answer) Result {
+	switch {
+	case ans.Mode != "":
+		return Errorf("the %s call was refused: the session is in %s mode, so it was refused without asking anyone; the user can change the mode with %s", name, ans.Mode, ans.How)
+	case ans.Note != "":
+		return Errorf("the %s call was not approved. The user says instead: %s", name, ans.Note)
 	}
-	return Errorf("the %s call was not approved", name), false
+	return Errorf("the %s call was not approved", name)
+}
+
+// refusalHeads are the starts of the results gate and Registry.Run give a
+// call they did not let run.
+var refusalHeads = []string{"the %s call was not approved", "the %s call was refused: ", "the %s call is denied by the permission rule ", "tool %s is not permitted in "}
+
+// IsRefusal reports whether content, an error result of a call of tool
+// name, is a refusal (a question answered no, a mode, a rule): how a
+// child's row and result tell a refused call from a failed one.
+func IsRefusal(name, content string) bool {
+	for _, h := range refusalHeads {
+		if strings.HasPrefix(content, fmt.Sprintf(h, name)) {
+			return true
+		}
+	}
+	return false
 }
 
 // MatchPath reports whether the slash path name matches the glob pattern

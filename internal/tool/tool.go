@@ -84,6 +84,12 @@ type Env struct {
 	// background: true, bash_output, bash_kill); nil refuses them. The
 	// session closes it at its end.
 	Shells *Shells
+	// BeforeRun, when set, is called after the gate let a call of a tool
+	// that needs more than read-only access through, just before it runs:
+	// where the screens compute what a file tool will change against the
+	// file as it still is (the diff a settled write shows, in every mode).
+	// It must not keep args.
+	BeforeRun func(ctx context.Context, name string, args json.RawMessage)
 	// Protect are the extra protected paths (config sandbox.protect,
 	// relative to the workspace) that write and edit refuse, on top of
 	// protect.Builtin.
@@ -243,7 +249,8 @@ func (r *Registry) Run(ctx context.Context, env *Env, name string, args json.Raw
 		return Errorf("unknown tool %q", name)
 	}
 	if !env.Permission.Allows(t.Needs()) {
-		return Errorf("tool %s is not permitted in %s mode", name, env.Permission)
+		// The session's ceiling refused it, not a person: say how to lift it.
+		return Errorf("tool %s is not permitted in %s mode (--permission %s), so it was refused without asking anyone; the user can allow it by starting reins with --permission %s", name, env.Permission, env.Permission, t.Needs())
 	}
 	// A call made after the run was canceled does nothing: the model's
 	// next step will not come, and a write now would be a surprise.
@@ -252,6 +259,9 @@ func (r *Registry) Run(ctx context.Context, env *Env, name string, args json.Raw
 	}
 	if refusal, ok := env.gate(ctx, t, name, args); !ok {
 		return refusal
+	}
+	if env.BeforeRun != nil && t.Needs() != ReadOnly {
+		env.BeforeRun(ctx, name, args)
 	}
 	res := t.Run(ctx, env, args)
 	if !res.Paged {

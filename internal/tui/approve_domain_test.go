@@ -51,6 +51,12 @@ func TestDomainQuestion(t *testing.T) {
 	if ok := <-got; !ok || !strings.Contains(s.log(), "network allowed.example: allowed for this session") {
 		t.Fatalf("y: %v; log:\n%s", ok, s.log())
 	}
+	// The network state changed: the model is told before its next step
+	// (issue 48 item 4), the refused host too.
+	if n := s.m.modeNotice(); !strings.Contains(n, "The user allowed for this session: allowed.example.") ||
+		!strings.Contains(n, "The user refused for this session: ex\x1b[2Jample.com.") {
+		t.Errorf("mode notice after the answers: %q", n)
+	}
 
 	// Two questions up; the head's connection stops waiting.
 	cctx, cancel := context.WithCancel(ctx)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/reinsdev/reins/internal/tui/callpreview"
 )
 
 // TestApprovalPatchPreview: a multi_edit's and an apply_patch's questions
@@ -78,7 +80,7 @@ func TestApprovalPatchPreview(t *testing.T) {
 	has("CRLF multi_edit", q, "(1 edit, 1 replacement)", `    - y\r`, `    + z\r`)
 
 	// Too large to preview (the tool still edits it): said, not called a failure.
-	if err := os.WriteFile(filepath.Join(s.cwd, "big.txt"), []byte(strings.Repeat("x\n", maxPreviewFile)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(s.cwd, "big.txt"), []byte(strings.Repeat("x\n", callpreview.MaxFile)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, q = ask("multi_edit", `{"path":"big.txt","edits":[{"old_string":"x\ny","new_string":"z"}]}`)

@@ -10,6 +10,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tui/callpreview"
 	"github.com/reinsdev/reins/internal/tui/linediff"
 	"github.com/reinsdev/reins/internal/tui/termtext"
 	"github.com/reinsdev/reins/internal/tui/toolsummary"
@@ -21,6 +22,13 @@ func (m *Model) items(its []item) tea.Cmd {
 	for _, it := range its {
 		if it.done != nil {
 			cmds = append(cmds, m.turnDone(it.done))
+			continue
+		}
+		if it.ran != nil {
+			if m.asked == nil || len(m.asked) >= maxAsked {
+				m.asked = map[string][]linediff.Line{}
+			}
+			m.asked[it.ran.key] = it.ran.diff
 			continue
 		}
 		if it.approve != nil && isDomain(it.approve) {
@@ -255,18 +263,17 @@ func (m *Model) diff(c *call) []string {
 		return nil
 	}
 	var out []string
-	// The diff the question showed, against the file as it was then
-	// (removed lines too), when the call was asked about.
+	// The diff computed just before the call ran (feed.beforeRun), against
+	// the file as it was then, removed lines too: in every mode.
 	if d, ok := m.asked[c.name+"\x00"+c.args]; ok {
 		delete(m.asked, c.name+"\x00"+c.args)
-		for i, l := range d {
-			if i == maxDiffLines {
-				out = append(out, m.st.dim.Render(fmt.Sprintf("    … %d more lines", len(d)-maxDiffLines)))
-				break
-			}
+		shown, more := callpreview.Capped(d, callpreview.MaxSettled)
+		for _, l := range shown {
 			switch l.Kind {
 			case linediff.Gap:
 				out = append(out, m.st.dim.Render(fmt.Sprintf("    ⋯ %d unchanged lines", l.N)))
+			case callpreview.FileHead:
+				out = append(out, termtext.Fit(m.st.warn.Render("  "+termsafe.EscapeLine(l.Text)), m.width))
 			case linediff.Del:
 				out = append(out, termtext.Fit(m.st.bad.Render("    - "+termsafe.EscapeLine(l.Text)), m.width))
 			case linediff.Add:
@@ -274,6 +281,9 @@ func (m *Model) diff(c *call) []string {
 			default:
 				out = append(out, termtext.Fit(m.st.dim.Render("      "+termsafe.EscapeLine(l.Text)), m.width))
 			}
+		}
+		if more > 0 {
+			out = append(out, m.st.dim.Render(fmt.Sprintf("    … %d more lines", more)))
 		}
 		return out
 	}
@@ -313,7 +323,7 @@ func (m *Model) replay(events []session.Event) {
 		switch e.Type {
 		case session.TypeUserMessage:
 			var d session.UserMessage
-			if e.Decode(&d) == nil && d.Message.Role == llm.RoleUser {
+			if e.Decode(&d) == nil && d.Message.Role == llm.RoleUser && d.Notice == "" {
 				if t := llm.BlocksText(d.Message.Content); t != "" {
 					msgs = append(msgs, msg{true, t})
 				}

@@ -7,6 +7,8 @@ import (
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/tui/batch"
+	"github.com/reinsdev/reins/internal/tui/callpreview"
+	"github.com/reinsdev/reins/internal/tui/linediff"
 )
 
 // maxPending bounds what the feed holds for the screen. A producer that
@@ -24,6 +26,14 @@ type item struct {
 	event   session.Event
 	approve *approval
 	done    *turnDone
+	ran     *ranCall
+}
+
+// ranCall is what a file tool's call of the session changes, computed
+// just before it ran (feed.beforeRun): its settled block shows this diff.
+type ranCall struct {
+	key  string // tool name NUL arguments
+	diff []linediff.Line
 }
 
 // turnDone is the end of a turn the screen started: it follows every
@@ -36,8 +46,11 @@ type turnDone struct {
 
 // approval is a tool call waiting for the user's answer.
 type approval struct {
-	name    string
-	args    json.RawMessage
+	name string
+	args json.RawMessage
+	// child names the in-process child whose call it is ("general: review
+	// the docs"); empty for the session's own calls.
+	child   string
 	reply   chan bool // buffered: the screen never blocks answering
 	preview *preview  // what the question shows; computed when asked
 	// arming: the screen queued the message that arms it; armed: keys
@@ -48,6 +61,9 @@ type approval struct {
 	// editor's text before (rules.go).
 	rejecting   bool
 	draft, note string
+	// mode, set before a refusal the mode made without asking (read-only),
+	// names it for the model (tool.Answer.Mode).
+	mode string
 }
 
 // feed carries items from the session (the harness's observer, called
@@ -72,17 +88,28 @@ func (f *feed) observe(h session.Header, e session.Event) { f.Push(item{header: 
 // the child's result and subagent/end come through the parent's log).
 func (f *feed) offer(h session.Header, e session.Event) { f.Offer(item{header: h, event: e}) }
 
+// beforeRun is the session's tool.Env.BeforeRun: for a file tool's
+// call, the diff it will make against the files as they are now (every
+// mode: asked or not, --yes), for the call's settled block.
+func (f *feed) beforeRun(_ context.Context, name string, args json.RawMessage) {
+	if f.preview == nil || !callpreview.FileTool(name) {
+		return
+	}
+	f.Push(item{ran: &ranCall{key: name + "\x00" + string(args), diff: f.preview(name, args).Diff}})
+}
+
 // ask is the session's approval hook (tool.Env.Approve): it asks the
 // screen and waits for the answer or the end of the call's context (a
 // cancelled turn refuses). A closed screen refuses.
 func (f *feed) ask(ctx context.Context, name string, args json.RawMessage) bool {
-	return f.askWith(ctx, name, args, nil)
+	return f.askWith(ctx, "", name, args, nil)
 }
 
-// askWith is ask; answered, when set, reads the answered question (its
-// note) after the reply.
-func (f *feed) askWith(ctx context.Context, name string, args json.RawMessage, answered func(*approval)) bool {
-	a := &approval{name: name, args: args, reply: make(chan bool, 1)}
+// askWith is ask for the call of child (empty: the session's own);
+// answered, when set, reads the answered question (its note) after the
+// reply.
+func (f *feed) askWith(ctx context.Context, child, name string, args json.RawMessage, answered func(*approval)) bool {
+	a := &approval{child: child, name: name, args: args, reply: make(chan bool, 1)}
 	if f.preview != nil {
 		a.preview = f.preview(name, args)
 	}

@@ -39,7 +39,7 @@ const (
 	maxPrompt    = 64 << 10 // characters in the editor
 	maxLiveText  = 64 << 10 // bytes of the streaming answer kept for the live view
 	maxPastJobs  = 100      // settled background jobs /jobs lists
-	maxAsked     = 64       // allowed questions' diffs kept for their results
+	maxAsked     = 64       // file calls' diffs kept for their results
 	minLiveLines = 3
 )
 
@@ -104,6 +104,10 @@ type Model struct {
 	pastJobs  []*childtree.Node
 	approvals []*approval
 	always    map[string]bool // tools allowed for this session
+	// hosts are the domain questions answered this session, in order
+	// (at most maxHosts): the mode notice tells the model the network
+	// state they made.
+	hosts []hostAnswer
 
 	usage     llm.Usage // completed turns of this session, children included
 	turnUsage llm.Usage // the running turn so far, children included
@@ -118,8 +122,9 @@ type Model struct {
 	mode   askMode     // Shift-Tab
 	// modelPicks are the specs the last /model list numbered.
 	modelPicks []string
-	// asked are the diffs questions showed, by tool name and arguments,
-	// for the settled call's block (at most maxAsked).
+	// asked are the diffs file tools' calls made, computed just before
+	// they ran (feed.beforeRun), by tool name and arguments, for the
+	// settled call's block (at most maxAsked).
 	asked   map[string][]linediff.Line
 	trustQ  *trustAsk // the folder question, while it is up
 	sentAny bool      // a prompt went to the session
@@ -180,8 +185,11 @@ func New(opts Options, print func(string)) (*Model, error) {
 	if opts.Ask {
 		m.opts.Session.Approve = m.feed.ask
 		m.opts.Session.Ask = m.feed.answerNote
+		m.opts.Session.AskChild = m.feed.answerChild
 		m.opts.Session.AskDomain = m.feed.askDomain
 	}
+	// Every mode: a file tool's settled call shows the change it made.
+	m.opts.Session.BeforeRun = m.feed.beforeRun
 	m.editor = editor.New(opts.NoColor, maxPrompt)
 	sess, err := m.h.NewSession(m.opts.Session)
 	if err != nil {
@@ -225,8 +233,9 @@ func (m *Model) setSession(s *harness.Session) {
 		m.usage = m.tally.Usage()
 	}
 	m.tree, m.pastJobs, m.folded = childtree.New(), nil, nil
-	m.always = map[string]bool{}
+	m.always, m.hosts = map[string]bool{}, nil
 	m.holdRules()
+	m.notifyMode() // the model knows the modes from the session's start
 }
 
 // modelName is PROVIDER/MODEL of the running session.
@@ -602,15 +611,10 @@ func (m *Model) answer(ok, always bool) {
 	if a.rejecting { // the editor held the instruction: give the draft back
 		m.editor.SetValue(a.draft)
 	}
-	if ok && a.preview != nil && len(a.preview.diff) > 0 {
-		if m.asked == nil || len(m.asked) >= maxAsked {
-			m.asked = map[string][]linediff.Line{}
-		}
-		m.asked[a.name+"\x00"+string(a.args)] = a.preview.diff
-	}
 	if isDomain(a) {
 		m.commit(m.domainVerdict(a, ok))
 		a.reply <- ok
+		m.noteHost(a.preview.host, ok) // the network state changed
 		return
 	}
 	verdict := "allowed"
@@ -622,7 +626,7 @@ func (m *Model) answer(ok, always bool) {
 	case !ok:
 		verdict = "rejected"
 	}
-	m.commit(m.st.dim.Render(fmt.Sprintf("  %s %s: %s", termsafe.EscapeLine(a.name), termsafe.EscapeLine(callSummary(a.name, string(a.args))), verdict)))
+	m.commit(m.st.dim.Render(fmt.Sprintf("  %s %s: %s%s", termsafe.EscapeLine(a.name), termsafe.EscapeLine(callSummary(a.name, string(a.args))), verdict, childOf(a))))
 	a.reply <- ok
 	// Later asks for a tool now always allowed need no question.
 	rest := m.approvals[:0]

@@ -31,9 +31,21 @@ const maxInstruction = 4 << 10
 // answerNote is the session's tool.Env.Ask: the feed's question, whose
 // refusal carries the instruction typed with it.
 func (f *feed) answerNote(ctx context.Context, name string, args json.RawMessage) tool.Answer {
-	var note string
-	ok := f.askWith(ctx, name, args, func(a *approval) { note = a.note })
-	return tool.Answer{OK: ok, Note: note}
+	return f.answerChild(ctx, "", name, args)
+}
+
+// answerChild is the session's harness.SessionOptions.AskChild: a
+// child's call is asked like the session's own, under the same mode and
+// rules, the question naming the child.
+func (f *feed) answerChild(ctx context.Context, child, name string, args json.RawMessage) tool.Answer {
+	var ans tool.Answer
+	ans.OK = f.askWith(ctx, child, name, args, func(a *approval) {
+		ans.Note = a.note
+		if a.mode != "" {
+			ans.Mode, ans.How = a.mode, modeHow
+		}
+	})
+	return ans
 }
 
 // sessionRules is the running session's rule set, nil when it has none.

@@ -155,6 +155,8 @@ func (m *Model) useHarness(h *harness.Harness, o harness.SessionOptions) {
 	m.attach()
 	o.Approve = m.opts.Session.Approve
 	o.Ask = m.opts.Session.Ask
+	o.AskChild = m.opts.Session.AskChild
+	o.BeforeRun = m.opts.Session.BeforeRun
 	if resumed {
 		o.Resume = m.root
 	} else {

@@ -15,6 +15,7 @@ import (
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/internal/tui/termtext"
 )
 
@@ -49,7 +50,17 @@ type Node struct {
 	branch     string    // an isolated child's branch (isolation: worktree)
 	callID     string    // the subagent call that made the row (live.go)
 	act        activity  // what it is doing now, while it runs
+	// calls are the child's own tool calls in flight (call id → tool
+	// name), so that a result can be told a refusal; refused counts the
+	// refused ones and refusal is the first one's text (the row shows it:
+	// a child that completed after a refusal did not do all it was asked).
+	calls   map[string]string
+	refused int
+	refusal string
 }
+
+// maxCalls bounds the calls in flight a row remembers.
+const maxCalls = 64
 
 // Tree is the live delegation tree of a session: every child (and
 // grandchild) with its state, and the background jobs.
@@ -151,8 +162,10 @@ func (t *Tree) Event(hd session.Header, e session.Event) {
 	case session.TypeToolCall:
 		t.callStarted(hd.ID, e)
 		t.live(hd, e)
+		t.childCall(hd.ID, e)
 	case session.TypeToolResult:
 		t.callEnded(hd.ID, e)
+		t.childResult(hd.ID, e)
 	case session.TypeAssistantChunk, session.TypeStepStart:
 		t.live(hd, e)
 	case session.TypeAssistantMessage:
@@ -164,6 +177,46 @@ func (t *Tree) Event(hd session.Header, e session.Event) {
 		if e.Decode(&d) == nil && d.Usage != nil {
 			n.usage = n.usage.Add(*d.Usage)
 		}
+	}
+}
+
+// childCall remembers a call of a child's own session (by its id) until
+// its result.
+func (t *Tree) childCall(sess string, e session.Event) {
+	n := t.bySess[sess]
+	if n == nil {
+		return
+	}
+	var d session.ToolCall
+	if e.Decode(&d) != nil {
+		return
+	}
+	if n.calls == nil {
+		n.calls = map[string]string{}
+	}
+	if len(n.calls) < maxCalls {
+		n.calls[d.CallID] = d.Name
+	}
+}
+
+// childResult counts a refused call of a child's own session.
+func (t *Tree) childResult(sess string, e session.Event) {
+	n := t.bySess[sess]
+	if n == nil {
+		return
+	}
+	var d session.ToolResult
+	if e.Decode(&d) != nil {
+		return
+	}
+	name, ok := n.calls[d.CallID]
+	delete(n.calls, d.CallID)
+	if !ok || !d.IsError || !tool.IsRefusal(name, d.Content) {
+		return
+	}
+	n.refused++
+	if n.refusal == "" {
+		n.refusal = termtext.Cut(termtext.OneLine(d.Content), 200)
 	}
 }
 
@@ -194,6 +247,9 @@ func (t *Tree) Render(root string, now time.Time, width int, st Styles) []string
 			}
 			if n.diagnostic != "" {
 				lines = append(lines, termtext.Fit(strings.Repeat("  ", depth)+"    "+st.Dim.Render(termsafe.EscapeLine(n.diagnostic)), width))
+			}
+			if n.refusal != "" {
+				lines = append(lines, termtext.Fit(strings.Repeat("  ", depth)+"    "+st.Dim.Render("refused: "+termsafe.EscapeLine(n.refusal)), width))
 			}
 			walk(n.session, depth+1)
 		}
@@ -236,6 +292,9 @@ func (n *Node) Line(now time.Time, st Styles) string {
 	}
 	if n.branch != "" {
 		label += " " + st.Dim.Render("["+termsafe.EscapeLine(n.branch)+"]")
+	}
+	if n.refused > 0 {
+		state += st.Stop(fmt.Sprintf(" (%d refused)", n.refused))
 	}
 	return fmt.Sprintf("%s %s (%s)%s%s  %s  %s  %s", mark, termsafe.EscapeLine(n.agent), termsafe.EscapeLine(n.provider),
 		kind, label, state, Elapsed(elapsed), Usage(n.usage))

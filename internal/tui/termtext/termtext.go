@@ -7,7 +7,6 @@
 package termtext
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -53,10 +52,5 @@ func Cut(s string, n int) string { return textcut.Cut(s, n) }
 func LastBytes(s string, n int) string { return textcut.LastBytes(s, n) }
 
 // Bytes is a size as the screen says it: "N bytes", or "N.N KiB" from
-// 1 KiB on.
-func Bytes(n int) string {
-	if n >= 1024 {
-		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
+// 1 KiB on (textcut.Bytes).
+func Bytes(n int) string { return textcut.Bytes(n) }

@@ -1,4 +1,4 @@
-package tui
+package callpreview
 
 import (
 	"encoding/json"
@@ -12,23 +12,23 @@ import (
 	"github.com/reinsdev/reins/internal/tui/linediff"
 )
 
-// The approval preview of multi_edit and apply_patch: like write and edit
-// (approve.go), the question shows the diff of what the call will write,
-// computed in memory against the files as they are when it asks, with the
-// tools' own rules (tool.EditText, patch.Parse and patch.Apply). A call
-// that will fail says why in the note, and still shows what it asked
-// for, so the user sees the change the model meant.
+// The preview of multi_edit and apply_patch: like write and edit
+// (callpreview.go), the diff of what the call will write, computed in
+// memory against the files as they are, with the tools' own rules
+// (tool.EditText, patch.Parse and patch.Apply). A call that will fail
+// says why in the note, and still shows what it asked for, so the user
+// sees the change the model meant.
 
-// diffFile is a header line inside a preview's diff: which file the lines
+// FileHead is a header line inside a preview's diff: which file the lines
 // after it belong to and what happens to it (an apply_patch of several
 // files), or which edit (a multi_edit that will fail). Its text is
 // escaped where it is shown, like every diff line.
-const diffFile linediff.Kind = '@'
+const FileHead linediff.Kind = '@'
 
 // patchPreview is the preview of a multi_edit or apply_patch call, or nil
 // for any other tool or arguments that do not decode (makePreview then
 // shows the arguments whole).
-func patchPreview(cwd, name string, args json.RawMessage) *preview {
+func patchPreview(cwd, name string, args json.RawMessage) *Preview {
 	switch name {
 	case "multi_edit":
 		return multiEditPreview(cwd, args)
@@ -41,7 +41,7 @@ func patchPreview(cwd, name string, args json.RawMessage) *preview {
 // multiEditPreview: the diff of the file before and after every edit; a
 // call that will fail says which edit and why, and shows each edit's
 // old and new text.
-func multiEditPreview(cwd string, args json.RawMessage) *preview {
+func multiEditPreview(cwd string, args json.RawMessage) *Preview {
 	var a struct {
 		Path  *string     `json:"path"`
 		Edits []tool.Edit `json:"edits"`
@@ -49,28 +49,28 @@ func multiEditPreview(cwd string, args json.RawMessage) *preview {
 	if json.Unmarshal(args, &a) != nil || a.Path == nil || len(a.Edits) == 0 {
 		return nil
 	}
-	p := &preview{path: *a.Path}
+	p := &Preview{Path: *a.Path}
 	cur, exists, err := readCurrent(cwd, *a.Path)
 	var after string
 	switch {
 	case err != nil:
 		// Too large or not a regular file: the tool decides.
-		p.note = "the file is not previewed: " + err.Error()
+		p.Note = "the file is not previewed: " + err.Error()
 	case !exists:
-		p.note = "no such file; multi_edit will fail"
+		p.Note = "no such file; multi_edit will fail"
 	default:
 		var n int
 		if after, n, err = tool.EditText(cur, *a.Path, a.Edits); err != nil {
-			p.note = firstLine(err.Error()) + "; multi_edit will fail"
+			p.Note = firstLine(err.Error()) + "; multi_edit will fail"
 		} else {
-			p.note = tool.Plural(len(a.Edits), "edit") + ", " + tool.Plural(n, "replacement")
-			p.diff = linediff.Lines(cur, after, diffContext)
+			p.Note = tool.Plural(len(a.Edits), "edit") + ", " + tool.Plural(n, "replacement")
+			p.Diff = linediff.Lines(cur, after, Context)
 			return p
 		}
 	}
 	for i, e := range a.Edits {
-		p.diff = append(p.diff, linediff.Line{Kind: diffFile, Text: fmt.Sprintf("edit %d of %d", i+1, len(a.Edits))})
-		p.diff = append(p.diff, linediff.Lines(e.Old, e.New, diffContext)...)
+		p.Diff = append(p.Diff, linediff.Line{Kind: FileHead, Text: fmt.Sprintf("edit %d of %d", i+1, len(a.Edits))})
+		p.Diff = append(p.Diff, linediff.Lines(e.Old, e.New, Context)...)
 	}
 	return p
 }
@@ -79,7 +79,7 @@ func multiEditPreview(cwd string, args json.RawMessage) *preview {
 // saying what happens to it (update, add, delete, move); the first file
 // that will make the patch fail is named in the note. A patch that does
 // not parse shows its text whole and the parse error.
-func applyPatchPreview(cwd string, args json.RawMessage) *preview {
+func applyPatchPreview(cwd string, args json.RawMessage) *Preview {
 	var a struct {
 		Input *string `json:"input"`
 	}
@@ -88,9 +88,9 @@ func applyPatchPreview(cwd string, args json.RawMessage) *preview {
 	}
 	ops, err := patch.Parse(*a.Input)
 	if err != nil {
-		return &preview{note: firstLine(err.Error()) + "; apply_patch will fail", fields: []argField{{"input", *a.Input}}}
+		return &Preview{Note: firstLine(err.Error()) + "; apply_patch will fail", Fields: []Field{{"input", *a.Input}}}
 	}
-	p := &preview{}
+	p := &Preview{}
 	var failed, unread, what string
 	for _, op := range ops {
 		cur, exists, rerr := readCurrent(cwd, op.Path)
@@ -102,12 +102,12 @@ func applyPatchPreview(cwd string, args json.RawMessage) *preview {
 			if exists {
 				what += ", replacing the file there"
 			}
-			d = linediff.Lines(cur, op.Content, diffContext)
+			d = linediff.Lines(cur, op.Content, Context)
 		case patch.Delete:
 			if rerr == nil && !exists {
 				err = errors.New("no such file")
 			}
-			d = linediff.Lines(cur, "", diffContext)
+			d = linediff.Lines(cur, "", Context)
 		case patch.Update:
 			if op.MoveTo != "" {
 				what += ", moving it to " + op.MoveTo
@@ -121,12 +121,12 @@ func applyPatchPreview(cwd string, args json.RawMessage) *preview {
 				after, err = patch.Apply(cur, op.Chunks)
 			}
 			if err == nil && rerr == nil {
-				d = linediff.Lines(cur, after, diffContext)
+				d = linediff.Lines(cur, after, Context)
 				break
 			}
 			// What the chunks asked for, since the file's result is unknown.
 			for _, c := range op.Chunks {
-				d = append(d, linediff.Lines(strings.Join(c.Old, "\n"), strings.Join(c.New, "\n"), diffContext)...)
+				d = append(d, linediff.Lines(strings.Join(c.Old, "\n"), strings.Join(c.New, "\n"), Context)...)
 			}
 		}
 		if rerr != nil && unread == "" {
@@ -137,22 +137,22 @@ func applyPatchPreview(cwd string, args json.RawMessage) *preview {
 			failed = string(op.Kind) + " " + termsafe.EscapeLine(op.Path) + ": " + firstLine(err.Error()) + "; apply_patch will fail"
 		}
 		if len(ops) > 1 {
-			p.diff = append(p.diff, linediff.Line{Kind: diffFile, Text: op.Path + ": " + what})
+			p.Diff = append(p.Diff, linediff.Line{Kind: FileHead, Text: op.Path + ": " + what})
 		}
-		p.diff = append(p.diff, d...)
+		p.Diff = append(p.Diff, d...)
 	}
 	switch {
 	case failed != "":
-		p.note = failed
+		p.Note = failed
 	case unread != "":
-		p.note = unread
+		p.Note = unread
 	case len(ops) == 1:
-		p.note = termsafe.EscapeLine(what)
+		p.Note = termsafe.EscapeLine(what)
 	default:
-		p.note = fmt.Sprintf("%d files", len(ops))
+		p.Note = fmt.Sprintf("%d files", len(ops))
 	}
 	if len(ops) == 1 {
-		p.path = ops[0].Path
+		p.Path = ops[0].Path
 	}
 	return p
 }
