@@ -35,6 +35,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	harness.ReinsVersion = version
 	cli.CatchSIGPIPE()
 	stdout, watched := cli.WatchStdout(stdout)
+	args = launchArgs(args)
 	root := newRoot(stdin, stdout, stderr, args...)
 	root.SetArgs(args)
 	err := root.Execute()
