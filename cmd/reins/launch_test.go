@@ -172,4 +172,3 @@ func waitTermExit(t *testing.T, tm *ptyTerm, wait func() error) error {
 	}
 	return nil
 }
-
