@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/reinsdev/reins/internal/parentwatch"
 	"github.com/reinsdev/reins/internal/testutil"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -26,6 +27,7 @@ import (
 // name "reins", and the exit-code tests run it with REINS_AS_MAIN=1.
 func TestMain(m *testing.M) {
 	if os.Getenv("REINS_AS_MAIN") == "1" {
+		parentwatch.Start() // as main does
 		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	// Every process the tests start carries the mark; none may outlive them.
