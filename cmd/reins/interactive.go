@@ -34,7 +34,7 @@ func addInteractive(root *cobra.Command, s *streams) {
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		if !isTerminal(s.in) || !isTerminal(s.out) {
 			if len(args) > 0 {
-				return &exitError{Code: exitUsage, Msg: `reins "TASK" opens the interactive terminal, and stdin or stdout is not one; to run the task headless: reins -p "TASK" (reins run)`}
+				return &exitError{Code: exitUsage, Msg: `reins "TASK" opens the interactive terminal, and stdin or stdout is not one; to run the task headless: reins -p "TASK" (reins --help lists the commands)`}
 			}
 			cmd.SetOut(s.err)
 			cmd.Help()

@@ -41,12 +41,14 @@ func registerPrint(fl *pflag.FlagSet) {
 	fl.BoolP("print", "p", false, `run TASK headless and print the answer: reins -p "TASK" is reins run "TASK" (all of reins run's flags apply)`)
 }
 
-// taskArgs checks the arguments of the bare reins: one word within two
-// edits of a command's name (or a prefix of one) is that command
-// mistyped — cobra's unknown-command error, which didYouMean completes —
-// and anything else is the task sent as the terminal's first prompt.
+// taskArgs checks the arguments of the bare reins: a first argument that
+// is one word (no space in it) within two edits of a command's name (or a
+// prefix of one) is that command mistyped — `reins lgo`, `reins rn hi`:
+// cobra's unknown-command error, which didYouMean completes — and
+// anything else is the task sent as the terminal's first prompt (quoted,
+// `reins "do it"` is a task whatever its first word).
 func taskArgs(cmd *cobra.Command, args []string) error {
-	if len(args) == 1 && !strings.ContainsFunc(args[0], isSpace) && len(cmd.SuggestionsFor(args[0])) > 0 {
+	if len(args) > 0 && !strings.ContainsFunc(args[0], isSpace) && len(cmd.SuggestionsFor(args[0])) > 0 {
 		return fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())
 	}
 	return nil

@@ -49,6 +49,7 @@ func TestLaunchMistypedCommand(t *testing.T) {
 		{[]string{"lgo"}, `unknown command "lgo" for "reins"; did you mean log?`},
 		{[]string{"versoin"}, "did you mean version?"},
 		{[]string{"dmeo"}, "did you mean demo?"},
+		{[]string{"rn", "hi"}, "did you mean run?"},
 		{[]string{"explain this repo"}, `reins -p "TASK"`},
 		{[]string{"explain", "this"}, `reins -p "TASK"`},
 	} {

@@ -169,8 +169,9 @@ func TestScripts(t *testing.T) {
 func reinsCmd(t *testing.T, home string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "REINS_AS_MAIN=1", "REINS_HOME="+home, "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=", "GEMINI_API_KEY=",
-		testutil.MarkChildren(t))
+	// The same environment whoever runs the tests (testutil.Env: no
+	// TERM=dumb, no key or base URL of the user's).
+	cmd.Env = testutil.Env("REINS_AS_MAIN=1", "REINS_HOME="+home, testutil.MarkChildren(t))
 	cmd.Dir = t.TempDir()
 	return cmd
 }

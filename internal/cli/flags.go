@@ -95,7 +95,7 @@ func (f *InteractiveFlags) Register(fl *pflag.FlagSet) {
 	f.SessionFlags.Register(fl, "workspace directory (default: the current directory)")
 	fl.StringVar(&f.Agent, "agent", "", "run as this agent definition")
 	fl.IntVar(&f.MaxTokens, "max-tokens", 0, "most output tokens per model request (0: the provider's default)")
-	fl.StringVar(&f.Resume, "resume", "", "continue this session (any unique id prefix), in its workspace unless --cwd")
+	fl.StringVar(&f.Resume, "resume", "", "continue this session (any unique id prefix), in its workspace unless --cwd; with no id, list this folder's sessions to pick one")
 	fl.BoolVarP(&f.Continue, "continue", "c", false, "continue the latest session of the workspace")
 	fl.BoolVarP(&f.Yes, "yes", "y", false, "do not ask before write, edit and bash (--permission stays the ceiling)")
 }
