@@ -32,7 +32,7 @@ func TestReleaseInstallsOffline(t *testing.T) {
 	target := runtime.GOOS + "/" + runtime.GOARCH
 	rel := exec.Command(filepath.Join(root, "scripts", "release"), out)
 	rel.Dir = root
-	rel.Env = testutil.Env("RELEASE_TARGETS="+target)
+	rel.Env = testutil.Env("RELEASE_TARGETS=" + target)
 	if b, err := rel.CombinedOutput(); err != nil {
 		t.Fatalf("scripts/release: %v\n%s", err, b)
 	}
