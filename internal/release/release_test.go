@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,11 +119,18 @@ func TestReleaseInstallsOffline(t *testing.T) {
 	// flag parsing and becomes reins-tui, which refuses the bound when it
 	// opens the session (without reins-tui: "reins-tui not found").
 	if runtime.GOOS != "windows" {
-		_, tty, err := pty.Open()
+		ptmx, tty, err := pty.Open()
 		if err != nil {
 			t.Fatalf("this test needs a pseudo-terminal (/dev/ptmx): %v", err)
 		}
+		// The master stays open (and referenced) while reins runs: a
+		// master the collector closed leaves the terminal hung up, no
+		// terminal to reins, which then prints its help instead — a
+		// failure that came and went with the environment's size and
+		// the collector's timing (issue 48, "TERM=dumb").
+		defer ptmx.Close()
 		defer tty.Close()
+		go io.Copy(io.Discard, ptmx)
 		var stderr strings.Builder
 		cmd = exec.Command(filepath.Join(prefix, "node_modules", platform, "bin", "reins"), "--max-steps", "0")
 		cmd.Env = testutil.Env("REINS_TUI=", "PATH=/nonexistent", "REINS_HOME="+t.TempDir())
