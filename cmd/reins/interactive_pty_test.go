@@ -317,7 +317,7 @@ func TestNoTaskNotTerminal(t *testing.T) {
 				cmd.Stdout = &out
 			}
 			code, stderr := exitCode(t, cmd)
-			if code != exitUsage || !strings.Contains(stderr, "Usage:") || !strings.Contains(stderr, "reins [flags]") {
+			if code != exitUsage || !strings.Contains(stderr, "Usage:") || !strings.Contains(stderr, `reins ["TASK"] [flags]`) {
 				t.Errorf("exit %d, stderr %q", code, stderr)
 			}
 			if out.Len() != 0 {
