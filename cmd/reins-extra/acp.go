@@ -41,7 +41,7 @@ func acpMain(ctx context.Context, s *streams, f *cli.SessionFlags) error {
 	if err != nil {
 		return err
 	}
-	h, err := harness.New(harness.Options{Cwd: f.Cwd, ConfigFile: f.Config, Sandbox: f.Sandbox, Effort: f.EffortOf(), Network: f.Network})
+	h, err := harness.New(harness.Options{Cwd: f.Cwd, ConfigFile: f.Config, Sandbox: f.Sandbox, Effort: f.EffortOf(), Wire: f.Wire, Network: f.Network})
 	if err != nil {
 		return err
 	}

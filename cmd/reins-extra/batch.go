@@ -92,7 +92,7 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 		out, tasks = termsafe.JSONWriter{W: rf}, todo
 	}
 
-	hopts := harness.Options{Cwd: f.Cwd, ConfigFile: f.Config, Sandbox: f.Sandbox, Effort: f.EffortOf(), Network: f.Network}
+	hopts := harness.Options{Cwd: f.Cwd, ConfigFile: f.Config, Sandbox: f.Sandbox, Effort: f.EffortOf(), Wire: f.Wire, Network: f.Network}
 	base, err := harness.New(hopts)
 	if err != nil {
 		return err

@@ -23,13 +23,17 @@ import (
 	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/helperbin"
+	"github.com/reinsdev/reins/internal/parentwatch"
 )
 
 // version is set at build time with -ldflags "-X main.version=...", like
 // reins's own: a session records the version that ran it.
 var version = "0.1.0-dev"
 
-func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	parentwatch.Start() // an npm launcher's child ends with it
+	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
 
 // streams are the command's standard streams.
 type streams struct {

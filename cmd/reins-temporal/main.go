@@ -19,6 +19,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/parentwatch"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/spf13/cobra"
 )
@@ -42,7 +43,10 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.msg }
 
-func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	parentwatch.Start() // an npm launcher's child ends with it
+	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
 
 // Main runs the command line args.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -7,8 +7,9 @@ import (
 )
 
 // TestNotATerminal: reins-tui started on no terminal (reins never does
-// that) refuses with one reins: line and exit 2; a bad flag and an
-// argument are usage errors too, as they are for reins.
+// that) refuses with one reins: line and exit 2; a bad flag is a usage
+// error too, as it is for reins. An argument is the task (reins "TASK"),
+// which needs the terminal as well.
 func TestNotATerminal(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -16,7 +17,7 @@ func TestNotATerminal(t *testing.T) {
 	}{
 		{nil, "reins: the interactive session needs a terminal"},
 		{[]string{"--max-steps", "x"}, "reins: invalid argument"},
-		{[]string{"hello"}, "reins: unknown command"},
+		{[]string{"hello"}, "reins: the interactive session needs a terminal"},
 	} {
 		var out, errb bytes.Buffer
 		code := Main(c.args, strings.NewReader(""), &out, &errb)

@@ -13,8 +13,9 @@ import (
 )
 
 // interactiveMain runs the screen (internal/tui) on the terminal in, out
-// until the user leaves it or a signal ends it.
-func interactiveMain(ctx context.Context, in io.Reader, out, stderr io.Writer, f *cli.InteractiveFlags) error {
+// until the user leaves it or a signal ends it; first, when set, is sent
+// as the first input (a task, or /resume).
+func interactiveMain(ctx context.Context, in io.Reader, out, stderr io.Writer, f *cli.InteractiveFlags, first string) error {
 	if in, ok := in.(*os.File); ok {
 		defer cli.HoldInput(in)()
 	}
@@ -43,7 +44,7 @@ func interactiveMain(ctx context.Context, in io.Reader, out, stderr io.Writer, f
 	defer sigs.Stop()
 	err = tui.Run(ctx, in, out, tui.Options{
 		Harness: h, Session: opts, Ask: !f.Yes, BaseURL: f.BaseURL, NoColor: os.Getenv("NO_COLOR") != "",
-		Trust: trustQuestion(f, h, &opened),
+		Trust: trustQuestion(f, h, &opened), Prompt: first,
 	})
 	got := sigs.Stop()
 	if sig, ok := got.(syscall.Signal); ok && err == nil {

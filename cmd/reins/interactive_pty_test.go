@@ -286,10 +286,13 @@ func TestNoTaskNotTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer devnull.Close()
-	_, tty, err := pty.Open()
+	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Fatalf("this test needs a pseudo-terminal (/dev/ptmx): %v", err)
 	}
+	// The master stays referenced: collected, it would close and hang the
+	// terminal up, and tty would be no terminal at all.
+	defer ptmx.Close()
 	defer tty.Close()
 	for _, tc := range []struct {
 		name   string
@@ -314,7 +317,7 @@ func TestNoTaskNotTerminal(t *testing.T) {
 				cmd.Stdout = &out
 			}
 			code, stderr := exitCode(t, cmd)
-			if code != exitUsage || !strings.Contains(stderr, "Usage:") || !strings.Contains(stderr, "reins [flags]") {
+			if code != exitUsage || !strings.Contains(stderr, "Usage:") || !strings.Contains(stderr, `reins ["TASK"] [flags]`) {
 				t.Errorf("exit %d, stderr %q", code, stderr)
 			}
 			if out.Len() != 0 {

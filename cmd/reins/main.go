@@ -9,6 +9,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/parentwatch"
 	"github.com/spf13/cobra"
 )
 
@@ -28,13 +29,17 @@ const (
 // one type reins-tui shares).
 type exitError = cli.ExitError
 
-func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	parentwatch.Start() // an npm launcher's child ends with it
+	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
 
 // Main runs the CLI and returns its exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	harness.ReinsVersion = version
 	cli.CatchSIGPIPE()
 	stdout, watched := cli.WatchStdout(stdout)
+	args = launchArgs(args)
 	root := newRoot(stdin, stdout, stderr, args...)
 	root.SetArgs(args)
 	err := root.Execute()

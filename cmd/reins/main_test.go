@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm/mock"
+	"github.com/reinsdev/reins/internal/parentwatch"
 	"github.com/reinsdev/reins/internal/testutil"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -26,6 +27,7 @@ import (
 // name "reins", and the exit-code tests run it with REINS_AS_MAIN=1.
 func TestMain(m *testing.M) {
 	if os.Getenv("REINS_AS_MAIN") == "1" {
+		parentwatch.Start() // as main does
 		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	// Every process the tests start carries the mark; none may outlive them.
@@ -167,8 +169,9 @@ func TestScripts(t *testing.T) {
 func reinsCmd(t *testing.T, home string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "REINS_AS_MAIN=1", "REINS_HOME="+home, "DEEPSEEK_API_KEY=", "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=",
-		testutil.MarkChildren(t))
+	// The same environment whoever runs the tests (testutil.Env: no
+	// TERM=dumb, no key or base URL of the user's).
+	cmd.Env = testutil.Env("REINS_AS_MAIN=1", "REINS_HOME="+home, testutil.MarkChildren(t))
 	cmd.Dir = t.TempDir()
 	return cmd
 }

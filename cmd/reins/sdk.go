@@ -27,6 +27,9 @@ func newSDKCmd(s *streams) *cobra.Command {
 			if f.Effort != "" {
 				return &exitError{Code: exitUsage, Msg: "--effort: reins sdk takes its effort from config effort"}
 			}
+			if f.Wire != "" {
+				return &exitError{Code: exitUsage, Msg: "--wire: reins sdk takes its wire from config providers.NAME.wire"}
+			}
 			// The flags are defaults initialize may override, but a flag
 			// value that is not one is a usage error like everywhere
 			// (docs/cli.md, "Exit status by command").

@@ -38,7 +38,7 @@ func OpenSession(stderr io.Writer, f *OpenFlags) (*harness.Harness, harness.Sess
 	opts = harness.SessionOptions{MaxSteps: f.MaxSteps, MaxTokens: f.MaxTokens, Permission: perm, Resume: f.Resume}
 	modelSpec, agent, err := agentOptions(h, f.Agent, f.Model, &opts)
 	if err == nil {
-		h.Effort = runEffort(f, agent)
+		h.Effort, h.Wire = runEffort(f, agent), f.Wire
 		opts.Model, err = h.ResolveModel(modelSpec, f.BaseURL)
 	}
 	if err != nil {

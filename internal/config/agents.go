@@ -669,7 +669,7 @@ func agentModel(spec, provider string, cfg *Config) (string, error) {
 	if slices.Contains(claudeModels, strings.ToLower(spec)) {
 		return "", nil
 	}
-	if _, _, err := splitModel(spec); err != nil {
+	if _, _, err := cfg.splitKnown(spec); err != nil {
 		return "", err
 	}
 	return spec, nil

@@ -87,7 +87,10 @@ type ProviderConfig struct {
 	// Wire is the protocol the provider speaks (WireChat, WireResponses,
 	// WireAnthropic, WireGemini or WireMock): the config's wire or the
 	// provider's default.
-	Wire        string
+	Wire string
+	// WireSet: the config chose Wire (providers.NAME.wire), which
+	// WireFor keeps over its rule for openai.
+	WireSet     bool
 	BaseURL     string
 	APIKey      string
 	IdleTimeout time.Duration
@@ -495,6 +498,7 @@ type rawConfig struct {
 	effort         *string
 	providers      map[string]rawProvider
 	modelAliases   map[string]string
+	aliasLines     map[string]int
 	models         map[string]ModelInfo
 	maxDepth       *int
 	maxParallel    *int
@@ -530,6 +534,11 @@ type rawProvider struct {
 	idleTimeout               *time.Duration
 	progressTO                *time.Duration
 	retry                     rawRetry
+	// at and line are the last layer that named the provider and the
+	// line of its key there: where a provider of the user's own that
+	// lacks its wire or baseURL is reported (merge).
+	at   layerRef
+	line int
 }
 
 type rawRetry struct {
@@ -553,7 +562,7 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}, models: map[string]ModelInfo{}}
+	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}, aliasLines: map[string]int{}, models: map[string]ModelInfo{}}
 	err = d.fields(body, "", []string{"model", "effort", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions", "budget", "context", "mcpServers", "telemetry", "permissions"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
@@ -648,17 +657,19 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 				err = d.valueErr(d.resolve(v), kp, "PROVIDER/MODEL, such as "+DefaultModel)
 			}
 		case "providers":
-			err = d.each(v, kp, "a mapping of provider names ("+strings.Join(Providers, ", ")+")", func(name string, pv ast.Node, pp string, line int) error {
-				if !slices.Contains(Providers, name) {
-					return &Error{Kind: KindUnknownKey, File: file, Key: pp, Line: line, Want: "a provider name: " + strings.Join(Providers, ", ")}
+			err = d.each(v, kp, "a mapping of provider names ("+providerList()+")", func(name string, pv ast.Node, pp string, line int) error {
+				if !validProviderName(name) {
+					return &Error{Kind: KindUnknownKey, File: file, Key: pp, Line: line, Want: "a provider name (letters, digits, '-', '_', '.'): " + providerList()}
 				}
 				p, err := parseProvider(d, pv, pp)
 				p.from, p.keyFrom, p.keyEnvFrom = layerRef{file, origin}, layerRef{file, origin}, layerRef{file, origin}
+				p.at, p.line = layerRef{file, origin}, line
 				r.providers[name] = p
 				return err
 			})
 		case "modelAliases":
 			err = d.each(v, kp, "a mapping of alias: PROVIDER/MODEL", func(alias string, av ast.Node, ap string, _ int) error {
+				r.aliasLines[alias] = d.line(av)
 				s, err := d.str(av, ap)
 				if err != nil {
 					return err
@@ -922,10 +933,23 @@ func merge(raws []*rawConfig) (*Config, error) {
 			c.providers[name] = p.over(c.providers[name])
 		}
 	}
+	if err := c.checkProviders(); err != nil {
+		return nil, err
+	}
+	// An alias's provider is known once every layer is read (one may
+	// define it).
+	for _, r := range raws {
+		for alias, target := range r.modelAliases {
+			if _, _, err := c.splitKnown(target); err != nil {
+				return nil, &Error{Kind: KindValue, File: r.file, Key: "modelAliases." + alias, Line: r.aliasLines[alias],
+					Want: "PROVIDER/MODEL (PROVIDER one of " + c.providerList() + ")", Got: quoteBounded(target)}
+			}
+		}
+	}
 	if modelFrom != nil {
 		if _, _, err := c.ResolveModel(c.Model); err != nil {
 			return nil, &Error{Kind: KindValue, File: modelFrom.file, Key: "model", Line: modelFrom.modelLine,
-				Want: "PROVIDER/MODEL (PROVIDER one of " + strings.Join(Providers, ", ") + "), a short name (" + shortNames() + ") or a modelAliases name",
+				Want: "PROVIDER/MODEL (PROVIDER one of " + c.providerList() + "), a short name (" + shortNames() + ") or a modelAliases name",
 				Got:  quoteBounded(c.Model)}
 		}
 	}
@@ -963,7 +987,13 @@ func (p rawProvider) over(lo rawProvider) rawProvider {
 	if p.apiKey == nil {
 		keyFrom = lo.keyFrom
 	}
+	at, line := p.at, p.line
+	if at.file == "" {
+		at, line = lo.at, lo.line
+	}
 	return rawProvider{
+		at:          at,
+		line:        line,
 		wire:        pick(p.wire, lo.wire),
 		apiKeyEnv:   pick(p.apiKeyEnv, lo.apiKeyEnv),
 		baseURL:     pick(p.baseURL, lo.baseURL),
@@ -1012,7 +1042,7 @@ func (c *Config) Provider(name string) ProviderConfig {
 	if raw.wire != nil {
 		wire = *raw.wire
 	}
-	pc := ProviderConfig{Wire: wire, BaseURL: def, IdleTimeout: llm.DefaultIdleTimeout, ProgressTimeout: llm.DefaultProgressTimeout, Retry: c.Retry(name)}
+	pc := ProviderConfig{Wire: wire, WireSet: raw.wire != nil, BaseURL: def, IdleTimeout: llm.DefaultIdleTimeout, ProgressTimeout: llm.DefaultProgressTimeout, Retry: c.Retry(name)}
 	if raw.baseURL != nil {
 		pc.BaseURL = strings.TrimRight(*raw.baseURL, "/")
 	}
@@ -1057,6 +1087,20 @@ func ProviderDefaults(name string) (wire, keyEnv, baseURLEnv, defaultBaseURL str
 		return WireGemini, "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL", "https://generativelanguage.googleapis.com"
 	case "mock":
 		return WireMock, "", "", ""
+	// The presets (providers.go): OpenAI-compatible services and local
+	// servers, on the chat wire.
+	case "openrouter":
+		return WireChat, "OPENROUTER_API_KEY", "", "https://openrouter.ai/api/v1"
+	case "groq":
+		return WireChat, "GROQ_API_KEY", "", "https://api.groq.com/openai/v1"
+	case "together":
+		return WireChat, "TOGETHER_API_KEY", "", "https://api.together.xyz/v1"
+	case "ollama":
+		return WireChat, "OLLAMA_API_KEY", "", "http://localhost:11434/v1"
+	case "lmstudio":
+		return WireChat, "LMSTUDIO_API_KEY", "", "http://localhost:1234/v1"
+	case "vllm":
+		return WireChat, "VLLM_API_KEY", "", "http://localhost:8000/v1"
 	}
 	return "", "", "", ""
 }
@@ -1068,7 +1112,8 @@ type MissingKeyError struct {
 }
 
 func (e *MissingKeyError) Error() string {
-	return fmt.Sprintf("%s is not set (needed by provider %s)", e.EnvVar, e.Provider)
+	return fmt.Sprintf("%s is not set (needed by provider %s); set it, or set another provider's key (%s) and choose its model with -m, e.g. -m sonnet, -m gpt, -m deepseek, -m gemini (reins models lists them; with no -m the first key set chooses)",
+		e.EnvVar, e.Provider, strings.Join(keyVars(), ", "))
 }
 
 // KeyRedirectError is a base URL that would receive the user's API key
@@ -1117,13 +1162,18 @@ func (e *KeyRedirectError) Error() string {
 // The mock provider has no endpoint: it returns "", "", nil.
 func (c *Config) Endpoint(provider string, getenv func(string) string, baseURLFlag string) (baseURL, apiKey string, err error) {
 	wire, keyEnv, urlEnv, def := ProviderDefaults(provider)
+	raw := c.providers[provider]
+	if wire == "" && raw.wire != nil && raw.baseURL != nil {
+		// A provider of the user's own (checkProviders): its key only
+		// through apiKeyEnv or apiKey, its base URL only from the config.
+		wire = *raw.wire
+	}
 	switch wire {
 	case "":
-		return "", "", fmt.Errorf("unknown provider %q; want one of %s", provider, strings.Join(Providers, ", "))
+		return "", "", fmt.Errorf("unknown provider %q; want one of %s", provider, c.providerList())
 	case WireMock:
 		return "", "", nil
 	}
-	raw := c.providers[provider]
 	if raw.apiKeyEnv != nil {
 		// Which of the user's variables is sent is the user's choice
 		// alone, like where a key goes.
@@ -1137,7 +1187,7 @@ func (c *Config) Endpoint(provider string, getenv func(string) string, baseURLFl
 	switch {
 	case baseURLFlag != "":
 		baseURL, from = baseURLFlag, "--base-url"
-	case getenv(urlEnv) != "":
+	case urlEnv != "" && getenv(urlEnv) != "":
 		baseURL, from = getenv(urlEnv), urlEnv
 	case raw.baseURL != nil && *raw.baseURL != "":
 		baseURL, from, fromLayer = *raw.baseURL, "providers."+provider+".baseURL", true
@@ -1155,7 +1205,7 @@ func (c *Config) Endpoint(provider string, getenv func(string) string, baseURLFl
 		apiKey = *raw.apiKey
 		keyName = "providers." + provider + ".apiKey in " + trust.Quote(raw.keyFrom.file)
 		usersKey = raw.keyFrom.origin.UserChosen()
-	} else {
+	} else if keyEnv != "" {
 		apiKey = getenv(keyEnv)
 		usersKey = apiKey != ""
 	}
@@ -1163,7 +1213,7 @@ func (c *Config) Endpoint(provider string, getenv func(string) string, baseURLFl
 		return "", "", &KeyRedirectError{Provider: provider, File: raw.from.file, Key: keyName}
 	}
 	if apiKey == "" {
-		optional := isLoopback(u.Hostname()) || (provider == "openai" && baseURL != def)
+		optional := keyEnv == "" || keyOptional(provider) || isLoopback(u.Hostname()) || (provider == "openai" && baseURL != def)
 		if !optional {
 			return "", "", &MissingKeyError{Provider: provider, EnvVar: keyEnv}
 		}
@@ -1195,7 +1245,7 @@ func isLoopback(host string) bool {
 // aliases do not chain).
 func (c *Config) ResolveModel(spec string) (provider, model string, err error) {
 	if target, ok := c.ModelAliases[spec]; ok {
-		provider, model, err = splitModel(target)
+		provider, model, err = c.splitKnown(target)
 		if err != nil {
 			return "", "", fmt.Errorf("model alias %q maps to %q: %w", spec, target, err)
 		}
@@ -1206,7 +1256,7 @@ func (c *Config) ResolveModel(spec string) (provider, model string, err error) {
 		// provider: the catalogue says which (SPEC §12).
 		return catalog.Current().Resolve(spec)
 	}
-	provider, model, err = splitModel(spec)
+	provider, model, err = c.splitKnown(spec)
 	if err != nil {
 		return "", "", fmt.Errorf("model %q: %w", spec, err)
 	}
@@ -1226,16 +1276,26 @@ var errModelForm error = modelFormError{}
 type modelFormError struct{}
 
 func (modelFormError) Error() string {
-	return "want PROVIDER/MODEL such as " + DefaultModel + " or a modelAliases name; PROVIDER is one of " + strings.Join(Providers, ", ")
+	return "want PROVIDER/MODEL such as " + DefaultModel + " or a modelAliases name; PROVIDER is one of " + providerList()
 }
 
+// splitModel splits PROVIDER/MODEL; which providers exist is the
+// config's to say (splitKnown): a provider of the user's own may be
+// defined in another layer.
 func splitModel(spec string) (provider, model string, err error) {
 	provider, model, ok := strings.Cut(spec, "/")
-	if !ok || provider == "" || model == "" {
+	if !ok || provider == "" || model == "" || !validProviderName(provider) {
 		return "", "", errModelForm
 	}
-	if !slices.Contains(Providers, provider) {
-		return "", "", fmt.Errorf("unknown provider %q: %w", provider, errModelForm)
-	}
 	return provider, model, nil
+}
+
+// splitKnown is splitModel for a provider c knows: a built-in, a preset
+// or one of the user's own.
+func (c *Config) splitKnown(spec string) (provider, model string, err error) {
+	provider, model, err = splitModel(spec)
+	if err == nil && !c.known(provider) {
+		return "", "", fmt.Errorf("unknown provider %q: want PROVIDER/MODEL such as %s or a modelAliases name; PROVIDER is one of %s", provider, DefaultModel, c.providerList())
+	}
+	return provider, model, err
 }

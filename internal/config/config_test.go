@@ -267,10 +267,10 @@ func TestLoadErrors(t *testing.T) {
 		{
 			name:     "unknown provider",
 			body:     "providers:\n  deepseek2:\n    apiKey: " + secret + "\n",
-			kind:     KindUnknownKey,
+			kind:     KindValue,
 			key:      "providers.deepseek2",
 			line:     2,
-			contains: []string{"deepseek, openai, anthropic, gemini, mock"},
+			contains: []string{"deepseek, openai, anthropic, gemini, mock", "a wire", "baseURL"},
 		},
 		{
 			name:     "wrong type integer",
@@ -343,7 +343,7 @@ func TestLoadErrors(t *testing.T) {
 		},
 		{
 			name:     "bad alias target",
-			body:     "providers: {deepseek: {apiKey: " + secret + "}}\nmodelAliases:\n  fast: groq/llama\n",
+			body:     "providers: {deepseek: {apiKey: " + secret + "}}\nmodelAliases:\n  fast: nosuch/llama\n",
 			kind:     KindValue,
 			key:      "modelAliases.fast",
 			line:     3,
@@ -483,7 +483,7 @@ func TestResolveModel(t *testing.T) {
 		{spec: "", errContaining: "want PROVIDER/MODEL"},
 		{spec: "openai/", errContaining: "want PROVIDER/MODEL"},
 		{spec: "/gpt", errContaining: "want PROVIDER/MODEL"},
-		{spec: "groq/llama", errContaining: `unknown provider "groq"`},
+		{spec: "nosuch/llama", errContaining: `unknown provider "nosuch"`},
 		{spec: "broken", errContaining: `model alias "broken"`},
 	}
 	for _, tt := range tests {
@@ -512,7 +512,8 @@ func TestProviderDefaults(t *testing.T) {
 		{"gemini", "gemini", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL", "https://generativelanguage.googleapis.com"},
 		{"anthropic", "anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "https://api.anthropic.com"},
 		{"mock", "mock", "", "", ""},
-		{"groq", "", "", "", ""},
+		{"groq", "chat", "GROQ_API_KEY", "", "https://api.groq.com/openai/v1"},
+		{"nosuch", "", "", "", ""},
 	}
 	for _, tt := range tests {
 		w, k, u, d := ProviderDefaults(tt.name)
@@ -576,7 +577,7 @@ func TestEndpoint(t *testing.T) {
 			env: map[string]string{"OPENAI_API_KEY": "not-this", "MY_GATEWAY_KEY": "gw"}, wantURL: "https://api.openai.com/v1", wantKey: "gw"},
 		{name: "apiKeyEnv names the missing variable", provider: "openai", cfg: "providers: {openai: {apiKeyEnv: MY_GATEWAY_KEY}}\n",
 			wantErr: "MY_GATEWAY_KEY is not set (needed by provider openai)"},
-		{name: "unknown provider", provider: "groq", wantErr: `unknown provider "groq"`},
+		{name: "unknown provider", provider: "nosuch", wantErr: `unknown provider "nosuch"`},
 		{name: "bad flag URL", provider: "openai", flag: "localhost:8080", wantErr: "base URL from --base-url: want an absolute http"},
 	}
 	for _, tt := range tests {

@@ -110,6 +110,9 @@ type Harness struct {
 	// Effort is --effort (or the --agent's `effort`), the reasoning effort
 	// of the models this harness resolves; "" takes config `effort`.
 	Effort llm.Effort
+	// Wire is --wire: the wire of every HTTP model this harness resolves,
+	// over the config's and the provider's (config.WireFor); "" for those.
+	Wire string
 	// Telemetry exports the traces of every session (telemetry.go); nil
 	// when no endpoint is configured.
 	Telemetry *telemetry.Telemetry
@@ -135,6 +138,8 @@ type Options struct {
 	Sandbox string
 	// Effort is --effort (Harness.Effort).
 	Effort llm.Effort
+	// Wire is --wire (Harness.Wire).
+	Wire string
 	// Network is --network: "on", "off", or empty for the config's
 	// sandbox.network.
 	Network string
@@ -212,7 +217,7 @@ func New(opts Options) (*Harness, error) {
 	default:
 		return nil, &ConfigError{fmt.Errorf("--sandbox: want on or off, got %q", opts.Sandbox)}
 	}
-	h := &Harness{Home: home, Cwd: cwd, Config: cfg, Agents: agents, Warnings: warnings, Getenv: getenv, Trusted: trusted, Sandbox: pol, Effort: opts.Effort}
+	h := &Harness{Home: home, Cwd: cwd, Config: cfg, Agents: agents, Warnings: warnings, Getenv: getenv, Trusted: trusted, Sandbox: pol, Effort: opts.Effort, Wire: opts.Wire}
 	h.Sandbox.Starting = h.sandboxStarting
 	if !trusted {
 		lo.InstructionFiles = &cfg.InstructionFiles
@@ -439,6 +444,7 @@ func (h *Harness) resolveModel(spec, baseURL string, effort llm.Effort) (*Model,
 	pc := h.Config.Provider(provider)
 	m := &Model{Provider: provider, Name: name, Retry: retry.Policy(h.Config.Retry(provider)), BaseURL: baseURL}
 	client := h.HTTP
+	pc.Wire = h.Config.WireFor(provider, url, h.Wire)
 	switch pc.Wire {
 	case config.WireChat:
 		m.Model = &openai.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Provider: provider, Logf: h.Logf, ProviderError: m.providerError}

@@ -85,7 +85,7 @@ func TestReadImageReachesWire(t *testing.T) {
 				t.Errorf("image part %+v, want base64 image/png of the file", im)
 			}
 		}},
-		{name: "responses", model: "openai/gpt-5", wire: mock.WireResponses, check: func(t *testing.T, body []byte) {
+		{name: "responses", model: "openai/gpt-5", config: openaiResponses, wire: mock.WireResponses, check: func(t *testing.T, body []byte) {
 			var req struct {
 				Input []struct {
 					Type   string          `json:"type"`
@@ -171,8 +171,8 @@ func TestReadImageReachesWire(t *testing.T) {
 				t.Errorf("second part %+v, want inlineData image/png of the file", im)
 			}
 		}},
-		{name: "no image input in the catalogue", model: "openai/o3-mini", wire: mock.WireResponses},
-		{name: "unknown model, responses", model: "openai/qwen2.5-coder", wire: mock.WireResponses},
+		{name: "no image input in the catalogue", model: "openai/o3-mini", config: openaiResponses, wire: mock.WireResponses},
+		{name: "unknown model, responses", model: "openai/qwen2.5-coder", config: openaiResponses, wire: mock.WireResponses},
 		{name: "unknown model, chat", model: "deepseek/deepseek-chat", wire: mock.WireOpenAI},
 	}
 	for _, tc := range tests {
@@ -212,6 +212,10 @@ func TestReadImageReachesWire(t *testing.T) {
 		})
 	}
 }
+
+// openaiResponses keeps openai on its own wire at the mock's URL (at a base
+// URL other than OpenAI's it would speak chat: config.WireFor).
+const openaiResponses = "providers: {openai: {wire: responses}}\n"
 
 // imageFixture is newFixture with a config of the test's own (the wire of
 // a provider) and pic.png in the workspace.

@@ -89,6 +89,8 @@ replies:
 `, map[string]string{
 		".reins/agents/thinker.md": "---\nname: thinker\ndescription: thinks\neffort: high\n---\nThink hard.\n",
 	})
+	// openai on its own wire at the mock's URL too (config.WireFor).
+	f.h.Wire = config.WireResponses
 	s := f.session(t)
 	if res := s.Run(t.Context(), "delegate-thinking"); res.Reason != "completed" {
 		t.Fatalf("parent turn %+v", res)

@@ -21,9 +21,10 @@ func sandboxPolicy(cfg *config.Config, home, network string) (sandbox.Policy, er
 		return sandbox.Policy{}, fmt.Errorf("--network: want on or off, got %q", network)
 	}
 	env := sandbox.EnvPolicy{Pass: cfg.Sandbox.Env.Pass, Set: cfg.Sandbox.Env.Set}
-	// Every provider's key variable is a secret, whatever its name.
-	for _, name := range config.Providers {
-		if _, keyEnv, _, _ := config.ProviderDefaults(name); keyEnv != "" {
+	// Every provider's key variable is a secret, whatever its name (a
+	// preset's, or the one a provider of the user's own names in apiKeyEnv).
+	for _, name := range cfg.ProviderNames() {
+		if keyEnv := cfg.KeyEnv(name); keyEnv != "" {
 			env.Deny = append(env.Deny, keyEnv)
 		}
 	}
@@ -93,11 +94,11 @@ func (h *Harness) sandboxStarting() {
 func (h *Harness) redactor() sandbox.Redactor {
 	h.redactOnce.Do(func() {
 		vals := sandbox.SecretValues(os.Environ(), h.Sandbox.Env.Deny)
-		for _, name := range config.Providers {
+		for _, name := range h.Config.ProviderNames() {
 			if k := h.Config.Provider(name).APIKey; k != "" {
 				vals = append(vals, k)
 			}
-			if _, env, _, _ := config.ProviderDefaults(name); env != "" && h.Getenv != nil {
+			if env := h.Config.KeyEnv(name); env != "" && h.Getenv != nil {
 				vals = append(vals, h.Getenv(env))
 			}
 		}

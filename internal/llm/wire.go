@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -136,7 +138,48 @@ func (c *Call) Fail(err error) Chunk {
 	case errors.Is(cause, errNoProgress):
 		return ErrorFinish(CodeTimeout, fmt.Sprintf("no content for %s (only keep-alives or empty events)", c.progress))
 	}
-	return ErrorFinish(CodeTransport, "transport failure: "+transportKind(err))
+	return ErrorFinish(CodeTransport, transportMessage(err))
+}
+
+// transportMessage is a transport failure's message: its class
+// (transportKind) and, where the error says which endpoint it was trying,
+// that endpoint's host and port — the user's own base URL, so that
+// "connection refused" says where (issue 48): "connect 127.0.0.1:9:
+// connection refused".
+func transportMessage(err error) string {
+	kind := transportKind(err)
+	addr := endpointOf(err)
+	switch {
+	case addr == "":
+		return "transport failure: " + kind
+	case kind == "connection refused" || kind == "connect timeout":
+		return "connect " + addr + ": " + kind
+	}
+	return addr + ": " + kind
+}
+
+// endpointOf is the host:port of the request err failed (the port the
+// scheme's when the URL names none), or "" when err does not say or the
+// host holds anything but the characters of a host name or address.
+func endpointOf(err error) string {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return ""
+	}
+	u, perr := url.Parse(ue.URL)
+	if perr != nil || u.Host == "" {
+		return ""
+	}
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	if host == "" || port == "" || len(host) > 255 || strings.ContainsFunc(host, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == ':' || r == '_')
+	}) {
+		return ""
+	}
+	return net.JoinHostPort(host, port)
 }
 
 // Aborted reports whether the caller cancelled (as opposed to the watchdog).

@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,7 +33,7 @@ func TestReleaseInstallsOffline(t *testing.T) {
 	target := runtime.GOOS + "/" + runtime.GOARCH
 	rel := exec.Command(filepath.Join(root, "scripts", "release"), out)
 	rel.Dir = root
-	rel.Env = append(os.Environ(), "RELEASE_TARGETS="+target)
+	rel.Env = testutil.Env("RELEASE_TARGETS=" + target)
 	if b, err := rel.CombinedOutput(); err != nil {
 		t.Fatalf("scripts/release: %v\n%s", err, b)
 	}
@@ -78,7 +79,7 @@ func TestReleaseInstallsOffline(t *testing.T) {
 	install := exec.Command(npm, "install", "--offline", "--no-audit", "--no-fund", "--prefix", prefix,
 		filepath.Join(out, "npm", "reins-cli-"+meta.Version+".tgz"),
 		filepath.Join(out, "npm", platform+"-"+meta.Version+".tgz"))
-	install.Env = append(os.Environ(), "npm_config_cache="+cache, "npm_config_update_notifier=false")
+	install.Env = testutil.Env("npm_config_cache="+cache, "npm_config_update_notifier=false")
 	if b, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("npm install --offline: %v\n%s", err, b)
 	}
@@ -90,7 +91,7 @@ func TestReleaseInstallsOffline(t *testing.T) {
 	} {
 		cmd := exec.Command(args[0], args[1:]...)
 		cmd.Dir = prefix
-		cmd.Env = append(os.Environ(), "npm_config_cache="+cache, "npm_config_update_notifier=false")
+		cmd.Env = testutil.Env("npm_config_cache="+cache, "npm_config_update_notifier=false")
 		got, err := cmd.CombinedOutput()
 		if err != nil || strings.TrimSpace(string(got)) != want {
 			t.Errorf("%s: %v, output %q, want %q", strings.Join(args, " "), err, got, want)
@@ -99,7 +100,7 @@ func TestReleaseInstallsOffline(t *testing.T) {
 	// reins finds its Temporal helper beside itself in the platform
 	// package (not on PATH): `reins worker --help` is the helper's help.
 	cmd := exec.Command(filepath.Join(prefix, "node_modules", platform, "bin", "reins"), "worker", "--help")
-	cmd.Env = append(os.Environ(), "REINS_TEMPORAL=", "PATH=/nonexistent")
+	cmd.Env = testutil.Env("REINS_TEMPORAL=", "PATH=/nonexistent")
 	got, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(got), "--parallel") {
 		t.Errorf("reins worker --help through the npm package: %v\n%s", err, got)
@@ -109,7 +110,7 @@ func TestReleaseInstallsOffline(t *testing.T) {
 	// beside it (and whose children run the reins beside it).
 	cmd = exec.Command(filepath.Join(prefix, "node_modules", ".bin", "reins"), "demo")
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "REINS_EXTRA=", "REINS_EXE=", "PATH=/usr/bin:/bin", "REINS_HOME="+t.TempDir(), testutil.MarkChildren(t))
+	cmd.Env = testutil.Env("REINS_EXTRA=", "REINS_EXE=", "PATH=/usr/bin:/bin", "REINS_HOME="+t.TempDir(), testutil.MarkChildren(t))
 	got, err = cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(got), "session log: ") {
 		t.Errorf("reins demo through the npm package: %v\n%s", err, got)
@@ -118,14 +119,21 @@ func TestReleaseInstallsOffline(t *testing.T) {
 	// flag parsing and becomes reins-tui, which refuses the bound when it
 	// opens the session (without reins-tui: "reins-tui not found").
 	if runtime.GOOS != "windows" {
-		_, tty, err := pty.Open()
+		ptmx, tty, err := pty.Open()
 		if err != nil {
 			t.Fatalf("this test needs a pseudo-terminal (/dev/ptmx): %v", err)
 		}
+		// The master stays open (and referenced) while reins runs: a
+		// master the collector closed leaves the terminal hung up, no
+		// terminal to reins, which then prints its help instead — a
+		// failure that came and went with the environment's size and
+		// the collector's timing (issue 48, "TERM=dumb").
+		defer ptmx.Close()
 		defer tty.Close()
+		go io.Copy(io.Discard, ptmx)
 		var stderr strings.Builder
 		cmd = exec.Command(filepath.Join(prefix, "node_modules", platform, "bin", "reins"), "--max-steps", "0")
-		cmd.Env = append(os.Environ(), "REINS_TUI=", "PATH=/nonexistent", "REINS_HOME="+t.TempDir())
+		cmd.Env = testutil.Env("REINS_TUI=", "PATH=/nonexistent", "REINS_HOME="+t.TempDir())
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, &stderr
 		err = cmd.Run()
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || strings.TrimSpace(stderr.String()) != "reins: --max-steps: want a positive number" {

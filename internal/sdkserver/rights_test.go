@@ -39,11 +39,14 @@ replies:
 		t.Errorf("%d model requests, want 3 (maxSteps 3)", len(reqs))
 	}
 	for i, r := range reqs {
-		// openai speaks Responses: max_output_tokens, tools[].name.
+		// openai at the mock's URL (not OpenAI's) speaks chat
+		// completions: max_tokens, tools[].function.name.
 		var w struct {
-			MaxTokens int `json:"max_output_tokens"`
+			MaxTokens int `json:"max_tokens"`
 			Tools     []struct {
-				Name string `json:"name"`
+				Function struct {
+					Name string `json:"name"`
+				} `json:"function"`
 			} `json:"tools"`
 		}
 		if err := json.Unmarshal(r.Body, &w); err != nil {
@@ -51,7 +54,7 @@ replies:
 		}
 		var names []string
 		for _, tl := range w.Tools {
-			names = append(names, tl.Name)
+			names = append(names, tl.Function.Name)
 		}
 		slices.Sort(names)
 		if w.MaxTokens != 321 || !slices.Equal(names, []string{"read", "write"}) {

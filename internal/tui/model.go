@@ -69,6 +69,10 @@ type Options struct {
 	// key typed (or planted) before it can answer it. Run sets it when
 	// the input is a terminal.
 	FlushInput func()
+	// Prompt, when set, is sent as the first input, as if typed and
+	// entered: the task of `reins "TASK"`, or /resume for a --resume
+	// with no session (launch.go).
+	Prompt string
 	// PendingInput reports whether the terminal holds keys nobody read
 	// yet; the folder question at launch defers itself when it does
 	// (trust.go), so a prompt typed while reins started is not flushed.
@@ -273,9 +277,9 @@ func (m *Model) commit(s string) {
 // untrusted folder.
 func (m *Model) Init() tea.Cmd {
 	if t := m.opts.Trust; t != nil && t.AskNow && m.untrusted() {
-		return tea.Batch(m.waitFeed(), m.askTrustAtLaunch())
+		return tea.Batch(m.waitFeed(), m.askTrustAtLaunch(), m.firstPrompt())
 	}
-	return m.waitFeed()
+	return tea.Batch(m.waitFeed(), m.firstPrompt())
 }
 
 // waitFeed is the one outstanding read of the feed.
@@ -326,6 +330,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			msg.q.deferred = true
 		}
 		return m, nil
+	case firstPromptMsg:
+		return m, m.send(msg.text)
 	case completeMsg:
 		m.completed(msg)
 		return m, nil
@@ -471,6 +477,11 @@ func (m *Model) submit() tea.Cmd {
 		return nil
 	}
 	m.editor.Reset()
+	return m.send(text)
+}
+
+// send sends text as submit does the editor's.
+func (m *Model) send(text string) tea.Cmd {
 	m.notice = ""
 	m.history.Add(text, maxHistory)
 	if strings.HasPrefix(text, "/") {

@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package parentwatch
+
+func watch(pid int) { poll(pid) }
