@@ -30,7 +30,7 @@ type undoState = turnundo.State
 // and makes every call that can change one wait for the turn's snapshot.
 func (m *Model) recordChanges(s *harness.Session) {
 	if m.undo == nil {
-		m.undo = turnundo.New(m.h.Cwd)
+		m.undo = turnundo.New(m.h.Cwd, m.h.Sandbox)
 	}
 	u := m.undo
 	s.RecordChanges(func(ctx context.Context, paths []string) { u.History().Before(ctx, paths) })

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/testutil"
 )
 
@@ -39,7 +40,7 @@ func TestUndoImages(t *testing.T) {
 	ctx := context.Background()
 	ws := t.TempDir()
 	write(t, ws, "a.txt", "a0\n")
-	h := Open(ctx, ws)
+	h := Open(ctx, ws, sandbox.Policy{})
 	if h.Git() {
 		t.Fatal("a temp folder is not a git repository")
 	}
@@ -105,7 +106,7 @@ func TestUndoGit(t *testing.T) {
 	head := testutil.Git(t, ws, "rev-parse", "HEAD")
 	branches := testutil.Git(t, ws, "branch", "-a")
 
-	h := Open(ctx, ws)
+	h := Open(ctx, ws, sandbox.Policy{})
 	if !h.Git() {
 		t.Fatal("no git snapshots in a git repository")
 	}
@@ -161,7 +162,7 @@ func TestUndoGitSubfolder(t *testing.T) {
 	testutil.Git(t, top, "add", "-A")
 	testutil.Git(t, top, "commit", "-qm", "init")
 	ws := filepath.Join(top, "ws")
-	h := Open(ctx, ws)
+	h := Open(ctx, ws, sandbox.Policy{})
 	h.Begin(ctx, "s", "p", "log", 1)
 	if err := h.Wait(); err != nil {
 		t.Fatal(err)
@@ -199,7 +200,7 @@ func TestUndoSameTickEdit(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(ws, ".git", "index"), tick, tick); err != nil {
 		t.Fatal(err)
 	}
-	h := Open(ctx, ws)
+	h := Open(ctx, ws, sandbox.Policy{})
 	h.Begin(ctx, "s", "p", "log", 1)
 	if err := h.Wait(); err != nil {
 		t.Fatal(err)
@@ -223,7 +224,7 @@ func TestUndoGitNoCommits(t *testing.T) {
 	ws := t.TempDir()
 	testutil.Git(t, ws, "init", "-q")
 	write(t, ws, "a.txt", "a0")
-	h := Open(ctx, ws)
+	h := Open(ctx, ws, sandbox.Policy{})
 	h.Begin(ctx, "s", "p", "log", 1)
 	h.Before(ctx, nil) // what a shell command's call does first: wait for the snapshot
 	os.Remove(filepath.Join(ws, "a.txt"))

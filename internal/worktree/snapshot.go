@@ -45,7 +45,7 @@ func (r *Repo) RestoreTo(ctx context.Context, commit, dir string) ([]string, err
 	if err != nil {
 		return nil, err
 	}
-	out, _, err := git(ctx, run{dir: dir, args: []string{"diff-tree", "-r", "--no-renames", "--name-status", "-z", "--relative", commit, now}})
+	out, _, err := r.exec(ctx, run{dir: dir, args: []string{"diff-tree", "-r", "--no-renames", "--name-status", "-z", "--relative", commit, now}})
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (r *Repo) RestoreTo(ctx context.Context, commit, dir string) ([]string, err
 		}
 		env := []string{"GIT_INDEX_FILE=" + idx, "GIT_LITERAL_PATHSPECS=1"}
 		stdin := []byte(strings.Join(restore, "\x00"))
-		if _, _, err := git(ctx, run{dir: dir, env: env, stdin: stdin,
+		if _, _, err := r.exec(ctx, run{dir: dir, env: env, stdin: stdin,
 			args: []string{"checkout", "--quiet", "--pathspec-from-file=-", "--pathspec-file-nul", commit}}); err != nil {
 			return nil, err
 		}

@@ -17,9 +17,12 @@
 //
 // The base commit snapshots the parent's working tree through a temporary
 // index (git add -A respects .gitignore, so ignored files are not copied).
-// Every git command runs with the repository's hooks and fsmonitor off,
-// and those on a child's worktree name the git directory explicitly, so a
-// child that rewrote its worktree's .git file cannot point reins elsewhere.
+// Every git command runs confined in the session's sandbox (git.go,
+// policy), so what a repository makes git run — filters, textconv,
+// includes, helpers — cannot write outside the git directory; hooks and
+// fsmonitor are off besides. Those on a child's worktree name the git
+// directory explicitly, so a child that rewrote its worktree's .git file
+// cannot point reins elsewhere.
 package worktree
 
 import (
@@ -33,6 +36,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/reinsdev/reins/internal/sandbox"
 )
 
 // Errors callers branch on.
@@ -96,6 +101,9 @@ type Repo struct {
 	// index is the parent's own index file, which a snapshot starts from
 	// so git add rehashes only what changed.
 	index string
+	// sb is the session's sandbox policy, which every git command of the
+	// repository runs within (policy).
+	sb sandbox.Policy
 }
 
 // locks serialises the operations on one repository inside this process:
@@ -110,9 +118,13 @@ func (r *Repo) lock() func() {
 }
 
 // Open finds the repository dir is in. It fails with ErrNoGit, ErrOldGit
-// or ErrNotRepo (wrapped) before anything is changed.
-func Open(ctx context.Context, dir string) (*Repo, error) {
-	ver, _, err := git(ctx, run{dir: dir, args: []string{"version"}})
+// or ErrNotRepo (wrapped) before anything is changed. sb is the session's
+// sandbox policy: every git command reins runs on the repository runs
+// confined within it (docs/sandbox.md, "reins's own git"); with the
+// sandbox off, git runs directly.
+func Open(ctx context.Context, dir string, sb sandbox.Policy) (*Repo, error) {
+	look := policy(sb, readRepo, dir, "", nil)
+	ver, _, err := git(ctx, run{dir: dir, args: []string{"version"}, pol: look})
 	if err != nil {
 		if errors.Is(err, ErrNoGit) {
 			return nil, ErrNoGit
@@ -122,7 +134,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if !versionAtLeast(ver, 2, 38) {
 		return nil, fmt.Errorf("%w (found %s)", ErrOldGit, strings.TrimSpace(strings.TrimPrefix(ver, "git version ")))
 	}
-	out, _, err := git(ctx, run{dir: dir, args: []string{"rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "--git-path", "index"}})
+	out, _, err := git(ctx, run{dir: dir, pol: look, args: []string{"rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "--git-path", "index"}})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrNotRepo, dir)
 	}
@@ -130,7 +142,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if len(lines) != 3 || lines[0] == "" {
 		return nil, fmt.Errorf("%w: %s", ErrNotRepo, dir) // a bare repository has no working tree
 	}
-	return &Repo{Root: lines[0], CommonDir: lines[1], index: lines[2]}, nil
+	return &Repo{Root: lines[0], CommonDir: lines[1], index: lines[2], sb: sb}, nil
 }
 
 // versionAtLeast reads "git version 2.39.5 (...)".
@@ -158,8 +170,15 @@ func (r *Repo) Dir(id string) string { return filepath.Join(r.CommonDir, "reins"
 // the folder's base name; Create checks it did).
 func (r *Repo) adminDir(id string) string { return filepath.Join(r.CommonDir, "worktrees", id) }
 
+// exec runs one git command on the repository, in the sandbox its
+// subcommand needs (accessOf).
+func (r *Repo) exec(ctx context.Context, rn run) (string, int, error) {
+	rn.pol = policy(r.sb, accessOf(opOf(rn.args)), r.Root, r.CommonDir, rn.env)
+	return git(ctx, rn)
+}
+
 func (r *Repo) git(ctx context.Context, env []string, args ...string) (string, error) {
-	out, _, err := git(ctx, run{dir: r.Root, env: env, args: args})
+	out, _, err := r.exec(ctx, run{dir: r.Root, env: env, args: args})
 	return out, err
 }
 
@@ -167,7 +186,7 @@ func (r *Repo) git(ctx context.Context, env []string, args ...string) (string, e
 // explicitly.
 func (r *Repo) childGit(ctx context.Context, id string, env []string, args ...string) (string, error) {
 	full := append([]string{"--git-dir=" + r.adminDir(id), "--work-tree=" + r.Dir(id)}, args...)
-	out, _, err := git(ctx, run{dir: r.Root, env: env, args: full})
+	out, _, err := r.exec(ctx, run{dir: r.Root, env: env, args: full})
 	return out, err
 }
 
@@ -538,7 +557,7 @@ func (r *Repo) mergeTree(ctx context.Context, s Status) (work, merged string, co
 	if err != nil {
 		return "", "", nil, err
 	}
-	out, code, err := git(ctx, run{dir: r.Root, okCodes: []int{1},
+	out, code, err := r.exec(ctx, run{dir: r.Root, okCodes: []int{1},
 		args: []string{"merge-tree", "--write-tree", "--name-only", work, s.Tip}})
 	if err != nil {
 		return "", "", nil, err
@@ -610,7 +629,7 @@ func (r *Repo) Merge(ctx context.Context, id string) (Status, error) {
 		return s, err
 	}
 	if patch != "" {
-		if _, _, err := git(ctx, run{dir: r.Root, stdin: []byte(patch), args: []string{"apply", "--whitespace=nowarn", "-"}}); err != nil {
+		if _, _, err := r.exec(ctx, run{dir: r.Root, stdin: []byte(patch), args: []string{"apply", "--whitespace=nowarn", "-"}}); err != nil {
 			return s, err
 		}
 	}

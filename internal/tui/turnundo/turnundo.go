@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tui/termtext"
@@ -30,17 +31,19 @@ type State struct {
 	once sync.Once
 	h    *undo.History
 	cwd  string
+	sb   sandbox.Policy
 }
 
-// New is the history of the workspace cwd, not opened yet.
-func New(cwd string) *State { return &State{cwd: cwd} }
+// New is the history of the workspace cwd, not opened yet; its snapshots'
+// git runs within sb, the session's sandbox policy.
+func New(cwd string, sb sandbox.Policy) *State { return &State{cwd: cwd, sb: sb} }
 
 // History opens the history on first use.
 func (u *State) History() *undo.History {
 	u.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), Wait)
 		defer cancel()
-		u.h = undo.Open(ctx, u.cwd)
+		u.h = undo.Open(ctx, u.cwd, u.sb)
 	})
 	return u.h
 }
