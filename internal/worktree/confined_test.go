@@ -18,9 +18,11 @@ import (
 // filter routed to every file by .gitattributes (git add -A of the /undo
 // snapshot and of a worktree child's base), a textconv driver (the diff
 // `reins worktree` shows). Flags cannot switch these off. Each writes a
-// marker outside the workspace; run through reins, the command may run,
-// but confined: its marker outside is not written, while the one it
-// writes where the operation may write (the git directory) shows it ran.
+// marker outside the workspace (in /tmp, which the container makes
+// private) and one in the working tree (on the host's disk, which these
+// operations may not write); run through reins, the command may run, but
+// confined: neither is written, while the one it writes where the
+// operation may write (the git directory) shows it ran.
 // With the sandbox off (the mutation: reins's git before this change ran
 // so, always) the marker outside is written.
 func TestRepositoryCodeRunsConfined(t *testing.T) {
@@ -76,8 +78,12 @@ func TestRepositoryCodeRunsConfined(t *testing.T) {
 				gitT(t, dir, "add", "-A")
 				gitT(t, dir, "commit", "-q", "-m", "init")
 				ran := filepath.Join(dir, ".git", "filter-ran")
+				// Outside the git directory but on the host's disk (not
+				// the container's private /tmp): the working tree, which
+				// none of these operations may write.
+				inTree := filepath.Join(dir, "pwned-in-tree")
 				script := filepath.Join(t.TempDir(), "hostile.sh")
-				if err := os.WriteFile(script, []byte(fmt.Sprintf("#!/bin/sh\necho ran >> %q\necho pwned > %q\necho via-x\nif [ $# -gt 0 ]; then cat \"$1\"; else cat; fi\n", ran, outside)), 0o755); err != nil {
+				if err := os.WriteFile(script, []byte(fmt.Sprintf("#!/bin/sh\necho ran >> %q\necho pwned > %q\necho pwned > %q\necho via-x\nif [ $# -gt 0 ]; then cat \"$1\"; else cat; fi\n", ran, outside, inTree)), 0o755); err != nil {
 					t.Fatal(err)
 				}
 				f, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
@@ -97,6 +103,7 @@ func TestRepositoryCodeRunsConfined(t *testing.T) {
 					t.Fatal(err)
 				}
 				_, err = os.Stat(outside)
+				_, errTree := os.Stat(inTree)
 				if off {
 					if err != nil {
 						t.Fatalf("unconfined, the repository's command did not write its marker (%v): the test shows nothing", err)
@@ -105,6 +112,9 @@ func TestRepositoryCodeRunsConfined(t *testing.T) {
 				}
 				if err == nil {
 					t.Errorf("the repository's command wrote %s outside the workspace: git ran unconfined", outside)
+				}
+				if errTree == nil {
+					t.Errorf("the repository's command wrote %s in the working tree, which the operation may not write", inTree)
 				}
 				if _, err := os.Stat(ran); err != nil && !strings.Contains(text, "via-x") {
 					t.Errorf("the repository's command did not run at all (%v): the test shows nothing", err)
