@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // The modes of reins's own folders and files.
@@ -94,5 +95,12 @@ func tighten(path string, want fs.FileMode) error {
 	if fi.Mode().Perm()&^want == 0 {
 		return nil
 	}
-	return os.Chmod(path, fi.Mode().Perm()&want)
+	err = os.Chmod(path, fi.Mode().Perm()&want)
+	if errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission) {
+		// Not reins's to change here: a reins child sees its home as
+		// the sandbox's read-only mask (only its own state folders are
+		// writable), and a folder another user owns keeps its mode.
+		return nil
+	}
+	return err
 }

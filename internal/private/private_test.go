@@ -111,3 +111,4 @@ func TestHomeLeavesTheUsersHome(t *testing.T) {
 		t.Errorf("the user's home became %o", got)
 	}
 }
+

@@ -72,6 +72,10 @@ type run struct {
 	okCodes []int
 	// pol is the sandbox git runs in (Repo.policy).
 	pol sandbox.Policy
+	// script, when set, is a shell script run instead of one git
+	// command, with git's argument prefix (the safety flags, -C dir, args)
+	// as "$@"; op names it in errors and in accessOf.
+	script, op string
 }
 
 // safety are the options of every git reins runs: no hook of the
@@ -98,14 +102,18 @@ func git(ctx context.Context, r run) (string, int, error) {
 		// repository in /tmp whose .git is above the workspace).
 		args = append([]string{"-C", r.dir}, args...)
 	}
-	exe, argv := "git", args
+	name := "git"
+	if r.script != "" {
+		name, args = "sh", append([]string{"-c", r.script, "sh"}, args...)
+	}
+	exe, argv := name, args
 	if Confined(r.pol) {
 		var err error
-		if exe, argv, err = sandbox.Argv(r.pol, "git", args...); err != nil {
+		if exe, argv, err = sandbox.Argv(r.pol, name, args...); err != nil {
 			if errors.Is(err, exec.ErrNotFound) {
 				return "", -1, ErrNoGit
 			}
-			return "", -1, &GitError{Op: opOf(r.args), ExitCode: -1, Err: err}
+			return "", -1, &GitError{Op: r.opName(), ExitCode: -1, Err: err}
 		}
 	}
 	cmd := exec.CommandContext(ctx, exe, argv...)
@@ -120,7 +128,7 @@ func git(ctx context.Context, r run) (string, int, error) {
 	errw := &capWriter{max: maxStderr}
 	cmd.Stdout, cmd.Stderr = out, errw
 	err := cmd.Run()
-	op := opOf(r.args)
+	op := r.opName()
 	code := 0
 	if err != nil {
 		var ee *exec.ExitError
@@ -160,6 +168,14 @@ func Confined(base sandbox.Policy) bool {
 	}
 	var ue *sandbox.UnavailableError
 	return !errors.As(sandbox.Check(policy(base, readRepo, "/", "", nil)), &ue)
+}
+
+// opName is what r runs: its script's name or its git subcommand.
+func (r run) opName() string {
+	if r.op != "" {
+		return r.op
+	}
+	return opOf(r.args)
 }
 
 // opOf is the git subcommand of args.

@@ -23,14 +23,9 @@ func (r *Repo) Snapshot(ctx context.Context, ref, message string) (string, error
 	}
 	unlock := r.lock()
 	defer unlock()
-	commit, _, err := r.parentSnapshot(ctx, message)
-	if err != nil {
-		return "", err
-	}
-	if _, err := r.git(ctx, nil, "update-ref", ref, commit); err != nil {
-		return "", err
-	}
-	return commit, nil
+	// One process: the commit and the ref together (snapshotScript).
+	commit, _, err := r.snapshot(ctx, nil, r.index, "", message, "reins", ref)
+	return commit, err
 }
 
 // RestoreTo makes the files under dir (a folder of the working tree) what
