@@ -111,4 +111,3 @@ func TestHomeLeavesTheUsersHome(t *testing.T) {
 		t.Errorf("the user's home became %o", got)
 	}
 }
-
