@@ -7,6 +7,7 @@ import (
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/sandbox"
+	"github.com/reinsdev/reins/internal/worktree"
 	"github.com/spf13/cobra"
 )
 
@@ -57,6 +58,11 @@ func newDoctorCmd(s *streams) *cobra.Command {
 		}
 		if p.GitWritable && !p.Off {
 			fmt.Fprintln(s.out, "config: .git writable by confined processes (sandbox.git: writable): a planted commondir or config runs in your next git (docs/sandbox.md)")
+		}
+		if worktree.Confined(p) {
+			fmt.Fprintln(s.out, "reins's own git (worktree isolation, /undo snapshots, reins worktree merge): confined — a repository's filters, textconv, includes and helpers run in the sandbox, writing only its git directory")
+		} else {
+			fmt.Fprintln(s.out, "reins's own git (worktree isolation, /undo snapshots, reins worktree merge): NOT confined (sandbox off or unavailable) — hooks and fsmonitor are switched off, but a repository's filters, textconv drivers and includes run as you; use isolation and /undo only in repositories you trust")
 		}
 		doctorMCP(s, h)
 		return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/worktree"
 )
@@ -33,7 +34,14 @@ func newWorktreeCmd(s *streams) *cobra.Command {
 				return nil, err
 			}
 		}
-		r, err := worktree.Open(ctx, dir)
+		// The config's sandbox policy: the repository's git runs
+		// confined within it (docs/sandbox.md, "reins's own git").
+		h, err := harness.New(harness.Options{Cwd: dir})
+		if err != nil {
+			return nil, err
+		}
+		h.Close()
+		r, err := worktree.Open(ctx, dir, h.Sandbox)
 		if err != nil {
 			return nil, &exitError{Code: exitUsage, Msg: "worktree: " + err.Error()}
 		}

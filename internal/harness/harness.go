@@ -33,6 +33,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm/retry"
 	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/models"
+	"github.com/reinsdev/reins/internal/private"
 	"github.com/reinsdev/reins/internal/rules"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
@@ -641,6 +642,15 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	}
 	lopts := session.Options{Now: now, Observe: observe, WriteThrough: h.WriteThrough}
 	s := &Session{}
+	// $REINS_HOME and its sessions folder are the owner's only
+	// (internal/private), made so or tightened here, before a log is
+	// created or resumed.
+	if err := private.Home(h.Home); err != nil {
+		return nil, err
+	}
+	if err := private.MkdirAll(h.SessionsDir()); err != nil {
+		return nil, err
+	}
 	if o.Resume != "" {
 		// Any unique prefix of an id names the session.
 		id, err := session.Resolve(h.SessionsDir(), o.Resume)

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"unicode/utf8"
+
+	"github.com/reinsdev/reins/internal/private"
 )
 
 // Bounds of the host log. A child that prints 200,000 lines of garbage
@@ -51,12 +53,19 @@ func (l *hostLog) open() bool {
 	if l.failed {
 		return false
 	}
-	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
+	if err := private.MkdirAll(filepath.Dir(l.path)); err != nil {
 		l.failed = true
 		return false
 	}
-	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, private.FileMode)
 	if err != nil {
+		l.failed = true
+		return false
+	}
+	// One an older reins made 0644 is tightened (it holds raw provider
+	// and child error text).
+	if err := private.File(f); err != nil {
+		f.Close()
 		l.failed = true
 		return false
 	}

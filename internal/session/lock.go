@@ -35,7 +35,7 @@ func lock(f *os.File, id string) error {
 	}
 	dir := filepath.Dir(f.Name())
 	tmp := filepath.Join(dir, pidFile+".tmp")
-	if os.WriteFile(tmp, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644) == nil {
+	if os.WriteFile(tmp, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600) == nil {
 		_ = os.Rename(tmp, filepath.Join(dir, pidFile))
 	}
 	return nil

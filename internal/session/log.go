@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reinsdev/reins/internal/private"
 	"github.com/reinsdev/reins/internal/smallfile"
 	"io"
 	"math"
@@ -187,11 +188,15 @@ func Create(root string, h Header, opts Options) (*Log, error) {
 		return nil, errors.New("session: header has no id")
 	}
 	dir := filepath.Join(root, h.ID)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// Private (internal/private): a log holds the whole conversation.
+	if err := private.MkdirAll(root); err != nil {
+		return nil, fmt.Errorf("session: create %s: %w", root, err)
+	}
+	if err := private.Mkdir(dir); err != nil {
 		return nil, fmt.Errorf("session: create %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, FileName)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, private.FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("session: create log: %w", err)
 	}
@@ -267,6 +272,16 @@ func Reopen(path string, opts Options) (*Log, *Loaded, error) {
 	if err := lock(f, filepath.Base(filepath.Dir(path))); err != nil {
 		f.Close()
 		return nil, nil, err
+	}
+	// A log an older reins made 0644, in a 0755 folder, is made private
+	// now (internal/private); a stat each at open, nothing per write.
+	if err := private.File(f); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("session: reopen: %w", err)
+	}
+	if err := private.Dir(filepath.Dir(path)); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("session: reopen: %w", err)
 	}
 	ld, err := Read(io.NewSectionReader(f, 0, math.MaxInt64))
 	if err != nil {

@@ -71,7 +71,7 @@ func (m *Manager) isolate(ctx context.Context, req *Request, p Params) error {
 	if want == "" {
 		return nil
 	}
-	repo, err := worktree.Open(ctx, m.Cwd)
+	repo, err := worktree.Open(ctx, m.Cwd, m.Sandbox)
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func (m *Manager) isolateAgain(ctx context.Context, req *Request, description st
 	if ic != nil {
 		repo = ic.repo
 	} else {
-		r, err := worktree.Open(ctx, m.Cwd)
+		r, err := worktree.Open(ctx, m.Cwd, m.Sandbox)
 		if err == nil {
 			if got, serr := r.Resolve(ctx, req.ChildID); serr == nil && got == req.ChildID {
 				repo = r
@@ -326,7 +326,7 @@ func (m *Manager) isoRepo(ctx context.Context, id string) (*worktree.Repo, error
 	if m.kids.get(id) == nil {
 		return nil, fmt.Errorf("no child %q in this session", clipID(id))
 	}
-	repo, err := worktree.Open(ctx, m.Cwd)
+	repo, err := worktree.Open(ctx, m.Cwd, m.Sandbox)
 	if err == nil {
 		var got string
 		if got, err = repo.Resolve(ctx, id); err == nil && got != id {

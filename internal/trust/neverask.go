@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/reinsdev/reins/internal/private"
 )
 
 // NeverAskFile lists, in $REINS_HOME, the folders the user told the
@@ -46,11 +48,12 @@ func AddNeverAsk(home, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(home, 0o700); err != nil {
+	if err := private.Home(home); err != nil {
 		return err
 	}
 	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, append(out, '\n'), 0o600); err != nil {
+	os.Remove(tmp) // a stale one keeps its mode through WriteFile
+	if err := os.WriteFile(tmp, append(out, '\n'), private.FileMode); err != nil {
 		return err
 	}
 	return os.Rename(tmp, p)

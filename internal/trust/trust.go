@@ -34,6 +34,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reinsdev/reins/internal/private"
 	"github.com/reinsdev/reins/internal/smallfile"
 )
 
@@ -365,7 +366,7 @@ func (s *Store) read() (*file, error) {
 // update applies change to the list under the lock and writes the result
 // atomically. An error from change leaves the file as it was.
 func (s *Store) update(ctx context.Context, change func(*file) error) error {
-	if err := os.MkdirAll(s.home, 0o700); err != nil {
+	if err := private.Home(s.home); err != nil {
 		return err
 	}
 	unlock, err := lock(ctx, s.Path()+".lock")

@@ -45,7 +45,7 @@ type rewindArmMsg struct{ q *rewindAsk }
 // and makes every call that can change one wait for the turn's snapshot.
 func (m *Model) recordChanges(s *harness.Session) {
 	if m.undo == nil {
-		m.undo = turnundo.New(m.h.Cwd, m.h.Logf)
+		m.undo = turnundo.New(m.h.Cwd, m.h.Sandbox, m.h.Logf)
 	}
 	u := m.undo
 	s.RecordChanges(func(ctx context.Context, paths []string) { u.History().Before(ctx, paths) })

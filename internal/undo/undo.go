@@ -36,6 +36,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/worktree"
 )
 
@@ -136,10 +137,11 @@ type History struct {
 
 // Open starts an empty history of the workspace ws (absolute): with git
 // snapshots when ws is inside a git repository and git (2.38 or later)
-// is installed.
-func Open(ctx context.Context, ws string) *History {
+// is installed. sb is the session's sandbox policy: the snapshots' git
+// runs confined within it (worktree.Open).
+func Open(ctx context.Context, ws string, sb sandbox.Policy) *History {
 	h := &History{ws: ws}
-	if r, err := worktree.Open(ctx, ws); err == nil {
+	if r, err := worktree.Open(ctx, ws, sb); err == nil {
 		h.repo = r
 	}
 	return h

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/testutil"
 )
 
@@ -60,7 +61,7 @@ func TestUndoImages(t *testing.T) {
 	ctx := context.Background()
 	ws := t.TempDir()
 	write(t, ws, "a.txt", "a0\n")
-	h := Open(ctx, ws)
+	h := Open(ctx, ws, sandbox.Policy{})
 	if h.Git() {
 		t.Fatal("a temp folder is not a git repository")
 	}
@@ -129,7 +130,7 @@ func TestUndoGit(t *testing.T) {
 	head := testutil.Git(t, ws, "rev-parse", "HEAD")
 	branches := testutil.Git(t, ws, "branch", "-a")
 
-	h := Open(ctx, ws)
+	h := Open(ctx, ws, sandbox.Policy{})
 	if !h.Git() {
 		t.Fatal("no git snapshots in a git repository")
 	}
@@ -186,7 +187,7 @@ func TestUndoGitSubfolder(t *testing.T) {
 	testutil.Git(t, top, "add", "-A")
 	testutil.Git(t, top, "commit", "-qm", "init")
 	ws := filepath.Join(top, "ws")
-	h := Open(ctx, ws)
+	h := Open(ctx, ws, sandbox.Policy{})
 	h.Begin(ctx, "s", "p", "log", 1)
 	if err := h.Wait(); err != nil {
 		t.Fatal(err)
@@ -225,7 +226,7 @@ func TestUndoSameTickEdit(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(ws, ".git", "index"), tick, tick); err != nil {
 		t.Fatal(err)
 	}
-	h := Open(ctx, ws)
+	h := Open(ctx, ws, sandbox.Policy{})
 	h.Begin(ctx, "s", "p", "log", 1)
 	if err := h.Wait(); err != nil {
 		t.Fatal(err)
@@ -250,7 +251,7 @@ func TestUndoGitNoCommits(t *testing.T) {
 	ws := t.TempDir()
 	testutil.Git(t, ws, "init", "-q")
 	write(t, ws, "a.txt", "a0")
-	h := Open(ctx, ws)
+	h := Open(ctx, ws, sandbox.Policy{})
 	h.Begin(ctx, "s", "p", "log", 1)
 	h.Before(ctx, nil) // what a shell command's call does first: wait for the snapshot
 	os.Remove(filepath.Join(ws, "a.txt"))
@@ -296,7 +297,7 @@ func TestRewindKeepsTheUsersWork(t *testing.T) {
 				write(t, ws, ".gitignore", "*.log\n")
 			}
 			write(t, ws, "kept.txt", "k0")
-			h := Open(ctx, ws)
+			h := Open(ctx, ws, sandbox.Policy{})
 			if h.Git() != inGit {
 				t.Fatalf("git snapshots: %v", h.Git())
 			}
@@ -345,7 +346,7 @@ func TestRewindPlannedThenChanged(t *testing.T) {
 	ctx := context.Background()
 	ws := t.TempDir()
 	testutil.Git(t, ws, "init", "-q")
-	h := Open(ctx, ws)
+	h := Open(ctx, ws, sandbox.Policy{})
 	turn(t, h, ws, "s", "alpha", 1, map[string]string{"a.txt": "alpha\n", "b.txt": "b\n"})
 	p, err := h.Plan(ctx, "s", 0)
 	if err != nil || !slices.Equal(p.Restore, []string{"a.txt", "b.txt"}) {
@@ -368,7 +369,7 @@ func TestRewindMissingEnd(t *testing.T) {
 	ctx := context.Background()
 	ws := t.TempDir()
 	testutil.Git(t, ws, "init", "-q")
-	h := Open(ctx, ws)
+	h := Open(ctx, ws, sandbox.Policy{})
 	h.Begin(ctx, "s", "alpha", "log", 1)
 	h.Before(ctx, nil)
 	write(t, ws, "a.txt", "a\n")
@@ -384,7 +385,7 @@ func TestRewindMissingEnd(t *testing.T) {
 func TestHistoryIsOneSessions(t *testing.T) {
 	ctx := context.Background()
 	ws := t.TempDir()
-	h := Open(ctx, ws)
+	h := Open(ctx, ws, sandbox.Policy{})
 	turn(t, h, ws, "s1", "one", 1, map[string]string{"a.txt": "1"})
 	turn(t, h, ws, "s1", "two", 2, map[string]string{"a.txt": "2"})
 	if n := len(h.Turns("s1")); n != 2 {
@@ -444,7 +445,7 @@ func TestPrune(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	h := Open(ctx, ws)
+	h := Open(ctx, ws, sandbox.Policy{})
 	n, err := h.Prune(ctx, time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC))
 	if err != nil || n != 11 {
 		t.Fatalf("pruned %d: %v", n, err)
@@ -479,7 +480,7 @@ func TestRewindHostileNames(t *testing.T) {
 	write(t, ws, ".gitignore", "*.log\n")
 	write(t, ws, "*.txt", "star0")
 	write(t, ws, "plain.txt", "plain0")
-	h := Open(ctx, ws)
+	h := Open(ctx, ws, sandbox.Policy{})
 	turn(t, h, ws, "s", "p", 1, map[string]string{":(glob)x": "magic", "new\nline.txt": "nl", "*.txt": "star1", ":top.log": "ign"})
 	write(t, ws, "user\nmade.txt", "mine")
 	p, err := h.Plan(ctx, "s", 0)
@@ -511,7 +512,7 @@ func TestTwoCopies(t *testing.T) {
 	ctx := context.Background()
 	ws := t.TempDir()
 	testutil.Git(t, ws, "init", "-q")
-	one, two := Open(ctx, ws), Open(ctx, ws)
+	one, two := Open(ctx, ws, sandbox.Policy{}), Open(ctx, ws, sandbox.Policy{})
 	turn(t, one, ws, "s1", "one", 1, map[string]string{"a.txt": "from one"})
 	turn(t, two, ws, "s2", "two", 1, map[string]string{"b.txt": "from two"})
 	rep, err := one.Undo(ctx, "s1")

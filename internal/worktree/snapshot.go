@@ -27,14 +27,9 @@ func (r *Repo) Snapshot(ctx context.Context, ref, message string) (string, error
 	}
 	unlock := r.lock()
 	defer unlock()
-	commit, _, err := r.parentSnapshot(ctx, message)
-	if err != nil {
-		return "", err
-	}
-	if _, err := r.git(ctx, nil, "update-ref", ref, commit); err != nil {
-		return "", err
-	}
-	return commit, nil
+	// One process: the commit and the ref together (snapshotScript).
+	commit, _, err := r.snapshot(ctx, nil, r.index, "", message, "reins", ref)
+	return commit, err
 }
 
 // Capture commits the working tree as it is now under no ref: the state
@@ -58,7 +53,7 @@ type Change struct {
 // Changed lists the paths under dir (a folder of the working tree) that
 // differ between the snapshots from and to.
 func (r *Repo) Changed(ctx context.Context, from, to, dir string) ([]Change, error) {
-	out, _, err := git(ctx, run{dir: dir, args: []string{"diff-tree", "-r", "--no-renames", "--name-status", "-z", "--relative", from, to}})
+	out, _, err := r.exec(ctx, run{dir: dir, args: []string{"diff-tree", "-r", "--no-renames", "--name-status", "-z", "--relative", from, to}})
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +114,7 @@ func (r *Repo) Restore(ctx context.Context, commit, dir string, changes []Change
 		}
 		env := []string{"GIT_INDEX_FILE=" + idx, "GIT_LITERAL_PATHSPECS=1"}
 		stdin := []byte(strings.Join(restore, "\x00"))
-		if _, _, err := git(ctx, run{dir: dir, env: env, stdin: stdin,
+		if _, _, err := r.exec(ctx, run{dir: dir, env: env, stdin: stdin,
 			args: []string{"checkout", "--quiet", "--pathspec-from-file=-", "--pathspec-file-nul", commit}}); err != nil {
 			return err
 		}
@@ -139,7 +134,7 @@ func (r *Repo) Ignored(ctx context.Context, dir string, paths []string) ([]strin
 	for _, p := range paths {
 		in.WriteString("./" + p + "\x00")
 	}
-	out, _, err := git(ctx, run{dir: dir, stdin: []byte(in.String()),
+	out, _, err := r.exec(ctx, run{dir: dir, stdin: []byte(in.String()),
 		args: []string{"check-ignore", "-z", "--stdin"}, okCodes: []int{1}})
 	if err != nil {
 		return nil, err
@@ -199,6 +194,6 @@ func (r *Repo) DeleteRefs(ctx context.Context, refs []string) error {
 	}
 	unlock := r.lock()
 	defer unlock()
-	_, _, err := git(ctx, run{dir: r.Root, stdin: []byte(b.String()), args: []string{"update-ref", "--stdin"}})
+	_, _, err := r.exec(ctx, run{dir: r.Root, stdin: []byte(b.String()), args: []string{"update-ref", "--stdin"}})
 	return err
 }

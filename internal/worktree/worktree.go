@@ -17,9 +17,12 @@
 //
 // The base commit snapshots the parent's working tree through a temporary
 // index (git add -A respects .gitignore, so ignored files are not copied).
-// Every git command runs with the repository's hooks and fsmonitor off,
-// and those on a child's worktree name the git directory explicitly, so a
-// child that rewrote its worktree's .git file cannot point reins elsewhere.
+// Every git command runs confined in the session's sandbox (git.go,
+// policy), so what a repository makes git run — filters, textconv,
+// includes, helpers — cannot write outside the git directory; hooks and
+// fsmonitor are off besides. Those on a child's worktree name the git
+// directory explicitly, so a child that rewrote its worktree's .git file
+// cannot point reins elsewhere.
 package worktree
 
 import (
@@ -33,6 +36,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/reinsdev/reins/internal/sandbox"
 )
 
 // Errors callers branch on.
@@ -96,6 +101,9 @@ type Repo struct {
 	// index is the parent's own index file, which a snapshot starts from
 	// so git add rehashes only what changed.
 	index string
+	// sb is the session's sandbox policy, which every git command of the
+	// repository runs within (policy).
+	sb sandbox.Policy
 }
 
 // locks serialises the operations on one repository inside this process:
@@ -110,9 +118,13 @@ func (r *Repo) lock() func() {
 }
 
 // Open finds the repository dir is in. It fails with ErrNoGit, ErrOldGit
-// or ErrNotRepo (wrapped) before anything is changed.
-func Open(ctx context.Context, dir string) (*Repo, error) {
-	ver, _, err := git(ctx, run{dir: dir, args: []string{"version"}})
+// or ErrNotRepo (wrapped) before anything is changed. sb is the session's
+// sandbox policy: every git command reins runs on the repository runs
+// confined within it (docs/sandbox.md, "reins's own git"); with the
+// sandbox off, git runs directly.
+func Open(ctx context.Context, dir string, sb sandbox.Policy) (*Repo, error) {
+	look := policy(sb, readRepo, dir, "", nil)
+	ver, _, err := git(ctx, run{dir: dir, args: []string{"version"}, pol: look})
 	if err != nil {
 		if errors.Is(err, ErrNoGit) {
 			return nil, ErrNoGit
@@ -122,7 +134,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if !versionAtLeast(ver, 2, 38) {
 		return nil, fmt.Errorf("%w (found %s)", ErrOldGit, strings.TrimSpace(strings.TrimPrefix(ver, "git version ")))
 	}
-	out, _, err := git(ctx, run{dir: dir, args: []string{"rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "--git-path", "index"}})
+	out, _, err := git(ctx, run{dir: dir, pol: look, args: []string{"rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "--git-path", "index"}})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrNotRepo, dir)
 	}
@@ -130,7 +142,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if len(lines) != 3 || lines[0] == "" {
 		return nil, fmt.Errorf("%w: %s", ErrNotRepo, dir) // a bare repository has no working tree
 	}
-	return &Repo{Root: lines[0], CommonDir: lines[1], index: lines[2]}, nil
+	return &Repo{Root: lines[0], CommonDir: lines[1], index: lines[2], sb: sb}, nil
 }
 
 // versionAtLeast reads "git version 2.39.5 (...)".
@@ -158,17 +170,29 @@ func (r *Repo) Dir(id string) string { return filepath.Join(r.CommonDir, "reins"
 // the folder's base name; Create checks it did).
 func (r *Repo) adminDir(id string) string { return filepath.Join(r.CommonDir, "worktrees", id) }
 
+// exec runs one git command on the repository, in the sandbox its
+// subcommand needs (accessOf).
+func (r *Repo) exec(ctx context.Context, rn run) (string, int, error) {
+	rn.pol = policy(r.sb, accessOf(rn.opName()), r.Root, r.CommonDir, rn.env)
+	return git(ctx, rn)
+}
+
 func (r *Repo) git(ctx context.Context, env []string, args ...string) (string, error) {
-	out, _, err := git(ctx, run{dir: r.Root, env: env, args: args})
+	out, _, err := r.exec(ctx, run{dir: r.Root, env: env, args: args})
 	return out, err
 }
 
 // childGit runs git on child id's worktree with its git directory named
 // explicitly.
 func (r *Repo) childGit(ctx context.Context, id string, env []string, args ...string) (string, error) {
-	full := append([]string{"--git-dir=" + r.adminDir(id), "--work-tree=" + r.Dir(id)}, args...)
-	out, _, err := git(ctx, run{dir: r.Root, env: env, args: full})
+	full := append(r.childPrefix(id), args...)
+	out, _, err := r.exec(ctx, run{dir: r.Root, env: env, args: full})
 	return out, err
+}
+
+// childPrefix names child id's git directory and worktree to git.
+func (r *Repo) childPrefix(id string) []string {
+	return []string{"--git-dir=" + r.adminDir(id), "--work-tree=" + r.Dir(id)}
 }
 
 func (r *Repo) revParse(ctx context.Context, ref string) (string, error) {
@@ -199,11 +223,33 @@ func author(name string) []string {
 		"GIT_COMMITTER_NAME=" + name, "GIT_COMMITTER_EMAIL=" + email}
 }
 
-// snapshot commits the working tree of dir (through env's git) as it is,
-// ignored files left out, on top of parents, and returns the commit and its
-// tree. start is the index to start from: a file to copy ("" for none) or
-// a tree-ish to read (startTree).
-func (r *Repo) snapshot(ctx context.Context, gitFn func(env []string, args ...string) (string, error), startIndex, startTree, msg, who string, parents ...string) (commit, tree string, err error) {
+// snapshotScript takes a snapshot in one process — one confined start
+// instead of four (docs/sandbox.md, "reins's own git"): "$@" is git's
+// argument prefix (the safety flags, the folder, a child's git directory)
+// and every value comes in a variable, never in the script's text; the
+// parents are hexadecimal ids (snapshot checks them).
+const snapshotScript = `set -e
+if [ -n "$REINS_START_TREE" ]; then git "$@" read-tree "$REINS_START_TREE"; fi
+git "$@" add -A -- .
+tree=$(git "$@" write-tree)
+p=
+for x in $REINS_PARENTS; do p="$p -p $x"; done
+commit=$(git "$@" commit-tree "$tree" -m "$REINS_MSG" $p)
+if [ -n "$REINS_REF" ]; then git "$@" update-ref "$REINS_REF" "$commit"; fi
+echo "$commit $tree"
+`
+
+// snapshot commits the working tree (of the git prefix's work tree: the
+// parent's, or a child's with its git directory named) as it is, ignored
+// files left out, on top of parents, points ref at it when ref is not "",
+// and returns the commit and its tree. start is the index to start from:
+// a file to copy ("" for none) or a tree-ish to read (startTree).
+func (r *Repo) snapshot(ctx context.Context, prefix []string, startIndex, startTree, msg, who, ref string, parents ...string) (commit, tree string, err error) {
+	for _, p := range append([]string{startTree}, parents...) {
+		if strings.Trim(p, "0123456789abcdef") != "" {
+			return "", "", fmt.Errorf("snapshot: %q is not a commit id", p)
+		}
+	}
 	tmp, err := os.MkdirTemp("", "reins-worktree-index-")
 	if err != nil {
 		return "", "", err
@@ -215,29 +261,17 @@ func (r *Repo) snapshot(ctx context.Context, gitFn func(env []string, args ...st
 			return "", "", err
 		}
 	}
-	env := []string{"GIT_INDEX_FILE=" + idx}
-	if startTree != "" {
-		if _, err := gitFn(env, "read-tree", startTree); err != nil {
-			return "", "", err
-		}
-	}
-	if _, err := gitFn(env, "add", "-A", "--", "."); err != nil {
-		return "", "", err
-	}
-	out, err := gitFn(env, "write-tree")
+	env := append(author(who), "GIT_INDEX_FILE="+idx, "REINS_START_TREE="+startTree,
+		"REINS_PARENTS="+strings.Join(parents, " "), "REINS_MSG="+msg, "REINS_REF="+ref)
+	out, _, err := r.exec(ctx, run{dir: r.Root, env: env, args: prefix, script: snapshotScript, op: "snapshot"})
 	if err != nil {
 		return "", "", err
 	}
-	tree = strings.TrimSpace(out)
-	args := []string{"commit-tree", tree, "-m", msg}
-	for _, p := range parents {
-		args = append(args, "-p", p)
+	f := strings.Fields(out)
+	if len(f) != 2 {
+		return "", "", &GitError{Op: "snapshot", ExitCode: 0, Err: fmt.Errorf("unexpected output of %d bytes", len(out))}
 	}
-	out, err = gitFn(author(who), args...)
-	if err != nil {
-		return "", "", err
-	}
-	return strings.TrimSpace(out), tree, nil
+	return f[0], f[1], nil
 }
 
 // copyIndex copies a git index file and keeps its modification time: git
@@ -271,8 +305,7 @@ func copyIndex(from, to string) error {
 
 // parentSnapshot commits the parent's working tree on top of parents.
 func (r *Repo) parentSnapshot(ctx context.Context, msg string, parents ...string) (string, string, error) {
-	return r.snapshot(ctx, func(env []string, args ...string) (string, error) { return r.git(ctx, env, args...) },
-		r.index, "", msg, "reins", parents...)
+	return r.snapshot(ctx, nil, r.index, "", msg, "reins", "", parents...)
 }
 
 // Create makes child id's worktree on a new branch reins/<id>, from a
@@ -375,12 +408,11 @@ func (r *Repo) Commit(ctx context.Context, id, message string) (bool, error) {
 	if err != nil {
 		return false, ErrNoChild
 	}
-	gitFn := func(env []string, args ...string) (string, error) { return r.childGit(ctx, id, env, args...) }
 	msg := strings.TrimSpace(message)
 	if msg == "" {
 		msg = "reins child " + id
 	}
-	commit, tree, err := r.snapshot(ctx, gitFn, "", tip, msg, "reins child "+id, tip)
+	commit, tree, err := r.snapshot(ctx, r.childPrefix(id), "", tip, msg, "reins child "+id, "", tip)
 	if err != nil {
 		return false, err
 	}
@@ -538,7 +570,7 @@ func (r *Repo) mergeTree(ctx context.Context, s Status) (work, merged string, co
 	if err != nil {
 		return "", "", nil, err
 	}
-	out, code, err := git(ctx, run{dir: r.Root, okCodes: []int{1},
+	out, code, err := r.exec(ctx, run{dir: r.Root, okCodes: []int{1},
 		args: []string{"merge-tree", "--write-tree", "--name-only", work, s.Tip}})
 	if err != nil {
 		return "", "", nil, err
@@ -610,7 +642,7 @@ func (r *Repo) Merge(ctx context.Context, id string) (Status, error) {
 		return s, err
 	}
 	if patch != "" {
-		if _, _, err := git(ctx, run{dir: r.Root, stdin: []byte(patch), args: []string{"apply", "--whitespace=nowarn", "-"}}); err != nil {
+		if _, _, err := r.exec(ctx, run{dir: r.Root, stdin: []byte(patch), args: []string{"apply", "--whitespace=nowarn", "-"}}); err != nil {
 			return s, err
 		}
 	}

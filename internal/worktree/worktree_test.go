@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reinsdev/reins/internal/sandbox"
 )
 
 // gitT runs git in dir for a test and returns its output.
@@ -55,7 +57,7 @@ func newRepo(t *testing.T) (string, *Repo) {
 	write(t, dir, ".gitignore", "*.log\n")
 	gitT(t, dir, "add", "-A")
 	gitT(t, dir, "commit", "-q", "-m", "init")
-	r, err := Open(context.Background(), dir)
+	r, err := Open(context.Background(), dir, sandbox.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,12 +72,12 @@ func replaceLine(s string, n int, with string) string {
 
 func TestOpenRefuses(t *testing.T) {
 	ctx := context.Background()
-	if _, err := Open(ctx, t.TempDir()); !errors.Is(err, ErrNotRepo) {
+	if _, err := Open(ctx, t.TempDir(), sandbox.Policy{}); !errors.Is(err, ErrNotRepo) {
 		t.Errorf("outside a repository: %v, want ErrNotRepo", err)
 	}
 	dir, _ := newRepo(t)
 	t.Setenv("PATH", t.TempDir()) // no git on it
-	if _, err := Open(ctx, dir); !errors.Is(err, ErrNoGit) {
+	if _, err := Open(ctx, dir, sandbox.Policy{}); !errors.Is(err, ErrNoGit) {
 		t.Errorf("without git: %v, want ErrNoGit", err)
 	}
 }
@@ -125,7 +127,7 @@ func TestCreateInRepoWithoutCommits(t *testing.T) {
 	dir := t.TempDir()
 	gitT(t, dir, "init", "-q")
 	write(t, dir, "a.txt", "a\n")
-	r, err := Open(context.Background(), dir)
+	r, err := Open(context.Background(), dir, sandbox.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}

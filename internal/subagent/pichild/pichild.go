@@ -30,6 +30,7 @@ import (
 	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
+	"github.com/reinsdev/reins/internal/private"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
@@ -237,7 +238,7 @@ func (p *provider) runDir(req subagent.Request) (string, error) {
 		return "", errors.New("pi provider: no sessions directory")
 	}
 	parent := filepath.Join(p.o.SessionsDir, req.ParentSession, "children")
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	if err := private.MkdirAll(parent); err != nil {
 		return "", err
 	}
 	id := req.RunID
@@ -250,7 +251,7 @@ func (p *provider) runDir(req subagent.Request) (string, error) {
 			name = id + "." + strconv.Itoa(n)
 		}
 		dir := filepath.Join(parent, name)
-		err := os.Mkdir(dir, 0o755)
+		err := os.Mkdir(dir, private.DirMode)
 		if err == nil {
 			return dir, nil
 		}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tui/termtext"
@@ -31,15 +32,17 @@ type State struct {
 	h    *undo.History
 	cwd  string
 	logf func(string, ...any)
+	sb   sandbox.Policy
 }
 
-// New is the history of the workspace cwd, not opened yet; logf receives
-// what goes wrong in the background (a failed snapshot or prune).
-func New(cwd string, logf func(string, ...any)) *State {
+// New is the history of the workspace cwd, not opened yet; its snapshots'
+// git runs within sb, the session's sandbox policy; logf receives what goes
+// wrong in the background (a failed snapshot or prune).
+func New(cwd string, sb sandbox.Policy, logf func(string, ...any)) *State {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	return &State{cwd: cwd, logf: logf}
+	return &State{cwd: cwd, sb: sb, logf: logf}
 }
 
 // History opens the history on first use.
@@ -47,7 +50,7 @@ func (u *State) History() *undo.History {
 	u.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), Wait)
 		defer cancel()
-		u.h = undo.Open(ctx, u.cwd)
+		u.h = undo.Open(ctx, u.cwd, u.sb)
 		// The undo data is bounded: the refs of a session's turns before
 		// its last 100, and those older than 30 days, go now.
 		if _, err := u.h.Prune(ctx, time.Now()); err != nil {
