@@ -114,10 +114,9 @@ type Model struct {
 
 	todo   todopin.Pin // the model's todo list, above the prompt (internal/tui/todopin)
 	folded []folded    // results shown folded, for Ctrl-O (latest maxFolded)
-	picks  []string    // the session ids the last /resume list numbered
 	mode   askMode     // Shift-Tab
-	// modelPicks are the specs the last /model list numbered.
-	modelPicks []string
+	// picker is /model's or /resume's choice, while it is up (picker.go).
+	picker *picker
 	// asked are the diffs questions showed, by tool name and arguments,
 	// for the settled call's block (at most maxAsked).
 	asked   map[string][]linediff.Line
@@ -329,6 +328,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.quit()
 	case tea.PasteMsg:
 		m.ctrlC = false
+		if m.picker != nil { // pasted into the filter, one line
+			m.picker.typed(termtext.OneLine(msg.Content))
+			return m, nil
+		}
 		if len(m.approvals) > 0 && !m.approvals[0].rejecting {
 			return m, nil
 		}
@@ -381,6 +384,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		return m.front()
+	}
+	if m.picker != nil {
+		return m.pickerKey(k)
 	}
 	// The /rewind question takes every key: y goes back, any other keeps.
 	if m.rewindQ != nil {

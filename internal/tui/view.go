@@ -63,7 +63,12 @@ func (m *Model) View() tea.View {
 	if m.notice != "" {
 		b = append(b, termtext.Fit(m.st.dim.Render(m.notice), w))
 	}
-	b = append(b, m.editor.View(), m.status())
+	if m.picker != nil {
+		b = append(b, m.pickerView()...)
+	} else {
+		b = append(b, m.editor.View())
+	}
+	b = append(b, m.status())
 	v := tea.NewView(strings.Join(b, "\n"))
 	// The window title says what the session waits for, so a terminal
 	// tab shows a question even when another window has the focus.

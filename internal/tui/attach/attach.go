@@ -149,3 +149,59 @@ func Read(cwd, ref string) (rel string, data []byte, size int, err error) {
 	}
 	return filepath.ToSlash(p), data, max(int(st.Size()), len(data)), nil
 }
+
+// Rank is how well the query q (an @word without its @) matches the
+// workspace path f, case aside — the one rule of @'s list: 4 f's base name
+// starts with q, 3 its base name contains q, 2 its path does, 1 q's letters
+// come in f's path in order, 0 no match. Ranked sorts by it.
+func Rank(q, f string) int {
+	q, f = strings.ToLower(q), strings.ToLower(f)
+	base := strings.ToLower(filepath.Base(filepath.FromSlash(f)))
+	switch {
+	case strings.HasPrefix(base, q):
+		return 4
+	case strings.Contains(base, q):
+		return 3
+	case strings.Contains(f, q):
+		return 2
+	}
+	i := 0
+	for _, r := range q {
+		j := strings.IndexRune(f[i:], r)
+		if j < 0 {
+			return 0
+		}
+		i += j + len(string(r))
+	}
+	return 1
+}
+
+// Ranked are the files q matches, best first (Rank), then shorter paths
+// (the file the user means is more often the shallow one), then by name.
+func Ranked(q string, files []string) []string {
+	type ranked struct {
+		f    string
+		rank int
+	}
+	var rs []ranked
+	for _, f := range files {
+		if r := Rank(q, f); r > 0 {
+			rs = append(rs, ranked{f, r})
+		}
+	}
+	sort.Slice(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		switch {
+		case a.rank != b.rank:
+			return a.rank > b.rank
+		case len(a.f) != len(b.f):
+			return len(a.f) < len(b.f)
+		}
+		return a.f < b.f
+	})
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.f
+	}
+	return out
+}

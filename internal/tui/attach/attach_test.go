@@ -92,3 +92,27 @@ func TestComplete(t *testing.T) {
 		t.Errorf("many: %q", n)
 	}
 }
+
+// TestRanked: @'s list puts a base name that starts with the query first,
+// then one that contains it, then a path that does, then letters in
+// order; shorter paths first within a rank. For @t, two.txt comes before
+// md.txt (issue 48: md.txt came first).
+func TestRanked(t *testing.T) {
+	for _, c := range []struct {
+		q     string
+		files []string
+		want  []string
+	}{
+		{"t", []string{"md.txt", "two.txt"}, []string{"two.txt", "md.txt"}},
+		{"T", []string{"md.txt", "Two.txt"}, []string{"Two.txt", "md.txt"}},
+		{"two", []string{"a/b/two.go", "two.go", "net/twoway.go", "two/x.go", "t_w_o.go", "zzz"}, []string{"two.go", "a/b/two.go", "net/twoway.go", "two/x.go", "t_w_o.go"}},
+		{"read", []string{"docs/README.md", "README.md", "thread.go", "reader/a.go"}, []string{"README.md", "docs/README.md", "thread.go", "reader/a.go"}},
+		{"", []string{"b.go", "a.go", "c/d.go"}, []string{"a.go", "b.go", "c/d.go"}},
+		{"nothing", []string{"a.go"}, []string{}},
+	} {
+		got := Ranked(c.q, c.files)
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("Ranked(%q, %q) = %q, want %q", c.q, c.files, got, c.want)
+		}
+	}
+}
