@@ -379,7 +379,7 @@ fallback:
 	tm.waitFor("Esc closes")
 	tm.typeKeys("claude")
 	tm.waitFor("(no key: ANTHROPIC_API_KEY)") // a provider without a key is marked
-	tm.typeKeys("\x15mock/dem") // Ctrl-U clears the filter
+	tm.typeKeys("\x15mock/dem")               // Ctrl-U clears the filter
 	tm.waitFor("dem▏")
 	tm.typeKeys("\r")
 	tm.waitFor("model: mock/demo")
