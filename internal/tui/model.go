@@ -117,6 +117,7 @@ type Model struct {
 	mode   askMode     // Shift-Tab
 	// picker is /model's or /resume's choice, while it is up (picker.go).
 	picker *picker
+	at     atList // @'s list of files as the user types (complete.go)
 	// asked are the diffs questions showed, by tool name and arguments,
 	// for the settled call's block (at most maxAsked).
 	asked   map[string][]linediff.Line
@@ -399,6 +400,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return c
 		}
 	}
+	if m.atKey(s) {
+		return nil
+	}
 	switch s {
 	case "ctrl+d":
 		return m.quit()
@@ -455,9 +459,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	}
+	before := m.editor.Value()
 	var cmd tea.Cmd
 	m.editor, cmd = m.editor.Update(k)
-	return cmd
+	return tea.Batch(cmd, m.afterEdit(before))
 }
 
 // submit sends the editor's text: a slash command, a prompt, or (while a

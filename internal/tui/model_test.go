@@ -80,6 +80,22 @@ func (s *screen) send(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
+// run runs cmd and what it batches, sending the screen's own messages
+// back (the walk @'s list starts); others (ticks, quits) are dropped.
+func (s *screen) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			s.run(c)
+		}
+	case completeMsg:
+		s.run(s.send(msg))
+	}
+}
+
 func (s *screen) view() string { return ansi.Strip(s.m.View().Content) }
 
 // log is everything committed so far, escape sequences removed.

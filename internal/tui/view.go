@@ -66,6 +66,7 @@ func (m *Model) View() tea.View {
 	if m.picker != nil {
 		b = append(b, m.pickerView()...)
 	} else {
+		b = append(b, m.atView()...)
 		b = append(b, m.editor.View())
 	}
 	b = append(b, m.status())
