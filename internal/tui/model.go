@@ -59,6 +59,9 @@ type Options struct {
 	// BaseURL is --base-url, for /model.
 	BaseURL string
 	NoColor bool
+	// Width is the terminal's width at start (the header is drawn before
+	// the program learns it); 80 when unknown.
+	Width int
 	// Now is the clock of elapsed times; time.Now when nil.
 	Now func() time.Time
 	// Trust, when set, lets the screen ask whether to trust an untrusted
@@ -175,6 +178,9 @@ func New(opts Options, print func(string)) (*Model, error) {
 	if m.now == nil {
 		m.now = time.Now
 	}
+	if opts.Width > 0 {
+		m.width = opts.Width
+	}
 	m.md = markdown.New(opts.NoColor)
 	m.attach()
 	if opts.Ask {
@@ -249,8 +255,26 @@ func (m *Model) banner() string {
 	if m.opts.Ask {
 		ask = ", asks before writes"
 	}
-	return m.st.bold.Render("reins") + m.st.dim.Render(fmt.Sprintf(" · %s · %s %s%s · %s%s · /help",
-		termsafe.EscapeLine(m.modelName()), how, hd.ID, agentName, perm, ask))
+	parts := []string{termsafe.EscapeLine(m.modelName()), how + " " + hd.ID + agentName, perm + ask, "/help"}
+	return m.st.bold.Render("reins") + m.st.dim.Render(breakParts(parts, m.width-len("reins")))
+}
+
+// breakParts joins parts with " · ", starting a new line (indented two
+// cells) before a part that would pass width: the header broke mid-word
+// at 80 columns when the terminal wrapped it (issue 48).
+func breakParts(parts []string, width int) string {
+	var b strings.Builder
+	col := 0
+	for _, p := range parts {
+		w := termtext.Width(p) + 3
+		if col > 0 && col+w > width {
+			b.WriteString("\n ")
+			col, width = 0, width+len("reins")-1
+		}
+		b.WriteString(" · " + p)
+		col += w
+	}
+	return b.String()
 }
 
 // commit sends text to the scrollback.
@@ -406,6 +430,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	switch s {
 	case "ctrl+d":
 		return m.quit()
+	case "ctrl+l":
+		// Repaint: the terminal's screen is cleared and the live part
+		// drawn again (a screen another program or a resize garbled).
+		return tea.ClearScreen
 	case "ctrl+o":
 		// The full transcript: reasoning text, whole results (those
 		// folded so far are printed now), until Ctrl-O again.

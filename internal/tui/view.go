@@ -59,7 +59,7 @@ func (m *Model) View() tea.View {
 	} else if m.rewindQ != nil {
 		b = append(b, m.rewindView()...)
 	}
-	b = append(b, m.todo.View(m.root, w, todopin.Styles{Bold: m.st.bold, Dim: m.st.dim, Running: m.st.running})...)
+	b = append(b, m.todo.View(m.root, w, todopin.Styles{Bold: m.st.bold.Style, Dim: m.st.dim.Style, Running: m.st.running.Style})...)
 	if m.notice != "" {
 		b = append(b, termtext.Fit(m.st.dim.Render(m.notice), w))
 	}

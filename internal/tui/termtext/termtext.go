@@ -60,3 +60,6 @@ func Bytes(n int) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// Width is how many cells s takes on a terminal, styled or not.
+func Width(s string) int { return ansi.StringWidth(s) }
