@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -19,5 +22,28 @@ func TestResumeKeepsModel(t *testing.T) {
 	}
 	if got := s.m.modelName(); got != "mock/demo" {
 		t.Errorf("after /resume the model is %s, want mock/demo", got)
+	}
+}
+
+// TestResumeReplaysAttachedAsNote (issue 48 "Why" 12): a resumed
+// session's replay shows "@two.txt attached" for a file a prompt
+// carried, not the file's body.
+func TestResumeReplaysAttachedAsNote(t *testing.T) {
+	s := newScreen(t, "", nil)
+	if err := os.WriteFile(filepath.Join(s.cwd, "two.txt"), []byte("TWO-SECRET-BODY\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.typeText("read @two.txt now")
+	s.pump(func() bool { return !s.m.running })
+	first := s.m.root
+	s.typeText("/new")
+	s.committed = nil
+	s.typeText("/resume " + first)
+	l := s.log()
+	if s.m.root != first || !strings.Contains(l, "› read @two.txt now") || !strings.Contains(l, "@two.txt attached") {
+		t.Fatalf("replay:\n%s", l)
+	}
+	if i := strings.Index(l, "mock:"); strings.Contains(l[:max(i, 0)], "TWO-SECRET-BODY") {
+		t.Errorf("the replayed prompt shows the file's body:\n%s", l)
 	}
 }

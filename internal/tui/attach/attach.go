@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -204,4 +205,36 @@ func Ranked(q string, files []string) []string {
 		out[i] = r.f
 	}
 	return out
+}
+
+// contextBlock finds the context blocks the screen appends to a prompt
+// (Files' <file>, and !command's <shell>) and the name each carries.
+var contextBlock = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^<(file path|shell command)=("(?:[^"\\]|\\.)*")>$`)
+}}
+
+// Typed splits a prompt as the model got it into the text typed and what
+// the screen said of its context blocks ("@PATH attached", "output of
+// !COMMAND attached"), escaped: a resumed session's replay shows these
+// rather than the files' bodies (issue 48).
+func Typed(full string) (typed string, notes []string) {
+	i := strings.Index(full, "\n\n<file path=\"")
+	if j := strings.Index(full, "\n\n<shell command=\""); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	if i < 0 {
+		return full, nil
+	}
+	for _, sm := range contextBlock.Get().FindAllStringSubmatch(full[i:], MaxFiles+16) {
+		name, err := strconv.Unquote(sm[2])
+		if err != nil {
+			continue
+		}
+		if sm[1] == "file path" {
+			notes = append(notes, "@"+termsafe.EscapeLine(termtext.Cut(name, 80))+" attached")
+		} else {
+			notes = append(notes, "output of !"+termsafe.EscapeLine(termtext.Cut(name, 80))+" attached")
+		}
+	}
+	return full[:i], notes
 }

@@ -116,3 +116,20 @@ func TestRanked(t *testing.T) {
 		}
 	}
 }
+
+// TestTyped: a prompt with files and a command's output attached splits
+// into the text typed and one note per block; a prompt without any stays.
+func TestTyped(t *testing.T) {
+	full := "read @two.txt please\n\n<shell command=\"ls -l\">\nx\n</shell>\n\n<file path=\"two.txt\">\nTWO-BODY\n</file>\n\n<file path=\"a\\\"b\x1b.md\">\n<file path=\"inner.txt\">\n</file>"
+	typed, notes := Typed(full)
+	if typed != "read @two.txt please" {
+		t.Errorf("typed %q", typed)
+	}
+	want := []string{"output of !ls -l attached", "@two.txt attached", `@a"b\x1b.md attached`, "@inner.txt attached"}
+	if strings.Join(notes, "|") != strings.Join(want, "|") {
+		t.Errorf("notes %q, want %q", notes, want)
+	}
+	if typed, notes := Typed("plain\n\nprompt"); typed != "plain\n\nprompt" || notes != nil {
+		t.Errorf("plain: %q %q", typed, notes)
+	}
+}
