@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // TestResumeKeepsModel (issue 48 "Why" 12): /resume after /model keeps
@@ -46,4 +48,29 @@ func TestResumeReplaysAttachedAsNote(t *testing.T) {
 	if i := strings.Index(l, "mock:"); strings.Contains(l[:max(i, 0)], "TWO-SECRET-BODY") {
 		t.Errorf("the replayed prompt shows the file's body:\n%s", l)
 	}
+}
+
+// TestQueuedShown (issue 48 "Why" 12): prompts sent while a turn runs are
+// shown above the editor, each on one line, escaped, at most
+// maxQueuedShown and then a count.
+func TestQueuedShown(t *testing.T) {
+	s := newScreen(t, "", nil)
+	s.m.running = true
+	for _, p := range []string{"first queued", "second\x1b[2J queued", "third", "fourth", "fifth"} {
+		s.m.editor.SetValue(p)
+		s.send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	}
+	v := s.view()
+	if strings.Contains(s.m.View().Content, "\x1b[2J") {
+		t.Error("a queued prompt's escape reached the screen")
+	}
+	for _, want := range []string{"⧗ first queued", "⧗ second", "⧗ third", "… and 2 more queued"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "fourth") {
+		t.Errorf("more than %d queued prompts drawn:\n%s", maxQueuedShown, v)
+	}
+	s.m.running = false
 }

@@ -60,6 +60,7 @@ func (m *Model) View() tea.View {
 		b = append(b, m.rewindView()...)
 	}
 	b = append(b, m.todo.View(m.root, w, todopin.Styles{Bold: m.st.bold.Style, Dim: m.st.dim.Style, Running: m.st.running.Style})...)
+	b = append(b, m.queuedView()...)
 	if m.notice != "" {
 		b = append(b, termtext.Fit(m.st.dim.Render(m.notice), w))
 	}
@@ -111,4 +112,21 @@ func (m *Model) status() string {
 		parts = append(parts, fmt.Sprintf("%d queued", n))
 	}
 	return termtext.Fit(m.st.dim.Render(strings.Join(parts, " · ")), m.width)
+}
+
+// maxQueuedShown bounds the queued prompts drawn above the editor.
+const maxQueuedShown = 3
+
+// queuedView shows the prompts waiting for the running turn, each on one
+// line, so the user sees what will be sent (issue 48).
+func (m *Model) queuedView() []string {
+	var out []string
+	for i, q := range m.queue {
+		if i == maxQueuedShown {
+			out = append(out, m.st.dim.Render(fmt.Sprintf("  … and %d more queued", len(m.queue)-i)))
+			break
+		}
+		out = append(out, termtext.Fit(m.st.dim.Render("⧗ "+termsafe.EscapeLine(termtext.OneLine(q))), m.width))
+	}
+	return out
 }
