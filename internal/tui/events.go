@@ -237,6 +237,9 @@ func resultSummary(content string) string {
 			break
 		}
 	}
+	// A tab is spacing (read's "N<TAB>line"), not a character to show as
+	// \t (issue 48).
+	first = strings.ReplaceAll(first, "\t", "  ")
 	s := termsafe.EscapeLine(termtext.Cut(first, 100))
 	if len(lines) > 1 {
 		s += fmt.Sprintf(" (%d lines)", len(lines))

@@ -74,3 +74,15 @@ func TestQueuedShown(t *testing.T) {
 	}
 	s.m.running = false
 }
+
+// TestResultSummaryTabs (issue 48 "Why" 12): a read result's summary
+// shows its tab as spacing, not a literal \t; other controls stay escaped.
+func TestResultSummaryTabs(t *testing.T) {
+	got := resultSummary("     1\tpackage main\n     2\t\x1b[31mred\n")
+	if got != "1  package main (2 lines)" {
+		t.Errorf("summary %q", got)
+	}
+	if got := resultSummary("\x1b[2Jx\ty"); got != `\x1b[2Jx  y` {
+		t.Errorf("escaped summary %q", got)
+	}
+}
