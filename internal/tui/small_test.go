@@ -1,12 +1,15 @@
 package tui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/reinsdev/reins/internal/harness"
 )
 
 // TestResumeKeepsModel (issue 48 "Why" 12): /resume after /model keeps
@@ -84,5 +87,43 @@ func TestResultSummaryTabs(t *testing.T) {
 	}
 	if got := resultSummary("\x1b[2Jx\ty"); got != `\x1b[2Jx  y` {
 		t.Errorf("escaped summary %q", got)
+	}
+}
+
+// TestTrustKeepsTheSession (issue 48 "Why" 12): answering the folder
+// question with y before any prompt reopens the same session on the
+// trusting harness; no second, empty session is left behind.
+func TestTrustKeepsTheSession(t *testing.T) {
+	var s *screen
+	s = newScreen(t, "", func(o *Options) {
+		o.Trust = &TrustQuestion{AskNow: true, Never: func() error { return nil },
+			Trust: func(context.Context) (*harness.Harness, harness.SessionOptions, error) {
+				h2, err := harness.New(harness.Options{Home: s.m.h.Home, Cwd: s.m.h.Cwd, Getenv: func(string) string { return "" }})
+				if err != nil {
+					return nil, harness.SessionOptions{}, err
+				}
+				t.Cleanup(func() { h2.Close() })
+				return h2, s.m.opts.Session, nil
+			}}
+		o.PendingInput = func() bool { return false }
+	})
+	s.m.h.Ignored = []string{"AGENTS.md"}
+	root := s.m.root
+	s.send(s.m.askTrustAtLaunch()())
+	s.send(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	if s.m.trustQ != nil {
+		t.Fatalf("the question is still up:\n%s", s.view())
+	}
+	if s.m.root != root {
+		t.Errorf("trusting opened session %s; want %s continued", s.m.root, root)
+	}
+	ents, err := os.ReadDir(s.m.h.SessionsDir())
+	if err != nil || len(ents) != 1 {
+		t.Errorf("sessions after trusting: %d (%v), want 1", len(ents), err)
+	}
+	s.typeText("after trust")
+	s.pump(func() bool { return !s.m.running })
+	if !strings.Contains(s.log(), "mock: after trust") {
+		t.Errorf("the session does not answer after trust:\n%s", s.log())
 	}
 }
