@@ -132,3 +132,21 @@ replies:
 		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
 	}
 }
+
+// TestInteractiveCtrlCTwice (issue 48 "Why" 12): the first Ctrl-C at an
+// empty prompt says a second one exits; the second exits 0.
+func TestInteractiveCtrlCTwice(t *testing.T) {
+	url, _ := startMock(t, `
+fallback:
+  text: "fine"
+`)
+	tm, wait := startTerm(t, t.TempDir(), []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", t.TempDir(), "-m", "openai/test", "--base-url", url)
+	tm.waitFor("new session")
+	tm.waitIdle()
+	tm.typeKeys("\x03")
+	tm.waitFor("press Ctrl-C again to exit")
+	tm.typeKeys("\x03")
+	if err := wait(); err != nil {
+		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
+	}
+}
