@@ -75,16 +75,19 @@ func (m *Model) modelChoices() []string {
 }
 
 // keyMissing is the key variable a provider needs and lacks ("" when it
-// has a key, needs none — the mock —, or is the running session's, which
-// evidently works).
+// has a key, needs none — the mock, a provider of the config's own with a
+// base URL —, or is the running session's, which evidently works).
 func (m *Model) keyMissing(provider string) string {
 	if provider == m.sess.Agent.Provider {
 		return ""
 	}
-	_, env, _, _ := config.ProviderDefaults(provider)
+	wire, env, _, _ := config.ProviderDefaults(provider)
+	if wire == config.WireMock {
+		return ""
+	}
 	if env == "" {
-		if _, known := map[string]bool{"mock": true}[provider]; known {
-			return ""
+		if m.h.Config.Provider(provider).BaseURL != "" {
+			return "" // a provider of the config's own (a local server may need no key)
 		}
 		env = strings.ToUpper(strings.ReplaceAll(provider, "-", "_")) + "_API_KEY"
 	}
