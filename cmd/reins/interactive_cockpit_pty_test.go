@@ -302,10 +302,13 @@ fallback:
 	tm.waitFor("a first prompt about zebras")
 	tm.typeKeys("/new\r")
 	tm.waitFor("· new session")
+	// /resume alone is a picker: typing filters it, Enter resumes.
 	tm.typeKeys("/resume\r")
-	tm.waitFor("sessions of this folder")
-	tm.waitFor(" 1. " + short)
-	tm.typeKeys("/resume zebras\r")
+	tm.waitFor("resume a session of this folder")
+	tm.waitFor("› " + short)
+	tm.typeKeys("zebras")
+	tm.waitFor("zebras▏") // the screen redraws what changed: the filter's end
+	tm.typeKeys("\r")
 	for deadline := time.Now().Add(60 * time.Second); strings.Count(tm.text(), "resumed session "+short) < 2; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("/resume zebras did not resume %s:\n%s", short, tm.text())
@@ -360,9 +363,10 @@ replies:
 	}
 }
 
-// TestInteractiveModelPick (issue 30 item 3): /model alone lists the
-// catalogue; /model TEXT narrows it and switches on a single match;
-// /model N picks from the last list. The status bar follows.
+// TestInteractiveModelPick (issues 30 item 3, 48): /model alone opens a
+// picker of the whole catalogue: typing filters it, Down moves, Enter
+// chooses, Esc closes; /model TEXT switches on a single match and opens
+// the picker filtered on several. The status bar follows.
 func TestInteractiveModelPick(t *testing.T) {
 	url, _ := startMock(t, `
 fallback:
@@ -372,14 +376,27 @@ fallback:
 	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", t.TempDir(), "-m", "openai/test", "--base-url", url)
 	tm.waitFor("new session")
 	tm.typeKeys("/model\r")
-	tm.waitFor("the catalogue (/model N picks")
-	tm.waitFor("more") // the catalogue is longer than one list; /model TEXT narrows it
-	tm.typeKeys("/model demo\r")
+	tm.waitFor("Esc closes")
+	tm.typeKeys("claude")
+	tm.waitFor("(no key: ANTHROPIC_API_KEY)") // a provider without a key is marked
+	tm.typeKeys("\x15mock/dem")               // Ctrl-U clears the filter
+	tm.waitFor("dem▏")
+	tm.typeKeys("\r")
 	tm.waitFor("model: mock/demo")
+	tm.waitFor("mock/demo · ")
 	tm.typeKeys("/model mock\r")
-	tm.waitFor(" 2. mock/echo")
-	tm.typeKeys("/model 2\r")
+	tm.waitFor("mock▏")
+	tm.typeKeys("\x1b[B\r") // Down, Enter: the second match
 	tm.waitFor("model: mock/echo")
+	tm.typeKeys("/model\r")
+	tm.waitFor("Esc closes")
+	tm.typeKeys("\x1b")
+	tm.typeKeys("/model demo\r")
+	for deadline := time.Now().Add(60 * time.Second); strings.Count(tm.text(), "model: mock/demo") < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("/model demo after Esc did not switch:\n%s", tm.text())
+		}
+	}
 	tm.typeKeys("\x04")
 	if err := wait(); err != nil {
 		t.Fatalf("exit %v; screen:\n%s", err, tm.text())

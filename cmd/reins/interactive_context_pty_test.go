@@ -98,3 +98,55 @@ replies:
 		t.Errorf("prompts the model got: %q", got)
 	}
 }
+
+// TestInteractiveAtListAsYouType (issue 48): typing @t opens the list of
+// files without a Tab, two.txt (its name starts with t) before md.txt;
+// Tab takes the first and the prompt sends with it attached.
+func TestInteractiveAtListAsYouType(t *testing.T) {
+	url, _ := startMock(t, `
+replies:
+  - match: TWO-BODY-5
+    text: "saw two."
+`)
+	home, cwd := t.TempDir(), t.TempDir()
+	for _, f := range []string{"md.txt", "two.txt"} {
+		if err := os.WriteFile(filepath.Join(cwd, f), []byte(strings.ToUpper(strings.TrimSuffix(f, ".txt"))+"-BODY-5\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
+	tm.waitFor("new session")
+	tm.typeKeys("read @t")
+	tm.waitFor("Tab takes it")
+	out := tm.text()
+	if i, j := strings.LastIndex(out, "› @two.txt"), strings.LastIndex(out, "@md.txt"); i < 0 || j < i {
+		t.Fatalf("@t's list does not put two.txt first:\n%s", out)
+	}
+	tm.typeKeys("\t")
+	tm.waitFor("read @two.txt")
+	tm.typeKeys("\r")
+	tm.waitFor("@two.txt attached (")
+	tm.waitFor("saw two.")
+	tm.typeKeys("\x04")
+	if err := wait(); err != nil {
+		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
+	}
+}
+
+// TestInteractiveCtrlCTwice (issue 48 "Why" 12): the first Ctrl-C at an
+// empty prompt says a second one exits; the second exits 0.
+func TestInteractiveCtrlCTwice(t *testing.T) {
+	url, _ := startMock(t, `
+fallback:
+  text: "fine"
+`)
+	tm, wait := startTerm(t, t.TempDir(), []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", t.TempDir(), "-m", "openai/test", "--base-url", url)
+	tm.waitFor("new session")
+	tm.waitIdle()
+	tm.typeKeys("\x03")
+	tm.waitFor("press Ctrl-C again to exit")
+	tm.typeKeys("\x03")
+	if err := wait(); err != nil {
+		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
+	}
+}

@@ -35,6 +35,30 @@ func testCat() *Catalogue {
 	}, "test")
 }
 
+// TestShortNameIsTheDefault (issue 48): a short name whose family holds
+// the provider's default names the default, though a newer one is listed
+// (-m sonnet and no -m agree), in this catalogue and the embedded one.
+func TestShortNameIsTheDefault(t *testing.T) {
+	c := FromProviders([]catwalk.Provider{{ID: "anthropic", DefaultLargeModelID: "claude-sonnet-4-6", Models: []catwalk.Model{
+		{ID: "claude-sonnet-5"}, {ID: "claude-sonnet-4-6"}, {ID: "claude-opus-5"}, {ID: "claude-opus-4-1"},
+	}}}, "test")
+	for name, want := range map[string]string{"sonnet": "claude-sonnet-4-6", "opus": "claude-opus-5"} {
+		if _, id, err := c.Resolve(name); err != nil || id != want {
+			t.Errorf("Resolve(%q) = %s, %v; want %s", name, id, err, want)
+		}
+	}
+	cur := Current()
+	for _, s := range shorts {
+		def := cur.defaults[s.provider]
+		if def == "" || !strings.HasPrefix(def, s.prefix) {
+			continue
+		}
+		if _, id, err := cur.Resolve(s.name); err != nil || id != def {
+			t.Errorf("embedded catalogue: -m %s is %s (%v), the default is %s", s.name, id, err, def)
+		}
+	}
+}
+
 func TestResolveShortNames(t *testing.T) {
 	c := testCat()
 	for name, want := range map[string]string{

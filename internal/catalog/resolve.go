@@ -77,12 +77,21 @@ func bounded(s string) string {
 }
 
 // Resolve turns a model name without its provider into provider and id:
-// a short name (ShortNames) to the newest model of its family; any other name
+// a short name (ShortNames) to the provider's default model when that is
+// of its family, else to the newest model of its family; any other name
 // to the one catalogue model of that id (an undated id finds its dated
 // release). Ties between models of one version go to the provider's
 // default, then to catalogue order. Anything else is a *NameError.
 func (c *Catalogue) Resolve(name string) (provider, id string, err error) {
 	if f, ok := short(name); ok {
+		// The provider's default, when it is of the family: -m sonnet and
+		// no -m then name one model (issue 48: they named claude-sonnet-5
+		// and claude-sonnet-4-6), the one the catalogue recommends.
+		if def := c.defaults[f.provider]; def != "" && strings.HasPrefix(def, f.prefix) {
+			if m, ok := c.Lookup(f.provider, def); ok {
+				return m.Provider, m.ID, nil
+			}
+		}
 		if m, ok := c.newest(f); ok {
 			return m.Provider, m.ID, nil
 		}

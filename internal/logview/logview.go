@@ -50,8 +50,9 @@ func List(w io.Writer, root string, asJSON bool, lf Filter) error {
 			roots = append(roots, in)
 		}
 	}
+	more := 0 // sessions --limit left out: the text list says so
 	if lf.Limit > 0 && len(roots) > lf.Limit {
-		roots = roots[:lf.Limit]
+		roots, more = roots[:lf.Limit], len(roots)-lf.Limit
 	}
 	if asJSON {
 		enc := json.NewEncoder(termsafe.JSONWriter{W: w})
@@ -110,6 +111,9 @@ func List(w io.Writer, root string, asJSON bool, lf Filter) error {
 	}
 	for _, in := range roots {
 		walk(in, 0)
+	}
+	if more > 0 {
+		fmt.Fprintf(w, "… %d more (reins log --limit N lists more, --limit 0 every one)\n", more)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -30,11 +29,11 @@ func init() {
 		{Name: "help", Help: "this list, and the keys", Run: (*Model).cmdHelp},
 		{Name: "agents", Help: "the agent definitions a subagent can run as", Run: (*Model).cmdAgents},
 		{Name: "jobs", Help: "background jobs of this session", Run: (*Model).cmdJobs},
-		{Name: "model", Args: "[NAME]", Help: "switch the model: alone, the catalogue to pick from; PROVIDER/MODEL, an alias or part of a name", Idle: true, Run: (*Model).cmdModel},
+		{Name: "model", Args: "[NAME]", Help: "switch the model: alone, a picker of the catalogue (type to filter); PROVIDER/MODEL, an alias or part of a name", Idle: true, Run: (*Model).cmdModel},
 		{Name: "compact", Help: "summarise the conversation to free context", Idle: true, Run: (*Model).cmdCompact},
 		{Name: "cost", Help: "tokens and cost of this session", Run: (*Model).cmdCost},
 		{Name: "log", Help: "where this session's log is, and how to render it", Run: (*Model).cmdLog},
-		{Name: "resume", Args: "[TEXT]", Help: "continue another session of this workspace: a list, filtered by id or first prompt", Idle: true, Run: (*Model).cmdResume},
+		{Name: "resume", Args: "[TEXT]", Help: "continue another session of this workspace: a picker (type to filter by id or first prompt), or its id", Idle: true, Run: (*Model).cmdResume},
 		{Name: "new", Help: "start a new session", Idle: true, Run: (*Model).cmdNew},
 		{Name: "clear", Help: "start a new session (as /new)", Idle: true, Run: (*Model).cmdNew},
 		{Name: "undo", Help: "put back the files the last turn changed (edits, and in git what commands changed)", Idle: true, Run: (*Model).cmdUndo},
@@ -103,27 +102,39 @@ func (m *Model) cmdJobs(string) tea.Cmd {
 }
 
 func (m *Model) cmdModel(arg string) tea.Cmd {
-	_, isNum := strconv.Atoi(arg)
 	nm, err := m.h.ResolveModel(arg, m.opts.BaseURL)
-	if arg == "" || isNum == nil || err != nil && !strings.Contains(arg, "/") {
+	if arg == "" || err != nil && !strings.Contains(arg, "/") {
 		spec, ok := m.pickModel(arg)
 		if !ok {
 			return nil
 		}
-		if nm, err = m.h.ResolveModel(spec, m.opts.BaseURL); err != nil {
-			m.say("/model: " + termsafe.EscapeLine(err.Error()))
-			return nil
-		}
+		return m.useModel(spec)
 	} else if err != nil {
 		m.say("/model: " + termsafe.EscapeLine(err.Error()))
 		return nil
 	}
+	m.switchModel(nm)
+	return nil
+}
+
+// useModel switches to the model spec names (the picker's choice).
+func (m *Model) useModel(spec string) tea.Cmd {
+	nm, err := m.h.ResolveModel(spec, m.opts.BaseURL)
+	if err != nil {
+		m.say("/model: " + termsafe.EscapeLine(err.Error()))
+		return nil
+	}
+	m.switchModel(nm)
+	return nil
+}
+
+// switchModel makes nm the model from the next turn on.
+func (m *Model) switchModel(nm *harness.Model) {
 	// Between turns the agent's fields may change (agent.Agent); new
-	// children and /new take the template's model.
+	// children, /new and /resume take the template's model.
 	m.h.UseModel(m.sess.Agent, nm)
 	m.opts.Session.Model = nm
 	m.say("model: " + termsafe.EscapeLine(m.modelName()))
-	return nil
 }
 
 // cmdCompact summarizes the older history now (agent.Compact, as `reins
@@ -178,6 +189,11 @@ func (m *Model) cmdResume(arg string) tea.Cmd {
 			return nil
 		}
 	}
+	return m.resumeID(id)
+}
+
+// resumeID continues session id of this folder (the picker's choice).
+func (m *Model) resumeID(id string) tea.Cmd {
 	if id == m.root {
 		m.say("/resume: that is this session")
 		return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tui/callpreview"
+	"github.com/reinsdev/reins/internal/tui/attach"
 	"github.com/reinsdev/reins/internal/tui/linediff"
 	"github.com/reinsdev/reins/internal/tui/termtext"
 	"github.com/reinsdev/reins/internal/tui/toolsummary"
@@ -244,6 +245,9 @@ func resultSummary(content string) string {
 			break
 		}
 	}
+	// A tab is spacing (read's "N<TAB>line"), not a character to show as
+	// \t (issue 48).
+	first = strings.ReplaceAll(first, "\t", "  ")
 	s := termsafe.EscapeLine(termtext.Cut(first, 100))
 	if len(lines) > 1 {
 		s += fmt.Sprintf(" (%d lines)", len(lines))
@@ -343,7 +347,13 @@ func (m *Model) replay(events []session.Event) {
 	}
 	for _, x := range msgs {
 		if x.user {
-			m.commit(m.st.user.Render("› " + termsafe.Escape(x.text)))
+			// The text typed, and a line for each file or output it
+			// carried, as when it was sent (not the files' bodies).
+			typed, notes := attach.Typed(x.text)
+			m.commit(m.st.user.Render("› " + termsafe.Escape(typed)))
+			for _, n := range notes {
+				m.say("  " + n)
+			}
 		} else {
 			m.commit(m.md.Render(termsafe.Escape(x.text)))
 		}

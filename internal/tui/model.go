@@ -59,6 +59,9 @@ type Options struct {
 	// BaseURL is --base-url, for /model.
 	BaseURL string
 	NoColor bool
+	// Width is the terminal's width at start (the header is drawn before
+	// the program learns it); 80 when unknown.
+	Width int
 	// Now is the clock of elapsed times; time.Now when nil.
 	Now func() time.Time
 	// Trust, when set, lets the screen ask whether to trust an untrusted
@@ -122,10 +125,10 @@ type Model struct {
 
 	todo   todopin.Pin // the model's todo list, above the prompt (internal/tui/todopin)
 	folded []folded    // results shown folded, for Ctrl-O (latest maxFolded)
-	picks  []string    // the session ids the last /resume list numbered
 	mode   askMode     // Shift-Tab
-	// modelPicks are the specs the last /model list numbered.
-	modelPicks []string
+	// picker is /model's or /resume's choice, while it is up (picker.go).
+	picker *picker
+	at     atList // @'s list of files as the user types (complete.go)
 	// asked are the diffs file tools' calls made, computed just before
 	// they ran (feed.beforeRun), by tool name and arguments, for the
 	// settled call's block (at most maxAsked).
@@ -183,6 +186,9 @@ func New(opts Options, print func(string)) (*Model, error) {
 	}
 	if m.now == nil {
 		m.now = time.Now
+	}
+	if opts.Width > 0 {
+		m.width = opts.Width
 	}
 	m.md = markdown.New(opts.NoColor)
 	m.attach()
@@ -262,8 +268,26 @@ func (m *Model) banner() string {
 	if m.opts.Ask {
 		ask = ", asks before writes"
 	}
-	return m.st.bold.Render("reins") + m.st.dim.Render(fmt.Sprintf(" · %s · %s %s%s · %s%s · /help",
-		termsafe.EscapeLine(m.modelName()), how, hd.ID, agentName, perm, ask))
+	parts := []string{termsafe.EscapeLine(m.modelName()), how + " " + hd.ID + agentName, perm + ask, "/help"}
+	return m.st.bold.Render("reins") + m.st.dim.Render(breakParts(parts, m.width-len("reins")))
+}
+
+// breakParts joins parts with " · ", starting a new line (indented two
+// cells) before a part that would pass width: the header broke mid-word
+// at 80 columns when the terminal wrapped it (issue 48).
+func breakParts(parts []string, width int) string {
+	var b strings.Builder
+	col := 0
+	for _, p := range parts {
+		w := termtext.Width(p) + 3
+		if col > 0 && col+w > width {
+			b.WriteString("\n ")
+			col, width = 0, width+len("reins")-1
+		}
+		b.WriteString(" · " + p)
+		col += w
+	}
+	return b.String()
 }
 
 // commit sends text to the scrollback.
@@ -344,6 +368,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.quit()
 	case tea.PasteMsg:
 		m.ctrlC = false
+		if m.picker != nil { // pasted into the filter, one line
+			m.picker.typed(termtext.OneLine(msg.Content))
+			return m, nil
+		}
 		if len(m.approvals) > 0 && !m.approvals[0].rejecting {
 			return m, nil
 		}
@@ -397,6 +425,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.front()
 	}
+	if m.picker != nil {
+		return m.pickerKey(k)
+	}
 	// The /rewind question takes every key: y goes back, any other keeps.
 	if m.rewindQ != nil {
 		return m.rewindKey(s)
@@ -408,9 +439,16 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return c
 		}
 	}
+	if m.atKey(s) {
+		return nil
+	}
 	switch s {
 	case "ctrl+d":
 		return m.quit()
+	case "ctrl+l":
+		// Repaint: the terminal's screen is cleared and the live part
+		// drawn again (a screen another program or a resize garbled).
+		return tea.ClearScreen
 	case "ctrl+o":
 		// The full transcript: reasoning text, whole results (those
 		// folded so far are printed now), until Ctrl-O again.
@@ -464,9 +502,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	}
+	before := m.editor.Value()
 	var cmd tea.Cmd
 	m.editor, cmd = m.editor.Update(k)
-	return cmd
+	return tea.Batch(cmd, m.afterEdit(before))
 }
 
 // submit sends the editor's text: a slash command, a prompt, or (while a

@@ -80,6 +80,22 @@ func (s *screen) send(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
+// run runs cmd and what it batches, sending the screen's own messages
+// back (the walk @'s list starts); others (ticks, quits) are dropped.
+func (s *screen) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			s.run(c)
+		}
+	case completeMsg:
+		s.run(s.send(msg))
+	}
+}
+
 func (s *screen) view() string { return ansi.Strip(s.m.View().Content) }
 
 // log is everything committed so far, escape sequences removed.
@@ -161,7 +177,7 @@ func TestStreaming(t *testing.T) {
 	s.feedItems(s.ev(root, session.TypeAssistantMessage, session.AssistantMessage{Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{
 		{Type: llm.BlockReasoning, Text: "thinking hard"}, {Type: llm.BlockText, Text: "# Title\n\nsome *text*"},
 	}}, Usage: &llm.Usage{InputTokens: 1200, OutputTokens: 34}}))
-	if v := s.view(); strings.Contains(v, "some") || !strings.Contains(v, "1.2k tok $?") {
+	if v := s.view(); strings.Contains(v, "some") || !strings.Contains(v, "1.2k tok unpriced") {
 		t.Errorf("after the step, live view:\n%s", v)
 	}
 	log := s.log()
@@ -385,7 +401,7 @@ func TestChildTree(t *testing.T) {
 	)
 	v := s.view()
 	for _, want := range []string{
-		`◌ general (inprocess) look \x1b[5mhere  running  2.5s  1.0k tok $?`,
+		`◌ general (inprocess) look \x1b[5mhere  running  2.5s  1.0k tok unpriced`,
 		"◌ pi (pi) [job] bg work  running  2.5s",
 		"  ◌ scout (inprocess) grandchild  running  0.0s",
 	} {
@@ -393,7 +409,7 @@ func TestChildTree(t *testing.T) {
 			t.Errorf("tree lacks %q:\n%s", want, v)
 		}
 	}
-	if !strings.Contains(v, "mock/echo · "+sessionlist.ShortID(root)+" · 1.0k tok $?") {
+	if !strings.Contains(v, "mock/echo · "+sessionlist.ShortID(root)+" · 1.0k tok unpriced") {
 		t.Errorf("status lacks the children's tokens:\n%s", v)
 	}
 	cost := 0.0123
@@ -831,28 +847,126 @@ replies:
 	}
 }
 
-// TestModelPick: /model lists the catalogue, /model TEXT narrows it and
-// switches on one match, /model N picks from the last list.
+// TestModelPick (issue 48): /model alone opens a picker of the whole
+// catalogue — typing filters it, Down moves, Enter chooses, Esc closes —
+// with the models whose provider has a key (the mock's needs none, the
+// running one's works) before those without, which say which variable
+// they lack; /model TEXT switches on a single match and opens the picker
+// filtered on several; /model PROVIDER/MODEL in full names any.
 func TestModelPick(t *testing.T) {
 	s := newScreen(t, "", nil)
 	s.typeText("/model")
-	if l := s.log(); !strings.Contains(l, "the catalogue (/model N picks") || !strings.Contains(l, "mock/echo") {
-		t.Fatalf("/model:\n%s", l)
+	if s.m.picker == nil {
+		t.Fatalf("/model opened no picker; view:\n%s\nlog:\n%s", s.view(), s.log())
 	}
+	v := s.view()
+	if !strings.Contains(v, "› mock/") || !strings.Contains(v, "↑↓ move · Enter chooses · Esc closes") || !strings.Contains(v, "more (type to filter)") {
+		t.Fatalf("picker view:\n%s", v)
+	}
+	// Every model is offered: the keyless ones after, marked.
+	rows := s.m.picker.shown()
+	if len(rows) != len(s.m.modelChoices()) {
+		t.Errorf("the picker offers %d of %d models", len(rows), len(s.m.modelChoices()))
+	}
+	seenKeyless := false
+	for _, r := range rows {
+		if strings.HasPrefix(r.id, "mock/") && seenKeyless {
+			t.Errorf("%s (no key needed) after a model without a key", r.id)
+		}
+		if strings.HasPrefix(r.id, "anthropic/") {
+			seenKeyless = true
+			if !strings.Contains(r.row, "(no key: ANTHROPIC_API_KEY)") {
+				t.Errorf("keyless row: %q", r.row)
+			}
+		}
+	}
+	if !seenKeyless {
+		t.Error("no anthropic model offered")
+	}
+	// Type to filter, Down, Enter.
+	for _, r := range "mock/" {
+		s.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	if v := s.view(); !strings.Contains(v, "filter: mock/") || strings.Contains(v, "anthropic/") {
+		t.Fatalf("filtered view:\n%s", v)
+	}
+	first := s.m.picker.shown()[0].id
+	s.send(tea.KeyPressMsg{Code: tea.KeyDown})
+	want := s.m.picker.shown()[1].id
+	s.send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if s.m.picker != nil || s.m.modelName() != want || want == first {
+		t.Fatalf("Down Enter chose %s, want %s (first %s)\n%s", s.m.modelName(), want, first, s.log())
+	}
+	if !strings.Contains(s.view(), want+" · ") {
+		t.Errorf("status bar:\n%s", s.view())
+	}
+	// Esc closes without a change.
+	s.typeText("/model")
+	s.send(tea.KeyPressMsg{Code: tea.KeyEscape})
+	if s.m.picker != nil || s.m.modelName() != want {
+		t.Fatalf("Esc: picker %v, model %s", s.m.picker != nil, s.m.modelName())
+	}
+	// A name in full, and a single match, switch at once.
 	s.typeText("/model demo")
-	if got := s.m.modelName(); got != "mock/demo" {
+	if got := s.m.modelName(); got != "mock/demo" || s.m.picker != nil {
 		t.Fatalf("/model demo: %s\n%s", got, s.log())
 	}
-	s.typeText("/model mock")
-	if !strings.Contains(s.log(), " 2. mock/echo") {
-		t.Fatalf("/model mock:\n%s", s.log())
-	}
-	s.typeText("/model 2")
+	s.typeText("/model mock/echo")
 	if got := s.m.modelName(); got != "mock/echo" {
-		t.Fatalf("/model 2: %s\n%s", got, s.log())
+		t.Fatalf("/model mock/echo: %s", got)
 	}
-	if !strings.Contains(s.view(), "mock/echo · ") {
-		t.Errorf("status bar:\n%s", s.view())
+	// Several matches: the picker, filtered.
+	s.typeText("/model mock")
+	if s.m.picker == nil || s.m.picker.filter != "mock" {
+		t.Fatalf("/model mock: %+v", s.m.picker)
+	}
+	s.send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if s.m.picker != nil || !strings.HasPrefix(s.m.modelName(), "mock/") {
+		t.Fatalf("Enter on /model mock: %s", s.m.modelName())
+	}
+}
+
+// TestResumePicker (issue 48): /resume alone opens a picker of this
+// folder's other sessions; typing filters by the first prompt, Enter
+// resumes the one chosen; /resume ID keeps resuming directly; a pasted
+// filter stays one line and its keys are never taken as commands.
+func TestResumePicker(t *testing.T) {
+	s := newScreen(t, "", nil)
+	var ids []string
+	for _, p := range []string{"zebras first", "lions second", "zebras third"} {
+		s.typeText(p)
+		s.pump(func() bool { return !s.m.running })
+		ids = append(ids, s.m.root)
+		s.typeText("/new")
+	}
+	s.typeText("/resume")
+	if s.m.picker == nil {
+		t.Fatalf("/resume opened no picker:\n%s", s.log())
+	}
+	if v := s.view(); !strings.Contains(v, "resume a session of this folder") || !strings.Contains(v, "lions second") {
+		t.Fatalf("picker view:\n%s", v)
+	}
+	s.send(tea.PasteMsg{Content: "lio\nns"})
+	if got := s.m.picker.filter; got != "lio ns" && got != "lions" {
+		t.Logf("pasted filter %q", got)
+	}
+	s.send(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	s.send(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	s.send(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	if rows := s.m.picker.shown(); len(rows) != 1 || rows[0].id != ids[1] {
+		t.Fatalf("filter %q shows %+v", s.m.picker.filter, rows)
+	}
+	s.send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if s.m.root != ids[1] || s.m.picker != nil {
+		t.Fatalf("Enter resumed %s, want %s\n%s", s.m.root, ids[1], s.log())
+	}
+	s.typeText("/resume " + ids[2])
+	if s.m.root != ids[2] {
+		t.Fatalf("/resume ID resumed %s, want %s", s.m.root, ids[2])
+	}
+	s.typeText("/resume zebras")
+	if s.m.root != ids[0] {
+		t.Fatalf("/resume zebras (one other match) resumed %s, want %s", s.m.root, ids[0])
 	}
 }
 

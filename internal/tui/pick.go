@@ -3,9 +3,11 @@ package tui
 import (
 	"sort"
 	"strconv"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/models"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tui/pick"
@@ -13,32 +15,35 @@ import (
 	"github.com/reinsdev/reins/internal/tui/termtext"
 )
 
-// maxPicks bounds the sessions a /resume list shows.
-const maxPicks = 10
-
-// cmdResumePick is /resume without an id: a numbered list of this
-// folder's sessions, filtered by arg (fuzzy over the id — the short id in
-// the status bar included — and the first prompt); a single best match is
-// resumed at once, and /resume N picks from the last list.
+// cmdResumePick is /resume without an id: arg filters this folder's
+// sessions (fuzzy over the id — the short id in the status bar included —
+// and the first prompt); a single best match is resumed at once, several
+// (or none typed) open the picker.
 func (m *Model) cmdResumePick(arg string) (id string, ok bool) {
-	if id, ok := pick.Numbered(arg, m.picks); ok {
-		return id, true
-	}
 	list, err := sessionlist.Folder(m.h.SessionsDir(), m.h.Cwd, m.root)
 	if err != nil {
 		m.say("/resume: " + termsafe.EscapeLine(err.Error()))
 		return "", false
 	}
-	id, say, ids := sessionlist.Choose(arg, list, maxPicks, m.now())
+	id, say, _ := sessionlist.Choose(arg, list, maxPicks, m.now())
 	if id != "" {
 		return id, true
 	}
-	if ids != nil {
-		m.picks = ids
+	if len(list) == 0 || !strings.HasPrefix(say, "sessions of this folder") {
+		m.say(say)
+		return "", false
 	}
-	m.say(say)
+	p := &picker{title: "resume a session of this folder", choose: (*Model).resumeID}
+	for _, in := range list {
+		p.rows = append(p.rows, pickRow{id: in.Header.ID, key: in.Header.ID, text: in.Prompt, row: sessionlist.Row(in, m.now())})
+	}
+	m.openPicker(p, arg)
 	return "", false
 }
+
+// maxPicks bounds the sessions a "no match" or single-match decision
+// considers listing (sessionlist.Choose); the picker shows them all.
+const maxPicks = 10
 
 // completeSlash completes the slash command being typed (Tab,
 // slash.Set.Tab).
@@ -69,14 +74,35 @@ func (m *Model) modelChoices() []string {
 	return append(out, aliases...)
 }
 
-// pickModel is /model with no name or a name that does not resolve: a
-// numbered list of modelChoices filtered by arg (fuzzy); one best match
-// is the choice, and /model N picks from the last list.
-func (m *Model) pickModel(arg string) (spec string, ok bool) {
-	if spec, ok := pick.Numbered(arg, m.modelPicks); ok {
-		return spec, true
+// keyMissing is the key variable a provider needs and lacks ("" when it
+// has a key, needs none — the mock, a provider of the config's own with a
+// base URL —, or is the running session's, which evidently works).
+func (m *Model) keyMissing(provider string) string {
+	if provider == m.sess.Agent.Provider {
+		return ""
 	}
-	best := pick.Best(arg, m.modelChoices(), func(c string) string { return c }, func(string) string { return "" })
+	wire, env, _, _ := config.ProviderDefaults(provider)
+	if wire == config.WireMock {
+		return ""
+	}
+	if env == "" {
+		if m.h.Config.Provider(provider).BaseURL != "" {
+			return "" // a provider of the config's own (a local server may need no key)
+		}
+		env = strings.ToUpper(strings.ReplaceAll(provider, "-", "_")) + "_API_KEY"
+	}
+	if m.h.Getenv(env) != "" || m.h.Config.Provider(provider).APIKey != "" {
+		return ""
+	}
+	return env
+}
+
+// pickModel is /model with no name or a name that does not resolve: arg
+// filters modelChoices (fuzzy); one best match is the choice, several (or
+// none typed) open the picker, models whose provider has a key first.
+func (m *Model) pickModel(arg string) (spec string, ok bool) {
+	choices := m.modelChoices()
+	best := pick.Best(arg, choices, func(c string) string { return c }, func(string) string { return "" })
 	if arg != "" && len(best) == 1 {
 		return best[0], true
 	}
@@ -84,8 +110,16 @@ func (m *Model) pickModel(arg string) (spec string, ok bool) {
 		m.say("/model: nothing in the catalogue matches " + strconv.Quote(termsafe.EscapeLine(termtext.Cut(arg, 40))) + " (reins models lists it)")
 		return "", false
 	}
-	rows, ids := pick.List(best, maxPicks*3, func(c string) string { return c }, termsafe.EscapeLine)
-	m.modelPicks = ids
-	m.say("model: " + termsafe.EscapeLine(m.modelName()) + "; the catalogue (/model N picks, /model TEXT narrows, /model PROVIDER/MODEL names any):" + rows)
+	p := &picker{title: "model: " + termsafe.EscapeLine(m.modelName()) + " — choose another (PROVIDER/MODEL typed in full names any)", choose: (*Model).useModel}
+	for _, c := range choices {
+		r := pickRow{id: c, key: c, row: termsafe.EscapeLine(c)}
+		if prov, _, found := strings.Cut(c, "/"); found {
+			if env := m.keyMissing(prov); env != "" {
+				r.group, r.row = 1, r.row+" (no key: "+env+")"
+			}
+		}
+		p.rows = append(p.rows, r)
+	}
+	m.openPicker(p, arg)
 	return "", false
 }

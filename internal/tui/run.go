@@ -27,6 +27,11 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 			opts.PendingInput = typeahead.Pending(f.Fd())
 		}
 	}
+	if f, ok := out.(*os.File); ok && opts.Width == 0 && term.IsTerminal(f.Fd()) {
+		if w, _, err := term.GetSize(f.Fd()); err == nil {
+			opts.Width = w
+		}
+	}
 	m, err := New(opts, pr.Push)
 	if err != nil {
 		return err

@@ -144,25 +144,21 @@ func (m *Model) afterTrust() tea.Cmd {
 	return m.startTurn(next)
 }
 
-// useHarness switches the screen to h and a session on it: the one
-// running resumed, else a new one (nothing was sent yet).
+// useHarness switches the screen to h and the running session reopened
+// on it — even when nothing was sent yet: a new one left the first, empty
+// session behind (issue 48).
 func (m *Model) useHarness(h *harness.Harness, o harness.SessionOptions) {
 	if err := m.sess.Close(); err != nil {
 		m.say("closing the previous session: " + termsafe.EscapeLine(err.Error()))
 	}
-	resumed := m.sess.Resumed != nil || m.sentAny
 	m.h = h
 	m.attach()
 	o.Approve = m.opts.Session.Approve
 	o.Ask = m.opts.Session.Ask
 	o.AskChild = m.opts.Session.AskChild
 	o.BeforeRun = m.opts.Session.BeforeRun
-	if resumed {
-		o.Resume = m.root
-	} else {
-		o.Resume = ""
-	}
 	m.opts.Session = o
+	o.Resume = m.root
 	s, err := m.h.NewSession(o)
 	if err != nil {
 		m.say("could not open the session: " + termsafe.EscapeLine(err.Error()))

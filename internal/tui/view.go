@@ -59,11 +59,18 @@ func (m *Model) View() tea.View {
 	} else if m.rewindQ != nil {
 		b = append(b, m.rewindView()...)
 	}
-	b = append(b, m.todo.View(m.root, w, todopin.Styles{Bold: m.st.bold, Dim: m.st.dim, Running: m.st.running})...)
+	b = append(b, m.todo.View(m.root, w, todopin.Styles{Bold: m.st.bold.Style, Dim: m.st.dim.Style, Running: m.st.running.Style})...)
+	b = append(b, m.queuedView()...)
 	if m.notice != "" {
 		b = append(b, termtext.Fit(m.st.dim.Render(m.notice), w))
 	}
-	b = append(b, m.editor.View(), m.status())
+	if m.picker != nil {
+		b = append(b, m.pickerView()...)
+	} else {
+		b = append(b, m.atView()...)
+		b = append(b, m.editor.View())
+	}
+	b = append(b, m.status())
 	v := tea.NewView(strings.Join(b, "\n"))
 	// The window title says what the session waits for, so a terminal
 	// tab shows a question even when another window has the focus.
@@ -105,4 +112,21 @@ func (m *Model) status() string {
 		parts = append(parts, fmt.Sprintf("%d queued", n))
 	}
 	return termtext.Fit(m.st.dim.Render(strings.Join(parts, " · ")), m.width)
+}
+
+// maxQueuedShown bounds the queued prompts drawn above the editor.
+const maxQueuedShown = 3
+
+// queuedView shows the prompts waiting for the running turn, each on one
+// line, so the user sees what will be sent (issue 48).
+func (m *Model) queuedView() []string {
+	var out []string
+	for i, q := range m.queue {
+		if i == maxQueuedShown {
+			out = append(out, m.st.dim.Render(fmt.Sprintf("  … and %d more queued", len(m.queue)-i)))
+			break
+		}
+		out = append(out, termtext.Fit(m.st.dim.Render("⧗ "+termsafe.EscapeLine(termtext.OneLine(q))), m.width))
+	}
+	return out
 }

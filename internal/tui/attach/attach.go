@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -148,4 +149,92 @@ func Read(cwd, ref string) (rel string, data []byte, size int, err error) {
 		return "", nil, 0, errors.New("it is a binary file")
 	}
 	return filepath.ToSlash(p), data, max(int(st.Size()), len(data)), nil
+}
+
+// Rank is how well the query q (an @word without its @) matches the
+// workspace path f, case aside — the one rule of @'s list: 4 f's base name
+// starts with q, 3 its base name contains q, 2 its path does, 1 q's letters
+// come in f's path in order, 0 no match. Ranked sorts by it.
+func Rank(q, f string) int {
+	q, f = strings.ToLower(q), strings.ToLower(f)
+	base := strings.ToLower(filepath.Base(filepath.FromSlash(f)))
+	switch {
+	case strings.HasPrefix(base, q):
+		return 4
+	case strings.Contains(base, q):
+		return 3
+	case strings.Contains(f, q):
+		return 2
+	}
+	i := 0
+	for _, r := range q {
+		j := strings.IndexRune(f[i:], r)
+		if j < 0 {
+			return 0
+		}
+		i += j + len(string(r))
+	}
+	return 1
+}
+
+// Ranked are the files q matches, best first (Rank), then shorter paths
+// (the file the user means is more often the shallow one), then by name.
+func Ranked(q string, files []string) []string {
+	type ranked struct {
+		f    string
+		rank int
+	}
+	var rs []ranked
+	for _, f := range files {
+		if r := Rank(q, f); r > 0 {
+			rs = append(rs, ranked{f, r})
+		}
+	}
+	sort.Slice(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		switch {
+		case a.rank != b.rank:
+			return a.rank > b.rank
+		case len(a.f) != len(b.f):
+			return len(a.f) < len(b.f)
+		}
+		return a.f < b.f
+	})
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.f
+	}
+	return out
+}
+
+// contextBlock finds the context blocks the screen appends to a prompt
+// (Files' <file>, and !command's <shell>) and the name each carries.
+var contextBlock = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^<(file path|shell command)=("(?:[^"\\]|\\.)*")>$`)
+}}
+
+// Typed splits a prompt as the model got it into the text typed and what
+// the screen said of its context blocks ("@PATH attached", "output of
+// !COMMAND attached"), escaped: a resumed session's replay shows these
+// rather than the files' bodies (issue 48).
+func Typed(full string) (typed string, notes []string) {
+	i := strings.Index(full, "\n\n<file path=\"")
+	if j := strings.Index(full, "\n\n<shell command=\""); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	if i < 0 {
+		return full, nil
+	}
+	for _, sm := range contextBlock.Get().FindAllStringSubmatch(full[i:], MaxFiles+16) {
+		name, err := strconv.Unquote(sm[2])
+		if err != nil {
+			continue
+		}
+		if sm[1] == "file path" {
+			notes = append(notes, "@"+termsafe.EscapeLine(termtext.Cut(name, 80))+" attached")
+		} else {
+			notes = append(notes, "output of !"+termsafe.EscapeLine(termtext.Cut(name, 80))+" attached")
+		}
+	}
+	return full[:i], notes
 }

@@ -92,3 +92,44 @@ func TestComplete(t *testing.T) {
 		t.Errorf("many: %q", n)
 	}
 }
+
+// TestRanked: @'s list puts a base name that starts with the query first,
+// then one that contains it, then a path that does, then letters in
+// order; shorter paths first within a rank. For @t, two.txt comes before
+// md.txt (issue 48: md.txt came first).
+func TestRanked(t *testing.T) {
+	for _, c := range []struct {
+		q     string
+		files []string
+		want  []string
+	}{
+		{"t", []string{"md.txt", "two.txt"}, []string{"two.txt", "md.txt"}},
+		{"T", []string{"md.txt", "Two.txt"}, []string{"Two.txt", "md.txt"}},
+		{"two", []string{"a/b/two.go", "two.go", "net/twoway.go", "two/x.go", "t_w_o.go", "zzz"}, []string{"two.go", "a/b/two.go", "net/twoway.go", "two/x.go", "t_w_o.go"}},
+		{"read", []string{"docs/README.md", "README.md", "thread.go", "reader/a.go"}, []string{"README.md", "docs/README.md", "thread.go", "reader/a.go"}},
+		{"", []string{"b.go", "a.go", "c/d.go"}, []string{"a.go", "b.go", "c/d.go"}},
+		{"nothing", []string{"a.go"}, []string{}},
+	} {
+		got := Ranked(c.q, c.files)
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("Ranked(%q, %q) = %q, want %q", c.q, c.files, got, c.want)
+		}
+	}
+}
+
+// TestTyped: a prompt with files and a command's output attached splits
+// into the text typed and one note per block; a prompt without any stays.
+func TestTyped(t *testing.T) {
+	full := "read @two.txt please\n\n<shell command=\"ls -l\">\nx\n</shell>\n\n<file path=\"two.txt\">\nTWO-BODY\n</file>\n\n<file path=\"a\\\"b\x1b.md\">\n<file path=\"inner.txt\">\n</file>"
+	typed, notes := Typed(full)
+	if typed != "read @two.txt please" {
+		t.Errorf("typed %q", typed)
+	}
+	want := []string{"output of !ls -l attached", "@two.txt attached", `@a"b\x1b.md attached`, "@inner.txt attached"}
+	if strings.Join(notes, "|") != strings.Join(want, "|") {
+		t.Errorf("notes %q, want %q", notes, want)
+	}
+	if typed, notes := Typed("plain\n\nprompt"); typed != "plain\n\nprompt" || notes != nil {
+		t.Errorf("plain: %q %q", typed, notes)
+	}
+}

@@ -308,13 +308,19 @@ func Elapsed(d time.Duration) string {
 	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 }
 
-// Usage is "N tok $C", the cost "?" when unknown (nil CostUSD).
+// Usage is "N tok $C"; "N tok unpriced" when the cost is unknown (nil)
+// or reported as zero for tokens used — a pi child reports $0 where reins
+// has no price, so "$0.0000" and "$?" said one thing two ways (issue 48);
+// no cost at all before any token.
 func Usage(u llm.Usage) string {
-	cost := "?"
-	if u.CostUSD != nil {
-		cost = fmt.Sprintf("%.4f", *u.CostUSD)
+	n := u.InputTokens + u.OutputTokens
+	switch {
+	case n == 0 && (u.CostUSD == nil || *u.CostUSD == 0):
+		return tokens(n) + " tok"
+	case u.CostUSD == nil || *u.CostUSD == 0:
+		return tokens(n) + " tok unpriced"
 	}
-	return fmt.Sprintf("%s tok $%s", tokens(u.InputTokens+u.OutputTokens), cost)
+	return fmt.Sprintf("%s tok $%.4f", tokens(n), *u.CostUSD)
 }
 
 func tokens(n int) string {

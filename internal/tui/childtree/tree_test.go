@@ -93,3 +93,23 @@ func TestTreeBounds(t *testing.T) {
 		t.Fatalf("%d children's early events held, want %d", len(tr.pending), maxPendingLive)
 	}
 }
+
+// TestUsage (issue 48): an unknown cost and a zero one for tokens used
+// (a pi child's, unpriced) read the same, "unpriced"; a price shows in
+// dollars; before any token no cost is shown.
+func TestUsage(t *testing.T) {
+	zero, some := 0.0, 0.0123
+	for _, c := range []struct {
+		u    llm.Usage
+		want string
+	}{
+		{llm.Usage{}, "0 tok"},
+		{llm.Usage{InputTokens: 1000, OutputTokens: 200}, "1.2k tok unpriced"},
+		{llm.Usage{InputTokens: 1000, OutputTokens: 200, CostUSD: &zero}, "1.2k tok unpriced"},
+		{llm.Usage{InputTokens: 1000, OutputTokens: 200, CostUSD: &some}, "1.2k tok $0.0123"},
+	} {
+		if got := Usage(c.u); got != c.want {
+			t.Errorf("Usage(%+v) = %q, want %q", c.u, got, c.want)
+		}
+	}
+}

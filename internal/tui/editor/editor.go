@@ -13,7 +13,14 @@ import (
 func New(noColor bool, limit int) textarea.Model {
 	ed := textarea.New()
 	ed.ShowLineNumbers = false
-	ed.Prompt = "› "
+	// The marker starts the prompt, not each of its lines (a pasted
+	// prompt's lines read as several prompts otherwise, issue 48).
+	ed.SetPromptFunc(2, func(pi textarea.PromptInfo) string {
+		if pi.LineNumber == 0 {
+			return "› "
+		}
+		return "  "
+	})
 	ed.Placeholder = "Ask reins… (Enter sends, Alt-Enter new line, /help)"
 	ed.CharLimit = limit
 	ed.DynamicHeight = true

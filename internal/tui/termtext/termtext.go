@@ -54,3 +54,6 @@ func LastBytes(s string, n int) string { return textcut.LastBytes(s, n) }
 // Bytes is a size as the screen says it: "N bytes", or "N.N KiB" from
 // 1 KiB on (textcut.Bytes).
 func Bytes(n int) string { return textcut.Bytes(n) }
+
+// Width is how many cells s takes on a terminal, styled or not.
+func Width(s string) int { return ansi.StringWidth(s) }
