@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/reinsdev/reins/internal/sandbox"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -165,7 +166,12 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 	perm := m.Permission.Min(tool.FullAccess)
 	pol := m.Sandbox
 	pol.Mode, pol.Workspace = sandbox.Mode(perm), m.Cwd
-	pol.Writable = append(slices.Clip(pol.Writable), ag.Writable...)
+	userHome, _ := os.UserHomeDir()
+	writable, dropped := childWritable(ag.Writable, userHome)
+	if len(dropped) > 0 {
+		m.logf("subagent %s (%s): sandbox.writable %q dropped: an agent's own config in the user's home is never writable by a child", id, ag.Name, dropped)
+	}
+	pol.Writable = append(slices.Clip(pol.Writable), writable...)
 	if ag.NetworkOff {
 		pol.DenyNetwork = true
 	}

@@ -204,7 +204,11 @@ func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.Ses
 	began := time.Now()
 	sb := req.ChildPolicy(subagent.KeyEnv(ag.Model))
 	sb.TermGrace = p.opts.Ladder.Term / 2 // the sweep ends before the ladder's SIGKILL
-	env := p.environ(req.TraceEnv(ag.Env))
+	extra, herr := req.AgentHome(p.opts.Environ(), &sb, ag.Env)
+	if herr != nil {
+		p.logf("acp child %s (%s): %v", req.RunID, ag.Name, herr)
+	}
+	env := p.environ(req.TraceEnv(extra))
 	// The agent's own PATH (env: {PATH}) finds its command, as for pi.
 	path, err := childproc.LookPath(ag.Command, env)
 	var cmd *exec.Cmd
