@@ -41,6 +41,12 @@ type Agent struct {
 	// UserConfig are the user's own folders and files of this agent,
 	// relative to the user's home: never writable by a child.
 	UserConfig []string
+	// Keys are the variables holding the agent's own API keys: the
+	// sandbox lets them through to it (its provider's key, as a child's
+	// model key is).
+	Keys []string
+	// File is the agent file `reins agents add NAME` writes.
+	File string
 }
 
 // Link is one file of the user's shown inside the state home.
@@ -49,14 +55,38 @@ type Link struct{ User, State string }
 // Known is the table of known agents.
 var Known = []Agent{
 	{
-		Name:       "claude",
+		Name: "claude",
+		Keys: []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"},
+		File: `---
+name: claude
+description: Claude Code, for multi-file changes
+provider: acp
+command: claude-agent-acp   # npm i -g @zed-industries/claude-agent-acp
+permission: allow           # its permission requests: allowed within reins's permission mode
+timeout: 20m
+---
+Work only inside this repository and end with a short summary of what you changed.
+`,
 		Commands:   []string{"claude-agent-acp", "claude-code-acp", "@zed-industries/claude-agent-acp", "@zed-industries/claude-code-acp", "@agentclientprotocol/claude-agent-acp"},
 		Vars:       []string{"CLAUDE_CONFIG_DIR"},
 		Links:      []Link{{User: ".claude/.credentials.json", State: ".credentials.json"}},
 		UserConfig: []string{".claude", ".claude.json"},
 	},
 	{
-		Name:       "codex",
+		Name: "codex",
+		Keys: []string{"OPENAI_API_KEY", "CODEX_API_KEY"},
+		File: `---
+name: codex
+description: Codex, for focused fixes with tests
+provider: acp
+command: codex-acp          # npm i -g @zed-industries/codex-acp
+# reins's sandbox confines it; untrusted makes it ask before its commands
+args: [-c, sandbox_mode=danger-full-access, -c, approval_policy=untrusted]
+permission: allow
+timeout: 20m
+---
+Work only inside this repository and end with a short summary of what you changed.
+`,
 		Commands:   []string{"codex-acp", "@zed-industries/codex-acp"},
 		Vars:       []string{"CODEX_HOME"},
 		Links:      []Link{{User: ".codex/auth.json", State: "auth.json"}},
@@ -67,7 +97,19 @@ var Known = []Agent{
 		// state is GEMINI_CLI_HOME/.gemini. settings.json names the
 		// signed-in account's auth type, without which it cannot start
 		// in ACP mode.
-		Name:     "gemini",
+		Name: "gemini",
+		Keys: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
+		File: `---
+name: gemini
+description: Gemini CLI, for reading large code bases
+provider: acp
+command: gemini             # npm i -g @google/gemini-cli
+args: [--acp]
+permission: allow
+timeout: 20m
+---
+Work only inside this repository and end with a short summary of what you changed.
+`,
 		Commands: []string{"gemini", "@google/gemini-cli"},
 		Vars:     []string{"GEMINI_CLI_HOME"},
 		Links: []Link{
@@ -78,7 +120,18 @@ var Known = []Agent{
 		UserConfig: []string{".gemini"},
 	},
 	{
-		Name:     "opencode",
+		Name: "opencode",
+		File: `---
+name: opencode
+description: opencode
+provider: acp
+command: opencode           # npm i -g opencode-ai
+args: [acp]
+permission: allow
+timeout: 20m
+---
+Work only inside this repository and end with a short summary of what you changed.
+`,
 		Commands: []string{"opencode", "opencode-ai"},
 		Vars:     []string{"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"},
 		Links: []Link{
@@ -88,7 +141,19 @@ var Known = []Agent{
 		UserConfig: []string{".config/opencode", ".local/share/opencode", ".local/state/opencode"},
 	},
 	{
-		Name:     "qwen",
+		Name: "qwen",
+		Keys: []string{"OPENAI_API_KEY", "DASHSCOPE_API_KEY"},
+		File: `---
+name: qwen
+description: qwen-code
+provider: acp
+command: qwen               # npm i -g @qwen-code/qwen-code (Node 22 or later)
+args: [--acp, --approval-mode, default]
+permission: allow
+timeout: 20m
+---
+Work only inside this repository and end with a short summary of what you changed.
+`,
 		Commands: []string{"qwen", "@qwen-code/qwen-code"},
 		Links: []Link{
 			{User: ".qwen/oauth_creds.json", State: ".qwen/oauth_creds.json"},
@@ -97,14 +162,33 @@ var Known = []Agent{
 		UserConfig: []string{".qwen"},
 	},
 	{
-		Name:       "cline",
+		Name: "cline",
+		File: `---
+name: cline
+description: cline
+provider: acp
+command: cline              # npm i -g cline; its provider set once by "cline auth"
+args: [--acp]
+permission: allow
+timeout: 20m
+---
+Work only inside this repository and end with a short summary of what you changed.
+`,
 		Commands:   []string{"cline"},
 		Vars:       []string{"CLINE_DIR"},
 		Links:      []Link{{User: ".cline/data/settings/providers.json", State: "data/settings/providers.json"}},
 		UserConfig: []string{".cline"},
 	},
 	{
-		Name:       "pi",
+		Name: "pi",
+		File: `---
+name: pi
+description: pi, the coding agent
+provider: pi                # runs pi (npm i -g @mariozechner/pi-coding-agent) through reins wrap
+timeout: 20m
+---
+Work only inside this repository and end with a short summary of what you changed.
+`,
 		Commands:   []string{"pi", "@mariozechner/pi-coding-agent"},
 		Vars:       []string{"PI_CODING_AGENT_DIR"},
 		Links:      []Link{{User: ".pi/agent/auth.json", State: "auth.json"}},

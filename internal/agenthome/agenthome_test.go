@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/reinsdev/reins/internal/config"
 )
 
 func TestLookup(t *testing.T) {
@@ -171,6 +173,43 @@ func TestTouchesUserConfig(t *testing.T) {
 	} {
 		if got := TouchesUserConfig(p, home); got != want {
 			t.Errorf("TouchesUserConfig(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// What `reins agents add NAME` writes is a valid agent file of that name
+// (read strictly, as $REINS_HOME's files are) that Lookup takes for the
+// same agent, so it runs with its state home.
+func TestFilesLoad(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "agents")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range Known {
+		if err := os.WriteFile(filepath.Join(dir, a.Name+".md"), []byte(a.File), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	agents, warnings, err := config.LoadAgents(config.LoadOptions{Home: home}, nil)
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("LoadAgents: %v %v", err, warnings)
+	}
+	for _, a := range Known {
+		ag, ok := agents.Get(a.Name)
+		if !ok {
+			t.Errorf("%s: not loaded", a.Name)
+			continue
+		}
+		command := ag.Command
+		if command == "" && ag.Provider == config.ProviderPi {
+			command = "pi"
+		}
+		if got, ok := Lookup(command, ag.Args); !ok || got.Name != a.Name {
+			t.Errorf("%s: its file runs %q %q, which Lookup takes for %q", a.Name, command, ag.Args, got.Name)
+		}
+		if len(ag.Writable) > 0 {
+			t.Errorf("%s: sandbox.writable %q: its state is its own home", a.Name, ag.Writable)
 		}
 	}
 }

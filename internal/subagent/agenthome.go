@@ -57,6 +57,8 @@ func (r Request) AgentHome(base []string, pol *sandbox.Policy, env map[string]st
 	for k := range h.Env {
 		pol.Env.Keep = append(slices.Clip(pol.Env.Keep), k)
 	}
+	// Its own API key variables reach it, as a child's model key does.
+	pol.Env.Keep = append(slices.Clip(pol.Env.Keep), a.Keys...)
 	return out, err
 }
 
