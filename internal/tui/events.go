@@ -23,6 +23,10 @@ func (m *Model) items(its []item) tea.Cmd {
 			cmds = append(cmds, m.turnDone(it.done))
 			continue
 		}
+		if it.notice != "" {
+			m.commit(m.st.warn.Render("  " + it.notice))
+			continue
+		}
 		if it.approve != nil && isDomain(it.approve) {
 			// Not a tool's: no mode or rule decides it (approve_domain.go).
 			m.approvals = append(m.approvals, it.approve)

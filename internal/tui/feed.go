@@ -24,6 +24,9 @@ type item struct {
 	event   session.Event
 	approve *approval
 	done    *turnDone
+	// notice is a line for the user about a child (harness.ChildNotice:
+	// why it died while it started), already escaped; never the model's.
+	notice string
 }
 
 // turnDone is the end of a turn the screen started: it follows every
