@@ -2,7 +2,7 @@ package subagent
 
 import (
 	"maps"
-	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -39,11 +39,17 @@ func (r Request) AgentHome(base []string, pol *sandbox.Policy, env map[string]st
 		}
 		return ""
 	}
-	userHome := getenv("HOME")
-	if userHome == "" {
-		userHome, _ = os.UserHomeDir()
+	// Both homes come from the environment the child inherits: without
+	// HOME and REINS_HOME there (a test's bare environment), no state
+	// home is made anywhere.
+	userHome, reinsHome := getenv("HOME"), getenv("REINS_HOME")
+	if reinsHome == "" && userHome != "" {
+		reinsHome = filepath.Join(userHome, ".reins") // config.Home's default
 	}
-	h, err := agenthome.Prepare(a, config.Home(getenv), userHome)
+	if reinsHome == "" {
+		return env, nil
+	}
+	h, err := agenthome.Prepare(a, reinsHome, userHome)
 	if h.Dir == "" {
 		return env, err
 	}

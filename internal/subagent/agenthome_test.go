@@ -143,3 +143,20 @@ func TestAgentHomeLeftAlone(t *testing.T) {
 		t.Errorf("a state home was made: %v", err)
 	}
 }
+
+// Without HOME and REINS_HOME in the child's environment (a bare test
+// environment), no state home is made, least of all in the real home.
+func TestAgentHomeNeedsHomes(t *testing.T) {
+	req := Request{Agent: &config.Agent{Provider: config.ProviderPi}}
+	var pol sandbox.Policy
+	env, err := req.AgentHome([]string{"PATH=/usr/bin"}, &pol, nil)
+	if err != nil || len(env) != 0 || len(pol.State) != 0 {
+		t.Errorf("AgentHome = %v, %v; policy state %q", env, err, pol.State)
+	}
+	// With HOME only, $REINS_HOME is HOME/.reins, as config.Home has it.
+	home := outsideTmp(t)
+	env, err = req.AgentHome([]string{"HOME=" + home}, &pol, nil)
+	if want := filepath.Join(home, ".reins", "agents", "pi"); err != nil || env["PI_CODING_AGENT_DIR"] != want {
+		t.Errorf("AgentHome = %v, %v; want PI_CODING_AGENT_DIR=%s", env, err, want)
+	}
+}
