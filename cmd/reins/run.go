@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"syscall"
 
 	"github.com/reinsdev/reins/internal/agent"
@@ -78,7 +79,16 @@ type runResult struct {
 
 // openSession is cli.OpenSession, with its notices on s.err.
 func openSession(s *streams, f *runFlags) (*harness.Harness, harness.SessionOptions, *config.Agent, error) {
-	return cli.OpenSession(s.err, &f.OpenFlags)
+	h, opts, ag, err := cli.OpenSession(s.err, &f.OpenFlags)
+	if err == nil {
+		var mu sync.Mutex
+		h.ChildNotice = func(line string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintln(s.err, "reins: "+line)
+		}
+	}
+	return h, opts, ag, err
 }
 
 func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error {

@@ -84,6 +84,10 @@ type Harness struct {
 	// vocabulary (subagent.Tap): with Observe, a live view of the whole
 	// tree (`reins run --stream-json`). It must not block.
 	ObserveRemote func(session.Header, session.Event)
+	// ChildNotice, when set, shows the user one line about a child (why
+	// it died while it started: subagent.Manager.Notify); never the
+	// model's. `reins run` writes it on stderr.
+	ChildNotice func(line string)
 	// Sandbox is the base policy of every process a session starts: the
 	// config's `sandbox` and the --sandbox flag. Sessions add their mode.
 	Sandbox sandbox.Policy
@@ -688,7 +692,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	mgr := &subagent.Manager{
 		Agents: h.Agents, Limits: h.Config.Subagents, Log: s.Log, Depth: s.Log.Header().DelegationDepth,
 		Cwd: ws, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox, Budget: o.Budget,
-		ObserveRemote: h.ObserveRemote, Engine: h.Engine,
+		ObserveRemote: h.ObserveRemote, Engine: h.Engine, Notify: h.ChildNotice,
 	}
 	allowMCP := mcpRule(o)
 	po := o

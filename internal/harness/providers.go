@@ -16,7 +16,7 @@ func (h *Harness) providers(o SessionOptions) map[string]subagent.Provider {
 	return map[string]subagent.Provider{
 		config.ProviderInProcess: &subagent.InProcess{NewChild: h.childFactory(o)},
 		config.ProviderPi:        pichild.New(pichild.Options{SessionsDir: h.SessionsDir(), Logf: h.Logf}),
-		config.ProviderACP:       acpchild.New(acpchild.Options{Logf: h.Logf, StartTimeout: start, SessionsDir: h.SessionsDir(), MCPServers: h.MCP.Servers()}),
+		config.ProviderACP:       acpchild.New(acpchild.Options{Logf: h.Logf, LogPath: h.HostLogPath(), StartTimeout: start, SessionsDir: h.SessionsDir(), MCPServers: h.MCP.Servers()}),
 		config.ProviderReins:     reinschild.New(reinschild.Options{Model: o.Model.Provider + "/" + o.Model.Name, BaseURL: o.Model.BaseURL, Logf: h.Logf, StartTimeout: start}),
 	}
 }

@@ -58,6 +58,7 @@ type childEntry struct {
 	started  bool   // a run of it was published: there is something to continue
 	kept     Run    // kept alive while idle; nil when torn down
 	keptAt   int    // when it was kept, for eviction
+	keptTime time.Time
 	timer    *time.Timer
 	// disposing is closed when its teardown finished; nil when none runs.
 	disposing chan struct{}
@@ -334,7 +335,7 @@ func (m *Manager) park(req Request, run Run) error {
 		evict = nil
 	}
 	k.seq++
-	c.kept, c.keptAt = run, k.seq
+	c.kept, c.keptAt, c.keptTime = run, k.seq, time.Now()
 	c.timer = time.AfterFunc(idle, func() { m.teardown(c, run) })
 	var old Run
 	if evict != nil {
@@ -345,6 +346,44 @@ func (m *Manager) park(req Request, run Run) error {
 		m.dispose(evict, old)
 	}
 	return nil
+}
+
+// Pider is a run whose child is a process tree led by Pid: while it is
+// kept, /jobs shows what it holds in memory (internal/procmem).
+type Pider interface{ Pid() int }
+
+// KeptChild is a child kept alive while idle, waiting for a continuation
+// until subagents.idleTimeout stops it.
+type KeptChild struct {
+	ID, Agent, Provider string
+	// Since is when it was kept; Stops when the idle timeout stops it.
+	Since, Stops time.Time
+	// Pid leads its process tree; 0 for an in-process child.
+	Pid int
+}
+
+// KeptChildren lists the children kept alive while idle, oldest first.
+func (m *Manager) KeptChildren() []KeptChild {
+	idle := m.Limits.IdleTimeout
+	if idle <= 0 {
+		idle = config.DefaultIdleTimeout
+	}
+	k := &m.kids
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var out []KeptChild
+	for _, id := range k.order {
+		c := k.byID[id]
+		if c == nil || c.kept == nil {
+			continue
+		}
+		kc := KeptChild{ID: c.id, Agent: c.agent, Provider: c.provider, Since: c.keptTime, Stops: c.keptTime.Add(idle)}
+		if p, ok := c.kept.(Pider); ok {
+			kc.Pid = p.Pid()
+		}
+		out = append(out, kc)
+	}
+	return out
 }
 
 // maxKept bounds the children kept alive while idle: as many as may run

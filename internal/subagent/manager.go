@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/reinsdev/reins/internal/sandbox"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/internal/worktree"
 )
@@ -44,6 +46,11 @@ type Manager struct {
 	Sandbox sandbox.Policy
 	// Logf is the host log, for raw causes that must not reach the model.
 	Logf func(format string, args ...any)
+	// Notify shows the user (never the model: it is not a result, a
+	// diagnostic or a session event) one line about a child, such as why
+	// it died while it started (StartError.Notice). Nil: the host log has
+	// it only.
+	Notify func(line string)
 	// Budget is the delegation tree's budget (nil: none): no child starts
 	// once it ran out, and running children are stopped (budget.go).
 	Budget *budget.Budget
@@ -165,7 +172,12 @@ func (m *Manager) request(p Params) (Request, Provider, error) {
 	perm := m.Permission.Min(tool.FullAccess)
 	pol := m.Sandbox
 	pol.Mode, pol.Workspace = sandbox.Mode(perm), m.Cwd
-	pol.Writable = append(slices.Clip(pol.Writable), ag.Writable...)
+	userHome, _ := os.UserHomeDir()
+	writable, dropped := childWritable(ag.Writable, userHome)
+	if len(dropped) > 0 {
+		m.logf("subagent %s (%s): sandbox.writable %q dropped: an agent's own config in the user's home is never writable by a child", id, ag.Name, dropped)
+	}
+	pol.Writable = append(slices.Clip(pol.Writable), writable...)
 	if ag.NetworkOff {
 		pol.DenyNetwork = true
 	}
@@ -270,6 +282,9 @@ func (m *Manager) begin(ctx context.Context, req Request, prov Provider, p Param
 			r.Diagnostic = se.Diagnostic
 			if se.StopReason != "" {
 				r.StopReason = se.StopReason
+			}
+			if se.Notice != "" && m.Notify != nil && ctx.Err() == nil {
+				m.Notify(fmt.Sprintf("subagent %s (%s) failed to start: %s", req.RunID, termsafe.EscapeLine(req.Agent.Name), se.Notice))
 			}
 		}
 		if ctx.Err() != nil {

@@ -181,6 +181,11 @@ type Run interface {
 type StartError struct {
 	Diagnostic string
 	Err        error
+	// Notice is for the user only, never the model or a session event:
+	// why a child that died while it started did so, in its own words
+	// (the last line of its stderr, escaped and cut) and where the host
+	// log is. Manager.Notify shows it.
+	Notice string
 	// StopReason is how the failed start settles; empty means error. A
 	// start ended by the agent's own timeout is aborted (docs/subagents.md).
 	StopReason outcome.StopReason

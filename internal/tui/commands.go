@@ -12,7 +12,9 @@ import (
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/procmem"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/trust"
 	"github.com/reinsdev/reins/internal/tui/childtree"
@@ -88,17 +90,45 @@ func (m *Model) cmdAgents(string) tea.Cmd {
 
 func (m *Model) cmdJobs(string) tea.Cmd {
 	jobs := append(append([]*childtree.Node(nil), m.pastJobs...), m.tree.Jobs()...)
-	if len(jobs) == 0 {
+	var kept []subagent.KeptChild
+	if m.sess != nil && m.sess.Subagents != nil {
+		kept = m.sess.Subagents.KeptChildren()
+	}
+	if len(jobs) == 0 && len(kept) == 0 {
 		m.say("no background jobs in this session")
 		return nil
 	}
 	var b strings.Builder
-	b.WriteString("jobs:")
-	for _, j := range jobs {
-		b.WriteString("\n  " + j.Line(m.now(), m.st.tree()))
+	if len(jobs) > 0 {
+		b.WriteString("jobs:")
+		for _, j := range jobs {
+			b.WriteString("\n  " + j.Line(m.now(), m.st.tree()))
+		}
+	}
+	if len(kept) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("kept children (idle until continued; stopped after subagents.idleTimeout):")
+		for _, k := range kept {
+			b.WriteString("\n  " + keptLine(k, m.now()))
+		}
 	}
 	m.say(b.String())
 	return nil
+}
+
+// keptLine is one kept child in /jobs: its id, agent, how long it has
+// been idle, when it stops, and for a process its tree's resident memory.
+func keptLine(k subagent.KeptChild, now time.Time) string {
+	line := fmt.Sprintf("%s  %s (%s)  idle %s, stops in %s", termsafe.EscapeLine(k.ID), termsafe.EscapeLine(k.Agent), termsafe.EscapeLine(k.Provider),
+		now.Sub(k.Since).Round(time.Second), max(k.Stops.Sub(now), 0).Round(time.Second))
+	if k.Pid > 0 {
+		if rss, ok := procmem.TreeRSS(k.Pid); ok {
+			line += fmt.Sprintf(", %d MB resident", (rss+500_000)/1_000_000)
+		}
+	}
+	return line
 }
 
 func (m *Model) cmdModel(arg string) tea.Cmd {

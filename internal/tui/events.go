@@ -32,6 +32,10 @@ func (m *Model) items(its []item) tea.Cmd {
 			m.asked[it.ran.key] = it.ran.diff
 			continue
 		}
+		if it.notice != "" {
+			m.commit(m.st.warn.Render("  " + it.notice))
+			continue
+		}
 		if it.approve != nil && isDomain(it.approve) {
 			// Not a tool's: no mode or rule decides it (approve_domain.go).
 			m.approvals = append(m.approvals, it.approve)

@@ -27,6 +27,9 @@ type item struct {
 	approve *approval
 	done    *turnDone
 	ran     *ranCall
+	// notice is a line for the user about a child (harness.ChildNotice:
+	// why it died while it started), already escaped; never the model's.
+	notice string
 }
 
 // ranCall is what a file tool's call of the session changes, computed

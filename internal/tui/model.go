@@ -230,6 +230,8 @@ func (m *Model) attach() {
 		}
 		m.feed.offer(hd, e) // out-of-process children's (feed.go)
 	}
+	// Why a child died while it started, under the parent's transcript.
+	m.h.ChildNotice = func(line string) { m.feed.Offer(item{notice: line}) }
 	cwd := m.h.Cwd
 	m.feed.preview = func(name string, args json.RawMessage) *preview { return makePreview(cwd, name, args) }
 }

@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,6 +35,7 @@ import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/internal/termsafe"
 )
 
 // Options configure the provider.
@@ -52,6 +54,9 @@ type Options struct {
 	// ExitWait bounds how long a closed transport waits for the child's
 	// exit status, so a crash is reported with its exit code; zero means 2 s.
 	ExitWait time.Duration
+	// LogPath is the host log's file, named in the notice the user gets
+	// when a child dies while it starts (subagent.StartError.Notice).
+	LogPath string
 	// Version is reported to the child as clientInfo.version.
 	Version string
 	// StartTimeout bounds the start (spawn, initialize, session/new);
@@ -204,7 +209,11 @@ func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.Ses
 	began := time.Now()
 	sb := req.ChildPolicy(subagent.KeyEnv(ag.Model))
 	sb.TermGrace = p.opts.Ladder.Term / 2 // the sweep ends before the ladder's SIGKILL
-	env := p.environ(req.TraceEnv(ag.Env))
+	extra, herr := req.AgentHome(p.opts.Environ(), &sb, ag.Env)
+	if herr != nil {
+		p.logf("acp child %s (%s): %v", req.RunID, ag.Name, herr)
+	}
+	env := p.environ(req.TraceEnv(extra))
 	// The agent's own PATH (env: {PATH}) finds its command, as for pi.
 	path, err := childproc.LookPath(ag.Command, env)
 	var cmd *exec.Cmd
@@ -448,7 +457,37 @@ func (r *run) rollback(parent context.Context, stage string, cause error) error 
 			text += "\n" + teardownDiagnostic()
 		}
 	}
-	return &subagent.StartError{Diagnostic: text, Err: cause}
+	se := &subagent.StartError{Diagnostic: text, Err: cause}
+	if parent.Err() == nil && category == outcome.CategoryProcessExit {
+		se.Notice = startNotice(r.stderrTail.String(), r.p.opts.LogPath)
+	}
+	return se
+}
+
+// maxNoticeLine bounds the child's own line in a start notice.
+const maxNoticeLine = 200
+
+// startNotice is what the user is told about a child that died while it
+// started: the last non-empty line it wrote on stderr (child-written text:
+// escaped for the terminal, cut to maxNoticeLine bytes) and the host log,
+// where the whole tail is.
+func startNotice(stderrTail, logPath string) string {
+	var last string
+	for l := range strings.Lines(stderrTail) {
+		if t := strings.TrimSpace(l); t != "" {
+			last = t
+		}
+	}
+	var parts []string
+	if last != "" {
+		parts = append(parts, "its stderr said: "+termsafe.EscapeLine(termsafe.Clip(last, maxNoticeLine)))
+	} else {
+		parts = append(parts, "it wrote nothing on stderr")
+	}
+	if logPath != "" {
+		parts = append(parts, "details in "+termsafe.EscapeLine(logPath))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // rollbackTimeout tears down a start that ran out of time: the agent's

@@ -115,7 +115,7 @@ var peerAgents = []peerAgent{
 		// 3, 1 of 3 here, each time with the load in the file's minute and
 		// the file grown by that record; never in a later minute). reins
 		// reports it as a load-session failure; its continuations after an
-		// idle teardown (subagents.idleTimeout, 10 minutes by default) are
+		// idle teardown (subagents.idleTimeout, 2 minutes by default) are
 		// never in that minute.
 		minuteSessions: true,
 	},

@@ -68,6 +68,10 @@ type run struct {
 // reins session, so it never reaches the parent's log.
 func (r *run) Session() string { return "" }
 
+// Pid leads the child's process tree (the sandbox supervisor and the agent
+// below it): /jobs shows a kept child's memory (subagent.Pider).
+func (r *run) Pid() int { return r.proc.Pgid }
+
 func (r *run) Wait(ctx context.Context) outcome.Result {
 	r.life.Wait(ctx, errParentCancel)
 	return r.res

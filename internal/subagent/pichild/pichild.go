@@ -114,6 +114,14 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 	}
 
 	pol := req.ChildPolicy(subagent.KeyEnv(ag.Model))
+	environ := os.Environ
+	if p.o.Environ != nil {
+		environ = p.o.Environ
+	}
+	extra, herr := req.AgentHome(environ(), &pol, ag.Env)
+	if herr != nil {
+		p.logf("pi child %s (%s): %v", req.RunID, ag.Name, herr)
+	}
 	if meta.SystemPromptPath != "" {
 		// The prompt file is in reins's sessions folder, which the
 		// container hides: pi reads it through Readable.
@@ -132,7 +140,7 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 	r := &run{life: childproc.Start(ag.Timeout, errTimeout), charges: req.Budget != nil}
 	tap := subagent.NewTap(req)
 	child, err := wrap.Start(r.life.Context(), meta, wrap.Options{
-		Env: p.env(req.TraceEnv(ag.Env)), Grace: p.o.Grace, Ladder: p.o.Ladder, Confine: Confine(pol),
+		Env: p.env(req.TraceEnv(extra)), Grace: p.o.Grace, Ladder: p.o.Ladder, Confine: Confine(pol),
 		OnLine: r.life.Progress, Unresponsive: r.life.Hurried, OnEvent: onEvent(tap, req.Budget),
 	})
 	if err != nil {
