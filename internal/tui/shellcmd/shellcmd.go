@@ -37,7 +37,7 @@ type Run struct {
 type Done struct {
 	Command string
 	Res     tool.Result
-	Stopped bool // the user stopped it (Esc, Ctrl-C)
+	Stopped bool // the user stopped it (Esc)
 }
 
 // Start runs command under env on a goroutine wg counts; the command it
