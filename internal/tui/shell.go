@@ -12,7 +12,8 @@ import (
 )
 
 // !command (internal/tui/shellcmd): it asks nothing (the user typed it)
-// and runs beside a turn; one at a time. Esc while no turn runs stops it. While it runs the status line says so, with its time.
+// and runs beside a turn; one at a time. Esc while no turn runs stops it.
+// While it runs the status line says so, with its time.
 
 type (
 	shellRun     = shellcmd.Run
