@@ -62,7 +62,6 @@ func TestInteractiveGitWritableYes(t *testing.T) {
 	if log := gitCmd(t, ws, "log", "--format=%s"); !strings.Contains(log, "GIT-Q-COMMIT") {
 		t.Errorf("no commit after y; git log:\n%s", log)
 	}
-	// Once: the next bash call is confined as before (.git read-only).
 }
 
 // TestInteractiveGitWritableNo: n leaves .git read-only: no commit, and
