@@ -544,6 +544,11 @@ type SessionOptions struct {
 	// session (the interactive terminal's "allow HOST for this session?";
 	// sandbox.go). Children never get it.
 	AskDomain func(ctx context.Context, host string) bool
+	// AskGitWritable is the session's tool.Env.AskGitWritable (its own bash
+	// calls only; children never get it): the interactive terminal asks
+	// whether a command that failed on the read-only .git may run once
+	// more with .git writable.
+	AskGitWritable func(ctx context.Context, command string) bool
 	// BeforeRun is the session's tool.Env.BeforeRun (its own calls only,
 	// not its children's): the terminal and reins run's progress compute
 	// there the diff a file tool's call makes.
@@ -731,7 +736,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	pol := h.sessionSandbox(s, o)
 	s.Agent = &agent.Agent{
 		System: system,
-		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: pol, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect, BeforeRun: o.BeforeRun}, Log: s.Log,
+		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: pol, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect, BeforeRun: o.BeforeRun, AskGitWritable: o.AskGitWritable}, Log: s.Log,
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
 		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
 	}

@@ -84,8 +84,23 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if a.Background {
 		return runBackground(env, dir, *a.Command)
 	}
-	return runBash(ctx, env.Policy(), dir, *a.Command, timeout, env.OutputCap)
+	pol := env.Policy()
+	res, gitRO := runBashGit(ctx, pol, dir, *a.Command, timeout, env.OutputCap)
+	if !gitRO || env.AskGitWritable == nil || ctx.Err() != nil || !env.AskGitWritable(ctx, *a.Command) {
+		return res
+	}
+	// The user allowed this one command again with .git writable: the
+	// same command, this call only; the model gets the second run.
+	pol.GitWritable = true
+	again := runBash(ctx, pol, dir, *a.Command, timeout, env.OutputCap)
+	again.Content = gitAllowedNote + "\n" + again.Content
+	return again
 }
+
+// gitAllowedNote heads the result of a command run again with .git
+// writable because the user allowed it (Env.AskGitWritable).
+const gitAllowedNote = "[reins: the first run failed because .git is read-only to sandboxed commands; " +
+	"the user allowed this command to run once more with .git writable, and this is that run's output]"
 
 // runBash runs command in its own process group and returns only when the
 // leader is reaped and the group is gone.
@@ -94,11 +109,19 @@ func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 // cmd.Wait returns when the leader exits even if a background grandchild
 // still holds the pipe; the group is then torn down, which closes it.
 func runBash(ctx context.Context, pol sandbox.Policy, dir, command string, timeout time.Duration, outCap int) Result {
-	res := runBashOnce(ctx, pol, dir, command, timeout, outCap)
+	res, _ := runBashGit(ctx, pol, dir, command, timeout, outCap)
+	return res
+}
+
+// runBashGit is runBash also reporting whether the command failed because
+// .git is read-only (gitReadOnlyFailure; the result then carries the
+// hint).
+func runBashGit(ctx context.Context, pol sandbox.Policy, dir, command string, timeout time.Duration, outCap int) (Result, bool) {
+	res, gitRO := runBashOnce(ctx, pol, dir, command, timeout, outCap)
 	if hint := NetworkHint(pol, res.Content); hint != "" {
 		res.Content += "\n" + hint
 	}
-	return res
+	return res, gitRO
 }
 
 // networkFailures are what programs print when a name does not resolve
@@ -134,14 +157,14 @@ func NetworkHint(pol sandbox.Policy, output string) string {
 	return s + "]"
 }
 
-func runBashOnce(ctx context.Context, pol sandbox.Policy, dir, command string, timeout time.Duration, outCap int) Result {
+func runBashOnce(ctx context.Context, pol sandbox.Policy, dir, command string, timeout time.Duration, outCap int) (Result, bool) {
 	cmd, err := sandbox.Command(pol, "bash", "-c", command)
 	if err != nil {
-		return Errorf("cannot start bash: %v", err)
+		return Errorf("cannot start bash: %v", err), false
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return Errorf("cannot start bash: %v", err)
+		return Errorf("cannot start bash: %v", err), false
 	}
 	cmd.Dir = dir
 	cmd.Stdout = pw
@@ -150,7 +173,7 @@ func runBashOnce(ctx context.Context, pol sandbox.Policy, dir, command string, t
 	pw.Close() // the children hold their copies
 	if err != nil {
 		pr.Close()
-		return Errorf("cannot start bash: %v", osErr(err))
+		return Errorf("cannot start bash: %v", osErr(err)), false
 	}
 
 	// Head and tail together fit the result cap with room for the marker
@@ -194,22 +217,23 @@ func runBashOnce(ctx context.Context, pol sandbox.Policy, dir, command string, t
 	text := out.String()
 	switch {
 	case timedOut:
-		return Result{Content: joinOutput(text, "[command timed out after "+formatSeconds(timeout)+" s and was killed]"), IsError: true}
+		return Result{Content: joinOutput(text, "[command timed out after "+formatSeconds(timeout)+" s and was killed]"), IsError: true}, false
 	case canceled:
-		return Result{Content: joinOutput(text, "[command canceled and killed]"), IsError: true}
+		return Result{Content: joinOutput(text, "[command canceled and killed]"), IsError: true}, false
 	}
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
-		return Result{Content: joinOutput(text, "[waiting for bash failed]"), IsError: true}
+		return Result{Content: joinOutput(text, "[waiting for bash failed]"), IsError: true}, false
 	}
 	code := cmd.ProcessState.ExitCode()
 	if code < 0 {
-		return Result{Content: joinOutput(text, "[command was killed: "+cmd.ProcessState.String()+"]"), IsError: true}
+		return Result{Content: joinOutput(text, "[command was killed: "+cmd.ProcessState.String()+"]"), IsError: true}, false
 	}
-	if code != 0 && gitReadOnlyFailure(pol, command, text) {
+	gitRO := code != 0 && gitReadOnlyFailure(pol, command, text)
+	if gitRO {
 		text = joinOutput(text, gitReadOnlyNote)
 	}
-	return Result{Content: joinOutput(text, fmt.Sprintf("[exit code %d]", code)), IsError: code != 0}
+	return Result{Content: joinOutput(text, fmt.Sprintf("[exit code %d]", code)), IsError: code != 0}, gitRO
 }
 
 // gitReadOnlyNote is the line a failed command's result gets when it

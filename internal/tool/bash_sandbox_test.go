@@ -1,7 +1,9 @@
 package tool
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,4 +109,61 @@ func TestBashGitReadOnlyNote(t *testing.T) {
 	env.Sandbox.GitWritable = true
 	res = call(t, env, "bash", map[string]any{"command": "git add f && git commit -qm x && echo committed"})
 	wantResult(t, res, false, "committed")
+}
+
+// TestBashAskGitWritable (issue 47 item 1): where the Env can ask
+// (AskGitWritable, the terminal), a command that failed on the read-only
+// .git is asked about, with the command; yes runs it once more with .git
+// writable and the model gets that run, headed by a line saying why; no
+// keeps the first result and its hint. Other failures are not asked
+// about, and the next call is confined as before.
+func TestBashAskGitWritable(t *testing.T) {
+	const commit = "git commit --allow-empty -qm ASKED && echo committed"
+	cases := []struct {
+		name, command string
+		answer        bool
+		asked, landed bool
+		want          string
+	}{
+		{"yes", commit, true, true, true, "[reins: the first run failed because .git is read-only"},
+		{"no", commit, false, true, false, "note: .git is read-only to sandboxed commands"},
+		{"other failure", "echo nope; exit 3", true, false, false, "[exit code 3]"},
+		{"success", "echo fine", true, false, false, "fine"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			env := newEnv(t, WorkspaceWrite)
+			testutil.Git(t, env.Workspace, "init", "-q")
+			testutil.Git(t, env.Workspace, "config", "user.email", "t@e")
+			testutil.Git(t, env.Workspace, "config", "user.name", "t")
+			var asked []string
+			answer := c.answer
+			env.AskGitWritable = func(_ context.Context, command string) bool {
+				asked = append(asked, command)
+				return answer
+			}
+			res := call(t, env, "bash", map[string]any{"command": c.command})
+			if got := len(asked) == 1 && asked[0] == c.command; got != c.asked || len(asked) > 1 {
+				t.Errorf("asked %q, want asked=%v", asked, c.asked)
+			}
+			if !strings.Contains(res.Content, c.want) {
+				t.Errorf("result lacks %q:\n%s", c.want, res.Content)
+			}
+			log, _ := exec.Command("git", "-C", env.Workspace, "log", "--format=%s").CombinedOutput()
+			if landed := strings.Contains(string(log), "ASKED"); landed != c.landed {
+				t.Errorf("commit landed=%v, want %v:\n%s", landed, c.landed, res.Content)
+			}
+			if c.landed {
+				if res.IsError || strings.Contains(res.Content, "note: .git is read-only") || !strings.Contains(res.Content, "committed") {
+					t.Errorf("the second run's result:\n%s", res.Content)
+				}
+				// Once: the next call is confined as before and asks again.
+				asked, answer = nil, false
+				again := call(t, env, "bash", map[string]any{"command": "git commit --allow-empty -qm TWICE"})
+				if len(asked) != 1 || !strings.Contains(again.Content, "note: .git is read-only") {
+					t.Errorf("the next call: asked %q:\n%s", asked, again.Content)
+				}
+			}
+		})
+	}
 }

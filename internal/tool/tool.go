@@ -90,6 +90,13 @@ type Env struct {
 	// file as it still is (the diff a settled write shows, in every mode).
 	// It must not keep args.
 	BeforeRun func(ctx context.Context, name string, args json.RawMessage)
+	// AskGitWritable, when set, is asked after a bash call failed because
+	// .git is read-only to sandboxed commands (the condition of the bash
+	// result's .git hint): true runs the same command once more with .git
+	// writable (Policy.GitWritable), for that call only, and the model gets
+	// that run's result. The interactive terminal's question; nil (headless
+	// runs, children): the result keeps the hint (docs/sandbox.md).
+	AskGitWritable func(ctx context.Context, command string) bool
 	// Protect are the extra protected paths (config sandbox.protect,
 	// relative to the workspace) that write and edit refuse, on top of
 	// protect.Builtin.

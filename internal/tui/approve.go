@@ -40,6 +40,9 @@ type preview struct {
 	// when its connection stops waiting.
 	host string
 	gone <-chan struct{}
+	// git: a .git question (approve_git.go) about command.
+	git     bool
+	command string
 }
 
 // armMsg arms the question a: keys after it answer it.
@@ -56,6 +59,9 @@ func makePreview(cwd, name string, args json.RawMessage) *preview {
 func (m *Model) question(a *approval, width int) []string {
 	if isDomain(a) {
 		return m.domainQuestion(a, width)
+	}
+	if isGit(a) {
+		return m.gitQuestion(a, width)
 	}
 	w := max(width, 20)
 	head := "? allow " + termsafe.EscapeLine(a.name)
@@ -136,6 +142,9 @@ func (m *Model) questionView() []string {
 	}
 	if isDomain(a) {
 		return append(q, termtext.Fit(domainHint, m.width))
+	}
+	if isGit(a) {
+		return append(q, termtext.Fit(gitHint, m.width))
 	}
 	return append(q, termtext.Fit(m.answerHint(a), m.width))
 }

@@ -42,6 +42,12 @@ func (m *Model) items(its []item) tea.Cmd {
 			cmds = append(cmds, m.front(), awaitWithdraw(it.approve))
 			continue
 		}
+		if it.approve != nil && isGit(it.approve) {
+			// No mode or rule decides it (approve_git.go).
+			m.approvals = append(m.approvals, it.approve)
+			cmds = append(cmds, m.front())
+			continue
+		}
 		if it.approve != nil {
 			if ok, decided := m.autoAnswer(it.approve); decided {
 				it.approve.reply <- ok

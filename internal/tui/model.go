@@ -156,6 +156,8 @@ type Model struct {
 	// the next prompt (shell.go).
 	shell    *shellRun
 	shellCtx []string
+	// ticking: a tick chain runs (startTick).
+	ticking bool
 }
 
 // liveStep is what the running step has streamed so far.
@@ -197,6 +199,7 @@ func New(opts Options, print func(string)) (*Model, error) {
 		m.opts.Session.Ask = m.feed.answerNote
 		m.opts.Session.AskChild = m.feed.answerChild
 		m.opts.Session.AskDomain = m.feed.askDomain
+		m.opts.Session.AskGitWritable = m.feed.askGitWritable
 	}
 	// Every mode: a file tool's settled call shows the change it made.
 	m.opts.Session.BeforeRun = m.feed.beforeRun
@@ -332,9 +335,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case feedMsg:
 		return m, tea.Batch(m.items(msg.items), m.waitFeed())
 	case tickMsg:
-		if m.running {
+		if m.running || m.shell != nil {
 			return m, tick()
 		}
+		m.ticking = false
 		return m, nil
 	case armMsg:
 		m.arm(msg.a)
@@ -387,6 +391,17 @@ func tick() tea.Cmd {
 	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
 }
 
+// startTick starts the once-a-second redraw of the status line's elapsed
+// times (a turn, a !command) unless it runs already: one chain of ticks
+// however many things run.
+func (m *Model) startTick() tea.Cmd {
+	if m.ticking {
+		return nil
+	}
+	m.ticking = true
+	return tick()
+}
+
 // key handles one key press: approvals first, then the keys of the
 // session, then the editor.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
@@ -408,6 +423,12 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		if isDomain(m.approvals[0]) {
 			return m.domainKey(s)
+		}
+		if isGit(m.approvals[0]) {
+			if m.gitKey(s) {
+				return m.front()
+			}
+			return nil
 		}
 		if m.approvals[0].rejecting {
 			return m.instructKey(k)
@@ -585,7 +606,7 @@ func (m *Model) runTurn(shown string, run func(context.Context) (res agent.TurnR
 		res, compacted := run(ctx)
 		f.Push(item{done: &turnDone{seq: seq, res: res, compacted: compacted}})
 	}()
-	return tick()
+	return m.startTick()
 }
 
 // cancelTurn aborts the running turn; the log records it aborted by the
@@ -663,6 +684,11 @@ func (m *Model) answer(ok, always bool) {
 	if a.rejecting { // the editor held the instruction: give the draft back
 		m.editor.SetValue(a.draft)
 	}
+	if isGit(a) {
+		m.commit(m.gitVerdict(a, ok))
+		a.reply <- ok
+		return
+	}
 	if isDomain(a) {
 		m.commit(m.domainVerdict(a, ok))
 		a.reply <- ok
@@ -683,7 +709,7 @@ func (m *Model) answer(ok, always bool) {
 	// Later asks for a tool now always allowed need no question.
 	rest := m.approvals[:0]
 	for _, b := range m.approvals {
-		if !isDomain(b) && m.ruleAllows(b) {
+		if !isDomain(b) && !isGit(b) && m.ruleAllows(b) {
 			b.reply <- true
 			continue
 		}

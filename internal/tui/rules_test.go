@@ -82,8 +82,9 @@ func TestReadOnlyHoldsRules(t *testing.T) {
 	}
 }
 
-// TestShellStop: Esc stops a running !command (its process group is torn
-// down) and its output, escaped, is kept for the next prompt.
+// TestShellStop: a running !command shows in the status line; Esc stops
+// it (its process group is torn down), the screen and the next prompt's
+// context say it was stopped, and its output, escaped, is kept.
 func TestShellStop(t *testing.T) {
 	s := newScreen(t, "", nil)
 	cmd := s.m.shellStart(`printf 'A\033[2JB\n'; touch started; sleep 60`)
@@ -98,9 +99,12 @@ func TestShellStop(t *testing.T) {
 			t.Fatal("the command never printed")
 		}
 	}
+	if v := s.view(); !strings.Contains(v, "! running ") || !strings.Contains(v, "Esc stops it") {
+		t.Errorf("no running indicator:\n%s", v)
+	}
 	s.send(tea.KeyPressMsg{Code: tea.KeyEscape})
 	done := make(chan tea.Msg, 1)
-	go func() { done <- cmd() }()
+	go func() { done <- shellDoneOf(cmd) }()
 	select {
 	case msg := <-done:
 		s.send(msg)
@@ -110,7 +114,39 @@ func TestShellStop(t *testing.T) {
 	if s.m.shell != nil || len(s.m.shellCtx) != 1 || !strings.Contains(s.m.shellCtx[0], "[command canceled and killed]") {
 		t.Fatalf("after Esc: running %v, context %q", s.m.shell != nil, s.m.shellCtx)
 	}
+	if !strings.Contains(s.m.shellCtx[0], "[the user stopped this command]") || !strings.Contains(s.log(), "stopped: you stopped this command") {
+		t.Errorf("not said to be stopped: context %q; log:\n%s", s.m.shellCtx, s.log())
+	}
+	if v := s.view(); strings.Contains(v, "! running ") {
+		t.Errorf("the indicator outlived the command:\n%s", v)
+	}
 	if log := s.log(); !strings.Contains(log, `A\x1b[2JB`) || strings.Contains(log, "\x1b[2J") {
 		t.Errorf("the output was not escaped:\n%q", log)
 	}
+}
+
+// shellDoneOf runs cmd, shellStart's (the wait for the end batched with
+// the status line's tick), and returns the shellDoneMsg it yields once
+// every part returned.
+func shellDoneOf(cmd tea.Cmd) tea.Msg {
+	msg := cmd()
+	b, ok := msg.(tea.BatchMsg)
+	if !ok {
+		return msg
+	}
+	got := make(chan tea.Msg, len(b))
+	n := 0
+	for _, c := range b {
+		if c != nil {
+			n++
+			go func() { got <- shellDoneOf(c) }()
+		}
+	}
+	var done tea.Msg
+	for range n { // every one, so no tick outlives the test
+		if m, ok := (<-got).(shellDoneMsg); ok {
+			done = m
+		}
+	}
+	return done
 }

@@ -12,8 +12,8 @@ import (
 )
 
 // !command (internal/tui/shellcmd): it asks nothing (the user typed it)
-// and runs beside a turn; one at a time. Esc or Ctrl-C while no turn runs
-// stops it.
+// and runs beside a turn; one at a time. Esc while no turn runs stops it.
+// While it runs the status line says so, with its time.
 
 type (
 	shellRun     = shellcmd.Run
@@ -38,8 +38,8 @@ func (m *Model) shellStart(command string) tea.Cmd {
 	}
 	m.commit(m.st.user.Render("! " + termsafe.Escape(command)))
 	var cmd tea.Cmd
-	m.shell, cmd = shellcmd.Start(*m.sess.Agent.Env, command, &m.wg)
-	return cmd
+	m.shell, cmd = shellcmd.Start(*m.sess.Agent.Env, command, m.now(), &m.wg)
+	return tea.Batch(cmd, m.startTick()) // the status line's "! running Ns"
 }
 
 // stopShell cancels the running !command.

@@ -156,6 +156,7 @@ func (m *Model) useHarness(h *harness.Harness, o harness.SessionOptions) {
 	o.Approve = m.opts.Session.Approve
 	o.Ask = m.opts.Session.Ask
 	o.AskChild = m.opts.Session.AskChild
+	o.AskGitWritable = m.opts.Session.AskGitWritable
 	o.BeforeRun = m.opts.Session.BeforeRun
 	m.opts.Session = o
 	o.Resume = m.root

@@ -108,6 +108,13 @@ func (m *Model) status() string {
 	case m.running:
 		parts = append(parts, "running "+childtree.Elapsed(m.now().Sub(m.turnStart))+" · Esc cancels")
 	}
+	if m.shell != nil {
+		sh := "! running " + childtree.Elapsed(m.now().Sub(m.shell.Started))
+		if !m.running {
+			sh += " · Esc stops it" // while a turn runs, Esc cancels the turn
+		}
+		parts = append(parts, sh)
+	}
 	if n := len(m.queue); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d queued", n))
 	}
