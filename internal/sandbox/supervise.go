@@ -474,6 +474,16 @@ func confine(args []string) int {
 func initProgram(argv []string, maxProcs int) int {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGCHLD)
+	var procs *procCounter
+	if maxProcs > 0 {
+		var err error
+		if procs, err = newProcCounter("/proc"); err != nil {
+			// Rather than run the program without its cap.
+			fmt.Fprintf(os.Stderr, "reins sandbox: cannot count the container's processes: %v\n", err)
+			return exitSetup
+		}
+		defer procs.close()
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: wallSetsid.on()}
@@ -504,7 +514,7 @@ func initProgram(argv []string, maxProcs int) int {
 		case s = <-sigs:
 		case <-count:
 			// This init is one of them.
-			if n := countProcs() - 1; n > maxProcs {
+			if n := procs.count() - 1; n > maxProcs {
 				_ = syscall.Kill(-1, syscall.SIGKILL)
 				fmt.Fprintln(os.Stderr, overCap(maxProcs))
 				return report(syscall.SIGKILL)
