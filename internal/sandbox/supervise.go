@@ -30,6 +30,7 @@ func init() {
 		case helperArg:
 			os.Exit(supervise(os.Args[2:]))
 		case confineArg:
+			restoreGOMAXPROCS()
 			os.Exit(confine(os.Args[2:]))
 		}
 	}
@@ -134,6 +135,9 @@ func supervise(args []string) int {
 		cmd := exec.Command(prog, progArgs...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 		cmd.Env = env
+		if p.Confined() {
+			cmd.Env = stageEnv(env)
+		}
 		if spec != nil {
 			cmd.ExtraFiles = []*os.File{nil, nil, spec} // specFD
 		}
@@ -248,6 +252,50 @@ loop:
 		return 128 + int(sig)
 	}
 	return cmd.ProcessState.ExitCode()
+}
+
+// stageProcsEnv carries the caller's GOMAXPROCS past the confine stage,
+// which runs with GOMAXPROCS=1: "1:" and the value when it was set, "0"
+// when it was not.
+const stageProcsEnv = "REINS_STAGE_GOMAXPROCS"
+
+// stageEnv is env for the confine stage: GOMAXPROCS=1, so that the
+// runtime of the container's init starts with one P and the few threads
+// and stacks that need (0.2 MiB less PSS for each confined child, issue
+// 47, BENCHMARKS.md: "Issue 47: the container's memory"; set in-process
+// later, the resize cost more than it saved), and the caller's value in
+// stageProcsEnv for restoreGOMAXPROCS.
+func stageEnv(env []string) []string {
+	out := make([]string, 0, len(env)+2)
+	orig := "0"
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GOMAXPROCS":
+			orig = "1:" + v
+			continue
+		case stageProcsEnv:
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "GOMAXPROCS=1", stageProcsEnv+"="+orig)
+}
+
+// restoreGOMAXPROCS gives the program the environment the supervisor had
+// (see stageEnv): the stage's runtime has read GOMAXPROCS already, and the
+// program's environment is this process's.
+func restoreGOMAXPROCS() {
+	v, ok := os.LookupEnv(stageProcsEnv)
+	if !ok {
+		return
+	}
+	os.Unsetenv(stageProcsEnv)
+	if orig, set := strings.CutPrefix(v, "1:"); set {
+		os.Setenv("GOMAXPROCS", orig)
+	} else {
+		os.Unsetenv("GOMAXPROCS")
+	}
 }
 
 // nsRefused reports whether starting in new namespaces failed because the
@@ -474,6 +522,16 @@ func confine(args []string) int {
 func initProgram(argv []string, maxProcs int) int {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGCHLD)
+	var procs *procCounter
+	if maxProcs > 0 {
+		var err error
+		if procs, err = newProcCounter("/proc"); err != nil {
+			// Rather than run the program without its cap.
+			fmt.Fprintf(os.Stderr, "reins sandbox: cannot count the container's processes: %v\n", err)
+			return exitSetup
+		}
+		defer procs.close()
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: wallSetsid.on()}
@@ -504,7 +562,7 @@ func initProgram(argv []string, maxProcs int) int {
 		case s = <-sigs:
 		case <-count:
 			// This init is one of them.
-			if n := countProcs() - 1; n > maxProcs {
+			if n := procs.count() - 1; n > maxProcs {
 				_ = syscall.Kill(-1, syscall.SIGKILL)
 				fmt.Fprintln(os.Stderr, overCap(maxProcs))
 				return report(syscall.SIGKILL)

@@ -1,0 +1,125 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reinsdev/reins/internal/proc"
+)
+
+// TestStageGOMAXPROCSNotLeaked: the confine stage runs with GOMAXPROCS=1
+// (stageEnv), but the program sees the caller's GOMAXPROCS exactly — set,
+// set empty or unset — and no marker, in the container and in the
+// Landlock-only fallback.
+func TestStageGOMAXPROCSNotLeaked(t *testing.T) {
+	requireLandlock(t)
+	ws := t.TempDir()
+	base := []string{}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "GOMAXPROCS" && k != stageProcsEnv {
+			base = append(base, kv)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"unset", nil, "[unset]"},
+		{"set", []string{"GOMAXPROCS=7"}, "[7]"},
+		{"empty", []string{"GOMAXPROCS="}, "[]"},
+		{"marker planted by the caller", []string{"GOMAXPROCS=3", stageProcsEnv + "=1:99"}, "[3]"},
+	} {
+		for _, noNS := range []bool{false, true} {
+			env := append(append([]string{}, base...), tc.env...)
+			out, code := runEnv(t, Policy{Mode: WorkspaceWrite, Workspace: ws, NoNamespaces: noNS}, ws, env,
+				`echo "[${GOMAXPROCS-unset}]"; env | grep -c `+stageProcsEnv+` || true`)
+			want := tc.want + "\n0\n"
+			if code != 0 || out != want {
+				t.Errorf("%s, noNamespaces=%v: exit %d, output %q, want %q", tc.name, noNS, code, out, want)
+			}
+		}
+	}
+}
+
+// TestStageRunsWithOneP: the container's init was started with
+// GOMAXPROCS=1 (read from its /proc/PID/environ, the block it was started
+// with, by root: the init is not dumpable).
+func TestStageRunsWithOneP(t *testing.T) {
+	requireLandlock(t)
+	if os.Geteuid() != 0 {
+		t.Skip("reading the undumpable init's environ needs root (CAP_SYS_PTRACE)")
+	}
+	ws := t.TempDir()
+	cmd, err := Command(Policy{Mode: WorkspaceWrite, Workspace: ws}, "sleep", "60")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Dir = ws
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	}()
+	// The stage is the supervisor's child; wait until it has a child of
+	// its own (the program), so its set-up is done.
+	var stage int
+	for deadline := time.Now().Add(30 * time.Second); stage == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the confine stage and its program did not appear in 30 s")
+		}
+		kids := childrenOf(cmd.Process.Pid)
+		if len(kids) == 1 && len(childrenOf(kids[0])) > 0 {
+			stage = kids[0]
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(stage) + "/environ")
+	if errors.Is(err, os.ErrPermission) {
+		t.Skip("this kernel refuses root the undumpable init's environ")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := strings.Split(string(b), "\x00")
+	found := false
+	for _, kv := range vars {
+		if kv == "GOMAXPROCS=1" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("the confine stage (pid %d) was not started with GOMAXPROCS=1", stage)
+	}
+}
+
+// childrenOf lists the live children of pid, from /proc.
+func childrenOf(pid int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if st, ok := proc.ParseStat(string(data)); ok && st.PPID == pid && st.Live() {
+			out = append(out, n)
+		}
+	}
+	return out
+}
