@@ -5,9 +5,11 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -255,10 +257,14 @@ func TestLimitTmp(t *testing.T) {
 func TestLimitPids(t *testing.T) {
 	requireLandlock(t)
 	ws := t.TempDir()
+	// A duration of this test process's own: the check for survivors
+	// below looks at the whole machine, where another run of this test
+	// (the unprivileged re-run, a second test binary) may hold its own.
+	sleep := fmt.Sprintf("987.%d", os.Getpid())
 	run := func(n string) (string, *os.ProcessState) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		cmd, err := Command(Policy{Mode: WorkspaceWrite, Workspace: ws}, "bash", "-c", `for i in $(seq `+n+`); do sleep 987.654 & done; echo started; sleep 1; echo "count=$(ls -d /proc/[0-9]* | wc -l)"; kill $(jobs -p); echo survived`)
+		cmd, err := Command(Policy{Mode: WorkspaceWrite, Workspace: ws}, "bash", "-c", `for i in $(seq `+n+`); do sleep `+sleep+` & done; echo started; sleep 1; echo "count=$(ls -d /proc/[0-9]* | wc -l)"; kill $(jobs -p); echo survived`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,7 +299,7 @@ func TestLimitPids(t *testing.T) {
 	if ws, _ := st.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Errorf("want the program reported killed by SIGKILL, got %v", st)
 	}
-	if out, _ := exec.Command("pgrep", "-f", "^sleep 987.654$").Output(); len(out) > 0 {
+	if out, _ := exec.Command("pgrep", "-f", "^sleep "+regexp.QuoteMeta(sleep)+"$").Output(); len(out) > 0 {
 		t.Errorf("sleep processes outlived the container: %s", out)
 	}
 	out, st = run("100")
