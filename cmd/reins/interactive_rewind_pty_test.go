@@ -66,9 +66,11 @@ func forks(t *testing.T, home string) (forks []*session.Loaded, first map[string
 		if ld.Header.ForkOf != "" {
 			forks = append(forks, ld)
 		}
+		// The first prompt the user sent (reins's own notices to the
+		// model about the session's modes come before it).
 		for _, e := range ld.Events {
 			var u session.UserMessage
-			if e.Type == session.TypeUserMessage && e.Decode(&u) == nil && first[ld.Header.ID] == "" {
+			if e.Type == session.TypeUserMessage && e.Decode(&u) == nil && u.Notice == "" && first[ld.Header.ID] == "" {
 				first[ld.Header.ID] = string(e.Data)
 			}
 		}

@@ -200,28 +200,34 @@ func isAlnum(c byte) bool { return isAlpha(c) || c >= '0' && c <= '9' }
 // core.worktree, include.*, includeIf.*, filter.*, diff.*, merge.*,
 // credential.*, gpg.*, alias.*, extensions.worktreeConfig and every other
 // variable are dropped.
-var allowed = map[string]bool{
-	"core.repositoryformatversion": true,
-	"core.filemode":                true,
-	"core.bare":                    true,
-	"core.logallrefupdates":        true,
-	"core.ignorecase":              true,
-	"core.precomposeunicode":       true,
-	"core.symlinks":                true,
-	"extensions.objectformat":      true,
-	"init.defaultbranch":           true,
-	"user.name":                    true,
-	"user.email":                   true,
-	"remote.*.url":                 true,
-	"remote.*.pushurl":             true,
-	"remote.*.fetch":               true,
-	"branch.*.remote":              true,
-	"branch.*.merge":               true,
+// (A switch, not a map: a package-level map is built at every start of
+// reins; internal/importrules.)
+func allowed(name string) bool {
+	switch name {
+	case "core.repositoryformatversion",
+		"core.filemode",
+		"core.bare",
+		"core.logallrefupdates",
+		"core.ignorecase",
+		"core.precomposeunicode",
+		"core.symlinks",
+		"extensions.objectformat",
+		"init.defaultbranch",
+		"user.name",
+		"user.email",
+		"remote.*.url",
+		"remote.*.pushurl",
+		"remote.*.fetch",
+		"branch.*.remote",
+		"branch.*.merge":
+		return true
+	}
+	return false
 }
 
 // keep reports whether e stays in a created repository's config.
 func keep(e entry) bool {
-	if !allowed[e.name()] {
+	if !allowed(e.name()) {
 		return false
 	}
 	if strings.ContainsAny(e.sub, "\n\x00") || strings.ContainsAny(e.value, "\n\x00") {
@@ -251,7 +257,7 @@ func formatConfig(entries []entry) string {
 	for _, e := range entries {
 		if !open || e.section != lastSec || e.sub != lastSub {
 			if e.sub != "" {
-				b.WriteString("[" + e.section + " \"" + subQuote.Replace(e.sub) + "\"]\n")
+				b.WriteString("[" + e.section + " \"" + subQuote(e.sub) + "\"]\n")
 			} else {
 				b.WriteString("[" + e.section + "]\n")
 			}
@@ -267,7 +273,9 @@ func formatConfig(entries []entry) string {
 }
 
 // subQuote escapes a subsection name: in a header only \\ and \" are escapes.
-var subQuote = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+func subQuote(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`)
+}
 
 // defaultConfig is what a created repository's config becomes when it
 // cannot be read: `git init`'s own.

@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+
+	"github.com/reinsdev/reins/internal/lazy"
 )
 
 // Which addresses an allowed name may lead to (issue 47 item 9). A name in
@@ -35,38 +37,49 @@ const (
 	Reserved    AddrClass = "reserved" // 240/4, broadcast, 192.0.0/24, 198.18/15, ::/96
 )
 
-// metadataAddrs are the cloud providers' instance-metadata and host
+// metadata (in addrNets) are the cloud providers' instance-metadata and host
 // endpoints. Most lie in a class refused anyway; they are named so the
 // refusal says what they are, and 168.63.129.16 (Azure's WireServer) is a
 // public address that is none the less the host's.
-var metadataAddrs = map[netip.Addr]bool{
-	netip.MustParseAddr("169.254.169.254"): true, // AWS, GCP, Azure, OpenStack, …
-	netip.MustParseAddr("169.254.170.2"):   true, // AWS ECS task credentials
-	netip.MustParseAddr("fd00:ec2::254"):   true, // AWS over IPv6
-	netip.MustParseAddr("168.63.129.16"):   true, // Azure WireServer
-	netip.MustParseAddr("100.100.100.200"): true, // Alibaba Cloud
-	netip.MustParseAddr("192.0.0.192"):     true, // Oracle Cloud
+// addrNets are the addresses and ranges Classify tests, built on first use
+// (a package-level map or parsed prefix would be built at every start of
+// reins; internal/importrules).
+type addrNets struct {
+	metadata                                          map[netip.Addr]bool
+	cgnat, thisNet, ietf, benchmark, classE           netip.Prefix
+	v4compat, nat64, nat64Local, sixToFour, siteLocal netip.Prefix
 }
 
-var (
-	cgnat      = netip.MustParsePrefix("100.64.0.0/10")
-	thisNet    = netip.MustParsePrefix("0.0.0.0/8")
-	ietf       = netip.MustParsePrefix("192.0.0.0/24")
-	benchmark  = netip.MustParsePrefix("198.18.0.0/15") // also fake-IP DNS of local proxies
-	classE     = netip.MustParsePrefix("240.0.0.0/4")   // and 255.255.255.255
-	v4compat   = netip.MustParsePrefix("::/96")         // deprecated IPv4-compatible
-	nat64      = netip.MustParsePrefix("64:ff9b::/96")  // RFC 6052: embeds an IPv4 address
-	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48")
-	sixToFour  = netip.MustParsePrefix("2002::/16") // embeds an IPv4 address
-	siteLocal  = netip.MustParsePrefix("fec0::/10")
-)
+var nets = lazy.Value[addrNets]{New: func() addrNets {
+	return addrNets{
+		metadata: map[netip.Addr]bool{
+			netip.MustParseAddr("169.254.169.254"): true, // AWS, GCP, Azure, OpenStack, …
+			netip.MustParseAddr("169.254.170.2"):   true, // AWS ECS task credentials
+			netip.MustParseAddr("fd00:ec2::254"):   true, // AWS over IPv6
+			netip.MustParseAddr("168.63.129.16"):   true, // Azure WireServer
+			netip.MustParseAddr("100.100.100.200"): true, // Alibaba Cloud
+			netip.MustParseAddr("192.0.0.192"):     true, // Oracle Cloud
+		},
+		cgnat:      netip.MustParsePrefix("100.64.0.0/10"),
+		thisNet:    netip.MustParsePrefix("0.0.0.0/8"),
+		ietf:       netip.MustParsePrefix("192.0.0.0/24"),
+		benchmark:  netip.MustParsePrefix("198.18.0.0/15"), // also fake-IP DNS of local proxies
+		classE:     netip.MustParsePrefix("240.0.0.0/4"),   // and 255.255.255.255
+		v4compat:   netip.MustParsePrefix("::/96"),         // deprecated IPv4-compatible
+		nat64:      netip.MustParsePrefix("64:ff9b::/96"),  // RFC 6052: embeds an IPv4 address
+		nat64Local: netip.MustParsePrefix("64:ff9b:1::/48"),
+		sixToFour:  netip.MustParsePrefix("2002::/16"), // embeds an IPv4 address
+		siteLocal:  netip.MustParsePrefix("fec0::/10"),
+	}
+}}
 
 // Classify says what a is. An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is
 // its IPv4 address, and so are the NAT64 and 6to4 forms that embed one
 // (64:ff9b::a.b.c.d reaches a.b.c.d through a translator).
 func Classify(a netip.Addr) AddrClass {
 	a = a.WithZone("").Unmap()
-	if metadataAddrs[a] {
+	n := nets.Get()
+	if n.metadata[a] {
 		return Metadata
 	}
 	switch {
@@ -80,27 +93,27 @@ func Classify(a netip.Addr) AddrClass {
 		return LinkLocal
 	case a.IsMulticast(), a.IsLinkLocalMulticast(), a.IsInterfaceLocalMulticast():
 		return Multicast
-	case a.IsPrivate(), siteLocal.Contains(a), nat64Local.Contains(a):
+	case a.IsPrivate(), n.siteLocal.Contains(a), n.nat64Local.Contains(a):
 		return Private
 	}
 	if a.Is4() {
 		switch {
-		case cgnat.Contains(a):
+		case n.cgnat.Contains(a):
 			return Shared
-		case thisNet.Contains(a):
+		case n.thisNet.Contains(a):
 			return Unspecified
-		case ietf.Contains(a), benchmark.Contains(a), classE.Contains(a):
+		case n.ietf.Contains(a), n.benchmark.Contains(a), n.classE.Contains(a):
 			return Reserved
 		}
 		return Public
 	}
 	b := a.As16()
 	switch {
-	case v4compat.Contains(a):
+	case n.v4compat.Contains(a):
 		return Reserved
-	case nat64.Contains(a):
+	case n.nat64.Contains(a):
 		return Classify(netip.AddrFrom4([4]byte(b[12:16])))
-	case sixToFour.Contains(a):
+	case n.sixToFour.Contains(a):
 		return Classify(netip.AddrFrom4([4]byte(b[2:6])))
 	}
 	return Public

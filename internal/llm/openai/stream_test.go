@@ -471,15 +471,23 @@ func TestTransport(t *testing.T) {
 		}
 		addr := ln.Addr().String()
 		ln.Close()
-		// HTTP nil: the package's default client.
-		c := &Client{BaseURL: "http://" + addr}
+		// HTTP nil: the package's default client. The base URL carries a
+		// user, a password and a query: none of it may reach the message.
+		c := &Client{BaseURL: "http://user:s3cret@" + addr + "/v1?key=QUERYSECRET"}
 		r := collect(t, context.Background(), c, simpleRequest)
 		if r.fin.Code != llm.CodeTransport {
 			t.Fatalf("finish = %+v, want TRANSPORT", r.fin)
 		}
-		_, port, _ := net.SplitHostPort(addr)
-		if strings.Contains(r.fin.Message, port) {
-			t.Errorf("message %q leaks the address", r.fin.Message)
+		// The message names the host and port it could not reach (issue
+		// 48: "transport errors name the host and port"), nothing else of
+		// the URL.
+		if !strings.Contains(r.fin.Message, addr) {
+			t.Errorf("message %q does not name %s", r.fin.Message, addr)
+		}
+		for _, secret := range []string{"user", "s3cret", "QUERYSECRET", "/v1"} {
+			if strings.Contains(r.fin.Message, secret) {
+				t.Errorf("message %q leaks %q of the base URL", r.fin.Message, secret)
+			}
 		}
 	})
 
