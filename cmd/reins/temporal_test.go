@@ -4,15 +4,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/testutil"
 )
@@ -87,26 +92,46 @@ func (w *workerProc) sessions() int {
 func TestTemporalTwoWorkersOneKilled(t *testing.T) {
 	cfg, stopServer := temporalSetup(t)
 	defer stopServer()
-	dir := t.TempDir()
-	childScript := filepath.Join(dir, "child.yaml")
-	// Each child answers after a delay, so that children are mid-run on
-	// both workers when one is killed.
-	os.WriteFile(childScript, []byte("replies:\n  - {match: child-task, echo: true, text: 'mock: ', delay: 3s, repeat: true}\n"), 0o644)
-	var calls []string
+	// One scripted model for the parent and the children, whose children's
+	// requests are held until the victim is killed: every child is then
+	// mid-run on its worker when the kill comes, whatever the machine's
+	// speed (a fixed delay let a busy machine finish the victim's children
+	// before the kill, and the survivor had none to run again).
+	var calls []mock.ToolCall
 	for i := 1; i <= 20; i++ {
-		calls = append(calls, fmt.Sprintf("      - {id: c%d, name: subagent, arguments: {description: child %d, prompt: child-task %d, run_in_background: true}}", i, i, i))
+		calls = append(calls, mock.ToolCall{ID: fmt.Sprintf("c%d", i), Name: "subagent",
+			Arguments: json.RawMessage(fmt.Sprintf(`{"description": "child %d", "prompt": "child-task %d", "run_in_background": true}`, i, i))})
 	}
-	parentScript := filepath.Join(dir, "parent.yaml")
-	os.WriteFile(parentScript, []byte("replies:\n  - match: delegate-all\n    toolCalls:\n"+strings.Join(calls, "\n")+"\nfallback: {text: all done}\n"), 0o644)
+	script := &mock.Script{Replies: []mock.Reply{
+		{Match: "delegate-all", ToolCalls: calls},
+		{Match: "child-task", Echo: true, Text: "mock: ", Repeat: true},
+	}, Fallback: &mock.Reply{Text: "all done"}}
+	msrv := mock.NewServer(script)
+	gate := make(chan struct{})
+	var gateOnce sync.Once
+	openGate := func() { gateOnce.Do(func() { close(gate) }) }
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if !bytes.Contains(body, []byte("delegate-all")) { // a child's request
+			select {
+			case <-gate:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		msrv.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	defer openGate()
 
-	w1 := startWorker(t, cfg, childScript)
+	w1 := startWorker(t, cfg, "", "--base-url", hs.URL)
 	defer w1.stop()
-	w2 := startWorker(t, cfg, childScript)
+	w2 := startWorker(t, cfg, "", "--base-url", hs.URL)
 	defer w2.stop()
 
 	parentHome := t.TempDir()
-	parent := reinsCmd(t, parentHome, "run", "--config", cfg, "-m", "mock/echo", "--json", "delegate-all")
-	parent.Env = append(parent.Env, "REINS_MOCK_SCRIPT="+parentScript)
+	parent := reinsCmd(t, parentHome, "run", "--config", cfg, "-m", "openai/test", "--base-url", hs.URL, "--json", "delegate-all")
 	var pout, perr bytes.Buffer
 	parent.Stdout, parent.Stderr = &pout, &perr
 	if err := parent.Start(); err != nil {
@@ -117,8 +142,9 @@ func TestTemporalTwoWorkersOneKilled(t *testing.T) {
 	defer func() { parent.Process.Kill() }()
 
 	// Once all 20 children run (two sessions a child: the worker's
-	// stand-in for the parent and the child's own; each child's model
-	// answers after 3 s), kill the worker running more of them.
+	// stand-in for the parent and the child's own; no child's model has
+	// answered), kill the worker running more of them, then let the
+	// models answer.
 	deadline := time.Now().Add(90 * time.Second)
 	for w1.sessions()+w2.sessions() < 40 {
 		if time.Now().After(deadline) {
@@ -135,6 +161,7 @@ func TestTemporalTwoWorkersOneKilled(t *testing.T) {
 	}
 	<-victim.done
 	killedRuns := victim.sessions() / 2
+	openGate()
 
 	var err error
 	select {
@@ -187,8 +214,8 @@ func TestTemporalTwoWorkersOneKilled(t *testing.T) {
 			t.Errorf("no child answered %q", want)
 		}
 	}
-	// The survivor ran its own children and the killed worker's again.
-	if got := survivor.sessions() / 2; got < 20-killedRuns+1 {
+	// The survivor ran its own children and all the killed worker's again.
+	if got := survivor.sessions() / 2; got < 20 {
 		t.Errorf("the surviving worker ran %d children; the killed one had started %d", got, killedRuns)
 	}
 	t.Logf("killed worker had started %d children; survivor ran %d", killedRuns, survivor.sessions()/2)
