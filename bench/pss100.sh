@@ -14,7 +14,7 @@ mockbin=$1 bin=$2
 shift 2
 . bench/lib.sh
 mkdir -p "$work/ws" "$work/home"
-"$mockbin" mock-llm --addr 127.0.0.1:0 --script bench/scripts/hold.reins.yaml >"$work/mock.out" &
+"$mockbin" mock-llm --addr 127.0.0.1:0 --script bench/pss100.yaml >"$work/mock.out" &
 mock=$!
 for _ in $(seq 100); do grep -q http "$work/mock.out" 2>/dev/null && break; sleep 0.1; done
 url=$(grep -o 'http://[^ ]*' "$work/mock.out")/v1
