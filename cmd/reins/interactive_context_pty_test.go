@@ -40,8 +40,12 @@ replies:
 	}
 	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
 	tm.waitFor("new session")
-	tm.typeKeys("summarize @ma\t")
-	tm.waitFor("src/manual.md") // the editor is redrawn in pieces: wait for the completed name
+	// @'s list comes up as the name is typed (its files are walked in the
+	// background): Tab takes its row only once it is up.
+	tm.typeKeys("summarize @ma")
+	tm.waitFor("Tab takes it")
+	tm.typeKeys("\t")
+	tm.waitFor("summarize @src/manual.md") // the completed name in the editor
 	tm.typeKeys("please\r")
 	tm.waitFor("@src/manual.md attached (")
 	tm.waitFor("saw the manual.")

@@ -16,10 +16,27 @@ import (
 )
 
 // outsideTmp is a fresh folder outside the private folders the container
-// hides (/tmp among them), as a user's home is.
+// hides (/tmp among them), as a user's home is: beside the test when the
+// checkout is outside them, else in the user's cache folder (a clone in
+// /tmp, as CI's may be).
 func outsideTmp(t *testing.T) string {
 	t.Helper()
-	d, err := os.MkdirTemp(".", "agenthome-")
+	base := "."
+	if wd, err := os.Getwd(); err == nil {
+		for _, p := range []string{"/tmp", "/var/tmp", "/run", "/dev/shm"} {
+			if wd == p || strings.HasPrefix(wd, p+"/") {
+				cache, err := os.UserCacheDir()
+				if err != nil {
+					t.Fatal(err)
+				}
+				base = filepath.Join(cache, "reins-test")
+				if err := os.MkdirAll(base, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	d, err := os.MkdirTemp(base, "agenthome-")
 	if err != nil {
 		t.Fatal(err)
 	}
