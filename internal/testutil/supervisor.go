@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"testing"
 
 	"github.com/reinsdev/reins/internal/helperbin"
 )
@@ -34,4 +35,18 @@ func UseReinsSupervisor() (cleanup func(), err error) {
 	}
 	helperbin.TakeReinsEnv()
 	return cleanup, nil
+}
+
+// MainWithReinsSupervisor is a TestMain whose package's confined processes
+// are supervised by reins itself (UseReinsSupervisor): it runs the tests
+// and exits with their status.
+func MainWithReinsSupervisor(m *testing.M) {
+	cleanup, err := UseReinsSupervisor()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
 }

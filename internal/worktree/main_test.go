@@ -2,7 +2,6 @@ package worktree
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,18 +12,9 @@ import (
 )
 
 // TestMain makes reins itself the supervisor of the git commands the
-// tests run (testutil.UseReinsSupervisor): every command is a confined
+// tests run (testutil.MainWithReinsSupervisor): every command is a confined
 // process.
-func TestMain(m *testing.M) {
-	cleanup, err := testutil.UseReinsSupervisor()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testutil.MainWithReinsSupervisor(m) }
 
 // BenchmarkGitCall is the cost of one git command of reins's: confined in
 // the container (the default) against run directly (the sandbox off).
