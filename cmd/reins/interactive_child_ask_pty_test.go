@@ -57,8 +57,12 @@ func TestInteractiveChildFollowsMode(t *testing.T) {
 	}
 	tm.waitFor("allowed (auto-edit) (child general: review notes)")
 
-	tm.typeKeys("\x1b[Z\x1b[Z") // read-only, then ask
-	tm.waitFor("mode: ask")
+	// Read-only, then ask. No wait for the "mode: ask" notice: the
+	// renderer redraws only the cells that changed, so after "mode:
+	// read-only" the stream may hold just "ask"; keys are handled in
+	// order, so the prompt below is sent in ask mode, and the question
+	// it brings is the proof.
+	tm.typeKeys("\x1b[Z\x1b[Z")
 	tm.typeKeys("DELEGATE-ASK\r")
 	tm.waitFor("? allow write ask.txt (child general: tidy docs)")
 	tm.waitFor("[y] once")
