@@ -68,7 +68,7 @@ func TestLookupOverrides(t *testing.T) {
 	}
 	// Both config entries are rows of their own: the undated sonnet id
 	// is the name the user gave.
-	all := All(cfg)
+	all := All(cfg, nil)
 	if want := len(catalog.Current().Models) + len(builtin.Get()) + 2; len(all) != want {
 		t.Errorf("All: %d entries, want %d", len(all), want)
 	}
