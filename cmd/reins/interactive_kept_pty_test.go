@@ -35,8 +35,7 @@ replies:
 	if err := os.WriteFile(filepath.Join(home, "agents", "acpkid.md"), []byte(agent), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tm, done := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url, "--yes")
-	tm.waitFor("new session")
+	tm, done := mockTerm(t, home, cwd, url, "--yes")
 	tm.typeKeys("DELEGATE-ACP\r")
 	tm.waitFor("CHILD-DONE")
 	tm.typeKeys("/jobs\r")
@@ -70,8 +69,7 @@ fallback:
 	if err := os.WriteFile(filepath.Join(home, "agents", "rkid.md"), []byte("---\nname: rkid\ndescription: a reins child\nprovider: reins\n---\nYou help.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tm, done := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url, "--yes")
-	tm.waitFor("new session")
+	tm, done := mockTerm(t, home, cwd, url, "--yes")
 	tm.typeKeys("DELEGATE-REINS\r")
 	tm.waitFor("PARENT-DONE")
 	tm.waitIdle()
