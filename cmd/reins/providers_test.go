@@ -235,3 +235,37 @@ func TestModelsListsPresets(t *testing.T) {
 		t.Errorf("--json: %d models; key value shown: %v", len(doc.Models), strings.Contains(string(out), "groq-secret-value"))
 	}
 }
+
+// TestDoctorSaysModelAndKey (a newcomer's first half hour): reins doctor
+// says which model a run without -m uses and whether its key is set, and
+// where to go when it is not — before a run fails on it.
+func TestDoctorSaysModelAndKey(t *testing.T) {
+	for _, tc := range []struct {
+		env  []string
+		want []string
+	}{
+		{nil, []string{"model: deepseek/deepseek-chat (the default", "its key DEEPSEEK_API_KEY is not set", "reins models", "reins demo"}},
+		{[]string{"ANTHROPIC_API_KEY=sk-doctor-secret"}, []string{"model: anthropic/", "ANTHROPIC_API_KEY is set", "ready"}},
+	} {
+		cmd := reinsCmd(t, t.TempDir(), "doctor")
+		cmd.Env = append(cmd.Env, tc.env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("reins doctor: %v\n%s", err, out)
+		}
+		var line string
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, "model: ") {
+				line = l
+			}
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(line, w) {
+				t.Errorf("env %v: model line %q lacks %q", tc.env, line, w)
+			}
+		}
+		if strings.Contains(string(out), "sk-doctor-secret") {
+			t.Error("reins doctor shows a key's value")
+		}
+	}
+}

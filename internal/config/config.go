@@ -1143,7 +1143,7 @@ type MissingKeyError struct {
 }
 
 func (e *MissingKeyError) Error() string {
-	return fmt.Sprintf("%s is not set (needed by provider %s); set it, or set another provider's key (%s) and choose its model with -m, e.g. -m sonnet, -m gpt, -m deepseek, -m gemini (reins models lists them; with no -m the first key set chooses)",
+	return fmt.Sprintf("%s is not set (needed by provider %s); set it, or set another provider's key (%s) and choose its model with -m, e.g. -m sonnet, -m gpt, -m deepseek, -m gemini (with no -m the first key set chooses), or a service or local server's: -m openrouter/MODEL, -m ollama/MODEL; reins models shows every provider and whether its key is set; reins demo runs without a key",
 		e.EnvVar, e.Provider, strings.Join(keyVars(), ", "))
 }
 

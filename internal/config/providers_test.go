@@ -83,7 +83,10 @@ func TestMissingKeyNamesEveryKey(t *testing.T) {
 	if !errors.As(err, &mk) {
 		t.Fatalf("err %v, want *MissingKeyError", err)
 	}
-	for _, want := range []string{"ANTHROPIC_API_KEY is not set (needed by provider anthropic)", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "GEMINI_API_KEY", "-m sonnet"} {
+	// A newcomer with no key, or only a service's or a local server's,
+	// learns where to look and how to try reins without one.
+	for _, want := range []string{"ANTHROPIC_API_KEY is not set (needed by provider anthropic)", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "GEMINI_API_KEY", "-m sonnet",
+		"-m openrouter/MODEL", "-m ollama/MODEL", "reins models shows every provider and whether its key is set", "reins demo runs without a key"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q does not name %q", err, want)
 		}
