@@ -269,3 +269,15 @@ func TestDoctorSaysModelAndKey(t *testing.T) {
 		}
 	}
 }
+
+// TestRunEmptyStdinSaysHow (a newcomer's first half hour): `reins run`
+// with nothing on stdin says how to give the task, not only that none
+// came.
+func TestRunEmptyStdinSaysHow(t *testing.T) {
+	cmd := reinsCmd(t, t.TempDir(), "run")
+	cmd.Stdin = strings.NewReader("\n")
+	code, stderr := exitCode(t, cmd)
+	if code != exitUsage || !strings.Contains(stderr, `reins run "TASK"`) || !strings.Contains(stderr, "echo TASK | reins run") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
