@@ -179,6 +179,11 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 // ServerInfo is what the runtime said about itself in initialize.
 func (c *Client) ServerInfo() ServerInfo { return c.info.ServerInfo }
 
+// Pid is the runtime's process id, which leads its process group (a
+// sandboxed runtime's supervisor, with the runtime and its tools below):
+// what a caller measures to show the runtime's memory.
+func (c *Client) Pid() int { return c.p.Pgid }
+
 func (c *Client) logf(format string, args ...any) {
 	if c.opts.Logf != nil {
 		c.opts.Logf(format, args...)

@@ -31,6 +31,33 @@ func doctorMCP(s *streams, h *harness.Harness) {
 	}
 }
 
+// doctorModel says which model a run without -m uses, why, and whether
+// its provider's key is set: what a newcomer's first run needs, said
+// before that run fails.
+func doctorModel(s *streams, h *harness.Harness) {
+	spec, why := h.DefaultModel()
+	switch {
+	case why != "":
+	case h.Config.ModelFrom != "":
+		why = "model: in " + h.Config.ModelFrom
+	default:
+		why = "the default: no -m, no config model, and no key that picks one"
+	}
+	line := "model: " + cell(spec) + " (" + cell(why) + ")"
+	prov, _, err := h.Config.ResolveModel(spec)
+	switch {
+	case err != nil:
+		line += "; " + cell(err.Error())
+	default:
+		if env := h.Config.MissingKey(prov, h.Getenv); env != "" {
+			line += "; its key " + env + " is not set: set it, or another provider's key and -m (reins models shows which keys are set); reins demo runs without a key"
+		} else {
+			line += "; ready (its key is set, or it needs none)"
+		}
+	}
+	fmt.Fprintln(s.out, line)
+}
+
 // newDoctorCmd is `reins doctor`: what the sandbox enforces on this machine
 // (SPEC §12) and what this folder's configuration asks of it.
 func newDoctorCmd(s *streams) *cobra.Command {
@@ -64,6 +91,7 @@ func newDoctorCmd(s *streams) *cobra.Command {
 		} else {
 			fmt.Fprintln(s.out, "reins's own git (worktree isolation, /undo snapshots, reins worktree merge): NOT confined (sandbox off or unavailable) — hooks and fsmonitor are switched off, but a repository's filters, textconv drivers and includes run as you; use isolation and /undo only in repositories you trust")
 		}
+		doctorModel(s, h)
 		doctorMCP(s, h)
 		return nil
 	})

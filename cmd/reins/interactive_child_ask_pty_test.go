@@ -45,8 +45,7 @@ fallback:
 func TestInteractiveChildFollowsMode(t *testing.T) {
 	url, _ := startMock(t, childAskScript)
 	home, cwd := t.TempDir(), t.TempDir()
-	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
-	tm.waitFor("new session")
+	tm, wait := mockTerm(t, home, cwd, url)
 
 	tm.typeKeys("\x1b[Z") // Shift-Tab: auto-edit
 	tm.waitFor("· auto-edit")
@@ -99,8 +98,7 @@ fallback:
   text: "FALLBACK"
 `)
 	home, cwd := t.TempDir(), t.TempDir()
-	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
-	tm.waitFor("new session")
+	tm, wait := mockTerm(t, home, cwd, url)
 	tm.typeKeys("\x1b[Z\x1b[Z") // auto-edit, read-only
 	tm.waitFor("· read-only")
 	tm.typeKeys("DELEGATE-RO\r")

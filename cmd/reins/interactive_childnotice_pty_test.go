@@ -29,8 +29,7 @@ replies:
 	if err := os.WriteFile(filepath.Join(home, "agents", "boom.md"), []byte(agent), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tm, done := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url, "--yes")
-	tm.waitFor("new session")
+	tm, done := mockTerm(t, home, cwd, url, "--yes")
 	tm.typeKeys("DELEGATE-BOOM\r")
 	tm.waitFor(`its stderr said: boom: missing config \x1b[31mred`)
 	tm.waitFor("PARENT-SAW-FAILURE")

@@ -88,8 +88,7 @@ replies:
 	if err := os.WriteFile(filepath.Join(cwd, "greet.md"), []byte("hello\nold line\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
-	tm.waitFor("new session")
+	tm, wait := mockTerm(t, home, cwd, url)
 	tm.typeKeys("WRITE-IT\r")
 	tm.waitFor("? allow write greet.md (overwrites 15 bytes with 15 bytes)")
 	tm.waitFor("- old line")
@@ -339,8 +338,7 @@ replies:
     text: "was refused."
 `)
 	home, cwd := t.TempDir(), t.TempDir()
-	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
-	tm.waitFor("new session")
+	tm, wait := mockTerm(t, home, cwd, url)
 	tm.typeKeys("\x1b[Z") // Shift-Tab
 	tm.waitFor("· auto-edit")
 	tm.typeKeys("WRITE-A\r")

@@ -38,8 +38,7 @@ replies:
 	if err := os.WriteFile(outside, []byte("OUTSIDE-SECRET\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
-	tm.waitFor("new session")
+	tm, wait := mockTerm(t, home, cwd, url)
 	// @'s list comes up as the name is typed (its files are walked in the
 	// background): Tab takes its row only once it is up.
 	tm.typeKeys("summarize @ma")
@@ -84,8 +83,7 @@ replies:
 	if err := os.WriteFile(filepath.Join(cwd, "PLANTED-NAME-42.txt"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
-	tm.waitFor("new session")
+	tm, wait := mockTerm(t, home, cwd, url)
 	tm.typeKeys("!ls\r")
 	tm.waitFor("PLANTED-NAME-42.txt")
 	tm.waitFor("(this output goes with your next prompt)")
@@ -118,8 +116,7 @@ replies:
 			t.Fatal(err)
 		}
 	}
-	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
-	tm.waitFor("new session")
+	tm, wait := mockTerm(t, home, cwd, url)
 	tm.typeKeys("read @t")
 	tm.waitFor("Tab takes it")
 	out := tm.text()

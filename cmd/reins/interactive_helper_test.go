@@ -73,3 +73,13 @@ func TestTUIKeepsProcess(t *testing.T) {
 		t.Fatalf("reins-tui did not exit after Ctrl-D; screen:\n%s", tm.text())
 	}
 }
+
+// mockTerm is the pty tests' usual start: the terminal on cwd with the
+// mock model at url (openai/test, colours off, a known TERM), plus args,
+// once its first screen is up ("new session").
+func mockTerm(t *testing.T, home, cwd, url string, args ...string) (*ptyTerm, func() error) {
+	t.Helper()
+	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, append([]string{"--cwd", cwd, "-m", "openai/test", "--base-url", url}, args...)...)
+	tm.waitFor("new session")
+	return tm, wait
+}

@@ -20,8 +20,7 @@ replies:
     text: "DRAFTED."
 `)
 	home, cwd := t.TempDir(), t.TempDir()
-	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
-	tm.waitFor("new session")
+	tm, wait := mockTerm(t, home, cwd, url)
 	tm.typeKeys("/init\r")
 	tm.waitFor("› /init")
 	tm.waitFor("? allow write AGENTS.md")

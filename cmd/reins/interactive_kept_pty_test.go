@@ -35,13 +35,47 @@ replies:
 	if err := os.WriteFile(filepath.Join(home, "agents", "acpkid.md"), []byte(agent), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tm, done := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url, "--yes")
-	tm.waitFor("new session")
+	tm, done := mockTerm(t, home, cwd, url, "--yes")
 	tm.typeKeys("DELEGATE-ACP\r")
 	tm.waitFor("CHILD-DONE")
 	tm.typeKeys("/jobs\r")
 	tm.waitFor("kept children (idle until continued; stopped after subagents.idleTimeout):")
 	tm.waitFor("acpkid (acp)  idle ")
+	tm.waitFor(" MB resident")
+	tm.typeKeys("\x04")
+	if err := done(); err != nil {
+		t.Fatalf("exit %v; screen:\n%s", err, tm.text())
+	}
+}
+
+// TestInteractiveJobsKeptReinsChild: a reins child kept for a
+// continuation shows its process tree's memory in /jobs, as an ACP
+// child's does.
+func TestInteractiveJobsKeptReinsChild(t *testing.T) {
+	url, _ := startMock(t, `
+replies:
+  - match: DELEGATE-REINS
+    toolCalls:
+      - {id: s1, name: subagent, arguments: {description: say hello, prompt: "go", agent: rkid}}
+  - match: KID-REPLY
+    text: "PARENT-DONE"
+fallback:
+  text: "KID-REPLY"
+`)
+	home, cwd := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "agents", "rkid.md"), []byte("---\nname: rkid\ndescription: a reins child\nprovider: reins\n---\nYou help.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm, done := mockTerm(t, home, cwd, url, "--yes")
+	tm.typeKeys("DELEGATE-REINS\r")
+	tm.waitFor("PARENT-DONE")
+	tm.waitIdle()
+	tm.typeKeys("/jobs\r")
+	tm.waitFor("kept children (idle until continued; stopped after subagents.idleTimeout):")
+	tm.waitFor("rkid (reins)  idle ")
 	tm.waitFor(" MB resident")
 	tm.typeKeys("\x04")
 	if err := done(); err != nil {

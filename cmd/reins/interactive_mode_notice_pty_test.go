@@ -28,8 +28,7 @@ fallback:
   text: "FALLBACK"
 `)
 	home, cwd := t.TempDir(), t.TempDir()
-	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
-	tm.waitFor("new session")
+	tm, wait := mockTerm(t, home, cwd, url)
 	tm.typeKeys("FIRST-PROMPT\r")
 	tm.waitFor("MODEL-KNOWS-ASK")
 	tm.typeKeys("\x1b[Z\x1b[Z")

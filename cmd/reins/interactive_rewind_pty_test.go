@@ -98,8 +98,7 @@ replies:
 `)
 	home, cwd := t.TempDir(), t.TempDir()
 	testutil.Git(t, cwd, "init", "-q")
-	tm, done := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url, "--yes")
-	tm.waitFor("new session")
+	tm, done := mockTerm(t, home, cwd, url, "--yes")
 	tm.typeKeys("ALPHA-PROMPT\r")
 	tm.waitFor("ALPHA-DONE")
 	tm.waitIdle()
@@ -163,8 +162,7 @@ replies:
 			if inGit {
 				testutil.Git(t, cwd, "init", "-q")
 			}
-			tm, done := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url, "--yes")
-			tm.waitFor("new session")
+			tm, done := mockTerm(t, home, cwd, url, "--yes")
 			tm.typeKeys("MAKE-PROMPT\r")
 			tm.waitFor("MAKE-DONE")
 			tm.waitIdle()
@@ -214,8 +212,7 @@ replies:
     text: "TWO-DONE"
 `)
 	home, cwd := t.TempDir(), t.TempDir()
-	tm, done := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url, "--yes")
-	tm.waitFor("new session")
+	tm, done := mockTerm(t, home, cwd, url, "--yes")
 	tm.typeKeys("ONE-PROMPT\r")
 	tm.waitFor("ONE-DONE")
 	tm.waitIdle()
@@ -277,8 +274,7 @@ replies:
 `)
 	home, cwd := t.TempDir(), t.TempDir()
 	testutil.Git(t, cwd, "init", "-q")
-	tm, done := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url, "--yes")
-	tm.waitFor("new session")
+	tm, done := mockTerm(t, home, cwd, url, "--yes")
 	for _, p := range [][2]string{{"ALPHA-ONE about zebras", "A1-DONE"}, {"/new", ""}, {"BRAVO-ONE", "B1-DONE"},
 		{"/resume zebras", "resumed session"}, {"ALPHA-TWO", "A2-DONE"}, {"ALPHA-THREE", "A3-DONE"}} {
 		tm.typeKeys(p[0] + "\r")

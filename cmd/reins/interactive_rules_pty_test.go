@@ -50,8 +50,7 @@ replies:
 	if err := os.WriteFile(filepath.Join(cwd, "keep.txt"), []byte("keep\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
-	tm.waitFor("new session")
+	tm, wait := mockTerm(t, home, cwd, url)
 	since := func(off int) string { return tm.text()[off:] }
 
 	tm.typeKeys("ALLOWED-RUN\r")

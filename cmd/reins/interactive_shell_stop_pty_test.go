@@ -16,8 +16,7 @@ replies:
     text: "prompt works again."
 `)
 	home, cwd := t.TempDir(), t.TempDir()
-	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
-	tm.waitFor("new session")
+	tm, wait := mockTerm(t, home, cwd, url)
 	tm.typeKeys("!echo SLEEP-BEGUN; sleep 30\r")
 	tm.waitFor("! running ")
 	tm.waitFor("Esc stops it")

@@ -49,8 +49,7 @@ replies:
 	index := readOr(t, filepath.Join(cwd, ".git", "index"))
 	head := testutil.Git(t, cwd, "rev-parse", "HEAD")
 
-	tm, done := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url, "--yes")
-	tm.waitFor("new session")
+	tm, done := mockTerm(t, home, cwd, url, "--yes")
 	tm.typeKeys("CHANGE-IT\r")
 	tm.waitFor("CHANGED-ALL")
 	tm.waitIdle()
@@ -102,8 +101,7 @@ replies:
 	home, cwd := t.TempDir(), t.TempDir()
 	edit := "first\nold line\nlast\n"
 	os.WriteFile(filepath.Join(cwd, "edit.txt"), []byte(edit), 0o644)
-	tm, done := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url, "--yes")
-	tm.waitFor("new session")
+	tm, done := mockTerm(t, home, cwd, url, "--yes")
 	tm.typeKeys("CHANGE-IT\r")
 	tm.waitFor("CHANGED-ALL")
 	tm.waitIdle()
@@ -147,8 +145,7 @@ replies:
     text: "THIRD-DONE"
 `)
 	home, cwd := t.TempDir(), t.TempDir()
-	tm, done := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url, "--yes")
-	tm.waitFor("new session")
+	tm, done := mockTerm(t, home, cwd, url, "--yes")
 	tm.typeKeys("FIRST-PROMPT\r")
 	tm.waitFor("FIRST-DONE")
 	tm.typeKeys("SECOND-PROMPT\r")

@@ -45,8 +45,7 @@ replies:
 	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("sandbox:\n  network: off\n  allowDomains: ['127.0.0.1']\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
-	tm.waitFor("new session")
+	tm, wait := mockTerm(t, home, cwd, url)
 
 	tm.typeKeys("FETCH-ONE\r")
 	tm.waitFor("[a] always allow webfetch(domain:127.0.0.1)")

@@ -305,6 +305,7 @@ func TestDemo(t *testing.T) {
 		"background job job-1 (subagent: survey the workspace) finished [status: completed]",
 		"answer (completed):",
 		"session log: " + filepath.Join(home, "sessions"),
+		"next:        set a provider's key", "reins doctor says which model",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)

@@ -45,7 +45,7 @@ func runPrompt(s *streams, args []string) (string, error) {
 	}
 	p := strings.TrimRight(string(b), "\r\n")
 	if strings.TrimSpace(p) == "" {
-		return "", &exitError{Code: exitUsage, Msg: "no prompt: stdin was empty"}
+		return "", &exitError{Code: exitUsage, Msg: `no prompt: stdin was empty; give the task as arguments (reins run "TASK") or on stdin (echo TASK | reins run)`}
 	}
 	return p, nil
 }

@@ -20,6 +20,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/reinsdev/reins/internal/config"
 )
 
 // Agent is one known agent: how it is recognised and where it keeps
@@ -49,6 +51,15 @@ type Agent struct {
 	File string
 }
 
+// providerKey is a model provider's key variable from config's one table
+// (config.ProviderDefaults), which the sandbox's scrub reads too
+// (config.Config.SecretVars): an agent that reads its provider's key
+// reads the variable reins knows for it, spelled in one place.
+func providerKey(provider string) string {
+	_, env, _, _ := config.ProviderDefaults(provider)
+	return env
+}
+
 // Link is one file of the user's shown inside the state home.
 type Link struct{ User, State string }
 
@@ -56,7 +67,7 @@ type Link struct{ User, State string }
 var Known = []Agent{
 	{
 		Name: "claude",
-		Keys: []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"},
+		Keys: []string{providerKey("anthropic"), "CLAUDE_CODE_OAUTH_TOKEN"},
 		File: `---
 name: claude
 description: Claude Code, for multi-file changes
@@ -74,7 +85,7 @@ Work only inside this repository and end with a short summary of what you change
 	},
 	{
 		Name: "codex",
-		Keys: []string{"OPENAI_API_KEY", "CODEX_API_KEY"},
+		Keys: []string{providerKey("openai"), "CODEX_API_KEY"},
 		File: `---
 name: codex
 description: Codex, for focused fixes with tests
@@ -98,7 +109,7 @@ Work only inside this repository and end with a short summary of what you change
 		// signed-in account's auth type, without which it cannot start
 		// in ACP mode.
 		Name: "gemini",
-		Keys: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
+		Keys: []string{providerKey("gemini"), "GOOGLE_API_KEY"},
 		File: `---
 name: gemini
 description: Gemini CLI, for reading large code bases
@@ -142,7 +153,7 @@ Work only inside this repository and end with a short summary of what you change
 	},
 	{
 		Name: "qwen",
-		Keys: []string{"OPENAI_API_KEY", "DASHSCOPE_API_KEY"},
+		Keys: []string{providerKey("openai"), "DASHSCOPE_API_KEY"},
 		File: `---
 name: qwen
 description: qwen-code

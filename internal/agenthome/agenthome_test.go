@@ -3,10 +3,12 @@ package agenthome
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/sandbox"
 )
 
 func TestLookup(t *testing.T) {
@@ -210,6 +212,29 @@ func TestFilesLoad(t *testing.T) {
 		}
 		if len(ag.Writable) > 0 {
 			t.Errorf("%s: sandbox.writable %q: its state is its own home", a.Name, ag.Writable)
+		}
+	}
+}
+
+// TestAgentKeysAreScrubbed: every key variable an agent is let through is
+// withheld from every other process — a provider's key from config's one
+// table (config.Config.SecretVars), the agents' own by the scrub's name
+// rule.
+func TestAgentKeysAreScrubbed(t *testing.T) {
+	secret := config.Default().SecretVars()
+	for _, a := range Known {
+		for _, k := range a.Keys {
+			if k == "" {
+				t.Errorf("%s: an empty key variable", a.Name)
+			}
+			if !slices.Contains(secret, k) && !(sandbox.EnvPolicy{}).Withheld(k) {
+				t.Errorf("%s: key %s reaches tools", a.Name, k)
+			}
+		}
+	}
+	for _, want := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"} {
+		if !slices.Contains(secret, want) {
+			t.Errorf("SecretVars lacks %s: %v", want, secret)
 		}
 	}
 }

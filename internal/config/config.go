@@ -536,11 +536,22 @@ type rawProvider struct {
 	idleTimeout               *time.Duration
 	progressTO                *time.Duration
 	retry                     rawRetry
+	// headers are providers.NAME.headers by canonical name, each with the
+	// layer that set it (Headers decides by it whether its ${VAR}s may be
+	// expanded); models is providers.NAME.models.
+	headers map[string]rawHeader
+	models  *[]string
 	// at and line are the last layer that named the provider and the
 	// line of its key there: where a provider of the user's own that
 	// lacks its wire or baseURL is reported (merge).
 	at   layerRef
 	line int
+}
+
+// rawHeader is one providers.NAME.headers value as written and its layer.
+type rawHeader struct {
+	value string
+	from  layerRef
 }
 
 type rawRetry struct {
@@ -666,6 +677,10 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 				p, err := parseProvider(d, pv, pp)
 				p.from, p.keyFrom, p.keyEnvFrom = layerRef{file, origin}, layerRef{file, origin}, layerRef{file, origin}
 				p.at, p.line = layerRef{file, origin}, line
+				for k, h := range p.headers {
+					h.from = layerRef{file, origin}
+					p.headers[k] = h
+				}
 				r.providers[name] = p
 				return err
 			})
@@ -781,7 +796,7 @@ func positive(d *decoder, v ast.Node, kp string) (*int, error) {
 
 func parseProvider(d *decoder, n ast.Node, path string) (rawProvider, error) {
 	var p rawProvider
-	err := d.fields(n, path, []string{"wire", "baseURL", "apiKey", "apiKeyEnv", "idleTimeout", "progressTimeout", "retry"}, func(k string, v ast.Node, kp string) error {
+	err := d.fields(n, path, []string{"wire", "baseURL", "apiKey", "apiKeyEnv", "headers", "models", "idleTimeout", "progressTimeout", "retry"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
 		case "wire":
@@ -803,6 +818,18 @@ func parseProvider(d *decoder, n ast.Node, path string) (rawProvider, error) {
 			}
 		case "apiKey":
 			p.apiKey, err = d.str(v, kp)
+		case "headers":
+			p.headers, err = parseHeaders(d, v, kp)
+		case "models":
+			p.models, err = d.strList(v, kp)
+			if err == nil && p.models != nil {
+				seq, _ := d.resolve(v).(*ast.SequenceNode)
+				for i, m := range *p.models {
+					if !validModelName(m) {
+						return d.valueErr(d.resolve(seq.Values[i]), fmt.Sprintf("%s[%d]", kp, i), "a model name (no spaces or control characters, at most 200 bytes)")
+					}
+				}
+			}
 		case "idleTimeout":
 			p.idleTimeout, err = d.duration(v, kp)
 			if err == nil && p.idleTimeout != nil && *p.idleTimeout == 0 {
@@ -1005,6 +1032,8 @@ func (p rawProvider) over(lo rawProvider) rawProvider {
 		keyEnvFrom:  keyEnvFrom,
 		idleTimeout: pick(p.idleTimeout, lo.idleTimeout),
 		progressTO:  pick(p.progressTO, lo.progressTO),
+		headers:     overHeaders(p.headers, lo.headers),
+		models:      pick(p.models, lo.models),
 		retry: rawRetry{
 			maxRetries:     pick(p.retry.maxRetries, lo.retry.maxRetries),
 			initialDelay:   pick(p.retry.initialDelay, lo.retry.initialDelay),
@@ -1114,7 +1143,7 @@ type MissingKeyError struct {
 }
 
 func (e *MissingKeyError) Error() string {
-	return fmt.Sprintf("%s is not set (needed by provider %s); set it, or set another provider's key (%s) and choose its model with -m, e.g. -m sonnet, -m gpt, -m deepseek, -m gemini (reins models lists them; with no -m the first key set chooses)",
+	return fmt.Sprintf("%s is not set (needed by provider %s); set it, or set another provider's key (%s) and choose its model with -m, e.g. -m sonnet, -m gpt, -m deepseek, -m gemini (with no -m the first key set chooses), or a service or local server's: -m openrouter/MODEL, -m ollama/MODEL; reins models shows every provider and whether its key is set; reins demo runs without a key",
 		e.EnvVar, e.Provider, strings.Join(keyVars(), ", "))
 }
 

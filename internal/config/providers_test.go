@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -82,9 +83,89 @@ func TestMissingKeyNamesEveryKey(t *testing.T) {
 	if !errors.As(err, &mk) {
 		t.Fatalf("err %v, want *MissingKeyError", err)
 	}
-	for _, want := range []string{"ANTHROPIC_API_KEY is not set (needed by provider anthropic)", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "GEMINI_API_KEY", "-m sonnet"} {
+	// A newcomer with no key, or only a service's or a local server's,
+	// learns where to look and how to try reins without one.
+	for _, want := range []string{"ANTHROPIC_API_KEY is not set (needed by provider anthropic)", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "GEMINI_API_KEY", "-m sonnet",
+		"-m openrouter/MODEL", "-m ollama/MODEL", "reins models shows every provider and whether its key is set", "reins demo runs without a key"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q does not name %q", err, want)
 		}
+	}
+}
+
+// TestProviderHeadersAndModels (SPEC §13 "providers by name"):
+// providers.NAME.headers are sent with ${VAR} expanded, layer over layer
+// by name; their variables are secrets; providers.NAME.models are listed;
+// a bad header never shows its value.
+func TestProviderHeadersAndModels(t *testing.T) {
+	c, err := Load(layers(t,
+		"providers:\n  gw:\n    wire: chat\n    baseURL: https://gw.example/v1\n    headers: {x-team: red, Authorization: 'Bearer ${GW_TOK}'}\n    models: [m1, 'org/m2:8b']\n",
+		"providers:\n  gw:\n    headers: {X-Team: blue}\n  openrouter:\n    models: [anthropic/claude-sonnet-4.5]\n    headers: {HTTP-Referer: 'https://example.org', X-Opt: '${UNSET_VAR}'}\n", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"GW_TOK": "s3cret-token-value"}
+	h, err := c.Headers("gw", func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Get("X-Team") != "blue" || h.Get("Authorization") != "Bearer s3cret-token-value" || len(h) != 2 {
+		t.Errorf("gw headers = %v", h)
+	}
+	h, err = c.Headers("openrouter", func(string) string { return "" })
+	if err != nil || h.Get("Http-Referer") != "https://example.org" || h.Get("X-Opt") != "" {
+		t.Errorf("openrouter headers = %v, %v (an unset variable's header is not sent)", h, err)
+	}
+	if h, err := c.Headers("deepseek", nil); h != nil || err != nil {
+		t.Errorf("deepseek headers = %v %v, want none", h, err)
+	}
+	if got := c.SecretVars(); !slices.Contains(got, "GW_TOK") || !slices.Contains(got, "UNSET_VAR") || !slices.Contains(got, "DEEPSEEK_API_KEY") || !slices.Contains(got, "OPENROUTER_API_KEY") {
+		t.Errorf("SecretVars = %v", got)
+	}
+	want := []string{"gw/m1", "gw/org/m2:8b", "openrouter/anthropic/claude-sonnet-4.5"}
+	if got := c.ListedModels(); !slices.Equal(got, want) {
+		t.Errorf("ListedModels = %v, want %v", got, want)
+	}
+	// A header whose layer the user did not choose may not send a variable.
+	raw := c.providers["gw"]
+	hd := raw.headers["Authorization"]
+	hd.from.origin = OriginUnknown
+	raw.headers["Authorization"] = hd
+	c.providers["gw"] = raw
+	if _, err := c.Headers("gw", func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "GW_TOK") || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("header from an unchosen layer: %v", err)
+	}
+
+	// Bad headers and models: errors name the key, never the value.
+	for _, tc := range []struct{ yaml, key string }{
+		{"providers:\n  openai:\n    headers: {X-K: \"tok\\nen-SECRETVALUE\"}\n", "providers.openai.headers.X-K"},
+		{"providers:\n  openai:\n    headers: {Host: SECRETVALUE}\n", "providers.openai.headers.Host"},
+		{"providers:\n  openai:\n    headers: {'a b': SECRETVALUE}\n", "providers.openai.headers"},
+		{"providers:\n  openai:\n    headers: {X-K: ''}\n", "providers.openai.headers.X-K"},
+		{"providers:\n  openai:\n    headers: [SECRETVALUE]\n", "providers.openai.headers"},
+		{"providers:\n  openai:\n    models: ['has space']\n", "providers.openai.models[0]"},
+		{"providers:\n  openai:\n    models: m1\n", "providers.openai.models"},
+	} {
+		_, err := Load(layers(t, tc.yaml, "", ""))
+		if err == nil || !strings.Contains(err.Error(), tc.key) || strings.Contains(err.Error(), "SECRETVALUE") {
+			t.Errorf("%q: err %v, want one naming %s without the value", tc.yaml, err, tc.key)
+		}
+	}
+}
+
+// TestMissingKey: the one rule the pickers use for "no key".
+func TestMissingKey(t *testing.T) {
+	c, err := Load(layers(t, "providers:\n  gw: {wire: chat, baseURL: 'https://gw.example', apiKeyEnv: GW_TOKEN}\n  local: {wire: chat, baseURL: 'http://10.1.1.1/v1'}\n", "", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := func(string) string { return "" }
+	for name, want := range map[string]string{"anthropic": "ANTHROPIC_API_KEY", "groq": "GROQ_API_KEY", "ollama": "", "vllm": "", "gw": "GW_TOKEN", "local": "", "mock": ""} {
+		if got := c.MissingKey(name, none); got != want {
+			t.Errorf("MissingKey(%s) = %q, want %q", name, got, want)
+		}
+	}
+	if got := c.MissingKey("groq", func(k string) string { return map[string]string{"GROQ_API_KEY": "k"}[k] }); got != "" {
+		t.Errorf("groq with its key: %q", got)
 	}
 }

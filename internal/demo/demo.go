@@ -92,6 +92,8 @@ func Run(ctx context.Context, w io.Writer) error {
 	fmt.Fprintf(w, "\nanswer (%s):\n%s\n\n", outcome.StopReasonOf(res.Reason), termsafe.Escape(llm.BlocksText(fold.Collect())))
 	fmt.Fprintf(w, "usage: %s\n", logview.UsageText(res.Usage))
 	fmt.Fprintf(w, "session log: %s\nrender it:   reins log %s\n", sess.Log.Path(), sess.Log.Header().ID)
+	// What a newcomer does next: a real model on a real project.
+	fmt.Fprintln(w, "next:        set a provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY, DEEPSEEK_API_KEY, GEMINI_API_KEY, or a preset's: reins models), then run reins in a project; reins doctor says which model it will use")
 	if res.Reason != session.ReasonCompleted {
 		return &Failed{Msg: "the demo run did not complete"}
 	}

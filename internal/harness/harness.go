@@ -446,9 +446,13 @@ func (h *Harness) resolveModel(spec, baseURL string, effort llm.Effort) (*Model,
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
+	header, err := h.Config.Headers(provider, h.Getenv)
+	if err != nil {
+		return nil, &ConfigError{err}
+	}
 	pc := h.Config.Provider(provider)
 	m := &Model{Provider: provider, Name: name, Retry: retry.Policy(h.Config.Retry(provider)), BaseURL: baseURL}
-	client := h.HTTP
+	client := llm.WithHeaders(h.HTTP, header)
 	pc.Wire = h.Config.WireFor(provider, url, h.Wire)
 	switch pc.Wire {
 	case config.WireChat:

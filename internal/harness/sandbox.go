@@ -22,12 +22,9 @@ func sandboxPolicy(cfg *config.Config, home, network string) (sandbox.Policy, er
 	}
 	env := sandbox.EnvPolicy{Pass: cfg.Sandbox.Env.Pass, Set: cfg.Sandbox.Env.Set}
 	// Every provider's key variable is a secret, whatever its name (a
-	// preset's, or the one a provider of the user's own names in apiKeyEnv).
-	for _, name := range cfg.ProviderNames() {
-		if keyEnv := cfg.KeyEnv(name); keyEnv != "" {
-			env.Deny = append(env.Deny, keyEnv)
-		}
-	}
+	// preset's, or the one a provider of the user's own names in
+	// apiKeyEnv), and so is every variable a provider's headers send.
+	env.Deny = append(env.Deny, cfg.SecretVars()...)
 	return sandbox.Policy{
 		Off:          !cfg.Sandbox.Enabled,
 		DenyNetwork:  net != config.NetworkOn,
@@ -98,7 +95,18 @@ func (h *Harness) redactor() sandbox.Redactor {
 			if k := h.Config.Provider(name).APIKey; k != "" {
 				vals = append(vals, k)
 			}
-			if env := h.Config.KeyEnv(name); env != "" && h.Getenv != nil {
+			if h.Getenv == nil {
+				continue
+			}
+			// A header's value may be a token written in the config.
+			if hdr, err := h.Config.Headers(name, h.Getenv); err == nil {
+				for _, v := range hdr {
+					vals = append(vals, v...)
+				}
+			}
+		}
+		if h.Getenv != nil {
+			for _, env := range h.Config.SecretVars() {
 				vals = append(vals, h.Getenv(env))
 			}
 		}

@@ -166,3 +166,36 @@ func (r *countingReader) Read(p []byte) (int, error) {
 	r.n += int64(n)
 	return n, err
 }
+
+// WithHeaders is c (nil: http.DefaultClient) sending header on every
+// request, each replacing a same-named header the adapter set: a
+// provider's configured extra headers (providers.NAME.headers), added at
+// one place for every wire. Their values are never logged.
+func WithHeaders(c *http.Client, header http.Header) *http.Client {
+	if len(header) == 0 {
+		return c
+	}
+	var out http.Client
+	if c != nil {
+		out = *c
+	}
+	base := out.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	out.Transport = headerTransport{base: base, header: header.Clone()}
+	return &out
+}
+
+type headerTransport struct {
+	base   http.RoundTripper
+	header http.Header
+}
+
+func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	for k, v := range t.header {
+		r.Header[k] = v
+	}
+	return t.base.RoundTrip(r)
+}

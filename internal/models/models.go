@@ -112,8 +112,10 @@ func Lookup(cfg map[string]config.ModelInfo, spec string) Info {
 
 // All returns the catalogue's models, reins's own and config's, merged:
 // the catalogue's in its order (each provider's newest first), then the
-// rest sorted by spec.
-func All(cfg map[string]config.ModelInfo) []Info {
+// rest sorted by spec. listed are the models the config's providers list
+// (config.Config.ListedModels): they come first, in their order, marked
+// Config where nothing else knows them.
+func All(cfg map[string]config.ModelInfo, listed []string) []Info {
 	var specs []string
 	seen := map[string]bool{}
 	for _, m := range catalog.Current().Models {
@@ -130,9 +132,20 @@ func All(cfg map[string]config.ModelInfo) []Info {
 		}
 	}
 	slices.Sort(rest)
-	out := make([]Info, 0, len(specs)+len(rest))
+	out := make([]Info, 0, len(listed)+len(specs)+len(rest))
+	for _, s := range listed {
+		if !slices.ContainsFunc(out, func(in Info) bool { return in.Spec == s }) {
+			in := Lookup(cfg, s)
+			if in.Source == Unknown {
+				in.Source = Config
+			}
+			out = append(out, in)
+		}
+	}
 	for _, s := range slices.Concat(specs, rest) {
-		out = append(out, Lookup(cfg, s))
+		if !slices.Contains(listed, s) {
+			out = append(out, Lookup(cfg, s))
+		}
 	}
 	return out
 }

@@ -68,7 +68,7 @@ func TestLookupOverrides(t *testing.T) {
 	}
 	// Both config entries are rows of their own: the undated sonnet id
 	// is the name the user gave.
-	all := All(cfg)
+	all := All(cfg, nil)
 	if want := len(catalog.Current().Models) + len(builtin.Get()) + 2; len(all) != want {
 		t.Errorf("All: %d entries, want %d", len(all), want)
 	}
@@ -89,5 +89,24 @@ func TestFromCatalog(t *testing.T) {
 	sonnet := Lookup(nil, "anthropic/claude-sonnet-4-6")
 	if sonnet.Source != Catalog || sonnet.ContextWindow == 0 || sonnet.Price.Input == nil || sonnet.Price.CacheWrite == nil {
 		t.Errorf("sonnet 4.6: %+v", sonnet)
+	}
+}
+
+// TestAllListedFirst: the models the config's providers list come first,
+// in their order, once each, marked config where nothing else knows them.
+func TestAllListedFirst(t *testing.T) {
+	listed := []string{"mygw/small", "anthropic/claude-sonnet-4-5", "mygw/small"}
+	all := All(nil, listed)
+	if len(all) < 2 || all[0].Spec != "mygw/small" || all[0].Source != Config || all[1].Spec != "anthropic/claude-sonnet-4-5" || all[1].Source != Catalog {
+		t.Fatalf("first entries: %+v", all[:min(3, len(all))])
+	}
+	n := 0
+	for _, in := range all {
+		if in.Spec == "anthropic/claude-sonnet-4-5" || in.Spec == "mygw/small" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("listed models appear %d times, want once each", n)
 	}
 }

@@ -114,14 +114,33 @@ func runBash(ctx context.Context, pol sandbox.Policy, dir, command string, timeo
 }
 
 // runBashGit is runBash also reporting whether the command failed because
-// .git is read-only (gitReadOnlyFailure; the result then carries the
-// hint).
+// .git is read-only (the result then carries that hint).
 func runBashGit(ctx context.Context, pol sandbox.Policy, dir, command string, timeout time.Duration, outCap int) (Result, bool) {
-	res, gitRO := runBashOnce(ctx, pol, dir, command, timeout, outCap)
-	if hint := NetworkHint(pol, res.Content); hint != "" {
+	res, code := runBashOnce(ctx, pol, dir, command, timeout, outCap)
+	hint, gitRO := sandboxHint(pol, command, res.Content, code)
+	if hint != "" {
 		res.Content += "\n" + hint
 	}
 	return res, gitRO
+}
+
+// sandboxHint is the one step that reads a shell command's output for a
+// wall of the sandbox it met and says how the user lifts it, so the model
+// can say so instead of guessing: the network being off (NetworkHint) and
+// .git being read-only to a command that exited non-zero (gitRO; the
+// terminal then asks to run it again, Env.AskGitWritable). code is the
+// exit status, -1 when the command did not exit by itself. "" when
+// neither applies.
+func sandboxHint(pol sandbox.Policy, command, output string, code int) (hint string, gitRO bool) {
+	var lines []string
+	if code > 0 && gitReadOnlyFailure(pol, command, output) {
+		gitRO = true
+		lines = append(lines, gitReadOnlyNote)
+	}
+	if h := NetworkHint(pol, output); h != "" {
+		lines = append(lines, h)
+	}
+	return strings.Join(lines, "\n"), gitRO
 }
 
 // networkFailures are what programs print when a name does not resolve
@@ -157,14 +176,16 @@ func NetworkHint(pol sandbox.Policy, output string) string {
 	return s + "]"
 }
 
-func runBashOnce(ctx context.Context, pol sandbox.Policy, dir, command string, timeout time.Duration, outCap int) (Result, bool) {
+// runBashOnce runs the command once; code is its exit status, -1 when it
+// did not exit by itself (not started, timed out, canceled, killed).
+func runBashOnce(ctx context.Context, pol sandbox.Policy, dir, command string, timeout time.Duration, outCap int) (res Result, code int) {
 	cmd, err := sandbox.Command(pol, "bash", "-c", command)
 	if err != nil {
-		return Errorf("cannot start bash: %v", err), false
+		return Errorf("cannot start bash: %v", err), -1
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return Errorf("cannot start bash: %v", err), false
+		return Errorf("cannot start bash: %v", err), -1
 	}
 	cmd.Dir = dir
 	cmd.Stdout = pw
@@ -173,7 +194,7 @@ func runBashOnce(ctx context.Context, pol sandbox.Policy, dir, command string, t
 	pw.Close() // the children hold their copies
 	if err != nil {
 		pr.Close()
-		return Errorf("cannot start bash: %v", osErr(err)), false
+		return Errorf("cannot start bash: %v", osErr(err)), -1
 	}
 
 	// Head and tail together fit the result cap with room for the marker
@@ -217,23 +238,19 @@ func runBashOnce(ctx context.Context, pol sandbox.Policy, dir, command string, t
 	text := out.String()
 	switch {
 	case timedOut:
-		return Result{Content: joinOutput(text, "[command timed out after "+formatSeconds(timeout)+" s and was killed]"), IsError: true}, false
+		return Result{Content: joinOutput(text, "[command timed out after "+formatSeconds(timeout)+" s and was killed]"), IsError: true}, -1
 	case canceled:
-		return Result{Content: joinOutput(text, "[command canceled and killed]"), IsError: true}, false
+		return Result{Content: joinOutput(text, "[command canceled and killed]"), IsError: true}, -1
 	}
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
-		return Result{Content: joinOutput(text, "[waiting for bash failed]"), IsError: true}, false
+		return Result{Content: joinOutput(text, "[waiting for bash failed]"), IsError: true}, -1
 	}
-	code := cmd.ProcessState.ExitCode()
+	code = cmd.ProcessState.ExitCode()
 	if code < 0 {
-		return Result{Content: joinOutput(text, "[command was killed: "+cmd.ProcessState.String()+"]"), IsError: true}, false
+		return Result{Content: joinOutput(text, "[command was killed: "+cmd.ProcessState.String()+"]"), IsError: true}, -1
 	}
-	gitRO := code != 0 && gitReadOnlyFailure(pol, command, text)
-	if gitRO {
-		text = joinOutput(text, gitReadOnlyNote)
-	}
-	return Result{Content: joinOutput(text, fmt.Sprintf("[exit code %d]", code)), IsError: code != 0}, gitRO
+	return Result{Content: joinOutput(text, fmt.Sprintf("[exit code %d]", code)), IsError: code != 0}, code
 }
 
 // gitReadOnlyNote is the line a failed command's result gets when it

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -178,4 +179,32 @@ func (m *Model) arm(a *approval) {
 	if len(m.approvals) > 0 && m.approvals[0] == a {
 		a.armed = true
 	}
+}
+
+// askSandbox puts a question of the sandbox's (the .git question, the
+// domain question: name stands where a tool's name would) on the screen
+// and waits for its answer: false when refused, or when ctx ends or the
+// screen closes first. One place for both, so they queue, wait and give
+// up alike.
+func (f *feed) askSandbox(ctx context.Context, name string, p *preview) bool {
+	a := &approval{name: name, args: json.RawMessage(`{}`), reply: make(chan bool, 1), preview: p}
+	if !f.Push(item{approve: a}) {
+		return false
+	}
+	select {
+	case ok := <-a.reply:
+		return ok
+	case <-ctx.Done():
+		return false
+	case <-f.Done():
+		return false
+	}
+}
+
+// sandboxQuestion is a sandbox question's text wrapped to width: the
+// question (head) in the warning style, then why it is asked.
+func (m *Model) sandboxQuestion(head, why string, width int) []string {
+	w := max(width, 20)
+	out := hang(m.st.warn.Render(head), "", "  ", w)
+	return append(out, hang(why, "  ", "  ", w)...)
 }

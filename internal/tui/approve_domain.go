@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -40,19 +39,7 @@ func isDomain(a *approval) bool { return a.preview != nil && a.preview.host != "
 // first. It runs on the proxy's question goroutine (harness
 // SessionOptions.AskDomain).
 func (f *feed) askDomain(ctx context.Context, host string) bool {
-	a := &approval{name: domainAskName, args: json.RawMessage(`{}`), reply: make(chan bool, 1),
-		preview: &preview{host: host, gone: ctx.Done()}}
-	if !f.Push(item{approve: a}) {
-		return false
-	}
-	select {
-	case ok := <-a.reply:
-		return ok
-	case <-ctx.Done():
-		return false
-	case <-f.Done():
-		return false
-	}
+	return f.askSandbox(ctx, domainAskName, &preview{host: host, gone: ctx.Done()})
 }
 
 // awaitWithdraw reports, once the question's connection stops waiting,
@@ -83,11 +70,9 @@ func (m *Model) withdraw(a *approval) tea.Cmd {
 
 // domainQuestion is the domain question's text, wrapped to width.
 func (m *Model) domainQuestion(a *approval, width int) []string {
-	w := max(width, 20)
 	host := termsafe.EscapeLine(a.preview.host)
-	out := hang(m.st.warn.Render("? allow "+host+" for this session?"), "", "  ", w)
-	return append(out, hang("a process of this session wants to reach "+host+
-		" through the sandbox's proxy; it is not in sandbox.allowDomains", "  ", "  ", w)...)
+	return m.sandboxQuestion("? allow "+host+" for this session?",
+		"a process of this session wants to reach "+host+" through the sandbox's proxy; it is not in sandbox.allowDomains", width)
 }
 
 // domainHint is the domain question's last line.

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tui/termtext"
@@ -33,19 +32,7 @@ func isGit(a *approval) bool { return a.preview != nil && a.preview.git }
 // askGitWritable is the session's harness.SessionOptions.AskGitWritable:
 // false when refused, or when ctx ends or the screen closes first.
 func (f *feed) askGitWritable(ctx context.Context, command string) bool {
-	a := &approval{name: gitAskName, args: json.RawMessage(`{}`), reply: make(chan bool, 1),
-		preview: &preview{git: true, command: command}}
-	if !f.Push(item{approve: a}) {
-		return false
-	}
-	select {
-	case ok := <-a.reply:
-		return ok
-	case <-ctx.Done():
-		return false
-	case <-f.Done():
-		return false
-	}
+	return f.askSandbox(ctx, gitAskName, &preview{git: true, command: command})
 }
 
 // gitShown is the command as the question and its verdict show it:
@@ -56,10 +43,9 @@ func gitShown(a *approval) string {
 
 // gitQuestion is the .git question's text, wrapped to width.
 func (m *Model) gitQuestion(a *approval, width int) []string {
-	w := max(width, 20)
-	out := hang(m.st.warn.Render("? run again with .git writable: "+gitShown(a)), "", "  ", w)
-	return append(out, hang("it failed because .git is read-only to sandboxed commands; "+
-		"allowing lets this one command change the repository's control folder (hooks and config included)", "  ", "  ", w)...)
+	return m.sandboxQuestion("? run again with .git writable: "+gitShown(a),
+		"it failed because .git is read-only to sandboxed commands; "+
+			"allowing lets this one command change the repository's control folder (hooks and config included)", width)
 }
 
 // gitHint is the .git question's last line.

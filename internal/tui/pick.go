@@ -7,7 +7,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/models"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tui/pick"
@@ -63,7 +62,7 @@ func (m *Model) completeSlash() tea.Cmd {
 // One function, so a richer catalogue replaces it in one place.
 func (m *Model) modelChoices() []string {
 	var out []string
-	for _, in := range models.All(m.h.Config.Models) {
+	for _, in := range models.All(m.h.Config.Models, m.h.Config.ListedModels()) {
 		out = append(out, in.Spec)
 	}
 	aliases := make([]string, 0, len(m.h.Config.ModelAliases))
@@ -75,26 +74,14 @@ func (m *Model) modelChoices() []string {
 }
 
 // keyMissing is the key variable a provider needs and lacks ("" when it
-// has a key, needs none — the mock, a provider of the config's own with a
-// base URL —, or is the running session's, which evidently works).
+// has a key or needs none — the mock, a local preset, a provider of the
+// config's own without apiKeyEnv — or is the running session's, which
+// evidently works): the config's rule (config.Config.MissingKey).
 func (m *Model) keyMissing(provider string) string {
 	if provider == m.sess.Agent.Provider {
 		return ""
 	}
-	wire, env, _, _ := config.ProviderDefaults(provider)
-	if wire == config.WireMock {
-		return ""
-	}
-	if env == "" {
-		if m.h.Config.Provider(provider).BaseURL != "" {
-			return "" // a provider of the config's own (a local server may need no key)
-		}
-		env = strings.ToUpper(strings.ReplaceAll(provider, "-", "_")) + "_API_KEY"
-	}
-	if m.h.Getenv(env) != "" || m.h.Config.Provider(provider).APIKey != "" {
-		return ""
-	}
-	return env
+	return m.h.Config.MissingKey(provider, m.h.Getenv)
 }
 
 // pickModel is /model with no name or a name that does not resolve: arg

@@ -380,6 +380,11 @@ func (rt *route) notify(method string, params json.RawMessage) {
 
 func (r *run) Session() string { return r.pending.SessionID }
 
+// Pid leads the child's process tree (the sandbox supervisor and the
+// reins runtime below it): /jobs shows a kept child's memory
+// (subagent.Pider), as for an ACP child.
+func (r *run) Pid() int { return r.client.Pid() }
+
 func (r *run) Wait(ctx context.Context) outcome.Result {
 	r.life.Wait(ctx, agent.ErrAbortedByParent)
 	return r.settle()
