@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/reinsdev/reins/internal/gitsafe"
 	"github.com/reinsdev/reins/internal/netproxy"
 	"github.com/reinsdev/reins/internal/proc"
 	"golang.org/x/sys/unix"
@@ -115,7 +116,13 @@ func supervise(args []string) int {
 	var newProtected []string
 	start := func(container bool) (*exec.Cmd, *os.File, error) {
 		prog, progArgs := prog, progArgs
-		var report, reportW, spec *os.File
+		var report, reportW, spec, repos *os.File
+		// The workspace's walk for repositories runs here while the stage
+		// starts (gitwalls.go, walkAhead).
+		ws := ""
+		if container && walksAhead(p) {
+			ws = resolved(p.Workspace)
+		}
 		if p.Confined() {
 			self, err := self()
 			if err != nil {
@@ -125,7 +132,13 @@ func supervise(args []string) int {
 			if container {
 				stage = stageContainer
 			}
-			if spec, err = specFile(stageSpec{Policy: p, Tmp: tmp, Stage: stage, Argv: append([]string{prog}, progArgs...)}); err != nil {
+			if ws != "" {
+				if repos, err = walkAhead(ws); err != nil {
+					return nil, nil, err
+				}
+				defer repos.Close()
+			}
+			if spec, err = specFile(stageSpec{Policy: p, Tmp: tmp, Stage: stage, Argv: append([]string{prog}, progArgs...), Repos: repos != nil}); err != nil {
 				return nil, nil, err
 			}
 			defer spec.Close()
@@ -153,6 +166,9 @@ func supervise(args []string) int {
 				return nil, nil, err
 			}
 			cmd.ExtraFiles = []*os.File{reportW, socks, spec} // fd 3, socketListFD, specFD
+			if repos != nil {
+				cmd.ExtraFiles = append(cmd.ExtraFiles, repos) // repoFD
+			}
 		}
 		err := cmd.Start()
 		if reportW != nil {
@@ -435,7 +451,19 @@ func confine(args []string) int {
 			fmt.Fprintf(os.Stderr, "reins sandbox: cannot read the host's Unix sockets: %v\n", err)
 			return exitSetup
 		}
-		if v, err = buildView(p, tmp, argv, socks); err != nil {
+		var walked func(string) ([]gitsafe.Repo, bool)
+		read := false
+		if spec.Repos {
+			walked = func(ws string) ([]gitsafe.Repo, bool) {
+				read = true
+				return walkedRepos(repoFD, ws)
+			}
+		}
+		v, err = buildView(p, tmp, argv, socks, walked)
+		if spec.Repos && !read {
+			unix.Close(repoFD)
+		}
+		if err != nil {
 			fmt.Fprintf(os.Stderr, "reins sandbox: cannot build the container: %v\n", err)
 			return exitSetup
 		}
