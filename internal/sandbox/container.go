@@ -242,6 +242,16 @@ func buildView(p Policy, tmp string, argv, sockets []string, walked func(ws stri
 		return v, fmt.Errorf("private mounts: %w", err)
 	}
 	home := resolved(p.Home)
+	// The workspace resolved now, while the host's view is still there: a
+	// workspace named through a symbolic link in a folder the container
+	// makes private (/tmp/link -> the checkout) no longer resolves once
+	// /tmp is the private tmpfs, and its .git and protected paths went
+	// unbound.
+	ws := resolved(p.Workspace)
+	var writable []string // the same for the `writable` paths
+	for _, w := range p.Writable {
+		writable = append(writable, resolved(w))
+	}
 	userHome, _ := os.UserHomeDir()
 	userHome = resolved(userHome)
 
@@ -350,7 +360,7 @@ func buildView(p Policy, tmp string, argv, sockets []string, walked func(ws stri
 	}
 
 	if p.Mode == WorkspaceWrite && p.Workspace != "" {
-		if err := protectWorkspace(resolved(p.Workspace), p, userHome, granted, walked); err != nil {
+		if err := protectWorkspace(ws, p, userHome, granted, writable, walked); err != nil {
 			return v, err
 		}
 	}
@@ -455,7 +465,9 @@ func mask(path string) error {
 // `mv .git x` followed by a fresh .git/hooks is refused too. A protected
 // path missing at the start is handled by the supervisor
 // (removeNewProtected, sweepNewRepo).
-func protectWorkspace(ws string, p Policy, home string, granted []string, walked func(ws string) ([]gitsafe.Repo, bool)) error {
+//
+// writable are p.Writable resolved before the view changed.
+func protectWorkspace(ws string, p Policy, home string, granted, writable []string, walked func(ws string) ([]gitsafe.Repo, bool)) error {
 	if ws == "" {
 		return nil
 	}
@@ -481,8 +493,8 @@ func protectWorkspace(ws string, p Policy, home string, granted []string, walked
 		ro = append(ro, repoPaths(ws, repos, granted)...)
 		// A `writable` path that is (or holds, a level down) a
 		// repository: its .git is read-only too.
-		for _, w := range p.Writable {
-			if r := resolved(w); r != "" && r != ws && !within(ws, r) && coveredBy(r, granted) {
+		for _, r := range writable {
+			if r != "" && r != ws && !within(ws, r) && coveredBy(r, granted) {
 				repos, _ := gitsafe.Find(r, writableRepoLimits)
 				ro = append(ro, repoPaths(r, repos, granted)...)
 			}

@@ -150,3 +150,64 @@ func TestWalkAheadIsFind(t *testing.T) {
 		t.Errorf("walkAhead found\n%q\ngitsafe.Find\n%q", g, w)
 	}
 }
+
+// TestWorkspaceThroughPrivateLink: a workspace named through a symbolic
+// link in a folder the container makes private (/tmp/link -> the
+// checkout, as `cd /tmp/link && reins` gives reins's working directory)
+// keeps its walls: the stage resolves it before /tmp is its own, so .git
+// stays read-only. Before, the link no longer resolved in the container
+// and no .git or protected path was bound.
+func TestWorkspaceThroughPrivateLink(t *testing.T) {
+	requireLandlock(t)
+	ws := gitWorkspace(t)
+	dir, err := os.MkdirTemp("/tmp", "reins-link-test-") // /tmp itself, whatever TMPDIR says
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(ws, link); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(ws, ".git", "config")
+	before, _ := os.ReadFile(cfg)
+	out, _ := runEnv(t, Policy{Mode: WorkspaceWrite, Workspace: link}, ws, nil, `
+echo "[core]" >> .git/config && echo 'fsmonitor = touch PWNED' >> .git/config && echo wrote
+mkdir -p .git/hooks && echo x > .git/hooks/pre-commit
+true`)
+	if after, _ := os.ReadFile(cfg); !bytes.Equal(before, after) {
+		t.Errorf(".git/config was written through the linked workspace:\n%s", out)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".git", "hooks", "pre-commit")); err == nil {
+		t.Errorf("a hook was planted through the linked workspace:\n%s", out)
+	}
+}
+
+// TestWritableThroughPrivateLink: the same for a `writable` path named
+// through a link in /tmp: the repository it holds stays read-only while
+// its files are writable.
+func TestWritableThroughPrivateLink(t *testing.T) {
+	requireLandlock(t)
+	ws := t.TempDir()
+	lib := gitWorkspace(t)
+	dir, err := os.MkdirTemp("/tmp", "reins-link-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	link := filepath.Join(dir, "lib")
+	if err := os.Symlink(lib, link); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(lib, ".git", "config")
+	before, _ := os.ReadFile(cfg)
+	out, _ := runEnv(t, Policy{Mode: WorkspaceWrite, Workspace: ws, Writable: []string{link}}, ws, nil, `
+git -C "`+lib+`" config core.fsmonitor "touch PWNED; false"
+echo ok > "`+lib+`/file.txt" && echo wrote`)
+	if after, _ := os.ReadFile(cfg); !bytes.Equal(before, after) {
+		t.Errorf("the linked writable repository's config changed:\n%s\n%s", after, out)
+	}
+	if !strings.Contains(out, "wrote") {
+		t.Errorf("the linked writable repository's files were not writable:\n%s", out)
+	}
+}
