@@ -33,7 +33,8 @@ type Limits struct {
 }
 
 // DefaultLimits are what the sandbox walks with on every confined call
-// (internal/sandbox, container setup). Measured on the 2-core machine of
+// (internal/sandbox: the supervisor walks while the container's init
+// starts, walkAhead). Measured on the 2-core machine of
 // issue 47 while seven other builds ran (load average 20-40), in CPU time
 // (BenchmarkFind's cpu-ns/op), on a workspace of 62,000 files in 1,700
 // folders (a node_modules of 300 packages, 120 source folders of 100 files

@@ -233,12 +233,25 @@ type view struct {
 //
 // The view it made says whether /proc is the container's own (the process
 // cap, limits.go, counts it) and /dev/pts its own devpts (dev.go).
-func buildView(p Policy, tmp string, argv, sockets []string) (v view, err error) {
+//
+// walked, when not nil, gives the repositories the supervisor found in the
+// workspace (walkedRepos; ok false: walk here).
+func buildView(p Policy, tmp string, argv, sockets []string, walked func(ws string) ([]gitsafe.Repo, bool)) (v view, err error) {
 	cwd, _ := os.Getwd()
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return v, fmt.Errorf("private mounts: %w", err)
 	}
 	home := resolved(p.Home)
+	// The workspace resolved now, while the host's view is still there: a
+	// workspace named through a symbolic link in a folder the container
+	// makes private (/tmp/link -> the checkout) no longer resolves once
+	// /tmp is the private tmpfs, and its .git and protected paths went
+	// unbound.
+	ws := resolved(p.Workspace)
+	var writable []string // the same for the `writable` paths
+	for _, w := range p.Writable {
+		writable = append(writable, resolved(w))
+	}
 	userHome, _ := os.UserHomeDir()
 	userHome = resolved(userHome)
 
@@ -347,7 +360,7 @@ func buildView(p Policy, tmp string, argv, sockets []string) (v view, err error)
 	}
 
 	if p.Mode == WorkspaceWrite && p.Workspace != "" {
-		if err := protectWorkspace(resolved(p.Workspace), p, userHome, granted); err != nil {
+		if err := protectWorkspace(ws, p, userHome, granted, writable, walked); err != nil {
 			return v, err
 		}
 	}
@@ -452,7 +465,9 @@ func mask(path string) error {
 // `mv .git x` followed by a fresh .git/hooks is refused too. A protected
 // path missing at the start is handled by the supervisor
 // (removeNewProtected, sweepNewRepo).
-func protectWorkspace(ws string, p Policy, home string, granted []string) error {
+//
+// writable are p.Writable resolved before the view changed.
+func protectWorkspace(ws string, p Policy, home string, granted, writable []string, walked func(ws string) ([]gitsafe.Repo, bool)) error {
 	if ws == "" {
 		return nil
 	}
@@ -468,12 +483,20 @@ func protectWorkspace(ws string, p Policy, home string, granted []string) error 
 		}
 	}
 	if !p.GitWritable && wallGit.on() {
-		ro = append(ro, repoPaths(ws, gitsafe.DefaultLimits, granted)...)
+		repos, ok := []gitsafe.Repo(nil), false
+		if walked != nil {
+			repos, ok = walked(ws)
+		}
+		if !ok {
+			repos, _ = gitsafe.Find(ws, gitsafe.DefaultLimits)
+		}
+		ro = append(ro, repoPaths(ws, repos, granted)...)
 		// A `writable` path that is (or holds, a level down) a
 		// repository: its .git is read-only too.
-		for _, w := range p.Writable {
-			if r := resolved(w); r != "" && r != ws && !within(ws, r) && coveredBy(r, granted) {
-				ro = append(ro, repoPaths(r, writableRepoLimits, granted)...)
+		for _, r := range writable {
+			if r != "" && r != ws && !within(ws, r) && coveredBy(r, granted) {
+				repos, _ := gitsafe.Find(r, writableRepoLimits)
+				ro = append(ro, repoPaths(r, repos, granted)...)
 			}
 		}
 	}

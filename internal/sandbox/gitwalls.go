@@ -4,8 +4,10 @@ package sandbox
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,14 +39,13 @@ const maxRepos = 128
 // .git and those one folder down (~/src/lib, ~/src/*).
 var writableRepoLimits = gitsafe.Limits{Depth: 1, Entries: 1000}
 
-// repoPaths are the paths to bind read-only for the repositories found in
-// ws within lim: each `.git` entry (a folder, or the `gitdir:` file itself so it
+// repoPaths are the paths to bind read-only for repos, the repositories
+// found in ws (gitsafe.Find, or the supervisor's walk: walkAhead): each `.git` entry (a folder, or the `gitdir:` file itself so it
 // cannot be pointed elsewhere) and the control and common folders it names
 // where they lie in a writable path (elsewhere the read-only root covers
 // them). A `.git` that is a symbolic link cannot be bound (a mount
 // follows it): its target is, when writable.
-func repoPaths(ws string, lim gitsafe.Limits, granted []string) []string {
-	repos, _ := gitsafe.Find(ws, lim)
+func repoPaths(ws string, repos []gitsafe.Repo, granted []string) []string {
 	if len(repos) > maxRepos {
 		repos = repos[:maxRepos]
 	}
@@ -194,4 +195,80 @@ func safeName(name string) string {
 		}
 	}
 	return name
+}
+
+// The workspace's walk runs in the supervisor, beside the confine stage's
+// start (issue 47, acceptance 2: a confined start within +3 ms). Made by
+// the stage, it was the dearest step of the container's set-up in a large
+// workspace (4-5 ms of a 60,000-file tree's 20-odd; BENCHMARKS.md "Issue 47:
+// a confined start"), and the supervisor did nothing meanwhile but wait.
+// So the supervisor starts the walk before it starts the stage and sends
+// what it found on a pipe (repoFD); the walk runs while the stage's
+// process is made, its binary loaded and its view begun, and the stage
+// reads the list only when it binds the repositories. It is the same walk
+// of the same folder, made a few milliseconds earlier and still before
+// the program starts: a repository made by an earlier command, however
+// recently, is found as before. The stage walks itself whenever the list
+// is not for the folder it protects or cannot be read.
+
+// repoFD is the confine stage's descriptor of the supervisor's walk (3 is
+// the report pipe, 4 the socket list, 5 the spec).
+const repoFD = 6
+
+// maxRepoList bounds the list the stage reads: maxRepos repositories of
+// three paths of at most PATH_MAX each, with room to spare.
+const maxRepoList = 4 << 20
+
+// repoList is what the supervisor's walk found in Workspace.
+type repoList struct {
+	Workspace string         `json:"workspace"`
+	Repos     []gitsafe.Repo `json:"repos"`
+}
+
+// walksAhead reports whether the stage of p binds the workspace's
+// repositories read-only, so the supervisor walks it beforehand (the
+// conditions of protectWorkspace's walk).
+func walksAhead(p Policy) bool {
+	return p.Mode == WorkspaceWrite && p.Workspace != "" && !p.GitWritable && wallGit.on()
+}
+
+// walkAhead walks ws for repositories in a goroutine and returns the
+// pipe's read end, for the stage's repoFD, on which the list comes. The
+// write end is closed when the list is written or the reader is gone (a
+// stage that never started: EPIPE, not a signal, on a descriptor other
+// than 1 and 2).
+func walkAhead(ws string) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		defer w.Close()
+		repos, _ := gitsafe.Find(ws, gitsafe.DefaultLimits)
+		if len(repos) > maxRepos {
+			repos = repos[:maxRepos]
+		}
+		_ = json.NewEncoder(w).Encode(repoList{Workspace: ws, Repos: repos})
+	}()
+	return r, nil
+}
+
+// walkedRepos reads and closes the list on fd (repoFD in the stage): the
+// repositories the supervisor found in ws, or ok false when the list is
+// not ws's, is too long or cannot be read — the caller walks then.
+func walkedRepos(fd uintptr, ws string) (repos []gitsafe.Repo, ok bool) {
+	f := os.NewFile(fd, "reins-repos")
+	if f == nil {
+		return nil, false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxRepoList+1))
+	if err != nil || len(b) > maxRepoList {
+		return nil, false
+	}
+	var l repoList
+	if err := json.Unmarshal(b, &l); err != nil || l.Workspace != ws || ws == "" {
+		return nil, false
+	}
+	return l.Repos, true
 }

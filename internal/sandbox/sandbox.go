@@ -267,7 +267,13 @@ func Command(p Policy, name string, args ...string) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	return exec.Command(exe, argv...), nil
+	cmd := exec.Command(exe, argv...)
+	if len(argv) > 0 && argv[0] == helperArg {
+		// The supervisor's runtime starts with one P (supervisorProcsEnv);
+		// a caller that sets cmd.Env replaces this with its own.
+		cmd.Env = supervisorEnv()
+	}
+	return cmd, nil
 }
 
 // self is the executable the supervisor runs from: reins itself (the lean

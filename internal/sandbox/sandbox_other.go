@@ -30,3 +30,7 @@ func SeccompSupported() bool { return false }
 var errNotLinux = errors.New("no namespaces on " + runtime.GOOS)
 
 func probe() error { return errNotLinux }
+
+// supervisorEnv is nil (reins's own environment) where no supervisor
+// stage of this package's runs.
+func supervisorEnv() []string { return nil }

@@ -27,10 +27,14 @@ type stageSpec struct {
 	Tmp    string   `json:"tmp"`
 	Stage  string   `json:"stage"`
 	Argv   []string `json:"argv"`
+	// Repos: the supervisor walks the workspace for repositories and
+	// sends them on repoFD (gitwalls.go, walkAhead).
+	Repos bool `json:"repos,omitempty"`
 }
 
 // specFD is the confine stage's descriptor of its stageSpec (fd 3 is the
-// report pipe, 4 the host's socket list; both only in the container).
+// report pipe, 4 the host's socket list, 6 the supervisor's walk
+// (repoFD); all three only in the container).
 const specFD = 5
 
 // maxSpec bounds the spec the stage reads: a command line is at most a

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"errors"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -122,4 +123,81 @@ func childrenOf(pid int) []int {
 		}
 	}
 	return out
+}
+
+// TestSupervisorGOMAXPROCS: Command starts the supervisor with
+// GOMAXPROCS=1 when the caller leaves the environment to it (bash's
+// case), and the program still sees the caller's GOMAXPROCS exactly —
+// set, empty, unset — and no marker; a caller that sets the environment
+// itself keeps its value even with a stray marker in it. In the container
+// and in the Landlock-only fallback.
+func TestSupervisorGOMAXPROCS(t *testing.T) {
+	requireLandlock(t)
+	ws := t.TempDir()
+	script := `echo "[${GOMAXPROCS-unset}]"; env | grep -c "_GOMAXPROCS=" || true`
+	for _, tc := range []struct {
+		name   string
+		own    map[string]string // reins's own environment (cmd.Env left nil)
+		caller []string          // or the caller's cmd.Env, added to reins's
+		want   string
+	}{
+		{"unset", nil, nil, "[unset]"},
+		{"set", map[string]string{"GOMAXPROCS": "7"}, nil, "[7]"},
+		{"empty", map[string]string{"GOMAXPROCS": ""}, nil, "[]"},
+		{"stray marker in reins's environment", map[string]string{"GOMAXPROCS": "3", supervisorProcsEnv: "1:99"}, nil, "[3]"},
+		{"stray marker in the caller's", nil, []string{"GOMAXPROCS=3", supervisorProcsEnv + "=1:99"}, "[3]"},
+	} {
+		for _, noNS := range []bool{false, true} {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Setenv("GOMAXPROCS", "")
+				os.Unsetenv("GOMAXPROCS")
+				t.Setenv(supervisorProcsEnv, "")
+				os.Unsetenv(supervisorProcsEnv)
+				for k, v := range tc.own {
+					t.Setenv(k, v)
+				}
+				cmd, err := Command(Policy{Mode: WorkspaceWrite, Workspace: ws, NoNamespaces: noNS}, "bash", "-c", script)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.caller != nil {
+					cmd.Env = append(os.Environ(), tc.caller...)
+				}
+				cmd.Dir = ws
+				out, err := cmd.CombinedOutput()
+				if want := tc.want + "\n0\n"; err != nil || string(out) != want {
+					t.Errorf("noNamespaces=%v: %v, output %q, want %q", noNS, err, out, want)
+				}
+			})
+		}
+	}
+}
+
+// TestSupervisorRunsWithOneP: the supervisor Command starts was started
+// with GOMAXPROCS=1 (its /proc/PID/environ, the block it was started with).
+func TestSupervisorRunsWithOneP(t *testing.T) {
+	requireLandlock(t)
+	t.Setenv("GOMAXPROCS", "2")
+	ws := t.TempDir()
+	cmd, err := Command(Policy{Mode: WorkspaceWrite, Workspace: ws}, "sleep", "60")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Dir = ws
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	}()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/environ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := strings.Split(string(b), "\x00")
+	if !slices.Contains(vars, "GOMAXPROCS=1") || !slices.Contains(vars, supervisorProcsEnv+"=1:2") {
+		t.Fatalf("the supervisor (pid %d) was not started with GOMAXPROCS=1 and the caller's 2 beside it: %q", cmd.Process.Pid, vars)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/reinsdev/reins/internal/gitsafe"
 	"github.com/reinsdev/reins/internal/netproxy"
 	"github.com/reinsdev/reins/internal/proc"
 	"golang.org/x/sys/unix"
@@ -28,9 +29,10 @@ func init() {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case helperArg:
+			restoreProcs(supervisorProcsEnv)
 			os.Exit(supervise(os.Args[2:]))
 		case confineArg:
-			restoreGOMAXPROCS()
+			restoreProcs(stageProcsEnv)
 			os.Exit(confine(os.Args[2:]))
 		}
 	}
@@ -115,7 +117,13 @@ func supervise(args []string) int {
 	var newProtected []string
 	start := func(container bool) (*exec.Cmd, *os.File, error) {
 		prog, progArgs := prog, progArgs
-		var report, reportW, spec *os.File
+		var report, reportW, spec, repos *os.File
+		// The workspace's walk for repositories runs here while the stage
+		// starts (gitwalls.go, walkAhead).
+		ws := ""
+		if container && walksAhead(p) {
+			ws = resolved(p.Workspace)
+		}
 		if p.Confined() {
 			self, err := self()
 			if err != nil {
@@ -125,7 +133,13 @@ func supervise(args []string) int {
 			if container {
 				stage = stageContainer
 			}
-			if spec, err = specFile(stageSpec{Policy: p, Tmp: tmp, Stage: stage, Argv: append([]string{prog}, progArgs...)}); err != nil {
+			if ws != "" {
+				if repos, err = walkAhead(ws); err != nil {
+					return nil, nil, err
+				}
+				defer repos.Close()
+			}
+			if spec, err = specFile(stageSpec{Policy: p, Tmp: tmp, Stage: stage, Argv: append([]string{prog}, progArgs...), Repos: repos != nil}); err != nil {
 				return nil, nil, err
 			}
 			defer spec.Close()
@@ -153,6 +167,9 @@ func supervise(args []string) int {
 				return nil, nil, err
 			}
 			cmd.ExtraFiles = []*os.File{reportW, socks, spec} // fd 3, socketListFD, specFD
+			if repos != nil {
+				cmd.ExtraFiles = append(cmd.ExtraFiles, repos) // repoFD
+			}
 		}
 		err := cmd.Start()
 		if reportW != nil {
@@ -264,8 +281,25 @@ const stageProcsEnv = "REINS_STAGE_GOMAXPROCS"
 // and stacks that need (0.2 MiB less PSS for each confined child, issue
 // 47, BENCHMARKS.md: "Issue 47: the container's memory"; set in-process
 // later, the resize cost more than it saved), and the caller's value in
-// stageProcsEnv for restoreGOMAXPROCS.
-func stageEnv(env []string) []string {
+// stageProcsEnv for restoreProcs.
+func stageEnv(env []string) []string { return oneP(env, stageProcsEnv) }
+
+// supervisorProcsEnv is stageProcsEnv for the supervisor: Command starts
+// it with GOMAXPROCS=1 too when the caller leaves the environment to it
+// (bash and background bash, which start nearly every confined process);
+// another 0.2 MiB less PSS for each confined child and each unconfined
+// one (BENCHMARKS.md: "Issue 47: the container's memory"). The supervisor
+// needs no second P: it waits, and its one walk (walkAhead) runs beside
+// the stage, a process of its own.
+const supervisorProcsEnv = "REINS_SUPERVISOR_GOMAXPROCS"
+
+// supervisorEnv is the environment Command gives the supervisor: reins's
+// own with GOMAXPROCS=1 (see supervisorProcsEnv).
+func supervisorEnv() []string { return oneP(os.Environ(), supervisorProcsEnv) }
+
+// oneP is env with GOMAXPROCS=1 and the caller's value in marker ("1:"
+// and the value when it was set, "0" when it was not), for restoreProcs.
+func oneP(env []string, marker string) []string {
 	out := make([]string, 0, len(env)+2)
 	orig := "0"
 	for _, kv := range env {
@@ -274,23 +308,29 @@ func stageEnv(env []string) []string {
 		case "GOMAXPROCS":
 			orig = "1:" + v
 			continue
-		case stageProcsEnv:
+		case marker:
 			continue
 		}
 		out = append(out, kv)
 	}
-	return append(out, "GOMAXPROCS=1", stageProcsEnv+"="+orig)
+	return append(out, "GOMAXPROCS=1", marker+"="+orig)
 }
 
-// restoreGOMAXPROCS gives the program the environment the supervisor had
-// (see stageEnv): the stage's runtime has read GOMAXPROCS already, and the
-// program's environment is this process's.
-func restoreGOMAXPROCS() {
-	v, ok := os.LookupEnv(stageProcsEnv)
+// restoreProcs gives the program the environment the caller had (see
+// oneP): this stage's runtime has read GOMAXPROCS already, and the next
+// process's environment is built from this one's. A marker that comes
+// with a GOMAXPROCS other than oneP's 1 was not set by oneP (the caller
+// set the environment itself, with a stray marker in it): it is dropped
+// and the caller's GOMAXPROCS kept.
+func restoreProcs(marker string) {
+	v, ok := os.LookupEnv(marker)
 	if !ok {
 		return
 	}
-	os.Unsetenv(stageProcsEnv)
+	os.Unsetenv(marker)
+	if os.Getenv("GOMAXPROCS") != "1" {
+		return
+	}
 	if orig, set := strings.CutPrefix(v, "1:"); set {
 		os.Setenv("GOMAXPROCS", orig)
 	} else {
@@ -435,7 +475,19 @@ func confine(args []string) int {
 			fmt.Fprintf(os.Stderr, "reins sandbox: cannot read the host's Unix sockets: %v\n", err)
 			return exitSetup
 		}
-		if v, err = buildView(p, tmp, argv, socks); err != nil {
+		var walked func(string) ([]gitsafe.Repo, bool)
+		read := false
+		if spec.Repos {
+			walked = func(ws string) ([]gitsafe.Repo, bool) {
+				read = true
+				return walkedRepos(repoFD, ws)
+			}
+		}
+		v, err = buildView(p, tmp, argv, socks, walked)
+		if spec.Repos && !read {
+			unix.Close(repoFD)
+		}
+		if err != nil {
 			fmt.Fprintf(os.Stderr, "reins sandbox: cannot build the container: %v\n", err)
 			return exitSetup
 		}
