@@ -740,6 +740,32 @@ func TestSubagentsIdleAndMaxResult(t *testing.T) {
 		})
 	}
 }
+
+// subagents.cancelGrace (issue 49): how long a parent waits for a
+// cancelled remote child before settling it from what it holds.
+func TestSubagentsCancelGrace(t *testing.T) {
+	for _, tt := range []struct {
+		name, home, cwd string
+		want            time.Duration
+		bad             string
+	}{
+		{"default", "", "", DefaultCancelGrace, ""},
+		{"set", "subagents: {cancelGrace: 3s}\n", "", 3 * time.Second, ""},
+		{"cwd overrides home", "subagents: {cancelGrace: 3s}\n", "subagents: {cancelGrace: 1m}\n", time.Minute, ""},
+		{"zero", "subagents: {cancelGrace: 0s}\n", "", 0, "subagents.cancelGrace"},
+		{"not a duration", "subagents: {cancelGrace: soon}\n", "", 0, "subagents.cancelGrace"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := loadCase(t, tt.home, tt.cwd, tt.bad)
+			if c == nil {
+				return
+			}
+			if c.Subagents.CancelGrace != tt.want {
+				t.Errorf("CancelGrace = %v, want %v", c.Subagents.CancelGrace, tt.want)
+			}
+		})
+	}
+}
 func TestContext(t *testing.T) {
 	def := Context{CompactAt: DefaultCompactAt, MaxToolResultBytes: DefaultMaxToolResultBytes}
 	for _, tt := range []struct {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
@@ -101,10 +102,18 @@ func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
 			s.watch(bud)
 		}
 	}
+	// The child's events (its session's parent is the stand-in) feed the
+	// heartbeat's selection (progress), through the one fold.
+	pg := progressOf(ctx)
+	var standIn atomic.Value
+	standIn.Store("")
 	sess, err := h.NewSession(harness.SessionOptions{
 		Model: m, MaxSteps: t.MaxSteps, MaxTokens: t.MaxTokens, Permission: perm, Tools: t.Tools, Budget: bud,
 		Parent: t.ParentSession, Depth: t.Depth - 1, Agent: "worker",
-		Observe: func(_ session.Header, e session.Event) {
+		Observe: func(hd session.Header, e session.Event) {
+			if pg != nil && hd.ParentSession != "" && hd.ParentSession == standIn.Load().(string) {
+				pg.push(e)
+			}
 			if e.Type != session.TypeSubagentStart {
 				return
 			}
@@ -120,6 +129,10 @@ func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
 	})
 	if err != nil {
 		return Outcome{}, err
+	}
+	standIn.Store(sess.Log.Header().ID)
+	if pg != nil {
+		pg.setWorker(sess.Log.Header().ID)
 	}
 	defer func() {
 		if err := sess.Close(); err != nil {
