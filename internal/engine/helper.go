@@ -332,6 +332,17 @@ func (f helperFar) Terminate() {
 	f.h.drop(f.id)
 }
 
+// why is the helper's refusal when it was refused (another protocol
+// version), else err.
+func (h *helper) why(err error) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.refused != nil {
+		return h.refused
+	}
+	return err
+}
+
 func (h *helper) drop(id uint64) {
 	h.mu.Lock()
 	delete(h.runs, id)
@@ -373,7 +384,7 @@ func (e *helperEngine) Start(ctx context.Context, req subagent.Request, _ subage
 	r := h.add(req, t.Provider, e.grace)
 	if err := h.send(wire.Msg{Op: wire.OpStart, ID: r.id, Task: &t}); err != nil {
 		h.drop(r.id)
-		return nil, &subagent.StartError{Diagnostic: unavailable(t.Provider).Diagnostic, Err: fmt.Errorf("%s: %w", HelperName, err)}
+		return nil, &subagent.StartError{Diagnostic: unavailable(t.Provider).Diagnostic, Err: h.why(fmt.Errorf("%s: %w", HelperName, err))}
 	}
 	bound := time.NewTimer(e.submit + answerSlack)
 	defer bound.Stop()
@@ -389,13 +400,7 @@ func (e *helperEngine) Start(ctx context.Context, req subagent.Request, _ subage
 		h.drop(r.id)
 		return nil, &subagent.StartError{StopReason: outcome.StopAborted, Err: context.Cause(ctx)}
 	case <-h.dead:
-		err := fmt.Errorf("%s exited", HelperName)
-		h.mu.Lock()
-		if h.refused != nil {
-			err = h.refused
-		}
-		h.mu.Unlock()
-		return nil, &subagent.StartError{Diagnostic: unavailable(t.Provider).Diagnostic, Err: err}
+		return nil, &subagent.StartError{Diagnostic: unavailable(t.Provider).Diagnostic, Err: h.why(fmt.Errorf("%s exited", HelperName))}
 	case <-bound.C:
 		h.send(wire.Msg{Op: wire.OpCancel, ID: r.id})
 		h.drop(r.id)
