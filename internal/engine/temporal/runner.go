@@ -103,17 +103,26 @@ func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
 		}
 	}
 	// The child's events (its session's parent is the stand-in) feed the
-	// heartbeat's selection (progress), through the one fold.
+	// heartbeat's selection (progress), through the one fold. The
+	// harness's observer sees every session it makes, the child's too.
 	pg := progressOf(ctx)
 	var standIn atomic.Value
 	standIn.Store("")
+	if pg != nil {
+		own := h.Observe
+		h.Observe = func(hd session.Header, e session.Event) {
+			if own != nil {
+				own(hd, e)
+			}
+			if hd.ParentSession != "" && hd.ParentSession == standIn.Load().(string) {
+				pg.push(e)
+			}
+		}
+	}
 	sess, err := h.NewSession(harness.SessionOptions{
 		Model: m, MaxSteps: t.MaxSteps, MaxTokens: t.MaxTokens, Permission: perm, Tools: t.Tools, Budget: bud,
 		Parent: t.ParentSession, Depth: t.Depth - 1, Agent: "worker",
-		Observe: func(hd session.Header, e session.Event) {
-			if pg != nil && hd.ParentSession != "" && hd.ParentSession == standIn.Load().(string) {
-				pg.push(e)
-			}
+		Observe: func(_ session.Header, e session.Event) {
 			if e.Type != session.TypeSubagentStart {
 				return
 			}
