@@ -147,7 +147,7 @@ subagents:
 	if d := cmp.Diff(wantAliases, c.ModelAliases); d != "" {
 		t.Errorf("ModelAliases (-want +got):\n%s", d)
 	}
-	if want := (Subagents{MaxDepth: 1, MaxParallel: 4, MaxBackgroundJobs: 1, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes, Engine: EngineLocal, Temporal: Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}}); c.Subagents != want {
+	if want := (Subagents{MaxDepth: 1, MaxParallel: 4, MaxBackgroundJobs: 1, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes, CancelGrace: DefaultCancelGrace, Engine: EngineLocal, Temporal: Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}}); c.Subagents != want {
 		t.Errorf("Subagents = %+v, want %+v", c.Subagents, want)
 	}
 	// The model named an alias defined in the same layer; it resolves.
@@ -168,7 +168,7 @@ func TestDefaults(t *testing.T) {
 		if cfg.Model != "deepseek/deepseek-chat" {
 			t.Errorf("Model = %q", cfg.Model)
 		}
-		if want := (Subagents{MaxDepth: 3, MaxParallel: 10, MaxBackgroundJobs: 10, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes, Engine: EngineLocal, Temporal: Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}}); cfg.Subagents != want {
+		if want := (Subagents{MaxDepth: 3, MaxParallel: 10, MaxBackgroundJobs: 10, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes, CancelGrace: DefaultCancelGrace, Engine: EngineLocal, Temporal: Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}}); cfg.Subagents != want {
 			t.Errorf("Subagents = %+v, want %+v", cfg.Subagents, want)
 		}
 		want := RetryPolicy{
