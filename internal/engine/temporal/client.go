@@ -223,7 +223,9 @@ func (r *run) Wait(ctx context.Context) outcome.Result {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		r.watch(gctx, HeartbeatEvery/2)
+		// As often as the worker beats: one describe a running run every
+		// 2 s (a run shorter than that costs the cluster none).
+		r.watch(gctx, HeartbeatEvery)
 	}()
 	go func() {
 		defer wg.Done()
@@ -233,9 +235,13 @@ func (r *run) Wait(ctx context.Context) outcome.Result {
 			return // settled here
 		}
 		if err != nil {
-			if !r.rem.Cancelled() {
-				r.e.logf("temporal workflow %s: %v", r.id, err)
+			if r.rem.Cancelled() {
+				// Any error after a cancel is the cancel's: aborted,
+				// with the child's last heartbeat (remote.Run's fold).
+				r.rem.Deliver(outcome.Result{StopReason: outcome.StopAborted})
+				return
 			}
+			r.e.logf("temporal workflow %s: %v", r.id, err)
 			r.rem.Deliver(Failure(err, r.provider))
 			return
 		}
