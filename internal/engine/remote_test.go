@@ -121,6 +121,13 @@ func TestHelperFallbacksReportTheEarlierMessage(t *testing.T) {
 			if res.StopReason != tt.stop || res.Diagnostic != want || llm.BlocksText(res.Output) != "the earlier message" || res.Note != note {
 				t.Errorf("settled %+v, want %s with the earlier message", res, want)
 			}
+			if tt.term { // asked in the background: wait for it, boundedly
+				for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+					if b, _ := os.ReadFile(seen); strings.Contains(string(b), `"op":"terminate"`) {
+						break
+					}
+				}
+			}
 			closeFn()
 			b, _ := os.ReadFile(seen)
 			if got := strings.Contains(string(b), `"op":"terminate"`); got != tt.term {

@@ -27,11 +27,11 @@ import (
 
 // Far is the far side of a run: what the parent can ask of it.
 type Far interface {
-	// Cancel asks the far side to cancel the run; it must not block for
-	// long (the caller bounds its own wait, not this call's).
+	// Cancel asks the far side to cancel the run. Run calls it in the
+	// background, once; it should still return within its own bound.
 	Cancel()
-	// Terminate ends the run on the far side without waiting for it: the
-	// grace ran out, the child is settled here.
+	// Terminate ends the run on the far side: the grace ran out, the
+	// child is settled here. Called in the background, at most once.
 	Terminate()
 }
 
@@ -141,7 +141,10 @@ func (r *Run) cancel(cause outcome.Category) {
 		r.cause = cause
 		r.mu.Unlock()
 		close(r.stop)
-		r.far.Cancel()
+		// Asked in the background: a far side that does not take the
+		// request (a cluster cut off, a helper that stopped reading)
+		// must not hold the grace back.
+		go r.far.Cancel()
 	})
 }
 
@@ -208,7 +211,9 @@ func (r *Run) Wait(ctx context.Context) outcome.Result {
 	}
 }
 
-func (r *Run) terminate() { r.termOnce.Do(r.far.Terminate) }
+// terminate asks the far side to end the run, in the background: the
+// settlement does not wait for it.
+func (r *Run) terminate() { r.termOnce.Do(func() { go r.far.Terminate() }) }
 
 // here settles the run on the parent's side, from what it holds: aborted
 // when it was cancelled, error otherwise (the far side was lost under a

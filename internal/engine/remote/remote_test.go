@@ -125,6 +125,10 @@ func TestSettlesFromWhatItHolds(t *testing.T) {
 				got.Diagnostic != tt.want.Diagnostic || got.Note != tt.want.Note {
 				t.Errorf("settled %+v\nwant    %+v", got, tt.want)
 			}
+			// Terminate is asked in the background: wait for it, boundedly.
+			for deadline := time.Now().Add(time.Minute); f.terminates.Load() < tt.term && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
 			if n := f.terminates.Load(); n != tt.term {
 				t.Errorf("%d terminates, want %d", n, tt.term)
 			}
