@@ -5,14 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"sync"
 	"time"
 
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/engine/remote"
 	"github.com/reinsdev/reins/internal/engine/temporal"
 	"github.com/reinsdev/reins/internal/engine/wire"
+	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/spf13/cobra"
@@ -22,7 +25,7 @@ import (
 // parent's first temporal child and sends it runs (internal/engine/wire).
 func newClientCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	var cfg config.Temporal
-	var submit time.Duration
+	var submit, grace time.Duration
 	c := &cobra.Command{
 		Use:   "client",
 		Short: "Submit child runs for reins over stdio (started by reins itself)",
@@ -34,8 +37,10 @@ func newClientCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 				return &exitError{code: exitFailed, msg: err.Error()}
 			}
 			defer e.Close()
-			e.Submit = submit
-			serveClient(cmd.Context(), e, stdin, stdout, logger.Printf)
+			e.Submit, e.Grace = submit, grace
+			if err := serveClient(cmd.Context(), e, stdin, stdout, logger.Printf); err != nil {
+				return &exitError{code: exitFailed, msg: err.Error()}
+			}
 			return nil
 		},
 	}
@@ -44,12 +49,26 @@ func newClientCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVar(&cfg.Namespace, "namespace", "", "its namespace")
 	fl.StringVar(&cfg.TaskQueue, "task-queue", "", "the workers' task queue")
 	fl.DurationVar(&submit, "submit", temporal.StartTimeout, "bound on submitting one run")
+	fl.DurationVar(&grace, "cancel-grace", remote.DefaultGrace, "how long a cancelled run's own result is waited for (subagents.cancelGrace)")
 	return c
+}
+
+// ErrVersion is a peer speaking another protocol version: the one line
+// names both.
+type ErrVersion struct{ Theirs, Ours int }
+
+func (e *ErrVersion) Error() string {
+	if e.Theirs == 0 {
+		return fmt.Sprintf("reins speaks no protocol version (an older build); reins-temporal speaks version %d: use the reins-temporal of the same release", e.Ours)
+	}
+	return fmt.Sprintf("reins speaks protocol version %d, reins-temporal speaks version %d: use the reins-temporal of the same release", e.Theirs, e.Ours)
 }
 
 // serveClient answers the runs on in until in ends, then returns; the
 // runs it submitted go on on the cluster. Every answer is one line on out.
-func serveClient(ctx context.Context, e *temporal.Engine, in io.Reader, out io.Writer, logf func(string, ...any)) {
+// The first line each way is the hello: a reins of another protocol
+// version is refused (an *ErrVersion), before any run.
+func serveClient(ctx context.Context, e *temporal.Engine, in io.Reader, out io.Writer, logf func(string, ...any)) error {
 	var wmu sync.Mutex
 	send := func(m wire.Msg) {
 		b, err := json.Marshal(m)
@@ -69,6 +88,18 @@ func serveClient(ctx context.Context, e *temporal.Engine, in io.Reader, out io.W
 	)
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 64<<10), wire.MaxLine)
+	send(wire.Msg{Op: wire.OpHello, Version: wire.ProtocolVersion})
+	if !sc.Scan() {
+		return sc.Err()
+	}
+	var hello wire.Msg
+	if json.Unmarshal(sc.Bytes(), &hello) != nil || hello.Op != wire.OpHello || hello.Version != wire.ProtocolVersion {
+		return &ErrVersion{Theirs: hello.Version, Ours: wire.ProtocolVersion}
+	}
+	var (
+		rmu  sync.Mutex
+		runs = map[uint64]interface{ Terminate() }{}
+	)
 	for sc.Scan() {
 		var m wire.Msg
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
@@ -76,6 +107,13 @@ func serveClient(ctx context.Context, e *temporal.Engine, in io.Reader, out io.W
 			continue
 		}
 		switch m.Op {
+		case wire.OpTerminate:
+			rmu.Lock()
+			r := runs[m.ID]
+			rmu.Unlock()
+			if r != nil {
+				go r.Terminate()
+			}
 		case wire.OpCancel:
 			mu.Lock()
 			cancel := cancels[m.ID]
@@ -115,23 +153,34 @@ func serveClient(ctx context.Context, e *temporal.Engine, in io.Reader, out io.W
 					run.Cancel() // cancelled while it was being accepted
 				}
 				send(wire.Msg{Op: wire.OpStarted, ID: id})
-				// A budget is charged live: the spend the worker
-				// heartbeats goes to reins as it grows.
-				wctx, stopWatch := context.WithCancel(ctx)
+				// What the worker heartbeats goes to reins as it changes:
+				// the spend (a budget is charged live) and the child's
+				// selection (reins settles from it when nothing answers).
 				if w, ok := run.(interface {
-					WatchSpent(context.Context, time.Duration, func(wire.Spent))
-				}); ok && t.Budget != nil {
-					go w.WatchSpent(wctx, temporal.HeartbeatEvery/2, func(s wire.Spent) {
-						send(wire.Msg{Op: wire.OpSpent, ID: id, Spent: &s})
+					Watch(func(wire.Spent), func([]llm.Block, string))
+				}); ok {
+					var spent func(wire.Spent)
+					if t.Budget != nil {
+						spent = func(s wire.Spent) { send(wire.Msg{Op: wire.OpSpent, ID: id, Spent: &s}) }
+					}
+					w.Watch(spent, func(o []llm.Block, ws string) {
+						send(wire.Msg{Op: wire.OpProgress, ID: id, Output: o, Session: ws})
 					})
 				}
-				// Wait's own cancel grace bounds a cancelled run; a run
-				// left running when reins goes is the cluster's.
+				if tr, ok := run.(interface{ Terminate() }); ok {
+					rmu.Lock()
+					runs[id] = tr
+					rmu.Unlock()
+				}
+				// Wait's own deadlines bound a cancelled run; a run left
+				// running when reins goes is the cluster's.
 				res := run.Wait(context.Background())
-				stopWatch()
 				mu.Lock()
 				delete(cancels, id)
 				mu.Unlock()
+				rmu.Lock()
+				delete(runs, id)
+				rmu.Unlock()
 				m := wire.Msg{Op: wire.OpResult, ID: id, Result: &res}
 				if o, ok := run.(interface{ Outcome() temporal.Outcome }); ok {
 					out := o.Outcome()
@@ -149,4 +198,5 @@ func serveClient(ctx context.Context, e *temporal.Engine, in io.Reader, out io.W
 	// reins closed its end: nobody will read an answer. Runs stay on the
 	// cluster (like the SDK client's Close); only pending starts end.
 	cancelAll()
+	return nil
 }

@@ -60,7 +60,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newClientCmd(stdin, stdout, stderr), newWorkerCmd(stderr), &cobra.Command{
+	root.AddCommand(newClientCmd(stdin, stdout, stderr), newWorkerCmd(stderr), newFenceCmd(stdin, stderr), &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Args:  cobra.NoArgs,

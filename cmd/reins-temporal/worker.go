@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/reinsdev/reins/internal/engine/temporal"
 	"github.com/reinsdev/reins/internal/harness"
@@ -80,7 +83,15 @@ func newWorkerCmd(stderr io.Writer) *cobra.Command {
 				roots = append(roots, abs)
 			}
 			r := &temporal.Runner{Options: opts, BaseURL: f.baseURL, MaxPermission: perm, Roots: roots, Logf: h.Logf}
-			if err := temporal.Serve(ctx, tc, par, r.Run, h.Logf); err != nil && ctx.Err() == nil {
+			// The fence kills this worker when it stops renewing its
+			// lease (frozen, or cut from the cluster): no child of it runs
+			// on while its retry starts elsewhere.
+			lease, stopFence, err := startFence(stderr)
+			if err != nil {
+				return &exitError{code: exitFailed, msg: "the worker's fence: " + err.Error()}
+			}
+			defer stopFence()
+			if err := temporal.Serve(ctx, tc, par, r.Run, lease, h.Logf); err != nil && ctx.Err() == nil {
 				return &exitError{code: exitFailed, msg: err.Error()}
 			}
 			return nil
@@ -94,5 +105,49 @@ func newWorkerCmd(stderr io.Writer) *cobra.Command {
 	fl.StringVar(&f.permission, "permission", string(tool.WorkspaceWrite), "the widest permission mode a child gets here: a parent's wider mode is narrowed to it")
 	fl.StringArrayVar(&f.roots, "root", nil, "a folder (with its subfolders) a submitted child may run in, besides --cwd; repeatable (not needed with --permission full-access)")
 	fl.IntVar(&f.parallel, "parallel", 0, "most children running at once (default: subagents.maxParallel)")
+	return c
+}
+
+// startFence starts `reins-temporal fence` for this process and returns
+// the writer of its renewals and the function that ends it (it ends by
+// itself when this process dies: its stdin closes).
+func startFence(stderr io.Writer) (io.Writer, func(), error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd := exec.Command(exe, "fence", "--pid", strconv.Itoa(os.Getpid()), "--lease", temporal.Lease.String())
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	return in, func() { in.Close(); cmd.Wait() }, nil
+}
+
+// newFenceCmd is the fence of one worker (started by the worker itself).
+func newFenceCmd(stdin io.Reader, stderr io.Writer) *cobra.Command {
+	var pid int
+	var lease time.Duration
+	c := &cobra.Command{
+		Use:    "fence",
+		Short:  "Kill a worker whose lease lapsed (started by the worker itself)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if pid <= 1 || lease <= 0 {
+				return &exitError{code: exitUsage, msg: "fence: want --pid and --lease"}
+			}
+			if temporal.Fence(stdin, pid, lease) {
+				fmt.Fprintf(stderr, "reins worker fence: the worker renewed no lease for %s (frozen, or cut from the cluster): killed it\n", lease)
+			}
+			return nil
+		},
+	}
+	c.Flags().IntVar(&pid, "pid", 0, "the worker's process id")
+	c.Flags().DurationVar(&lease, "lease", temporal.Lease, "how long the worker may go without renewing")
 	return c
 }

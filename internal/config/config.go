@@ -55,6 +55,10 @@ const (
 	// DefaultMaxResultBytes bounds a child's output in its parent's tool
 	// result (subagents.maxResultBytes); subagent_output pages the rest.
 	DefaultMaxResultBytes = 32 << 10
+	// DefaultCancelGrace is how long a parent waits for a cancelled
+	// remote child (subagents.cancelGrace) before it settles the child
+	// from what it holds (docs/engine.md, "Deadlines").
+	DefaultCancelGrace = 10 * time.Second
 )
 
 // Providers lists the model providers reins knows (docs/providers.md), in display order.
@@ -119,6 +123,9 @@ type Subagents struct {
 	IdleTimeout time.Duration
 	// MaxResultBytes bounds the child output one tool result carries.
 	MaxResultBytes int
+	// CancelGrace is how long a parent waits for a cancelled remote
+	// child's own result before settling it from what it holds.
+	CancelGrace time.Duration
 	// Engine is where background children and batch tasks run: local (in
 	// this process, the default) or temporal (docs/engine.md).
 	Engine Engine
@@ -509,6 +516,7 @@ type rawConfig struct {
 	stallTimeout   *time.Duration
 	idleTimeout    *time.Duration
 	maxResultBytes *int
+	cancelGrace    *time.Duration
 	budget         *Budget
 	sandboxOn      *bool
 	sandboxMore    sandboxLayer
@@ -723,7 +731,7 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 				return err
 			})
 		case "subagents":
-			err = d.fields(v, kp, []string{"maxDepth", "maxParallel", "maxBackgroundJobs", "startTimeout", "stallTimeout", "idleTimeout", "maxResultBytes", "engine", "temporal"}, func(k string, v ast.Node, kp string) error {
+			err = d.fields(v, kp, []string{"maxDepth", "maxParallel", "maxBackgroundJobs", "startTimeout", "stallTimeout", "idleTimeout", "maxResultBytes", "cancelGrace", "engine", "temporal"}, func(k string, v ast.Node, kp string) error {
 				var err error
 				switch k {
 				case "maxDepth":
@@ -746,6 +754,11 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 					r.idleTimeout, err = d.duration(v, kp)
 					if err == nil && r.idleTimeout != nil && *r.idleTimeout <= 0 {
 						err = d.valueErr(d.resolve(v), kp, "a duration > 0 such as 10m")
+					}
+				case "cancelGrace":
+					r.cancelGrace, err = d.duration(v, kp)
+					if err == nil && r.cancelGrace != nil && *r.cancelGrace <= 0 {
+						err = d.valueErr(d.resolve(v), kp, "a duration > 0 such as 10s")
 					}
 				case "maxResultBytes":
 					r.maxResultBytes, err = d.integer(v, kp)
@@ -887,7 +900,7 @@ func merge(raws []*rawConfig) (*Config, error) {
 		InstructionFiles: InstructionFiles,
 		Subagents: Subagents{MaxDepth: DefaultMaxDepth, MaxParallel: DefaultMaxParallel, MaxBackgroundJobs: DefaultMaxBackgroundJobs,
 			StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes,
-			Engine: EngineLocal, Temporal: Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}},
+			CancelGrace: DefaultCancelGrace, Engine: EngineLocal, Temporal: Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}},
 		Sandbox:   Sandbox{Enabled: true, Network: NetworkOff},
 		Context:   Context{CompactAt: DefaultCompactAt, MaxToolResultBytes: DefaultMaxToolResultBytes},
 		providers: map[string]rawProvider{},
@@ -941,6 +954,9 @@ func merge(raws []*rawConfig) (*Config, error) {
 			c.Subagents.IdleTimeout = *r.idleTimeout
 		}
 		setInt(&c.Subagents.MaxResultBytes, r.maxResultBytes)
+		if r.cancelGrace != nil {
+			c.Subagents.CancelGrace = *r.cancelGrace
+		}
 		if r.engine != nil {
 			c.Subagents.Engine = Engine(*r.engine)
 		}

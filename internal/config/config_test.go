@@ -147,7 +147,7 @@ subagents:
 	if d := cmp.Diff(wantAliases, c.ModelAliases); d != "" {
 		t.Errorf("ModelAliases (-want +got):\n%s", d)
 	}
-	if want := (Subagents{MaxDepth: 1, MaxParallel: 4, MaxBackgroundJobs: 1, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes, Engine: EngineLocal, Temporal: Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}}); c.Subagents != want {
+	if want := (Subagents{MaxDepth: 1, MaxParallel: 4, MaxBackgroundJobs: 1, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes, CancelGrace: DefaultCancelGrace, Engine: EngineLocal, Temporal: Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}}); c.Subagents != want {
 		t.Errorf("Subagents = %+v, want %+v", c.Subagents, want)
 	}
 	// The model named an alias defined in the same layer; it resolves.
@@ -168,7 +168,7 @@ func TestDefaults(t *testing.T) {
 		if cfg.Model != "deepseek/deepseek-chat" {
 			t.Errorf("Model = %q", cfg.Model)
 		}
-		if want := (Subagents{MaxDepth: 3, MaxParallel: 10, MaxBackgroundJobs: 10, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes, Engine: EngineLocal, Temporal: Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}}); cfg.Subagents != want {
+		if want := (Subagents{MaxDepth: 3, MaxParallel: 10, MaxBackgroundJobs: 10, StartTimeout: DefaultStartTimeout, StallTimeout: DefaultStallTimeout, IdleTimeout: DefaultIdleTimeout, MaxResultBytes: DefaultMaxResultBytes, CancelGrace: DefaultCancelGrace, Engine: EngineLocal, Temporal: Temporal{Address: DefaultTemporalAddress, Namespace: DefaultTemporalNamespace, TaskQueue: DefaultTemporalTaskQueue}}); cfg.Subagents != want {
 			t.Errorf("Subagents = %+v, want %+v", cfg.Subagents, want)
 		}
 		want := RetryPolicy{
@@ -736,6 +736,32 @@ func TestSubagentsIdleAndMaxResult(t *testing.T) {
 			}
 			if c.Subagents.IdleTimeout != tt.idle || c.Subagents.MaxResultBytes != tt.max {
 				t.Errorf("IdleTimeout, MaxResultBytes = %v, %d, want %v, %d", c.Subagents.IdleTimeout, c.Subagents.MaxResultBytes, tt.idle, tt.max)
+			}
+		})
+	}
+}
+
+// subagents.cancelGrace (issue 49): how long a parent waits for a
+// cancelled remote child before settling it from what it holds.
+func TestSubagentsCancelGrace(t *testing.T) {
+	for _, tt := range []struct {
+		name, home, cwd string
+		want            time.Duration
+		bad             string
+	}{
+		{"default", "", "", DefaultCancelGrace, ""},
+		{"set", "subagents: {cancelGrace: 3s}\n", "", 3 * time.Second, ""},
+		{"cwd overrides home", "subagents: {cancelGrace: 3s}\n", "subagents: {cancelGrace: 1m}\n", time.Minute, ""},
+		{"zero", "subagents: {cancelGrace: 0s}\n", "", 0, "subagents.cancelGrace"},
+		{"not a duration", "subagents: {cancelGrace: soon}\n", "", 0, "subagents.cancelGrace"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := loadCase(t, tt.home, tt.cwd, tt.bad)
+			if c == nil {
+				return
+			}
+			if c.Subagents.CancelGrace != tt.want {
+				t.Errorf("CancelGrace = %v, want %v", c.Subagents.CancelGrace, tt.want)
 			}
 		})
 	}

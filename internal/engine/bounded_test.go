@@ -33,8 +33,9 @@ func TestSettledRunsAreBounded(t *testing.T) {
 	h := &helper{dead: make(chan struct{}), runs: map[uint64]*helperRun{}}
 	n := 3 * maxChildSessions
 	var in strings.Builder
+	in.WriteString(helloLine)
 	for i := 1; i <= n; i++ {
-		r := h.add(subagent.Request{RunID: fmt.Sprintf("run-%d", i), ChildID: fmt.Sprintf("child-%d", i)}, "inprocess")
+		r := h.add(subagent.Request{RunID: fmt.Sprintf("run-%d", i), ChildID: fmt.Sprintf("child-%d", i)}, "inprocess", 0)
 		b, _ := json.Marshal(wire.Msg{Op: wire.OpResult, ID: r.id, Session: fmt.Sprintf("S%d", i),
 			Result:  &outcome.Result{StopReason: outcome.StopCompleted},
 			History: []session.Event{{Type: session.TypeUserMessage, Data: json.RawMessage(`{"message":{"role":"user"}}`)}}})
@@ -126,3 +127,6 @@ func TestChargeSpent(t *testing.T) {
 		t.Error("ChargesBudget: want true only with a budget")
 	}
 }
+
+// helloLine is the helper's first line, in this build's protocol version.
+var helloLine = fmt.Sprintf(`{"op":"hello","version":%d}`+"\n", wire.ProtocolVersion)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/engine/remote"
 	"github.com/reinsdev/reins/internal/engine/wire"
 	"github.com/reinsdev/reins/internal/helperbin"
 	"github.com/reinsdev/reins/internal/outcome"
@@ -47,16 +48,13 @@ func Helper() (string, error) {
 }
 
 // Bounds of the parent's side; the helper applies the engine's own
-// (subagents.startTimeout, the cancel grace) and these only catch a
-// helper that stopped answering.
+// (subagents.startTimeout) and these only catch a helper that stopped
+// answering. A run's deadlines are remote.Run's (subagents.cancelGrace).
 const (
 	// startTimeout is the submit bound when subagents.startTimeout is 0.
 	startTimeout = 30 * time.Second
 	// answerSlack is added to the helper's own bounds.
 	answerSlack = 30 * time.Second
-	// cancelGrace is how long a cancelled run's result is waited for
-	// (the helper's own grace is 30 s).
-	cancelGrace = 30*time.Second + answerSlack
 )
 
 // helperEngine is the temporal engine as seen from reins: each run is
@@ -68,6 +66,8 @@ type helperEngine struct {
 	args   []string
 	model  string
 	submit time.Duration
+	grace  time.Duration
+	maxOut int
 	logf   func(string, ...any)
 
 	mu     sync.Mutex
@@ -113,12 +113,16 @@ func openTemporal(cfg config.Subagents, model string, logf func(string, ...any))
 	if submit <= 0 {
 		submit = startTimeout
 	}
+	grace := cfg.CancelGrace
+	if grace <= 0 {
+		grace = config.DefaultCancelGrace
+	}
 	t := cfg.Temporal
 	e := &helperEngine{
-		path: path, model: model, submit: submit, logf: logf,
+		path: path, model: model, submit: submit, grace: grace, maxOut: cfg.MaxResultBytes, logf: logf,
 		children:  newBounded[string](maxChildSessions, 0),
 		histories: newBounded[[]session.Event](maxHistories, maxHistoryBytes),
-		args:      []string{"client", "--address", t.Address, "--namespace", t.Namespace, "--task-queue", t.TaskQueue, "--submit", submit.String()},
+		args:      []string{"client", "--address", t.Address, "--namespace", t.Namespace, "--task-queue", t.TaskQueue, "--submit", submit.String(), "--cancel-grace", grace.String()},
 	}
 	return e, e.close, nil
 }
@@ -139,6 +143,9 @@ type helper struct {
 	mu     sync.Mutex
 	nextID uint64
 	runs   map[uint64]*helperRun
+	// refused is set when the helper spoke another protocol version (its
+	// hello said so, or it said none): it is ended, its runs unavailable.
+	refused error
 }
 
 // current returns the running helper, starting one when there is none.
@@ -165,6 +172,9 @@ func (e *helperEngine) current() (*helper, error) {
 	h := &helper{p: p, in: pipes.Stdin, dead: make(chan struct{}), runs: map[uint64]*helperRun{}}
 	go h.read(pipes.Stdout, e)
 	go logLines(pipes.Stderr, e.log)
+	if err := h.send(wire.Msg{Op: wire.OpHello, Version: wire.ProtocolVersion}); err != nil {
+		e.log("%s: hello: %v", HelperName, err)
+	}
 	e.h = h
 	return h, nil
 }
@@ -190,10 +200,27 @@ func (h *helper) read(r io.ReadCloser, e *helperEngine) {
 	defer r.Close()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), wire.MaxLine)
+	hello := false
 	for sc.Scan() {
 		var m wire.Msg
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			e.log("%s: a line that is not the protocol (%d bytes)", HelperName, len(sc.Bytes()))
+			continue
+		}
+		if !hello {
+			// The first line is the helper's hello: a helper of another
+			// protocol version is refused, in one line naming both.
+			if m.Op != wire.OpHello || m.Version != wire.ProtocolVersion {
+				err := versionError(m)
+				e.log("%v", err)
+				h.mu.Lock()
+				h.refused = err
+				h.mu.Unlock()
+				h.in.Close() // it ends; its runs settle engine-unavailable
+				io.Copy(io.Discard, r)
+				return
+			}
+			hello = true
 			continue
 		}
 		h.mu.Lock()
@@ -217,6 +244,8 @@ func (h *helper) read(r io.ReadCloser, e *helperEngine) {
 			if m.Spent != nil {
 				r.charge(*m.Spent)
 			}
+		case wire.OpProgress:
+			r.rem.Progress(m.Output, m.Session)
 		case wire.OpResult:
 			if m.Session != "" && r.runID != "" {
 				e.children.put(r.runID, m.Session, 0)
@@ -234,16 +263,22 @@ func (h *helper) read(r io.ReadCloser, e *helperEngine) {
 				r.charge(*m.Spent) // what the live reports had not charged
 			}
 			if m.Result != nil {
-				select {
-				case r.result <- *m.Result:
-				default:
-				}
+				r.rem.Deliver(*m.Result)
 			}
 		}
 	}
 	if err := sc.Err(); err != nil {
 		e.log("%s: %v", HelperName, err)
 	}
+}
+
+// versionError is the one line of a helper that spoke another protocol
+// version (or none: an older build) in its first line m.
+func versionError(m wire.Msg) error {
+	if m.Op != wire.OpHello || m.Version == 0 {
+		return fmt.Errorf("%s speaks no protocol version (an older build); reins speaks version %d: use the %s of the same release", HelperName, wire.ProtocolVersion, HelperName)
+	}
+	return fmt.Errorf("%s speaks protocol version %d, reins speaks version %d: use the %s of the same release", HelperName, m.Version, wire.ProtocolVersion, HelperName)
 }
 
 // logLines copies the helper's stderr, line by line, to the host log.
@@ -268,14 +303,44 @@ func (h *helper) send(m wire.Msg) error {
 	return err
 }
 
-func (h *helper) add(req subagent.Request, provider string) *helperRun {
+func (h *helper) add(req subagent.Request, provider string, grace time.Duration) *helperRun {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.nextID++
-	r := &helperRun{h: h, id: h.nextID, runID: req.RunID, childID: req.ChildID, budget: req.Budget, provider: provider, started: make(chan *wire.StartFailure, 1),
-		result: make(chan outcome.Result, 1), stop: make(chan struct{})}
+	r := &helperRun{h: h, id: h.nextID, runID: req.RunID, childID: req.ChildID, budget: req.Budget, provider: provider, started: make(chan *wire.StartFailure, 1)}
+	timeout := time.Duration(0)
+	if req.Agent != nil {
+		timeout = req.Agent.Timeout
+	}
+	r.rem = remote.New(helperFar{h, r.id}, remote.Options{Provider: provider, Timeout: timeout, Grace: grace, Lost: h.dead})
 	h.runs[r.id] = r
 	return r
+}
+
+// helperFar is the helper's side of a run.
+type helperFar struct {
+	h  *helper
+	id uint64
+}
+
+func (f helperFar) Cancel() { f.h.send(wire.Msg{Op: wire.OpCancel, ID: f.id}) }
+
+// Terminate: reins settled the run; the helper terminates its workflow,
+// and an answer that comes later is nobody's.
+func (f helperFar) Terminate() {
+	f.h.send(wire.Msg{Op: wire.OpTerminate, ID: f.id})
+	f.h.drop(f.id)
+}
+
+// why is the helper's refusal when it was refused (another protocol
+// version), else err.
+func (h *helper) why(err error) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.refused != nil {
+		return h.refused
+	}
+	return err
 }
 
 func (h *helper) drop(id uint64) {
@@ -296,6 +361,7 @@ func unavailable(provider string) outcome.Result {
 // accepted it.
 func (e *helperEngine) Start(ctx context.Context, req subagent.Request, _ subagent.Provider) (subagent.Run, error) {
 	t := wire.TaskOf(req, e.model)
+	t.MaxOutput = e.maxOut
 	if req.Continues != "" && t.Provider != config.ProviderInProcess {
 		return nil, notShipped(t.Provider, "only an in-process child on the temporal engine can be continued")
 	}
@@ -315,10 +381,10 @@ func (e *helperEngine) Start(ctx context.Context, req subagent.Request, _ subage
 	if err != nil {
 		return nil, &subagent.StartError{Diagnostic: unavailable(t.Provider).Diagnostic, Err: err}
 	}
-	r := h.add(req, t.Provider)
+	r := h.add(req, t.Provider, e.grace)
 	if err := h.send(wire.Msg{Op: wire.OpStart, ID: r.id, Task: &t}); err != nil {
 		h.drop(r.id)
-		return nil, &subagent.StartError{Diagnostic: unavailable(t.Provider).Diagnostic, Err: fmt.Errorf("%s: %w", HelperName, err)}
+		return nil, &subagent.StartError{Diagnostic: unavailable(t.Provider).Diagnostic, Err: h.why(fmt.Errorf("%s: %w", HelperName, err))}
 	}
 	bound := time.NewTimer(e.submit + answerSlack)
 	defer bound.Stop()
@@ -334,7 +400,7 @@ func (e *helperEngine) Start(ctx context.Context, req subagent.Request, _ subage
 		h.drop(r.id)
 		return nil, &subagent.StartError{StopReason: outcome.StopAborted, Err: context.Cause(ctx)}
 	case <-h.dead:
-		return nil, &subagent.StartError{Diagnostic: unavailable(t.Provider).Diagnostic, Err: fmt.Errorf("%s exited", HelperName)}
+		return nil, &subagent.StartError{Diagnostic: unavailable(t.Provider).Diagnostic, Err: h.why(fmt.Errorf("%s exited", HelperName))}
 	case <-bound.C:
 		h.send(wire.Msg{Op: wire.OpCancel, ID: r.id})
 		h.drop(r.id)
@@ -351,25 +417,21 @@ func notShipped(provider, why string) *subagent.StartError {
 	}
 }
 
-// helperRun is a submitted run.
+// helperRun is a submitted run: remote.Run's deadlines and settlement,
+// fed by the helper's answers.
 type helperRun struct {
 	h        *helper
 	id       uint64
 	runID    string
 	childID  string
 	provider string
+	rem      *remote.Run
 	// budget is the run's budget, charged with the spend its worker
 	// reports (charge); charged is what was charged so far.
 	budget   *budget.Budget
 	charged  wire.Spent
 	chargeMu sync.Mutex
 	started  chan *wire.StartFailure
-	result   chan outcome.Result
-
-	cancelOnce sync.Once
-	stop       chan struct{} // closed by the first cancel
-	mu         sync.Mutex
-	settled    bool
 }
 
 // Session is empty: the child's session is on the worker (docs/engine.md).
@@ -396,69 +458,12 @@ func (r *helperRun) charge(spent wire.Spent) {
 	r.charged = spent
 }
 
-// Wait waits for the run's one result. When ctx ends first, the run is
-// cancelled and its aborted result waited for, at most cancelGrace.
-func (r *helperRun) Wait(ctx context.Context) outcome.Result {
-	stopParent := context.AfterFunc(ctx, r.Cancel)
-	defer stopParent()
-	defer func() {
-		r.mu.Lock()
-		r.settled = true
-		r.mu.Unlock()
-	}()
-	stop := r.stop
-	var grace <-chan time.Time
-	for {
-		select {
-		case res := <-r.result:
-			return res
-		case <-r.h.dead:
-			select {
-			case res := <-r.result:
-				return res
-			default:
-			}
-			if r.cancelled() {
-				return outcome.Result{StopReason: outcome.StopAborted}
-			}
-			return unavailable(r.provider)
-		case <-stop:
-			stop = nil
-			t := time.NewTimer(cancelGrace)
-			defer t.Stop()
-			grace = t.C
-		case <-grace:
-			r.h.drop(r.id)
-			return outcome.Result{StopReason: outcome.StopAborted}
-		}
-	}
-}
-
-func (r *helperRun) cancelled() bool {
-	select {
-	case <-r.stop:
-		return true
-	default:
-		return false
-	}
-}
+// Wait waits for the run's one result under remote.Run's deadlines.
+func (r *helperRun) Wait(ctx context.Context) outcome.Result { return r.rem.Wait(ctx) }
 
 // Cancel cancels the run: the helper cancels the workflow, the worker's
 // child ends aborted through its own teardown.
-func (r *helperRun) Cancel() {
-	r.cancelOnce.Do(func() {
-		close(r.stop)
-		r.h.send(wire.Msg{Op: wire.OpCancel, ID: r.id})
-	})
-}
+func (r *helperRun) Cancel() { r.rem.Cancel() }
 
 // Dispose cancels a run nobody waited for to its end.
-func (r *helperRun) Dispose() error {
-	r.mu.Lock()
-	settled := r.settled
-	r.mu.Unlock()
-	if !settled {
-		r.Cancel()
-	}
-	return nil
-}
+func (r *helperRun) Dispose() error { return r.rem.Dispose() }

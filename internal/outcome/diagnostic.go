@@ -47,6 +47,10 @@ const (
 	// StageEngine is a child run by an engine other than local
 	// (docs/engine.md) that failed in the engine, not in the child.
 	StageEngine Stage = "engine"
+	// StageRemote is a remote child the parent settled by itself: the
+	// far side did not answer its cancel within subagents.cancelGrace,
+	// or was lost (docs/engine.md, "Deadlines").
+	StageRemote Stage = "remote"
 
 	CategoryConfiguration   Category = "configuration"
 	CategoryTransport       Category = "transport"

@@ -56,6 +56,10 @@ type Result struct {
 	Refusals []string
 	// Refused counts them all.
 	Refused int
+	// Note is a line of reins's own about the output, shown after it: a
+	// remote child settled by its parent from its last heartbeat says its
+	// full log is on its worker (internal/engine/remote). Never child text.
+	Note string `json:",omitempty"`
 }
 
 // MaxRefusals bounds the refusals a result quotes.

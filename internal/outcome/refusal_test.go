@@ -25,6 +25,8 @@ func TestRenderTextRefusals(t *testing.T) {
 		{"error", Result{StopReason: StopError, Refused: 1, Refusals: []string{"a"}}, "Error: subagent run failed\n[refused in the child: a]"},
 		{"worktree last", Result{Output: out, StopReason: StopCompleted, Refused: 1, Refusals: []string{"a"}, Worktree: "worktree: x"},
 			"done\n[refused in the child: a]\nworktree: x"},
+		{"note before the worktree", Result{Output: out, StopReason: StopAborted, Note: "the child's full log is on its worker", Worktree: "worktree: x"},
+			"Error: subagent run was cancelled\nPartial output before the run ended:\ndone\n[the child's full log is on its worker]\nworktree: x"},
 	} {
 		if got, _ := RenderText(c.r); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)

@@ -28,6 +28,12 @@ func RenderText(r Result) (content string, isError bool) {
 	if n := r.Refused - min(len(r.Refusals), MaxRefusals); n > 0 {
 		content += fmt.Sprintf("\n[and %d more refused calls in the child]", n)
 	}
+	if r.Note != "" {
+		if content != "" {
+			content += "\n"
+		}
+		content += "[" + r.Note + "]"
+	}
 	if r.Worktree != "" {
 		if content != "" {
 			content += "\n"

@@ -8,7 +8,12 @@ import (
 	"go.temporal.io/sdk/activity"
 
 	"github.com/reinsdev/reins/internal/budget"
+	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/engine/remote"
 	"github.com/reinsdev/reins/internal/engine/wire"
+	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/outcome"
+	"github.com/reinsdev/reins/internal/session"
 	"go.temporal.io/sdk/temporal"
 )
 
@@ -34,6 +39,8 @@ func (a *Activities) RunChild(ctx context.Context, t Task) (Outcome, error) {
 	}
 	sp := &spend{}
 	ctx = context.WithValue(ctx, spendKey{}, sp)
+	pg := newProgress(t.MaxOutput)
+	ctx = context.WithValue(ctx, progressKey{}, pg)
 	hctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -43,10 +50,15 @@ func (a *Activities) RunChild(ctx context.Context, t Task) (Outcome, error) {
 		defer tick.Stop()
 		for {
 			// The details are the child tree's spend so far, which the
-			// parent's side reads and charges live (run.watchSpent).
-			activity.RecordHeartbeat(ctx, sp.load())
+			// parent's side charges live, and the child's current
+			// selection, which it settles from when the worker stops
+			// answering (internal/engine/remote).
+			out, ws := pg.load()
+			activity.RecordHeartbeat(ctx, wire.Beat{Spent: sp.load(), Output: out, WorkerSession: ws})
 			select {
 			case <-tick.C:
+			case <-pg.changed:
+				// A message completed: beat now, not at the next tick.
 			case <-hctx.Done():
 				return
 			}
@@ -59,6 +71,61 @@ func (a *Activities) RunChild(ctx context.Context, t Task) (Outcome, error) {
 		return Outcome{}, temporal.NewNonRetryableApplicationError("the child could not be set up on this worker", ErrTypeConfiguration, nil)
 	}
 	return out, nil
+}
+
+// progress is a running child's current selection, for the heartbeat to
+// carry (Runner.Run folds the child's events into it).
+type progress struct {
+	max     int
+	changed chan struct{} // a message completed since the last beat
+
+	mu     sync.Mutex
+	fold   outcome.Fold
+	worker string
+}
+
+type progressKey struct{}
+
+func newProgress(max int) *progress {
+	if max <= 0 {
+		max = config.DefaultMaxResultBytes
+	}
+	return &progress{max: max, changed: make(chan struct{}, 1)}
+}
+
+func progressOf(ctx context.Context) *progress {
+	p, _ := ctx.Value(progressKey{}).(*progress)
+	return p
+}
+
+// push folds one event of the child's own session. A completed message
+// (or a step's end) wakes the heartbeat.
+func (p *progress) push(e session.Event) {
+	p.mu.Lock()
+	p.fold.Push(e)
+	wake := e.Type == session.TypeAssistantMessage || e.Type == session.TypeStepEnd || e.Type == session.TypeTurnEnd
+	p.mu.Unlock()
+	if wake {
+		select {
+		case p.changed <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (p *progress) setWorker(id string) {
+	p.mu.Lock()
+	p.worker = id
+	p.mu.Unlock()
+}
+
+// load is the child's selection now, under the one rule (a complete
+// message beats text streamed after it; before one, the streamed text),
+// at most the result cap, and the worker session.
+func (p *progress) load() ([]llm.Block, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return remote.Bound(p.fold.Collect(), p.max), p.worker
 }
 
 // spend is a running child tree's budget, for the heartbeat to report

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -15,7 +16,9 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/engine/remote"
 	"github.com/reinsdev/reins/internal/engine/wire"
+	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/subagent"
 )
@@ -24,10 +27,6 @@ import (
 const (
 	// StartTimeout bounds submitting a run to the cluster.
 	StartTimeout = 30 * time.Second
-	// CancelGrace is how long a cancelled run's own aborted result is
-	// waited for before the parent settles it aborted by itself (a
-	// cluster gone at that moment must not hold the parent).
-	CancelGrace = 30 * time.Second
 	// cancelRPC bounds the cancel request itself.
 	cancelRPC = 10 * time.Second
 )
@@ -42,7 +41,11 @@ type Engine struct {
 	// Submit bounds submitting one run (0: StartTimeout): a cluster that
 	// does not accept it by then settles it engine-unavailable.
 	Submit time.Duration
-	Logf   func(format string, args ...any)
+	// Grace is how long a cancelled run's own result is waited for before
+	// it is settled here from its last heartbeat (subagents.cancelGrace;
+	// 0: remote.DefaultGrace).
+	Grace time.Duration
+	Logf  func(format string, args ...any)
 }
 
 // Dial makes the engine's client for cfg. The client is lazy: a cluster
@@ -113,7 +116,9 @@ func (e *Engine) StartTask(ctx context.Context, t Task) (subagent.Run, error) {
 		return nil, &subagent.StartError{Diagnostic: r.Diagnostic, StopReason: r.StopReason, Err: err}
 	}
 	e.logf("subagent %s: temporal workflow %s", t.RunID, id)
-	return &run{e: e, id: id, runID: wr.GetRunID(), wr: wr, provider: t.Provider, stop: make(chan struct{})}, nil
+	r := &run{e: e, id: id, runID: wr.GetRunID(), wr: wr, provider: t.Provider}
+	r.rem = remote.New(far{e, id, r.runID}, remote.Options{Provider: t.Provider, Timeout: t.Timeout, Grace: e.Grace})
+	return r, nil
 }
 
 type run struct {
@@ -122,30 +127,40 @@ type run struct {
 	runID    string
 	wr       client.WorkflowRun
 	provider string
+	rem      *remote.Run
 
-	cancelOnce sync.Once
-	stop       chan struct{} // closed by the first cancel
 	mu         sync.Mutex
-	settled    bool
 	out        Outcome // once settled
+	onSpent    func(wire.Spent)
+	onProgress func([]llm.Block, string)
 }
 
 // Outcome is the settled run's outcome beyond its Result (the child's
 // session on the worker, its conversation, its spend), known once Wait
-// returned; zero before.
+// returned; zero before, and zero for a run settled here.
 func (r *run) Outcome() Outcome {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.out
 }
 
-// WatchSpent calls fn with the child tree's spend as its worker
-// heartbeats it (the activity's heartbeat details), every period, until
-// ctx ends: how a budget is charged live across workers.
-func (r *run) WatchSpent(ctx context.Context, every time.Duration, fn func(wire.Spent)) {
+// Watch sets what Wait calls as the worker heartbeats the child: spent
+// with the child tree's spend when it grew (how a budget is charged live
+// across workers), progress with its current selection when it changed.
+// Either may be nil. It is called before Wait.
+func (r *run) Watch(spent func(wire.Spent), progress func([]llm.Block, string)) {
+	r.mu.Lock()
+	r.onSpent, r.onProgress = spent, progress
+	r.mu.Unlock()
+}
+
+// watch reads the activity's heartbeat details every period until ctx
+// ends: the child's spend and selection (wire.Beat).
+func (r *run) watch(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	var last wire.Spent
+	var lastOut string
 	for {
 		select {
 		case <-ctx.Done():
@@ -159,16 +174,29 @@ func (r *run) WatchSpent(ctx context.Context, every time.Duration, fn func(wire.
 			continue
 		}
 		for _, a := range d.GetPendingActivities() {
-			var s wire.Spent
-			if a.GetHeartbeatDetails() == nil || converter.GetDefaultDataConverter().FromPayloads(a.GetHeartbeatDetails(), &s) != nil {
+			var b wire.Beat
+			if a.GetHeartbeatDetails() == nil || converter.GetDefaultDataConverter().FromPayloads(a.GetHeartbeatDetails(), &b) != nil {
 				continue
 			}
-			if s.Tokens > last.Tokens || s.USD > last.USD {
+			r.rem.Progress(b.Output, b.WorkerSession)
+			r.mu.Lock()
+			spent, progress := r.onSpent, r.onProgress
+			r.mu.Unlock()
+			if s := b.Spent; spent != nil && (s.Tokens > last.Tokens || s.USD > last.USD) {
 				last = s
-				fn(s)
+				spent(s)
+			}
+			if k := outKey(b.Output); progress != nil && len(b.Output) > 0 && k != lastOut {
+				lastOut = k
+				progress(b.Output, b.WorkerSession)
 			}
 		}
 	}
+}
+
+func outKey(out []llm.Block) string {
+	b, _ := json.Marshal(out)
+	return string(b)
 }
 
 // ChildSession is the child's own session on the worker that ran it,
@@ -183,68 +211,82 @@ func (r *run) ChildSession() string {
 // Session is empty: the child's session is on the worker (docs/engine.md).
 func (r *run) Session() string { return "" }
 
-// Wait waits for the workflow's one result. When ctx ends first, the run
-// is cancelled and its aborted result waited for, at most CancelGrace.
+// Wait waits for the workflow's one result under remote.Run's deadlines:
+// the agent's timeout and ctx's end cancel the workflow, whose result is
+// waited for at most the cancel grace; then the run is settled here from
+// the child's last heartbeat and the workflow terminated.
 func (r *run) Wait(ctx context.Context) outcome.Result {
 	gctx, gcancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	defer gcancel()
-	stopParent := context.AfterFunc(ctx, r.Cancel)
-	defer stopParent()
+	wg.Add(2)
 	go func() {
-		select {
-		case <-r.stop:
-			select {
-			case <-time.After(CancelGrace):
-				gcancel()
-			case <-gctx.Done():
-			}
-		case <-gctx.Done():
-		}
+		defer wg.Done()
+		// As often as the worker beats: one describe a running run every
+		// 2 s (a run shorter than that costs the cluster none).
+		r.watch(gctx, HeartbeatEvery)
 	}()
-	var out Outcome
-	err := r.wr.Get(gctx, &out)
-	r.mu.Lock()
-	r.settled = true
-	if err == nil {
-		r.out = out
-	}
-	r.mu.Unlock()
-	if err != nil {
-		select {
-		case <-r.stop:
-			return outcome.Result{StopReason: outcome.StopAborted}
-		default:
+	go func() {
+		defer wg.Done()
+		var out Outcome
+		err := r.wr.Get(gctx, &out)
+		if gctx.Err() != nil {
+			return // settled here
 		}
-		r.e.logf("temporal workflow %s: %v", r.id, err)
-		return Failure(err, r.provider)
-	}
-	if out.WorkerSession != "" {
-		r.e.logf("temporal workflow %s: the child's log is under worker session %s", r.id, out.WorkerSession)
-	}
-	return outcome.Settle(out.Result)
+		if err != nil {
+			if r.rem.Cancelled() {
+				// Any error after a cancel is the cancel's: aborted,
+				// with the child's last heartbeat (remote.Run's fold).
+				r.rem.Deliver(outcome.Result{StopReason: outcome.StopAborted})
+				return
+			}
+			r.e.logf("temporal workflow %s: %v", r.id, err)
+			r.rem.Deliver(Failure(err, r.provider))
+			return
+		}
+		r.mu.Lock()
+		r.out = out
+		r.mu.Unlock()
+		if out.WorkerSession != "" {
+			r.e.logf("temporal workflow %s: the child's log is under worker session %s", r.id, out.WorkerSession)
+		}
+		r.rem.Deliver(out.Result)
+	}()
+	return r.rem.Wait(ctx)
 }
 
 // Cancel cancels the workflow: Temporal cancels the activity, the worker's
-// child ends aborted through its own teardown.
-func (r *run) Cancel() {
-	r.cancelOnce.Do(func() {
-		close(r.stop)
-		ctx, cancel := context.WithTimeout(context.Background(), cancelRPC)
-		defer cancel()
-		if err := r.e.Client.CancelWorkflow(ctx, r.id, r.runID); err != nil {
-			r.e.logf("temporal workflow %s cancel: %v", r.id, err)
-		}
-	})
-}
+// child ends aborted through its own teardown; the grace bounds the wait.
+func (r *run) Cancel() { r.rem.Cancel() }
 
 // Dispose cancels a run nobody waited for to its end; a settled run has
 // nothing to release here.
-func (r *run) Dispose() error {
-	r.mu.Lock()
-	settled := r.settled
-	r.mu.Unlock()
-	if !settled {
-		r.Cancel()
-	}
-	return nil
+func (r *run) Dispose() error { return r.rem.Dispose() }
+
+// far is the cluster's side of a run.
+type far struct {
+	e         *Engine
+	id, runID string
 }
+
+func (f far) Cancel() {
+	ctx, cancel := context.WithTimeout(context.Background(), cancelRPC)
+	defer cancel()
+	if err := f.e.Client.CancelWorkflow(ctx, f.id, f.runID); err != nil {
+		f.e.logf("temporal workflow %s cancel: %v", f.id, err)
+	}
+}
+
+// Terminate ends the workflow the parent settled by itself: a worker
+// that comes back finds its activity gone, and no retry starts.
+func (f far) Terminate() {
+	ctx, cancel := context.WithTimeout(context.Background(), cancelRPC)
+	defer cancel()
+	if err := f.e.Client.TerminateWorkflow(ctx, f.id, f.runID, "reins: the parent settled the run after its cancel grace"); err != nil {
+		f.e.logf("temporal workflow %s terminate: %v", f.id, err)
+	}
+}
+
+// Terminate ends the workflow at once (the parent settled it already).
+func (r *run) Terminate() { far{r.e, r.id, r.runID}.Terminate() }

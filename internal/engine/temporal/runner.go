@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
@@ -101,6 +102,23 @@ func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
 			s.watch(bud)
 		}
 	}
+	// The child's events (its session's parent is the stand-in) feed the
+	// heartbeat's selection (progress), through the one fold. The
+	// harness's observer sees every session it makes, the child's too.
+	pg := progressOf(ctx)
+	var standIn atomic.Value
+	standIn.Store("")
+	if pg != nil {
+		own := h.Observe
+		h.Observe = func(hd session.Header, e session.Event) {
+			if own != nil {
+				own(hd, e)
+			}
+			if hd.ParentSession != "" && hd.ParentSession == standIn.Load().(string) {
+				pg.push(e)
+			}
+		}
+	}
 	sess, err := h.NewSession(harness.SessionOptions{
 		Model: m, MaxSteps: t.MaxSteps, MaxTokens: t.MaxTokens, Permission: perm, Tools: t.Tools, Budget: bud,
 		Parent: t.ParentSession, Depth: t.Depth - 1, Agent: "worker",
@@ -120,6 +138,10 @@ func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
 	})
 	if err != nil {
 		return Outcome{}, err
+	}
+	standIn.Store(sess.Log.Header().ID)
+	if pg != nil {
+		pg.setWorker(sess.Log.Header().ID)
 	}
 	defer func() {
 		if err := sess.Close(); err != nil {

@@ -107,3 +107,28 @@ func TestRunnerSetupErrors(t *testing.T) {
 		})
 	}
 }
+
+// The child's selection reaches the heartbeat (progress) as the child
+// runs, through the one fold, with the worker session: what a parent
+// settles from when the worker stops answering. The first version fed
+// the fold from the stand-in's own observer, which never sees the
+// child's events: the real-server test caught the empty beat.
+func TestRunnerFeedsTheHeartbeat(t *testing.T) {
+	r, _ := newRunner(t, "fallback: {echo: true, text: 'mock: '}\n", "")
+	pg := newProgress(0)
+	ctx := context.WithValue(context.Background(), progressKey{}, pg)
+	out, err := r.Run(ctx, Task{RunID: "run-4", Agent: "general", Prompt: "hello", ParentSession: "P-1",
+		Depth: 1, Cwd: t.TempDir(), Permission: "workspace-write", Model: "mock/echo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, ws := pg.load()
+	if llm.BlocksText(sel) != "mock: hello" || ws != out.WorkerSession || ws == "" {
+		t.Errorf("heartbeat selection %q, worker session %q (outcome's %q)", llm.BlocksText(sel), ws, out.WorkerSession)
+	}
+	select {
+	case <-pg.changed:
+	default:
+		t.Error("a completed message did not wake the heartbeat")
+	}
+}

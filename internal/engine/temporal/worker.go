@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -18,8 +19,9 @@ import (
 // Serve runs a worker for cfg's task queue until ctx ends: it executes
 // ChildRun workflows and their activities with run, at most parallel
 // children at once. It returns an error when the cluster cannot be
-// reached or the worker stops by itself.
-func Serve(ctx context.Context, cfg config.Temporal, parallel int, run RunFunc, logf func(string, ...any)) error {
+// reached or the worker stops by itself. lease, when set, is the fence's
+// renewals (RenewLease).
+func Serve(ctx context.Context, cfg config.Temporal, parallel int, run RunFunc, lease io.Writer, logf func(string, ...any)) error {
 	dctx, cancel := context.WithTimeout(ctx, StartTimeout)
 	defer cancel()
 	c, err := client.DialContext(dctx, client.Options{HostPort: cfg.Address, Namespace: cfg.Namespace, Logger: Logger(logf)})
@@ -27,6 +29,11 @@ func Serve(ctx context.Context, cfg config.Temporal, parallel int, run RunFunc, 
 		return fmt.Errorf("temporal cluster %s (namespace %s): %w", cfg.Address, cfg.Namespace, err)
 	}
 	defer c.Close()
+	if lease != nil {
+		lctx, stopLease := context.WithCancel(ctx)
+		defer stopLease()
+		go RenewLease(lctx, c, lease, logf)
+	}
 	w := NewWorker(c, cfg.TaskQueue, parallel, run)
 	stop := make(chan any)
 	go func() {

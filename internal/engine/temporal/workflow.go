@@ -29,6 +29,8 @@ const (
 const (
 	// HeartbeatTimeout is how long a silent worker keeps its run: then the
 	// run is retried on another worker. Workers beat every HeartbeatEvery.
+	// It is longer than the fence's Lease plus a beat: a frozen worker is
+	// dead before its runs are retried (fence.go).
 	HeartbeatTimeout = 10 * time.Second
 	HeartbeatEvery   = 2 * time.Second
 	// MaxAttempts bounds the tries of one run; a run whose workers keep

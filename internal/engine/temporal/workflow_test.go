@@ -4,18 +4,24 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/mock"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/reinsdev/reins/internal/engine/remote"
+	"github.com/reinsdev/reins/internal/engine/wire"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
+	"github.com/reinsdev/reins/internal/session"
 )
 
 func text(s string) []llm.Block { return []llm.Block{{Type: llm.BlockText, Text: s}} }
@@ -131,35 +137,64 @@ func TestChildRunConfigurationNotRetried(t *testing.T) {
 	}
 }
 
-// A cancelled workflow (job_kill, the parent cancelled) reaches the
-// child through the activity's heartbeat; the child's own aborted result,
-// partial output included, is the outcome.
+// A cancelled workflow (job_kill, the parent cancelled) settles aborted
+// with the child's earlier complete message (seed 000), even when the
+// child never answers the cancel: the activity heartbeats the child's
+// selection as soon as a message completes, and the parent's side
+// (remote.Run, as client.go's run drives it) settles from the last beat.
+// The SDK's test environment settles the cancel itself before the
+// activity sees it — the path of a worker that cannot answer. On the old
+// engine the heartbeat carried only the spend, and the outcome had no
+// output.
 func TestChildRunCancel(t *testing.T) {
 	release := make(chan struct{})
-	var ended atomic.Bool
 	done := make(chan struct{})
+	far := &recordFar{}
+	rem := remote.New(far, remote.Options{Provider: "inprocess", Grace: time.Hour})
 	out := runWorkflow(t, task, func(ctx context.Context, _ Task) (Outcome, error) {
 		defer close(done)
+		pg := progressOf(ctx)
+		// Step 1 completed; step 2 is streaming when the cancel comes.
+		pg.push(session.Event{Type: session.TypeAssistantMessage, Value: session.AssistantMessage{Step: 1, Message: llm.Message{Role: llm.RoleAssistant, Content: text("half")}}})
+		pg.push(session.Event{Type: session.TypeAssistantChunk, Value: session.AssistantChunk{Step: 2, Chunk: llm.Chunk{Type: llm.ChunkTextDelta, Delta: "streaming on"}}})
 		select {
 		case <-ctx.Done():
-			ended.Store(true)
 			return Outcome{Result: outcome.Result{StopReason: outcome.StopAborted, Output: text("half")}}, nil
 		case <-release:
 			return Outcome{Result: outcome.Result{StopReason: outcome.StopCompleted}}, nil
 		}
 	}, func(env *testsuite.TestWorkflowEnvironment) {
-		env.RegisterDelayedCallback(func() { env.CancelWorkflow() }, 200*time.Millisecond)
+		var once sync.Once
+		env.SetOnActivityHeartbeatListener(func(_ *activity.Info, details converter.EncodedValues) {
+			var b wire.Beat
+			if details.Get(&b) != nil || len(b.Output) == 0 {
+				return
+			}
+			rem.Progress(b.Output, b.WorkerSession)
+			// Cancel once the cluster holds the beat with the message:
+			// the verdict does not depend on speed.
+			once.Do(func() { env.RegisterDelayedCallback(env.CancelWorkflow, time.Millisecond) })
+		})
 		env.SetTestTimeout(time.Minute)
 	})
 	close(release)
 	<-done
-	// The SDK's test environment may settle the cancel itself before the
-	// activity has seen it; either way the parent gets aborted, no
-	// diagnostic, never completed.
-	if out.Result.StopReason != outcome.StopAborted || out.Result.Diagnostic != "" {
-		t.Errorf("outcome %+v (child saw the cancel: %v), want aborted with no diagnostic", out, ended.Load())
+	rem.Cancel()
+	rem.Deliver(out.Result)
+	res := rem.Wait(context.Background())
+	if res.StopReason != outcome.StopAborted || res.Diagnostic != "" || llm.BlocksText(res.Output) != "half" {
+		t.Errorf("settled %+v (workflow outcome %+v), want aborted with the output \"half\" and no diagnostic", res, out)
+	}
+	if far.terminates.Load() != 0 {
+		t.Error("a run that answered was terminated")
 	}
 }
+
+// recordFar is a far side that records what the parent asked.
+type recordFar struct{ cancels, terminates atomic.Int32 }
+
+func (f *recordFar) Cancel()    { f.cancels.Add(1) }
+func (f *recordFar) Terminate() { f.terminates.Add(1) }
 
 func TestFailure(t *testing.T) {
 	for _, tt := range []struct {

@@ -59,6 +59,20 @@ type Task struct {
 	// workflow id, so that a `reins batch --resume` re-attaches to the
 	// workflow its killed predecessor started.
 	Key string `json:",omitempty"`
+	// MaxOutput bounds the selected output a heartbeat carries: the
+	// parent's subagents.maxResultBytes (0: its default).
+	MaxOutput int `json:",omitempty"`
+}
+
+// Beat is what a running child's activity heartbeats: its tree's spend
+// so far, its current selected output (the one fold's, seed 000's rule;
+// at most Task.MaxOutput) and the worker session under which its log
+// lies. A parent that must settle the child by itself settles it from the
+// last Beat the cluster holds.
+type Beat struct {
+	Spent         Spent
+	Output        []llm.Block `json:",omitempty"`
+	WorkerSession string      `json:",omitempty"`
 }
 
 // MaxSeed bounds a task's Seed and an outcome's History, in bytes of
@@ -145,6 +159,10 @@ type Op string
 // lines for reins's host log. Closing its stdin ends it: runs already
 // submitted go on on the cluster.
 const (
+	// OpHello (both ways) is the first line each side sends: Version is
+	// the protocol it speaks. A mismatch is refused with one line naming
+	// both versions (binaries of two builds must not talk).
+	OpHello Op = "hello"
 	// OpStart (reins →) submits Task as run ID.
 	OpStart Op = "start"
 	// OpCancel (reins →) cancels run ID, submitted or still submitting.
@@ -157,7 +175,17 @@ const (
 	// OpSpent (→ reins) is run ID's usage so far (Spent, cumulative),
 	// sent while it runs when its task has a budget.
 	OpSpent Op = "spent"
+	// OpProgress (→ reins) is run ID's current selected output (Output)
+	// and worker session (Session), from its latest heartbeat.
+	OpProgress Op = "progress"
+	// OpTerminate (reins →) ends run ID on the cluster without waiting:
+	// reins settled it by itself after the cancel grace.
+	OpTerminate Op = "terminate"
 )
+
+// ProtocolVersion is the version of this protocol; OpHello carries it.
+// Bump it with every change a peer of another build would misread.
+const ProtocolVersion = 2
 
 // Msg is one protocol line.
 type Msg struct {
@@ -173,6 +201,10 @@ type Msg struct {
 	History []session.Event `json:"history,omitempty"`
 	// Spent (with OpSpent) is the run's usage so far.
 	Spent *Spent `json:"spent,omitempty"`
+	// Output (with OpProgress) is the run's current selected output.
+	Output []llm.Block `json:"output,omitempty"`
+	// Version (with OpHello) is the protocol the sender speaks.
+	Version int `json:"version,omitempty"`
 }
 
 // StartFailure is a failed start: subagent.StartError without its cause,
