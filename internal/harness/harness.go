@@ -37,6 +37,7 @@ import (
 	"github.com/reinsdev/reins/internal/rules"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/skills"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/telemetry"
 	"github.com/reinsdev/reins/internal/todo"
@@ -66,6 +67,14 @@ type Harness struct {
 	// in trusted folders) appended to every in-process session's system
 	// prompt unless its agent opts out; "" when there are none.
 	Instructions string
+	// Skills are the Agent Skills of Cwd (internal/skills): the user's and,
+	// when trusted and pinned, the project's; SkillWarnings the skills
+	// skipped, one line each.
+	Skills        *skills.Set
+	SkillWarnings []skills.Warning
+	// gate is the start's trust gate: a child's own workspace (a worktree)
+	// reads its skills through it.
+	gate *trust.Gate
 	// Version is the reins version the session headers record.
 	Version string
 	// Ignored are the project files of an untrusted Cwd that were not read,
@@ -229,6 +238,8 @@ func New(opts Options) (*Harness, error) {
 		h.Ignored = config.ProjectFiles(lo)
 	}
 	h.Instructions = loadInstructions(gate, cwd, cfg.InstructionFiles)
+	h.gate = gate
+	h.Skills, h.SkillWarnings = skills.Discover(h.skillOptions(cwd))
 	if err := gate.Err(); err != nil {
 		return nil, &ConfigError{err}
 	}
@@ -579,6 +590,9 @@ type SessionOptions struct {
 	Workspace string
 	// ForkOf names the session a new one forks (Harness.Fork).
 	ForkOf string
+	// Skills are the only skills the session sees (an agent file's
+	// `skills:`); nil: every skill of its workspace.
+	Skills []string
 }
 
 // Session is a runnable session.
@@ -590,6 +604,9 @@ type Session struct {
 	Resumed   *session.Loaded
 	// questions serves AskDomain to the session's proxies (sandbox.go).
 	questions *sandbox.Questions
+	// Skills serves the session's skills (the skill tool, /NAME); nil
+	// when it has none.
+	Skills *skills.Loader
 }
 
 // Close cancels and waits for the session's children, then closes its
@@ -720,6 +737,15 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	for _, t := range h.mcpTools(o, allowMCP) {
 		reg.Add(t)
 	}
+	skillSet := h.skillsFor(ws).Narrow(o.Skills)
+	if skillSet.Len() > 0 && (o.Tools == nil || slices.Contains(o.Tools, "skill")) {
+		s.Skills = &skills.Loader{Set: skillSet, Turn: s.Log.NextTurn, Record: func(ld skills.Load) {
+			_, _ = s.Log.Append(session.TypeSkillLoad, session.SkillLoad{
+				Name: ld.Skill.Name, Origin: string(ld.Skill.Origin), Path: ld.Skill.File, By: ld.By, AllowedTools: ld.Skill.AllowedTools,
+			})
+		}}
+		reg.Add(s.Skills.Tool())
+	}
 	if o.Tools != nil {
 		// The children's tools are cut from what this session really
 		// has (subagent.ChildTools); nil leaves them every tool.
@@ -734,11 +760,22 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		system += h.Instructions
 	}
 	pol := h.sessionSandbox(s, o)
+	var readRoots []string
+	if s.Skills != nil {
+		system += skills.Catalog(s.Skills.Set)
+		// A skill's folder is readable, never writable, by the session's
+		// processes and its read tool, wherever it lies.
+		readRoots = s.Skills.Set.Dirs()
+		pol.Readable = append(slices.Clip(pol.Readable), readRoots...)
+	}
 	s.Agent = &agent.Agent{
 		System: system,
-		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: pol, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect, BeforeRun: o.BeforeRun, AskGitWritable: o.AskGitWritable}, Log: s.Log,
+		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: pol, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect, BeforeRun: o.BeforeRun, AskGitWritable: o.AskGitWritable, ReadRoots: readRoots}, Log: s.Log,
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
 		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
+	}
+	if s.Skills != nil {
+		s.Agent.Env.Narrow = s.Skills.Narrow
 	}
 	h.UseModel(s.Agent, o.Model)
 	h.traceSession(s, o.Agent, o.Trace)
@@ -828,7 +865,8 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 			Resume:     req.ChildSession, // a continuation after its idle teardown
 			Workspace:  isolatedCwd(h.Cwd, req.Cwd),
 			MCPServers: req.Agent.MCPServers, mcpWithin: parent.mcpWithin, ruleParent: parent.ruleParent,
-			Trace: req.Trace,
+			Skills: narrowSkills(parent.Skills, req.Agent.Skills),
+			Trace:  req.Trace,
 		})
 		if err != nil {
 			return nil, err
