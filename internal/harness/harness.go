@@ -24,6 +24,7 @@ import (
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/catalog"
+	"github.com/reinsdev/reins/internal/commands"
 	"github.com/reinsdev/reins/internal/compact"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
@@ -72,6 +73,11 @@ type Harness struct {
 	// skipped, one line each.
 	Skills        *skills.Set
 	SkillWarnings []skills.Warning
+	// Commands are the custom slash commands of Cwd (internal/commands),
+	// the user's and a trusted project's as pinned; CommandWarnings the
+	// files skipped.
+	Commands        *commands.Set
+	CommandWarnings []commands.Warning
 	// gate is the start's trust gate: a child's own workspace (a worktree)
 	// reads its skills through it.
 	gate *trust.Gate
@@ -240,6 +246,7 @@ func New(opts Options) (*Harness, error) {
 	h.Instructions = loadInstructions(gate, cwd, cfg.InstructionFiles)
 	h.gate = gate
 	h.Skills, h.SkillWarnings = skills.Discover(h.skillOptions(cwd))
+	h.Commands, h.CommandWarnings = commands.Discover(commands.Options(h.skillOptions(cwd)))
 	if err := gate.Err(); err != nil {
 		return nil, &ConfigError{err}
 	}
@@ -607,6 +614,11 @@ type Session struct {
 	// Skills serves the session's skills (the skill tool, /NAME); nil
 	// when it has none.
 	Skills *skills.Loader
+	// Narrowing is the allowed-tools of a skill or command in force for
+	// one turn (tool.Narrowing).
+	Narrowing *tool.Narrowing
+	// Commands are the custom commands of the session's workspace.
+	Commands *commands.Set
 }
 
 // Close cancels and waits for the session's children, then closes its
@@ -716,6 +728,8 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		Cwd: ws, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox, Budget: o.Budget,
 		ObserveRemote: h.ObserveRemote, Engine: h.Engine, Notify: h.ChildNotice,
 	}
+	s.Narrowing = &tool.Narrowing{Turn: s.Log.NextTurn}
+	s.Commands = h.commandsFor(ws)
 	allowMCP := mcpRule(o)
 	po := o
 	po.mcpWithin = allowMCP // the rule the children's own rules sit within
@@ -739,7 +753,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	}
 	skillSet := h.skillsFor(ws).Narrow(o.Skills)
 	if skillSet.Len() > 0 && (o.Tools == nil || slices.Contains(o.Tools, "skill")) {
-		s.Skills = &skills.Loader{Set: skillSet, Turn: s.Log.NextTurn, Record: func(ld skills.Load) {
+		s.Skills = &skills.Loader{Set: skillSet, Narrowing: s.Narrowing, Record: func(ld skills.Load) {
 			_, _ = s.Log.Append(session.TypeSkillLoad, session.SkillLoad{
 				Name: ld.Skill.Name, Origin: string(ld.Skill.Origin), Path: ld.Skill.File, By: ld.By, AllowedTools: ld.Skill.AllowedTools,
 			})
@@ -774,9 +788,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
 		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
 	}
-	if s.Skills != nil {
-		s.Agent.Env.Narrow = s.Skills.Narrow
-	}
+	s.Agent.Env.Narrow = s.Narrowing.Check
 	h.UseModel(s.Agent, o.Model)
 	h.traceSession(s, o.Agent, o.Trace)
 	if s.Resumed != nil {

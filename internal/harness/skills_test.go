@@ -147,7 +147,7 @@ replies:
 
 	// The next turn is not narrowed.
 	s2 := f.session(t, h, SessionOptions{})
-	if s2.Skills.Narrow("grep") != "" {
+	if s2.Narrowing.Check("grep") != "" {
 		t.Error("a new session starts narrowed")
 	}
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/tool"
@@ -73,23 +71,15 @@ const (
 	ByUser  = "user"
 )
 
-// Loader serves a session's skills: the skill tool, the user's /NAME and
-// the narrowing of a loaded skill's allowed-tools.
+// Loader serves a session's skills: the skill tool and the user's /NAME.
 type Loader struct {
 	Set *Set
-	// Turn is the number of the session's next turn (session.Log.NextTurn):
-	// during a turn, the running one's number plus one.
-	Turn func() int
+	// Narrowing is the session's (tool.Narrowing): a loaded skill's
+	// allowed-tools narrow its turn. nil: they narrow nothing.
+	Narrowing *tool.Narrowing
 	// Record, when set, is told of every load before its text is
 	// returned (the harness appends skill/load).
 	Record func(Load)
-
-	mu sync.Mutex
-	// narrowTurn is the turn the narrowing holds for, narrow the tools
-	// it allows (nil: none), narrowBy the skill.
-	narrowTurn int
-	narrow     []string
-	narrowBy   string
 }
 
 // Text is what a load puts in the conversation: the skill's body, its
@@ -114,41 +104,11 @@ func (l *Loader) Load(name, by string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if sk.AllowedTools != nil && l.Turn != nil {
-		turn := l.Turn()
-		if by == ByModel {
-			turn-- // the running turn
-		}
-		l.mu.Lock()
-		if l.narrowTurn != turn || l.narrow == nil {
-			l.narrowTurn, l.narrow, l.narrowBy = turn, slices.Clone(sk.AllowedTools), sk.Name
-		} else {
-			// A second skill in the same turn narrows further.
-			l.narrow = slices.DeleteFunc(l.narrow, func(t string) bool { return !slices.Contains(sk.AllowedTools, t) })
-			l.narrowBy += ", " + sk.Name
-		}
-		l.mu.Unlock()
-	}
+	l.Narrowing.Limit(sk.AllowedTools, "the skill "+sk.Name, by == ByUser)
 	if l.Record != nil {
 		l.Record(Load{Skill: sk, By: by})
 	}
 	return Text(sk), true
-}
-
-// Narrow is tool.Env.Narrow: "" when a call of tool name may go on to the
-// session's own checks, else the refusal. The skill tool itself is never
-// narrowed. It only refuses: it never approves anything.
-func (l *Loader) Narrow(name string) string {
-	if name == "skill" || l.Turn == nil {
-		return ""
-	}
-	running := l.Turn() - 1
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.narrow == nil || l.narrowTurn != running || slices.Contains(l.narrow, name) {
-		return ""
-	}
-	return fmt.Sprintf("the %s call is refused: the skill %s in use allows only %s this turn (its allowed-tools)", name, l.narrowBy, strings.Join(l.narrow, ", "))
 }
 
 // Tool is the model's `skill {name}` tool.

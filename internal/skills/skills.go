@@ -393,7 +393,7 @@ func Parse(src []byte, folder string) (*Skill, error) {
 	}
 	sk := &Skill{Name: *fm.Name, Description: strings.TrimSpace(*fm.Description), License: fm.License, Body: body}
 	if fm.AllowedTools != nil {
-		names, err := toolNames(fm.AllowedTools)
+		names, err := ToolNames(fm.AllowedTools)
 		if err != nil {
 			return nil, err
 		}
@@ -408,21 +408,34 @@ func Parse(src []byte, folder string) (*Skill, error) {
 	return sk, nil
 }
 
-// claudeTools maps Claude Code's tool names to reins's.
-var claudeTools = map[string]string{
-	"bash": "bash", "read": "read", "write": "write", "edit": "edit", "multiedit": "multi_edit",
-	"multi_edit": "multi_edit", "grep": "grep", "glob": "glob", "ls": "ls", "task": "subagent",
-	"subagent": "subagent", "webfetch": "webfetch", "todowrite": "todo", "todo": "todo",
-	"apply_patch": "apply_patch", "bashoutput": "bash_output", "bash_output": "bash_output",
-	"killshell": "bash_kill", "bash_kill": "bash_kill", "skill": "skill",
+// claudeTool maps one of Claude Code's tool names (any case) to reins's,
+// "" for a tool reins lacks. A switch, not a map: a package-level map
+// would be built at every reins start (internal/lazy).
+func claudeTool(name string) string {
+	switch n := strings.ToLower(name); n {
+	case "bash", "read", "write", "edit", "grep", "glob", "ls", "webfetch", "todo", "apply_patch", "skill",
+		"multi_edit", "subagent", "bash_output", "bash_kill":
+		return n
+	case "multiedit":
+		return "multi_edit"
+	case "task":
+		return "subagent"
+	case "todowrite":
+		return "todo"
+	case "bashoutput":
+		return "bash_output"
+	case "killshell", "killbash":
+		return "bash_kill"
+	}
+	return ""
 }
 
-// toolNames reads allowed-tools — a list, a comma-separated string
+// ToolNames reads allowed-tools — a list, a comma-separated string
 // (Claude Code) or a space-separated one (the Agent Skills format) — as
 // reins tool names. A rule's argument pattern (Bash(git:*)) narrows to the
 // tool as a whole; names reins lacks are dropped (the skill gets less,
 // never more). An MCP tool name is kept as written.
-func toolNames(v any) ([]string, error) {
+func ToolNames(v any) ([]string, error) {
 	var raw []string
 	switch t := v.(type) {
 	case string:
@@ -446,7 +459,7 @@ func toolNames(v any) ([]string, error) {
 		}
 		name := r
 		if !strings.HasPrefix(r, "mcp__") {
-			name = claudeTools[strings.ToLower(r)]
+			name = claudeTool(r)
 		}
 		if name != "" && !slices.Contains(out, name) {
 			out = append(out, name)

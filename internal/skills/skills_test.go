@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/reinsdev/reins/internal/tool"
 )
 
 func write(t *testing.T, dir string, files map[string]string) {
@@ -168,32 +170,33 @@ func TestNarrow(t *testing.T) {
 		"c": {Name: "c"},
 	}, order: []string{"a", "b", "c"}}
 	next := 2 // turn 1 is running
-	l := &Loader{Set: set, Turn: func() int { return next }}
-	if l.Narrow("grep") != "" {
+	n := &tool.Narrowing{Turn: func() int { return next }}
+	l := &Loader{Set: set, Narrowing: n}
+	if n.Check("grep") != "" {
 		t.Error("narrowed before any load")
 	}
 	l.Load("c", ByModel)
-	if l.Narrow("grep") != "" {
+	if n.Check("grep") != "" {
 		t.Error("a skill without allowed-tools narrowed")
 	}
 	l.Load("a", ByModel)
-	if l.Narrow("grep") == "" || l.Narrow("bash") != "" || l.Narrow("skill") != "" {
+	if n.Check("grep") == "" || n.Check("bash") != "" || n.Check("skill") != "" {
 		t.Error("a's narrowing")
 	}
 	l.Load("b", ByModel)
-	if l.Narrow("bash") == "" || l.Narrow("read") != "" {
+	if n.Check("bash") == "" || n.Check("read") != "" {
 		t.Error("b did not narrow further")
 	}
 	next = 3 // the next turn
-	if l.Narrow("grep") != "" {
+	if n.Check("grep") != "" {
 		t.Error("narrowing outlived its turn")
 	}
 	l.Load("b", ByUser) // before turn 3 starts
-	if l.Narrow("grep") != "" {
+	if n.Check("grep") != "" {
 		t.Error("the user's load narrowed the turn that ended")
 	}
 	next = 4 // turn 3 running
-	if l.Narrow("grep") == "" {
+	if n.Check("grep") == "" {
 		t.Error("the user's load did not narrow its turn")
 	}
 }

@@ -157,8 +157,13 @@ func NetworkHint(pol sandbox.Policy, output string) string {
 	return s + "]"
 }
 
-func runBashOnce(ctx context.Context, pol sandbox.Policy, dir, command string, timeout time.Duration, outCap int) (Result, bool) {
-	cmd, err := sandbox.Command(pol, "bash", "-c", command)
+func runBashOnce(ctx context.Context, pol sandbox.Policy, dir, command string, timeout time.Duration, outCap int, params ...string) (Result, bool) {
+	argv := []string{"-c", command}
+	if len(params) > 0 {
+		argv = append(argv, "bash") // $0, then params are $1, $2, ...
+		argv = append(argv, params...)
+	}
+	cmd, err := sandbox.Command(pol, "bash", argv...)
 	if err != nil {
 		return Errorf("cannot start bash: %v", err), false
 	}
