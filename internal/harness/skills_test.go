@@ -270,3 +270,30 @@ func TestAgentSkillsNarrow(t *testing.T) {
 		t.Error("skills: [] left the skill tool")
 	}
 }
+
+// The user's /NAME of a skill logs skill/load before the turn it starts,
+// and the log still loads (the event is outside any turn).
+func TestSkillByUserLogs(t *testing.T) {
+	f := newSkillFixture(t)
+	writeFiles(t, filepath.Join(f.home, "skills", "one"), map[string]string{"SKILL.md": "---\nname: one\ndescription: d\nallowed-tools: Read\n---\nONE-BODY"})
+	h, err := f.harness(t, plainScript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.session(t, h, SessionOptions{})
+	exp, ok := s.Slash(context.Background(), "/one with args")
+	if !ok || exp.Skill == nil || !strings.Contains(exp.Prompt, "ONE-BODY") || !strings.HasSuffix(exp.Prompt, "ARGUMENTS: with args") {
+		t.Fatalf("/one: %+v", exp)
+	}
+	s.Run(context.Background(), exp.Prompt)
+	s.Log.Flush()
+	evs := loadEvents(t, s.Log.Path())
+	if len(evs) < 2 || evs[0].Type != session.TypeSkillLoad || evs[1].Type != session.TypeTurnStart {
+		t.Fatalf("events %v", evs)
+	}
+	var ld session.SkillLoad
+	evs[0].Decode(&ld)
+	if ld.By != "user" || strings.Join(ld.AllowedTools, ",") != "read" {
+		t.Errorf("skill/load %+v", ld)
+	}
+}
