@@ -100,6 +100,7 @@ var commands = []struct {
 	{"log", newLogCmd},
 	{"compact", newCompactCmd},
 	{"agents", newAgentsCmd},
+	{"skills", newSkillsCmd},
 	{"models", newModelsCmd},
 	{"mcp", newMCPCmd},
 	{"sdk", newSDKCmd},

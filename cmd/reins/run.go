@@ -20,6 +20,7 @@ import (
 	"github.com/reinsdev/reins/internal/progress"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/trust"
 	"github.com/spf13/cobra"
 )
 
@@ -160,6 +161,19 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	ctx, sigs := cli.WatchSignals(ctx, agent.ErrAbortedByUser, nil, os.Interrupt, syscall.SIGTERM)
 	defer sigs.Stop()
 
+	if exp, ok := sess.Slash(ctx, prompt); ok {
+		// A custom command or a skill (docs/commands.md): its prompt, on
+		// its model unless -m chose one.
+		prompt = exp.Prompt
+		if exp.Model != "" && f.Model == "" {
+			if cm, err := h.ResolveModel(exp.Model, f.BaseURL); err == nil {
+				h.UseModel(sess.Agent, cm)
+				m = cm
+			} else {
+				fmt.Fprintf(s.err, "reins: the command's model %s is not one reins can use; running on %s/%s\n", trust.Quote(exp.Model), m.Provider, m.Name)
+			}
+		}
+	}
 	res := sess.Run(ctx, prompt)
 	got := sigs.Stop()
 	closeErr := sess.Close()

@@ -249,6 +249,12 @@ func (s *server) register(a *acpSession) error {
 		return sdk.NewInternalError(map[string]any{"error": "the agent is shutting down"})
 	}
 	s.sessions[a.id] = a
+	if u, ok := a.commandsUpdate(); ok {
+		// Once the answer naming the session is on its way, as Claude
+		// Code's ACP agent does: one notification, then the goroutine ends
+		// (a closed connection makes it fail at once, logged).
+		go a.send(u)
+	}
 	return nil
 }
 

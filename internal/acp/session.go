@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -240,7 +241,14 @@ func (a *acpSession) prompt(ctx context.Context, text string) (sdk.PromptRespons
 		a.s.SetBudget(b)
 	}
 	done := make(chan agent.TurnResult, 1)
-	go func() { done <- a.s.Run(ctx, text) }()
+	go func() {
+		if exp, ok := a.s.Slash(ctx, text); ok {
+			// A custom command or a skill (available_commands_update):
+			// its prompt, on the session's model.
+			text = exp.Prompt
+		}
+		done <- a.s.Run(ctx, text)
+	}()
 	var res agent.TurnResult
 	for running := true; running; {
 		select {
@@ -312,4 +320,35 @@ func (a *acpSession) close() {
 		a.h.Logf("acp: closing session %s: %v", a.id, err)
 	}
 	a.h.Close()
+}
+
+// maxAnnounced bounds the commands available_commands_update offers.
+const maxAnnounced = 200
+
+// commandsUpdate is available_commands_update: the session's custom
+// commands (docs/commands.md) and skills (docs/skills.md), which a prompt
+// "/NAME ARGS" runs; ok is false when there are none.
+func (a *acpSession) commandsUpdate() (sdk.SessionUpdate, bool) {
+	var cmds []sdk.AvailableCommand
+	for _, c := range a.s.Commands.List() {
+		ac := sdk.AvailableCommand{Name: c.FullName(), Description: strings.TrimSpace(c.Description + " " + c.Label())}
+		if c.ArgumentHint != "" {
+			ac.Input = &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: c.ArgumentHint}}
+		}
+		cmds = append(cmds, ac)
+	}
+	if a.s.Skills != nil {
+		for _, sk := range a.s.Skills.Set.List() {
+			if _, clash := a.s.Commands.Get(sk.Name); !clash {
+				cmds = append(cmds, sdk.AvailableCommand{Name: sk.Name, Description: "(skill) " + sk.Description})
+			}
+		}
+	}
+	if len(cmds) == 0 {
+		return sdk.SessionUpdate{}, false
+	}
+	if len(cmds) > maxAnnounced {
+		cmds = cmds[:maxAnnounced]
+	}
+	return sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{SessionUpdate: "available_commands_update", AvailableCommands: cmds}}, true
 }

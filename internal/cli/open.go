@@ -80,6 +80,7 @@ func agentOptions(h *harness.Harness, agentName, model string, opts *harness.Ses
 		opts.System, opts.Tools, opts.NoInstructions = ag.SystemPrompt, ag.Tools, ag.NoInstructions
 		opts.Agent = ag.Name
 		opts.MCPServers = ag.MCPServers
+		opts.Skills = ag.Skills
 		opts.ToolProfile = tool.Profile(ag.ToolProfile)
 	}
 	return modelSpec, ag, nil

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
+	"github.com/reinsdev/reins/internal/frontmatter"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/mcpspec"
 	"github.com/reinsdev/reins/internal/rules"
@@ -34,7 +34,7 @@ const (
 )
 
 // Tools are the model-facing tool names an agent's allowlist may name.
-var Tools = []string{"read", "write", "edit", "multi_edit", "apply_patch", "bash", "bash_output", "bash_kill", "grep", "glob", "ls", "subagent", "subagent_output", "job_output", "job_list", "job_kill", "worktree"}
+var Tools = []string{"read", "write", "edit", "multi_edit", "apply_patch", "bash", "bash_output", "bash_kill", "grep", "glob", "ls", "subagent", "subagent_output", "job_output", "job_list", "job_kill", "worktree", "skill"}
 
 // Agent is one agent definition.
 type Agent struct {
@@ -85,7 +85,10 @@ type Agent struct {
 	Isolation string
 	// Permissions are front matter `permissions: {allow, deny}`: rules
 	// (internal/rules) for the agent's sessions, on top of the config's.
-	Permissions  rules.List
+	Permissions rules.List
+	// Skills is front matter `skills: [NAME, ...]`: the only skills the
+	// agent's sessions see (internal/skills); nil: all of the workspace's.
+	Skills       []string
 	SystemPrompt string
 	// Source is the definition's file, or "builtin".
 	Source string
@@ -376,25 +379,9 @@ func validAgentName(s string) bool {
 var claudeModels = []string{"sonnet", "opus", "haiku", "inherit"}
 
 // splitFrontMatter separates the YAML between the leading "---" lines from
-// the body.
+// the body (internal/frontmatter).
 func splitFrontMatter(src []byte) (front []byte, body string, ok bool) {
-	src = bytes.TrimPrefix(src, []byte("\ufeff"))
-	text := strings.ReplaceAll(string(src), "\r\n", "\n")
-	first, rest, _ := strings.Cut(text, "\n")
-	if strings.TrimRight(first, " \t") != "---" {
-		return nil, "", false
-	}
-	var fm strings.Builder
-	for rest != "" {
-		var line string
-		line, rest, _ = strings.Cut(rest, "\n")
-		if strings.TrimRight(line, " \t") == "---" {
-			return []byte(fm.String()), strings.TrimSpace(rest), true
-		}
-		fm.WriteString(line)
-		fm.WriteByte('\n')
-	}
-	return nil, "", false
+	return frontmatter.Split(src)
 }
 
 // parseAgent reads one agent file. lenient is for Claude Code files.
@@ -416,7 +403,7 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 		modelSpec *string
 		cmdSet    bool
 	)
-	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox", "instructions", "budget", "mcpServers", "effort", "isolation", "permissions"}
+	known := []string{"name", "description", "provider", "model", "tools", "command", "args", "env", "permission", "timeout", "sandbox", "instructions", "budget", "mcpServers", "effort", "isolation", "permissions", "skills"}
 	if lenient {
 		known = append(known, "color")
 	}
@@ -471,6 +458,16 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 					}
 					if !slices.Contains(ag.MCPServers, n) {
 						ag.MCPServers = append(ag.MCPServers, n)
+					}
+				}
+			}
+		case "skills":
+			var l *[]string
+			if l, err = d.strList(v, kp); err == nil && l != nil {
+				ag.Skills = []string{}
+				for _, n := range *l {
+					if !slices.Contains(ag.Skills, n) {
+						ag.Skills = append(ag.Skills, n)
 					}
 				}
 			}

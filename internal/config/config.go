@@ -403,8 +403,41 @@ func ProjectFiles(opts LoadOptions) []string {
 			}
 		}
 	}
+	// Agent Skills (internal/skills) and custom commands
+	// (internal/commands): a skill's SKILL.md, a command folder's files
+	// at its top.
+	for _, rel := range projectSkillDirs {
+		dir := filepath.Join(opts.Cwd, rel)
+		if opts.Home != "" && sameFile(dir, filepath.Join(opts.Home, "skills")) {
+			continue
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if _, err := os.Lstat(filepath.Join(dir, e.Name(), "SKILL.md")); err == nil {
+				out = append(out, filepath.Join(rel, e.Name(), "SKILL.md"))
+			}
+		}
+	}
+	for _, rel := range projectCommandDirs {
+		dir := filepath.Join(opts.Cwd, rel)
+		if opts.Home != "" && sameFile(dir, filepath.Join(opts.Home, "commands")) {
+			continue
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".md") || e.IsDir() {
+				out = append(out, filepath.Join(rel, e.Name()))
+			}
+		}
+	}
 	return out
 }
+
+// The project folders of skills and custom commands, for ProjectFiles.
+var (
+	projectSkillDirs   = [...]string{".reins" + sep + "skills", ".claude" + sep + "skills", ".agents" + sep + "skills"}
+	projectCommandDirs = [...]string{".reins" + sep + "commands", ".claude" + sep + "commands"}
+)
 
 func homeConfig(home string) string {
 	if home == "" {

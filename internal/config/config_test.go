@@ -899,3 +899,19 @@ func TestLimitsLayers(t *testing.T) {
 		t.Errorf("LimitsCap = %+v, want %+v", cfg.Sandbox.LimitsCap, want)
 	}
 }
+
+// An untrusted folder's skills and custom commands are named among the
+// project files it ignores.
+func TestProjectFilesNameSkillsAndCommands(t *testing.T) {
+	cwd := t.TempDir()
+	for _, f := range []string{".claude/skills/pdf/SKILL.md", ".agents/skills/x/README.md", ".reins/commands/ship.md", ".claude/commands/git/review.md"} {
+		p := filepath.Join(cwd, filepath.FromSlash(f))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x"), 0o644)
+	}
+	got := strings.Join(ProjectFiles(LoadOptions{Cwd: cwd, Home: t.TempDir()}), " ")
+	want := strings.Join([]string{filepath.FromSlash(".claude/skills/pdf/SKILL.md"), filepath.FromSlash(".reins/commands/ship.md"), filepath.FromSlash(".claude/commands/git")}, " ")
+	if got != want {
+		t.Errorf("ProjectFiles %q, want %q", got, want)
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/catalog"
+	"github.com/reinsdev/reins/internal/commands"
 	"github.com/reinsdev/reins/internal/compact"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
@@ -37,6 +38,7 @@ import (
 	"github.com/reinsdev/reins/internal/rules"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/internal/skills"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/telemetry"
 	"github.com/reinsdev/reins/internal/todo"
@@ -66,6 +68,19 @@ type Harness struct {
 	// in trusted folders) appended to every in-process session's system
 	// prompt unless its agent opts out; "" when there are none.
 	Instructions string
+	// Skills are the Agent Skills of Cwd (internal/skills): the user's and,
+	// when trusted and pinned, the project's; SkillWarnings the skills
+	// skipped, one line each.
+	Skills        *skills.Set
+	SkillWarnings []skills.Warning
+	// Commands are the custom slash commands of Cwd (internal/commands),
+	// the user's and a trusted project's as pinned; CommandWarnings the
+	// files skipped.
+	Commands        *commands.Set
+	CommandWarnings []commands.Warning
+	// gate is the start's trust gate: a child's own workspace (a worktree)
+	// reads its skills through it.
+	gate *trust.Gate
 	// Version is the reins version the session headers record.
 	Version string
 	// Ignored are the project files of an untrusted Cwd that were not read,
@@ -229,6 +244,9 @@ func New(opts Options) (*Harness, error) {
 		h.Ignored = config.ProjectFiles(lo)
 	}
 	h.Instructions = loadInstructions(gate, cwd, cfg.InstructionFiles)
+	h.gate = gate
+	h.Skills, h.SkillWarnings = skills.Discover(h.skillOptions(cwd))
+	h.Commands, h.CommandWarnings = commands.Discover(commands.Options(h.skillOptions(cwd)))
 	if err := gate.Err(); err != nil {
 		return nil, &ConfigError{err}
 	}
@@ -583,6 +601,9 @@ type SessionOptions struct {
 	Workspace string
 	// ForkOf names the session a new one forks (Harness.Fork).
 	ForkOf string
+	// Skills are the only skills the session sees (an agent file's
+	// `skills:`); nil: every skill of its workspace.
+	Skills []string
 }
 
 // Session is a runnable session.
@@ -594,6 +615,14 @@ type Session struct {
 	Resumed   *session.Loaded
 	// questions serves AskDomain to the session's proxies (sandbox.go).
 	questions *sandbox.Questions
+	// Skills serves the session's skills (the skill tool, /NAME); nil
+	// when it has none.
+	Skills *skills.Loader
+	// Narrowing is the allowed-tools of a skill or command in force for
+	// one turn (tool.Narrowing).
+	Narrowing *tool.Narrowing
+	// Commands are the custom commands of the session's workspace.
+	Commands *commands.Set
 }
 
 // Close cancels and waits for the session's children, then closes its
@@ -703,6 +732,8 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		Cwd: ws, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox, Budget: o.Budget,
 		ObserveRemote: h.ObserveRemote, Engine: h.Engine, Notify: h.ChildNotice,
 	}
+	s.Narrowing = &tool.Narrowing{Turn: s.Log.NextTurn}
+	s.Commands = h.commandsFor(ws)
 	allowMCP := mcpRule(o)
 	po := o
 	po.mcpWithin = allowMCP // the rule the children's own rules sit within
@@ -724,6 +755,15 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	for _, t := range h.mcpTools(o, allowMCP) {
 		reg.Add(t)
 	}
+	skillSet := h.skillsFor(ws).Narrow(o.Skills)
+	if skillSet.Len() > 0 && (o.Tools == nil || slices.Contains(o.Tools, "skill")) {
+		s.Skills = &skills.Loader{Set: skillSet, Narrowing: s.Narrowing, Record: func(ld skills.Load) {
+			_, _ = s.Log.Append(session.TypeSkillLoad, session.SkillLoad{
+				Name: ld.Skill.Name, Origin: string(ld.Skill.Origin), Path: ld.Skill.File, By: ld.By, AllowedTools: ld.Skill.AllowedTools,
+			})
+		}}
+		reg.Add(s.Skills.Tool())
+	}
 	if o.Tools != nil {
 		// The children's tools are cut from what this session really
 		// has (subagent.ChildTools); nil leaves them every tool.
@@ -738,12 +778,21 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		system += h.Instructions
 	}
 	pol := h.sessionSandbox(s, o)
+	var readRoots []string
+	if s.Skills != nil {
+		system += skills.Catalog(s.Skills.Set)
+		// A skill's folder is readable, never writable, by the session's
+		// processes and its read tool, wherever it lies.
+		readRoots = s.Skills.Set.Dirs()
+		pol.Readable = append(slices.Clip(pol.Readable), readRoots...)
+	}
 	s.Agent = &agent.Agent{
 		System: system,
-		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: pol, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect, BeforeRun: o.BeforeRun, AskGitWritable: o.AskGitWritable}, Log: s.Log,
+		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: pol, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect, BeforeRun: o.BeforeRun, AskGitWritable: o.AskGitWritable, ReadRoots: readRoots}, Log: s.Log,
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
 		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
 	}
+	s.Agent.Env.Narrow = s.Narrowing.Check
 	h.UseModel(s.Agent, o.Model)
 	h.traceSession(s, o.Agent, o.Trace)
 	if s.Resumed != nil {
@@ -832,7 +881,8 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 			Resume:     req.ChildSession, // a continuation after its idle teardown
 			Workspace:  isolatedCwd(h.Cwd, req.Cwd),
 			MCPServers: req.Agent.MCPServers, mcpWithin: parent.mcpWithin, ruleParent: parent.ruleParent,
-			Trace: req.Trace,
+			Skills: narrowSkills(parent.Skills, req.Agent.Skills),
+			Trace:  req.Trace,
 		})
 		if err != nil {
 			return nil, err

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/reinsdev/reins/internal/projectdirs"
 	"github.com/reinsdev/reins/internal/smallfile"
 	"github.com/reinsdev/reins/internal/trust"
 )
@@ -20,25 +22,10 @@ const MaxInstructionBytes = 64 << 10
 // workspace only the workspace counts. The walk never goes above the
 // user's home directory nor past the file system root.
 func instructionDirs(cwd, userHome string) []string {
-	var walk []string
-	for dir := cwd; ; {
-		walk = append(walk, dir)
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir || dir == userHome {
-			// no repository root up to the home or file system root
-			walk = walk[:1]
-			break
-		}
-		dir = parent
-	}
+	walk := projectdirs.Up(cwd, userHome)
 	// farthest first, so the nearest file comes last and reads as the most
 	// specific
-	for i, j := 0, len(walk)-1; i < j; i, j = i+1, j-1 {
-		walk[i], walk[j] = walk[j], walk[i]
-	}
+	slices.Reverse(walk)
 	return walk
 }
 

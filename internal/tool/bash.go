@@ -178,8 +178,14 @@ func NetworkHint(pol sandbox.Policy, output string) string {
 
 // runBashOnce runs the command once; code is its exit status, -1 when it
 // did not exit by itself (not started, timed out, canceled, killed).
-func runBashOnce(ctx context.Context, pol sandbox.Policy, dir, command string, timeout time.Duration, outCap int) (res Result, code int) {
-	cmd, err := sandbox.Command(pol, "bash", "-c", command)
+// params, when given, are the script's $1, $2, ...: data, never shell text.
+func runBashOnce(ctx context.Context, pol sandbox.Policy, dir, command string, timeout time.Duration, outCap int, params ...string) (res Result, code int) {
+	argv := []string{"-c", command}
+	if len(params) > 0 {
+		argv = append(argv, "bash") // $0, then params are $1, $2, ...
+		argv = append(argv, params...)
+	}
+	cmd, err := sandbox.Command(pol, "bash", argv...)
 	if err != nil {
 		return Errorf("cannot start bash: %v", err), -1
 	}

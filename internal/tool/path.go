@@ -75,6 +75,38 @@ func (env *Env) files() (*wsfs.FS, error) {
 	return f, nil
 }
 
+// resolveRead is Resolve and files for a call that only reads: a path
+// outside the workspace that lies in one of env.ReadRoots (a skill's
+// folder) is read beneath that folder, with its symlinks resolved (a link
+// in a skill's folder cannot lead the read anywhere else).
+func (env *Env) resolveRead(path string) (string, *wsfs.FS, error) {
+	abs, err := env.Resolve(path)
+	if err == nil {
+		fsy, err := env.files()
+		return abs, fsy, err
+	}
+	var out *OutsideWorkspaceError
+	if !errors.As(err, &out) || !filepath.IsAbs(path) {
+		return "", nil, err
+	}
+	real, rerr := wsfs.RealPath(filepath.Clean(path))
+	if rerr != nil {
+		return "", nil, err
+	}
+	for _, root := range env.ReadRoots {
+		realRoot, rerr := wsfs.RealPath(root)
+		if rerr != nil || !wsfs.Within(realRoot, real) {
+			continue
+		}
+		fsy, ferr := wsfs.New(realRoot, true)
+		if ferr != nil {
+			return "", nil, errors.New("cannot open the skill's folder: " + osErr(ferr).Error())
+		}
+		return real, fsy, nil
+	}
+	return "", nil, err
+}
+
 // display names abs for the model: relative to the workspace (with forward
 // slashes) when inside it, absolute otherwise.
 func (env *Env) display(abs string) string {

@@ -71,11 +71,7 @@ func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 		}
 		limit = *a.Limit
 	}
-	abs, err := env.Resolve(*a.Path)
-	if err != nil {
-		return Errorf("%v", err)
-	}
-	fsy, err := env.files()
+	abs, fsy, err := env.resolveRead(*a.Path)
 	if err != nil {
 		return Errorf("%v", err)
 	}

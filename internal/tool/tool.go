@@ -101,6 +101,14 @@ type Env struct {
 	// relative to the workspace) that write and edit refuse, on top of
 	// protect.Builtin.
 	Protect []string
+	// Narrow, when set, is asked about every call before the rules and
+	// the approval: a non-empty answer refuses the call with that text (a
+	// skill's allowed-tools for the rest of its turn, internal/skills). It
+	// can only refuse, never approve.
+	Narrow func(name string) string
+	// ReadRoots are folders outside the workspace that read may read (and
+	// only read): the folders of the session's skills.
+	ReadRoots []string
 }
 
 // Policy is the sandbox policy of a process started on behalf of this Env.
@@ -263,6 +271,11 @@ func (r *Registry) Run(ctx context.Context, env *Env, name string, args json.Raw
 	// next step will not come, and a write now would be a surprise.
 	if ctx.Err() != nil {
 		return canceled(name)
+	}
+	if env.Narrow != nil {
+		if why := env.Narrow(name); why != "" {
+			return Errorf("%s", why)
+		}
 	}
 	if refusal, ok := env.gate(ctx, t, name, args); !ok {
 		return refusal

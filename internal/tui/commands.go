@@ -30,6 +30,7 @@ func init() {
 	commands = slash.Set[*Model]{
 		{Name: "help", Help: "this list, and the keys", Run: (*Model).cmdHelp},
 		{Name: "agents", Help: "the agent definitions a subagent can run as", Run: (*Model).cmdAgents},
+		{Name: "skills", Help: "the Agent Skills the model can load; /NAME runs one as a command", Run: (*Model).cmdSkills},
 		{Name: "jobs", Help: "background jobs of this session", Run: (*Model).cmdJobs},
 		{Name: "model", Args: "[NAME]", Help: "switch the model: alone, a picker of the catalogue (type to filter); PROVIDER/MODEL, an alias or part of a name", Idle: true, Run: (*Model).cmdModel},
 		{Name: "compact", Help: "summarise the conversation to free context", Idle: true, Run: (*Model).cmdCompact},
@@ -47,8 +48,12 @@ func init() {
 	}
 }
 
-// slash runs a slash command line.
+// slash runs a slash command line: a built-in command, else a custom
+// command or a skill (custom.go).
 func (m *Model) slash(line string) tea.Cmd {
+	if cmd, ok := m.custom(line); ok {
+		return cmd
+	}
 	cmd, say := commands.Run(m, line, m.running)
 	if say != "" {
 		m.say(say)
@@ -62,6 +67,7 @@ func (m *Model) say(s string) { m.commit(m.st.dim.Render(s)) }
 func (m *Model) cmdHelp(string) tea.Cmd {
 	var b strings.Builder
 	b.WriteString("commands:\n" + commands.Help())
+	b.WriteString(m.customHelp())
 	b.WriteString("keys: Enter sends · Alt-Enter (Shift-Enter) new line · Up/Down history · Ctrl-O full transcript (reasoning, whole results)\n")
 	b.WriteString("      Esc or Ctrl-C cancels the running turn · Ctrl-C twice or Ctrl-D exits\n")
 	b.WriteString("      Shift-Tab cycles ask → auto-edit → read-only · Tab completes /commands\n      a prompt sent while a turn runs is queued")

@@ -47,7 +47,7 @@ const maxPicks = 10
 // completeSlash completes the slash command being typed (Tab,
 // slash.Set.Tab).
 func (m *Model) completeSlash() tea.Cmd {
-	value, notice := commands.Tab(m.editor.Value())
+	value, notice := commands.Tab(m.editor.Value(), m.customNames()...)
 	if value != "" {
 		m.editor.SetValue(value)
 	}

@@ -6,6 +6,7 @@ package slash
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -61,8 +62,9 @@ func (set Set[S]) Help() string {
 // Tab completes the command being typed (v, the editor's text): value
 // is the editor's new text ("" leaves it), the one command the prefix
 // names or the common prefix of several; notice lists several or says
-// there is none.
-func (set Set[S]) Tab(v string) (value, notice string) {
+// there is none. extra are further names (custom commands, skills),
+// after the set's.
+func (set Set[S]) Tab(v string, extra ...string) (value, notice string) {
 	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") {
 		return "", ""
 	}
@@ -70,6 +72,11 @@ func (set Set[S]) Tab(v string) (value, notice string) {
 	for _, c := range set {
 		if strings.HasPrefix("/"+c.Name, v) {
 			names = append(names, "/"+c.Name)
+		}
+	}
+	for _, n := range extra {
+		if strings.HasPrefix("/"+n, v) && !slices.Contains(names, "/"+n) {
+			names = append(names, "/"+termsafe.EscapeLine(n))
 		}
 	}
 	switch len(names) {

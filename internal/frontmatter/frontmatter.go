@@ -1,0 +1,32 @@
+// Package frontmatter splits a Markdown file with YAML front matter (agent
+// files, Agent Skills' SKILL.md, custom commands) into the YAML between
+// its leading "---" lines and the body: one rule for every such file.
+package frontmatter
+
+import (
+	"bytes"
+	"strings"
+)
+
+// Split separates the YAML between the leading "---" lines from the body
+// (trimmed). A byte-order mark and CRLF line ends are accepted. ok is false
+// when src does not open with front matter or it is never closed.
+func Split(src []byte) (front []byte, body string, ok bool) {
+	src = bytes.TrimPrefix(src, []byte("\ufeff"))
+	text := strings.ReplaceAll(string(src), "\r\n", "\n")
+	first, rest, _ := strings.Cut(text, "\n")
+	if strings.TrimRight(first, " \t") != "---" {
+		return nil, "", false
+	}
+	var fm strings.Builder
+	for rest != "" {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		if strings.TrimRight(line, " \t") == "---" {
+			return []byte(fm.String()), strings.TrimSpace(rest), true
+		}
+		fm.WriteString(line)
+		fm.WriteByte('\n')
+	}
+	return nil, "", false
+}
