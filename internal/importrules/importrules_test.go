@@ -135,7 +135,7 @@ func TestReinsLinksNoTerminalUI(t *testing.T) {
 // session viewer. reins forwards those commands; linking them again would
 // bring back their cost to every `reins run` and `reins sdk` child
 // (BENCHMARKS.md, "The reins-extra helper").
-var extraOnly = []string{"internal/acp", "internal/batch", "internal/demo", "internal/view"}
+var extraOnly = []string{"internal/acp", "internal/batch", "internal/demo", "internal/view", "internal/mcpserve"}
 
 // TestReinsLinksNoExtra: cmd/reins links none of extraOnly, and
 // reins-extra links each (else the list went stale).
