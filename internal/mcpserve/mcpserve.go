@@ -235,6 +235,12 @@ func (c *call) kill() {
 	c.mu.Unlock()
 	c.cancel(agent.ErrAbortedByUser)
 	<-c.done
+	// A child kept alive for a follow-up (subagents.idleTimeout) goes
+	// too: a cancelled call leaves no process. A reply resumes it from
+	// its log.
+	if _, sess := c.ids(); sess != "" {
+		c.place.sess.Subagents.Release(sess)
+	}
 }
 
 // asJob makes c a job the caller polls; its id.

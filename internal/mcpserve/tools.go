@@ -293,22 +293,31 @@ func (s *Server) jobKillTool(_ context.Context, req *mcp.CallToolRequest) (*mcp.
 // the wait — the job it becomes. The client's cancel (or its going away)
 // tears the child down.
 func (s *Server) await(ctx context.Context, req *mcp.CallToolRequest, c *call) *mcp.CallToolResult {
+	reported := make(chan struct{})
 	if tok := req.Params.GetProgressToken(); tok != nil {
 		pctx, stop := context.WithCancel(ctx)
 		defer stop()
-		go s.progress(pctx, req, tok, c)
+		go func() {
+			defer close(reported)
+			s.progress(pctx, req, tok, c)
+		}()
+	} else {
+		close(reported)
 	}
 	t := time.NewTimer(s.maxWait)
 	defer t.Stop()
 	select {
 	case <-c.done:
+		<-reported // its last progress goes before the result
 		return s.settled(c)
 	case <-t.C:
 		return s.jobStarted(ctx, c)
 	case <-ctx.Done():
 		// notifications/cancelled, or the client went away: the usual
 		// ladder; the partial output stays readable by child id.
+		s.o.Base.Logf("mcp serve: %s cancelled by the client", c.label)
 		c.kill()
+		s.o.Base.Logf("mcp serve: %s torn down", c.label)
 		return s.settled(c)
 	}
 }
@@ -338,20 +347,24 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, tok any
 	tick := time.NewTicker(progressEvery)
 	defer tick.Stop()
 	seen := 0
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-c.done:
-			return
-		case <-tick.C:
-		}
+	report := func() {
 		c.mu.Lock()
 		act, seq := c.activity, c.actSeq
 		c.mu.Unlock()
 		if seq != seen && act != "" {
 			seen = seq
 			notify(fmt.Sprintf("child %s: %s", child, act))
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.done:
+			report() // what it did last, before its result
+			return
+		case <-tick.C:
+			report()
 		}
 	}
 }
@@ -511,6 +524,12 @@ func clientRoots(ctx context.Context, req *mcp.CallToolRequest) ([]string, error
 	if ip == nil || ip.Capabilities == nil || ip.Capabilities.RootsV2 == nil {
 		return nil, nil
 	}
+	if ip.ProtocolVersion >= rootsGone {
+		// Roots are deprecated from this version on, and a server may
+		// not ask its client anything while serving a call (SEP-2322):
+		// a client on it narrows by the cwd it passes.
+		return nil, nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	res, err := req.Session.ListRoots(ctx, nil)
@@ -531,6 +550,10 @@ func clientRoots(ctx context.Context, req *mcp.CallToolRequest) ([]string, error
 	}
 	return out, nil
 }
+
+// rootsGone is the first protocol version in which a server cannot list
+// the client's roots while serving a call.
+const rootsGone = "2026-07-28"
 
 func within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
