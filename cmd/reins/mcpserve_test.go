@@ -385,3 +385,39 @@ func checkQueueOrder(t *testing.T, home string) {
 	}
 	t.Error("no mcp-serve session among the sessions")
 }
+
+// TestMCPServeTypeScriptClient: the official MCP TypeScript SDK's client
+// (testdata/peers, @modelcontextprotocol/sdk) lists the tools, runs,
+// replies, gets an empty child as isError with EMPTY_RESPONSE, follows
+// progress, cancels a call whose reins child is then gone, and runs two
+// calls in parallel (internal/mcpserve/testdata/tsclient.mjs asserts).
+func TestMCPServeTypeScriptClient(t *testing.T) {
+	nm := testutil.Peers(t)
+	useExtraHelper(t)
+	markEnv := testutil.MarkChildren(t)
+	cwd, home := mcpWorkspace(t)
+	script := filepath.Join(testutil.RepoRoot(t), "internal", "mcpserve", "testdata", "tsclient.mjs")
+	cmd := exec.Command("node", script)
+	cmd.Env = testutil.Env("REINS_AS_MAIN=1", "REINS_HOME="+home, markEnv, "REINS_MOCK_SCRIPT="+filepath.Join(cwd, "script.yaml"),
+		"MCP_SDK_DIR="+filepath.Join(nm, "@modelcontextprotocol", "sdk"), "REINS="+os.Args[0], "WORKSPACE="+cwd)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("tsclient.mjs: %v\n%s", err, out)
+	}
+	var summary struct {
+		Tools     []string `json:"tools"`
+		SessionID string   `json:"sessionId"`
+		Cancelled string   `json:"cancelled"`
+		Parallel  []string `json:"parallel"`
+		Progress  []string `json:"progress"`
+	}
+	if err := json.Unmarshal(out, &summary); err != nil || len(summary.Tools) != 5 || summary.SessionID == "" || len(summary.Parallel) != 2 {
+		t.Fatalf("summary %s: %v", out, err)
+	}
+	// The call's session is on disk, listed by reins log.
+	logOut, err := reinsIn(t, cwd, home, "", "log").Output()
+	if err != nil || !strings.Contains(string(logOut), summary.SessionID) {
+		t.Errorf("reins log: %v\n%s", err, logOut)
+	}
+}

@@ -86,6 +86,10 @@ type Server struct {
 	jobs     map[string]*call
 	jobSeq   int
 	callSeq  int
+
+	// observed are the places whose calls' events observe routes.
+	obsMu    sync.RWMutex
+	observed []*place
 }
 
 // New is a server; Serve runs it.
@@ -99,6 +103,7 @@ func New(o Options) *Server {
 	if o.MaxWait > 0 {
 		s.maxWait = o.MaxWait
 	}
+	s.observeOn(o.Base)
 	return s
 }
 
@@ -110,6 +115,10 @@ var ErrEOF = errors.New("the MCP client closed stdin")
 // tears down every child by the usual ladder, closes its sessions and
 // returns. Nothing it started outlives it.
 func (s *Server) Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+	return s.serve(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+}
+
+func (s *Server) serve(ctx context.Context, t mcp.Transport) error {
 	s.ctx, s.cancel = context.WithCancelCause(context.Background())
 	srv := mcp.NewServer(&mcp.Implementation{Name: "reins", Title: "reins", Version: s.o.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
@@ -117,7 +126,7 @@ func (s *Server) Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	s.addTools(srv)
-	err := srv.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	err := srv.Run(ctx, t)
 	cause := ErrEOF
 	if ctx.Err() != nil {
 		cause = agent.ErrAbortedByUser

@@ -30,9 +30,16 @@ type place struct {
 	turn int
 
 	mu        sync.Mutex
+	id        string // the server session's id, once it is made
 	byLabel   map[string]*call
 	bySession map[string]*call
+	// early is the latest activity of children whose subagent/start is
+	// not written yet (a child runs before its parent's log names it),
+	// by child session; at most maxEarly.
+	early map[string]string
 }
+
+const maxEarly = 64
 
 // place opens (or finds) the server session for k. Configuration, trust
 // and agents are those of k.dir, as for `reins run` there.
@@ -65,7 +72,7 @@ func (s *Server) place(k placeKey) (*place, error) {
 		}
 		h.Engine = s.o.Engine
 	}
-	p := &place{h: h, byLabel: map[string]*call{}, bySession: map[string]*call{}}
+	p := &place{h: h, byLabel: map[string]*call{}, bySession: map[string]*call{}, early: map[string]string{}}
 	fail := func(err error) (*place, error) {
 		if h != s.o.Base {
 			h.Close()
@@ -76,28 +83,20 @@ func (s *Server) place(k placeKey) (*place, error) {
 	if err != nil {
 		return fail(err)
 	}
-	// Every event of every session of this harness (in-process children
-	// at any depth) and of its out-of-process children passes here: the
-	// progress of the calls running in it.
-	prevObs, prevRemote := h.Observe, h.ObserveRemote
-	h.Observe = func(hd session.Header, e session.Event) {
-		if prevObs != nil {
-			prevObs(hd, e)
-		}
-		p.observe(hd, e)
-	}
-	h.ObserveRemote = func(hd session.Header, e session.Event) {
-		if prevRemote != nil {
-			prevRemote(hd, e)
-		}
-		p.observe(hd, e)
+	if h != s.o.Base {
+		s.observeOn(h)
 	}
 	sess, err := h.NewSession(harness.SessionOptions{Model: m, MaxSteps: s.o.MaxSteps, MaxTokens: s.o.MaxTokens,
 		Permission: k.perm, Agent: "mcp-serve", Origin: session.OriginMCPServe, Budget: s.o.Budget})
 	if err != nil {
-		h.Observe, h.ObserveRemote = prevObs, prevRemote
 		return fail(err)
 	}
+	p.mu.Lock()
+	p.sess, p.id = sess, sess.Log.Header().ID
+	p.mu.Unlock()
+	s.obsMu.Lock()
+	s.observed = append(s.observed, p)
+	s.obsMu.Unlock()
 	mgr := sess.Subagents
 	// The server's queue (fifo) holds calls beyond maxParallel in order;
 	// the manager's own limit must never hold one it let through.
@@ -106,7 +105,6 @@ func (s *Server) place(k placeKey) (*place, error) {
 	// subagents.maxDepth 0 must allow.
 	mgr.Limits.MaxDepth = max(mgr.Limits.MaxDepth, 1)
 	mgr.OutputTool = "child_output"
-	p.sess = sess
 	p.turn = sess.Log.NextTurn()
 	if _, err := sess.Log.Append(session.TypeTurnStart, session.TurnStart{Turn: p.turn}); err != nil {
 		s.o.Base.Logf("mcp serve session: turn/start: %v", err)
@@ -144,11 +142,45 @@ func (p *place) unwatch(c *call) {
 	p.mu.Unlock()
 }
 
+// observeOn routes every event of h's sessions (in-process children at
+// any depth) and of its out-of-process children to the places: set once,
+// before h makes a session, so the hooks never change while they run.
+func (s *Server) observeOn(h *harness.Harness) {
+	prevObs, prevRemote := h.Observe, h.ObserveRemote
+	h.Observe = func(hd session.Header, e session.Event) {
+		if prevObs != nil {
+			prevObs(hd, e)
+		}
+		s.observe(hd, e)
+	}
+	h.ObserveRemote = func(hd session.Header, e session.Event) {
+		if prevRemote != nil {
+			prevRemote(hd, e)
+		}
+		s.observe(hd, e)
+	}
+}
+
+func (s *Server) observe(hd session.Header, e session.Event) {
+	s.obsMu.RLock()
+	ps := s.observed
+	s.obsMu.RUnlock()
+	for _, p := range ps {
+		p.observe(hd, e)
+	}
+}
+
 // observe routes an event: the server session's subagent/start names a
 // call's child and its session; an event of that child session is the
 // call's latest activity.
 func (p *place) observe(hd session.Header, e session.Event) {
-	if p.sess != nil && hd.ID == p.sess.Log.Header().ID {
+	p.mu.Lock()
+	id := p.id
+	p.mu.Unlock()
+	if id == "" {
+		return
+	}
+	if hd.ID == id {
 		if e.Type != session.TypeSubagentStart {
 			return
 		}
@@ -161,6 +193,8 @@ func (p *place) observe(hd session.Header, e session.Event) {
 		if c != nil && st.ChildSession != "" {
 			p.bySession[st.ChildSession] = c
 		}
+		early, had := p.early[st.ChildSession]
+		delete(p.early, st.ChildSession)
 		p.mu.Unlock()
 		if c == nil {
 			return
@@ -171,17 +205,27 @@ func (p *place) observe(hd session.Header, e session.Event) {
 		}
 		c.mu.Lock()
 		c.child, c.session = child, st.ChildSession
+		if had {
+			c.activity = early
+			c.actSeq++
+		}
 		c.mu.Unlock()
 		c.markStarted()
 		return
 	}
+	a := activity(e)
 	p.mu.Lock()
 	c := p.bySession[hd.ID]
+	if c == nil && a != "" && hd.ParentSession == id {
+		if _, ok := p.early[hd.ID]; ok || len(p.early) < maxEarly {
+			p.early[hd.ID] = a
+		}
+	}
 	p.mu.Unlock()
 	if c == nil {
 		return
 	}
-	if a := activity(e); a != "" {
+	if a != "" {
 		c.mu.Lock()
 		c.activity = a
 		c.actSeq++
