@@ -421,3 +421,30 @@ func TestMCPServeTypeScriptClient(t *testing.T) {
 		t.Errorf("reins log: %v\n%s", err, logOut)
 	}
 }
+
+// TestMCPServeBudget: --budget-tokens bounds the server's whole lifetime:
+// once the calls together spent it, the next call's child never starts
+// and its result is aborted with category budget; the server goes on
+// answering.
+func TestMCPServeBudget(t *testing.T) {
+	markEnv := testutil.MarkChildren(t)
+	cwd, home := mcpWorkspace(t)
+	cs, cmd := mcpServe(t, cwd, home, markEnv, nil, "--budget-tokens", "100")
+	defer cs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// The mock's echo costs thousands of input tokens: the first call
+	// spends the budget (and may be stopped by it).
+	callMCP(t, ctx, cs, "run", map[string]any{"prompt": "spend it"})
+	res, r := callMCP(t, ctx, cs, "run", map[string]any{"prompt": "one more"})
+	if !res.IsError || r.StopReason != "aborted" || !strings.Contains(r.Diagnostic, "category: budget") {
+		t.Errorf("a call past the server's budget: isError %v %+v", res.IsError, r)
+	}
+	if res, _ := callMCP(t, ctx, cs, "job_output", map[string]any{"id": "job-404"}); !res.IsError {
+		t.Error("the server stopped answering after its budget ran out")
+	}
+	cs.Close()
+	if st := cmd.ProcessState; st == nil || st.ExitCode() != 0 {
+		t.Errorf("server after EOF: %v", st)
+	}
+}
