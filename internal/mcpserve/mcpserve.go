@@ -84,6 +84,7 @@ type Server struct {
 	places   map[placeKey]*place
 	children map[string]*place // child id -> the place that ran it
 	jobs     map[string]*call
+	jobOrder []string // job ids, oldest first
 	jobSeq   int
 	callSeq  int
 
@@ -262,8 +263,29 @@ func (s *Server) asJob(c *call) string {
 		s.jobSeq++
 		c.job = fmt.Sprintf("job-%d", s.jobSeq)
 		s.jobs[c.job] = c
+		s.jobOrder = append(s.jobOrder, c.job)
+		s.forgetJobs()
 	}
 	return c.job
+}
+
+// maxJobs bounds the jobs a server remembers: beyond it the oldest
+// finished ones are forgotten (their children stay readable by id).
+const maxJobs = 256
+
+// forgetJobs drops the oldest finished jobs while more than maxJobs are
+// held. s.mu is held.
+func (s *Server) forgetJobs() {
+	for i := 0; len(s.jobs) > maxJobs && i < len(s.jobOrder); {
+		id := s.jobOrder[i]
+		select {
+		case <-s.jobs[id].done:
+			delete(s.jobs, id)
+			s.jobOrder = append(s.jobOrder[:i], s.jobOrder[i+1:]...)
+		default:
+			i++ // still running: kept
+		}
+	}
 }
 
 func (s *Server) job(id string) *call {
