@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -447,4 +449,59 @@ func TestMCPServeBudget(t *testing.T) {
 	if st := cmd.ProcessState; st == nil || st.ExitCode() != 0 {
 		t.Errorf("server after EOF: %v", st)
 	}
+}
+
+// TestMCPServeSIGTERM: SIGTERM while a call's reins child runs (and the
+// client keeps stdin open) tears the child down and ends the server with
+// 143; nothing is left.
+func TestMCPServeSIGTERM(t *testing.T) {
+	markEnv := testutil.MarkChildren(t)
+	mark := strings.TrimPrefix(markEnv, testutil.MarkEnv+"=")
+	cwd, home := mcpWorkspace(t)
+	cs, cmd := mcpServe(t, cwd, home, markEnv, nil)
+	defer cs.Close()
+	server := cmd.Process.Pid
+	done := make(chan string, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"prompt": "STALL-PLEASE", "agent": "helper"}})
+		if err != nil {
+			done <- "closed"
+			return
+		}
+		done <- structured(t, res).StopReason
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for len(others(mark, server)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the reins child's process never showed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// The call ends with the server: aborted, or the connection closed —
+	// never left to run on until the 50 s wait makes it a job.
+	if got := <-done; got != "aborted" && got != "closed" {
+		t.Errorf("the call in flight at SIGTERM ended %q", got)
+	}
+	for !exited(server) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server is alive after SIGTERM; with it %v", others(mark, server))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if left := testutil.LeftBehind(mark, testutil.OrphanWait); len(left) > 0 {
+		t.Fatalf("alive after SIGTERM: %v", left)
+	}
+}
+
+// exited reports whether pid is gone or a zombie waiting to be reaped.
+func exited(pid int) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return true
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return strings.HasPrefix(rest, "Z")
 }

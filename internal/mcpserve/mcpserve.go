@@ -127,6 +127,10 @@ func (s *Server) serve(ctx context.Context, t mcp.Transport) error {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	s.addTools(srv)
+	// A signal (ctx) stops every call's child first: the SDK's Run then
+	// waits for the calls in flight, which end with their children.
+	stop := context.AfterFunc(ctx, func() { s.cancel(agent.ErrAbortedByUser) })
+	defer stop()
 	err := srv.Run(ctx, t)
 	cause := ErrEOF
 	if ctx.Err() != nil {

@@ -294,3 +294,49 @@ func TestForgetJobs(t *testing.T) {
 		t.Errorf("%d jobs held; job-1 running kept: %v; job-2 forgotten: %v", len(s.jobs), s.jobs["job-1"] == running, s.jobs["job-2"] == nil)
 	}
 }
+
+// TestCancelEndsServe: the command's context ending (SIGTERM, Ctrl-C)
+// while a foreground call waits on a stalled child ends the child and
+// Serve, though the client keeps its end open and the call's wait (an
+// hour here) is far off: the SDK waits for calls in flight, so the
+// children must stop first.
+func TestCancelEndsServe(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	t.Setenv("REINS_HOME", home)
+	sp := filepath.Join(dir, "s.yaml")
+	os.WriteFile(sp, []byte("replies:\n  - {match: STALL, fault: stall, repeat: true}\n"), 0o644)
+	t.Setenv("REINS_MOCK_SCRIPT", sp)
+	h, err := harness.New(harness.Options{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	s := New(Options{Base: h, Harness: harness.Options{Cwd: dir}, Model: "mock/echo", MaxSteps: 10,
+		Permission: tool.WorkspaceWrite, Version: "test", MaxWait: time.Hour})
+	st, ct := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.serve(ctx, st) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	go cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"prompt": "STALL"}})
+	// Cancel once the child runs (its call is in flight).
+	for {
+		s.mu.Lock()
+		n := s.callSeq
+		s.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case <-served:
+	case <-time.After(5 * time.Minute): // a bound, not a speed: without the fix it waits the hour
+		t.Fatal("Serve did not end after its context did: the call in flight kept it")
+	}
+}
