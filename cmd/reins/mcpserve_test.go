@@ -28,6 +28,7 @@ const mcpServeScript = `replies:
   - {match: THINK-PLEASE, reasoning: only thinking here, repeat: true}
   - {match: BARRIER-PLEASE, text: met, barrier: 2, repeat: true}
   - {match: GLOB-PLEASE, toolCalls: [{name: glob, arguments: {pattern: "*.txt"}}]}
+  - {match: hello.txt, text: globbed, delay: 3s, repeat: true}
 fallback: {echo: true, text: 'mock: '}
 `
 
@@ -228,9 +229,17 @@ func TestMCPServeGoClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = structured(t, res)
-	pmu.Lock()
-	got := append([]string(nil), progress...)
-	pmu.Unlock()
+	// The Go SDK's client hands notifications to its handler on their
+	// own goroutine: the last may land just after the result.
+	var got []string
+	for end := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		pmu.Lock()
+		got = append([]string(nil), progress...)
+		pmu.Unlock()
+		if len(got) >= 2 || time.Now().After(end) {
+			break
+		}
+	}
 	if res.IsError || len(got) < 2 || !strings.HasPrefix(got[0], "child "+r.Child+" started") || !strings.Contains(strings.Join(got[1:], "\n"), "child "+r.Child+": ") {
 		t.Errorf("progress %q for %+v", got, r)
 	}
