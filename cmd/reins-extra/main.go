@@ -1,5 +1,6 @@
 // Command reins-extra holds the commands of reins that few runs need:
-// demo, mock-llm, wrap, acp, view and batch (internal/cli.ExtraCommands).
+// demo, mock-llm, wrap, acp, view and batch (internal/cli.ExtraCommands),
+// and `mcp serve` (cli.MCPServe).
 // reins lists them and becomes reins-extra for them (exec on unix: the
 // same process, streams, signals and exit status; on windows reins runs
 // it and exits with its status), so that no other reins process pays for
@@ -76,6 +77,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newACPCmd(s),
 		newViewCmd(s),
 		newBatchCmd(s),
+		newMCPCmd(s),
 	)
 	cli.Version(root, "reins-extra "+version)
 	cli.MarkRuntime(root)

@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,17 +23,23 @@ func addExtra(root *cobra.Command, s *streams) {
 			Short:              c.Short,
 			DisableFlagParsing: true,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				path, err := helperbin.Find(cli.ExtraName, cli.ExtraEnv)
-				if err != nil {
-					return &exitError{Code: exitUsage, Msg: cli.ExtraName + " not found beside reins or on PATH: reins " + c.Name + " needs it; install it as reins was, or from a checkout: go build -o bin/ ./cmd/... (docs/cli.md#helper-binaries)"}
-				}
-				if err := nameReins(cli.ExtraName, cli.ExtraEnv, path); err != nil {
-					return err
-				}
-				return become(cmd, s, cli.ExtraName, path, append([]string{c.Name}, args...))
+				return forwardExtra(cmd, s, []string{c.Name}, args)
 			},
 		})
 	}
+}
+
+// forwardExtra becomes reins-extra running the command named by words
+// (`batch`, or `mcp serve`) with args.
+func forwardExtra(cmd *cobra.Command, s *streams, words, args []string) error {
+	path, err := helperbin.Find(cli.ExtraName, cli.ExtraEnv)
+	if err != nil {
+		return &exitError{Code: exitUsage, Msg: cli.ExtraName + " not found beside reins or on PATH: reins " + strings.Join(words, " ") + " needs it; install it as reins was, or from a checkout: go build -o bin/ ./cmd/... (docs/cli.md#helper-binaries)"}
+	}
+	if err := nameReins(cli.ExtraName, cli.ExtraEnv, path); err != nil {
+		return err
+	}
+	return become(cmd, s, cli.ExtraName, path, append(slices.Clone(words), args...))
 }
 
 // nameReins names this reins in $REINS_EXE for the helper name (found

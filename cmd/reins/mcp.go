@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/mcp"
 	"github.com/reinsdev/reins/internal/termsafe"
@@ -18,8 +19,22 @@ func newMCPCmd(s *streams) *cobra.Command {
 		Short: "MCP servers (docs/mcp.md)",
 		Args:  cobra.NoArgs,
 	}
-	c.AddCommand(newMCPListCmd(s))
+	c.AddCommand(newMCPListCmd(s), newMCPServeCmd(s))
 	return c
+}
+
+// newMCPServeCmd is `reins mcp serve`, which reins-extra serves (the MCP
+// SDK it links stays out of reins: internal/importrules); flags and --help
+// are reins-extra's.
+func newMCPServeCmd(s *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:                cli.MCPServe.Name,
+		Short:              cli.MCPServe.Short,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return forwardExtra(cmd, s, []string{"mcp", cli.MCPServe.Name}, args)
+		},
+	}
 }
 
 // newMCPListCmd is `reins mcp list`: every configured server with where it

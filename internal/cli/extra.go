@@ -39,3 +39,8 @@ func ExtraShort(name string) string {
 	}
 	panic("cli: no reins-extra command " + name)
 }
+
+// MCPServe is `reins mcp serve`: a subcommand of reins's own `mcp` (whose
+// list stays in reins), which reins forwards to reins-extra as
+// `reins-extra mcp serve` — the MCP SDK it links stays out of reins.
+var MCPServe = ExtraCommand{"serve", "Serve reins's children as MCP tools on stdio (for Claude Code, Codex, Cursor and other MCP clients)"}

@@ -135,7 +135,7 @@ func TestReinsLinksNoTerminalUI(t *testing.T) {
 // session viewer. reins forwards those commands; linking them again would
 // bring back their cost to every `reins run` and `reins sdk` child
 // (BENCHMARKS.md, "The reins-extra helper").
-var extraOnly = []string{"internal/acp", "internal/batch", "internal/demo", "internal/view"}
+var extraOnly = []string{"internal/acp", "internal/batch", "internal/demo", "internal/view", "internal/mcpserve"}
 
 // TestReinsLinksNoExtra: cmd/reins links none of extraOnly, and
 // reins-extra links each (else the list went stale).
@@ -237,8 +237,9 @@ func readmeLayout(t *testing.T, path string) []string {
 // The reins binary links no MCP SDK (issue 27): its package initialisation
 // (encoding/gob, a JSON-schema validator, OAuth, a URI-template parser)
 // cost every reins process ~3 MiB and ~3 ms at start, MCP or not.
-// internal/mcp speaks the protocol itself; the SDK stays a test-only
-// dependency (the tests' MCP server).
+// internal/mcp speaks the protocol itself; the SDK serves the tests' MCP
+// servers and reins-extra's `reins mcp serve` (internal/mcpserve, which
+// extraOnly keeps out of reins).
 func TestBinaryLinksNoMCPSDK(t *testing.T) {
 	heavy := []string{
 		"github.com/modelcontextprotocol", "github.com/google/jsonschema-go", "github.com/segmentio",

@@ -107,11 +107,23 @@ func Cut(s string, off, max int) int {
 // leaves a result marked Paged alone), and the marker and the child line
 // always survive.
 func Page(id, content string, off, size, max int) string {
+	return PageVia("subagent_output", id, content, off, size, max)
+}
+
+// PageVia is Page whose marker names tool as the call that reads on:
+// `reins mcp serve` pages a child's result through its child_output tool.
+func PageVia(tool, id, content string, off, size, max int) string {
 	end := Cut(content, off, max)
 	out := content[off:end]
 	if end < size {
-		call, _ := json.Marshal(map[string]any{"child": id, "offset": end})
-		out += fmt.Sprintf("\n[output truncated: bytes %d-%d of %d shown; read the rest with subagent_output %s. The full output is in the child's session log.]", off, end, size, call)
+		out += Marker(tool, id, off, end, size)
 	}
 	return out + ChildLine(id)
+}
+
+// Marker is the line a cut result ends with: the bytes shown of size and
+// the tool call that reads on from end.
+func Marker(tool, id string, off, end, size int) string {
+	call, _ := json.Marshal(map[string]any{"child": id, "offset": end})
+	return fmt.Sprintf("\n[output truncated: bytes %d-%d of %d shown; read the rest with %s %s. The full output is in the child's session log.]", off, end, size, tool, call)
 }

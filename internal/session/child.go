@@ -69,7 +69,7 @@ func LastActive(root string, infos []Info, cwd string) string {
 	best := ""
 	var bestT time.Time
 	for _, in := range infos { // newest first: on a tie, the newer wins
-		if in.Err != nil || in.Header.ParentSession != "" || in.Header.Origin == OriginBatch || in.Header.Cwd != cwd || in.Turns == 0 {
+		if in.Err != nil || in.Header.ParentSession != "" || in.Header.Origin == OriginBatch || in.Header.Origin == OriginMCPServe || in.Header.Cwd != cwd || in.Turns == 0 {
 			continue
 		}
 		fi, err := os.Stat(filepath.Join(root, in.Header.ID, FileName))

@@ -62,6 +62,10 @@ type Manager struct {
 	Engine Engine
 	// Tracer, when set, opens a span per child run (trace.go).
 	Tracer RunTracer
+	// OutputTool names the tool a cut result's marker tells the caller to
+	// read on with (empty: subagent_output, the model's; `reins mcp
+	// serve`'s caller has child_output).
+	OutputTool string
 
 	once     sync.Once
 	mu       sync.Mutex
@@ -394,7 +398,11 @@ func (m *Manager) Run(ctx context.Context, p Params) (outcome.Result, error) {
 	if err != nil {
 		return outcome.Result{}, err
 	}
-	return m.runForeground(ctx, req, prov, p), nil
+	res := m.runForeground(ctx, req, prov, p)
+	// Its result is what SubagentOutput pages through, and the child is
+	// free for a continuation (Params.Continue), as after the tool.
+	m.childDone(req, Render(res).Content)
+	return res, nil
 }
 
 func (m *Manager) runForeground(ctx context.Context, req Request, prov Provider, p Params) outcome.Result {

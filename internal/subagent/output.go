@@ -1,6 +1,7 @@
 package subagent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -70,8 +71,12 @@ func (m *Manager) present(req Request, r tool.Result) tool.Result {
 // page renders the piece of content from off under this manager's cap
 // (outcome.Page).
 func (m *Manager) page(id, content string, off, size int) string {
-	return outcome.Page(id, content, off, size, m.maxResult())
+	return outcome.PageVia(cmp.Or(m.OutputTool, "subagent_output"), id, content, off, size, m.maxResult())
 }
+
+// MaxResult is the cap of a child's result as its caller sees it
+// (subagents.maxResultBytes).
+func (m *Manager) MaxResult() int { return m.maxResult() }
 
 // SubagentOutput is the subagent_output tool: the piece of a child's
 // latest output from offset.
