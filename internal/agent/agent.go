@@ -619,7 +619,7 @@ func (t *turn) runTool(ctx context.Context, c llm.Block) tool.Result {
 		return tool.Result{Content: "tool call was cancelled before it ran", IsError: true}
 	}
 	ctx, end := t.trace().Tool(ctx, c)
-	r := t.a.Tools.Run(ctx, t.a.Env, c.Name, callArgs(c))
+	r := t.a.Tools.Run(tool.WithCallID(ctx, c.ID), t.a.Env, c.Name, callArgs(c))
 	end(r)
 	return r
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/reinsdev/reins/internal/catalog"
 	"github.com/reinsdev/reins/internal/compact"
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/hooks"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/anthropic"
 	"github.com/reinsdev/reins/internal/llm/mock"
@@ -61,6 +62,9 @@ type Harness struct {
 	// bytes it read; its kind listed in internal/trust's pin.go), and add
 	// it to config.ProjectFiles so that Ignored names it.
 	Trusted bool
+	// Hooks are the user's hooks (internal/hooks, docs/hooks.md), read
+	// once at the start: every session of this harness runs them.
+	Hooks *hooks.Set
 	// Instructions is the marked project-instructions section (AGENTS.md,
 	// else CLAUDE.md, from the workspace up to the repository root, only
 	// in trusted folders) appended to every in-process session's system
@@ -229,6 +233,9 @@ func New(opts Options) (*Harness, error) {
 		h.Ignored = config.ProjectFiles(lo)
 	}
 	h.Instructions = loadInstructions(gate, cwd, cfg.InstructionFiles)
+	if h.Hooks, err = loadHooks(cfg, cwd, trusted, gate, getenv); err != nil {
+		return nil, &ConfigError{err}
+	}
 	if err := gate.Err(); err != nil {
 		return nil, &ConfigError{err}
 	}
@@ -590,6 +597,9 @@ type Session struct {
 	Resumed   *session.Loaded
 	// questions serves AskDomain to the session's proxies (sandbox.go).
 	questions *sandbox.Questions
+	// Hooks runs the user's hooks for this session (hooks.go); nil when
+	// none is configured.
+	Hooks *hooks.Runner
 }
 
 // Close cancels and waits for the session's children, then closes its
@@ -740,6 +750,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
 		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
 	}
+	h.attachHooks(s, o, ws, perm)
 	h.UseModel(s.Agent, o.Model)
 	h.traceSession(s, o.Agent, o.Trace)
 	if s.Resumed != nil {
