@@ -599,12 +599,15 @@ type Session struct {
 	questions *sandbox.Questions
 	// Hooks runs the user's hooks for this session (hooks.go); nil when
 	// none is configured.
-	Hooks *hooks.Runner
+	Hooks  *hooks.Runner
+	hookWG sync.WaitGroup
+	endMu  sync.Once
 }
 
 // Close cancels and waits for the session's children, then closes its
 // log. It is idempotent.
 func (s *Session) Close() error {
+	s.endMu.Do(s.endHooks)
 	s.Subagents.Close()
 	if s.Agent != nil && s.Agent.Env != nil && s.Agent.Env.Shells != nil {
 		s.Agent.Env.Shells.Close() // background bash commands end with the session

@@ -1,8 +1,12 @@
 package harness
 
 import (
+	"context"
+	"encoding/json"
+
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/hooks"
+	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/smallfile"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/internal/trust"
@@ -39,7 +43,42 @@ func (h *Harness) attachHooks(s *Session, o SessionOptions, ws string, perm tool
 		Subagent: o.Parent != "",
 	}
 	s.Agent.Env.Hooks = r
+	s.Agent.Hooks = r
 	s.Hooks = r
+	if ask := s.Agent.Env.Ask; ask != nil && h.Hooks.Has(hooks.Notification) {
+		// The terminal is about to wait for its user: Notification
+		// hooks (a desktop notice) run beside the question, never
+		// delaying it; Close waits for them.
+		s.Agent.Env.Ask = func(ctx context.Context, name string, args json.RawMessage) tool.Answer {
+			s.hookWG.Add(1)
+			go func() {
+				defer s.hookWG.Done()
+				r.Notification(context.WithoutCancel(ctx), "reins needs your permission to use "+hooks.ClaudeName(name), "permission_prompt")
+			}()
+			return ask(ctx, name, args)
+		}
+	}
+	if o.Parent == "" && h.Hooks.Has(hooks.SessionStart) {
+		source := "startup"
+		if o.Resume != "" {
+			source = "resume"
+		}
+		if extra := r.SessionStart(context.Background(), source); extra != "" {
+			s.Agent.Notify(session.NoticeHook, "[SessionStart hook context]\n"+extra)
+		}
+	}
+}
+
+// endHooks runs the SessionEnd hooks of a session that is closing (not a
+// child's) and waits for its Notification hooks.
+func (s *Session) endHooks() {
+	if s.Hooks == nil {
+		return
+	}
+	if !s.Hooks.Subagent {
+		s.Hooks.SessionEnd(context.Background(), "other")
+	}
+	s.hookWG.Wait()
 }
 
 // claudeMode is Claude Code's name (permission_mode) of a reins mode.

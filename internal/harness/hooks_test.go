@@ -272,3 +272,59 @@ replies:
 		t.Errorf("project hooks.unconfined: %v", err)
 	}
 }
+
+// The loop's events: UserPromptSubmit adds context before the prompt (and
+// a blocking one keeps the prompt from the model), SessionStart's context
+// reaches the first request, a Stop hook that always blocks continues the
+// turn a bounded number of times with stop_hook_active set after the
+// first, and SessionEnd runs when the session closes.
+func TestLoopHooks(t *testing.T) {
+	const script = `
+replies:
+  - match: "Stop hook"
+    text: again
+    repeat: true
+  - match: GO
+    text: first answer
+    repeat: true
+`
+	settings := `{"hooks": {
+	  "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo branch main is protected"}]}],
+	  "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "grep -q FORBIDDEN && { echo no secrets in prompts >&2; exit 2; }; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"UserPromptSubmit\", \"additionalContext\": \"sprint 12\"}}'"}]}],
+	  "Stop": [{"hooks": [{"type": "command", "command": "cat >> \"$CLAUDE_PROJECT_DIR/stops.jsonl\"; echo >> \"$CLAUDE_PROJECT_DIR/stops.jsonl\"; echo tests still fail >&2; exit 2"}]}],
+	  "SessionEnd": [{"hooks": [{"type": "command", "command": "cat > \"$CLAUDE_PROJECT_DIR/end.json\""}]}]
+	}}`
+	f := newHookFixture(t, script, map[string]string{".claude/settings.json": settings}, nil, false, nil)
+	s := f.session(t, tool.WorkspaceWrite)
+	res := s.Run(context.Background(), "GO")
+	if res.Reason != session.ReasonCompleted {
+		t.Fatalf("turn %+v", res)
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != 1+5 {
+		t.Fatalf("%d requests, want 1 and 5 Stop continuations", len(reqs))
+	}
+	first := string(reqs[0].Body)
+	for _, want := range []string{"branch main is protected", "sprint 12", "GO"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("first request lacks %q", want)
+		}
+	}
+	if !strings.Contains(string(reqs[1].Body), "tests still fail") {
+		t.Errorf("the Stop hook's reason did not reach the model")
+	}
+	b, _ := os.ReadFile(filepath.Join(f.ws, "stops.jsonl"))
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 5 || !strings.Contains(lines[0], `"stop_hook_active":false`) || !strings.Contains(lines[1], `"stop_hook_active":true`) || !strings.Contains(lines[0], `"hook_event_name":"Stop"`) {
+		t.Errorf("Stop inputs %q", lines)
+	}
+	n := len(reqs)
+	res = s.Run(context.Background(), "FORBIDDEN GO")
+	if res.Failure == nil || res.Failure.Code != "HOOK_BLOCKED" || len(f.srv.Requests()) != n {
+		t.Errorf("blocked prompt: %+v, %d requests", res, len(f.srv.Requests())-n)
+	}
+	s.Close()
+	if b, err := os.ReadFile(filepath.Join(f.ws, "end.json")); err != nil || !strings.Contains(string(b), `"hook_event_name":"SessionEnd"`) {
+		t.Errorf("SessionEnd input %q %v", b, err)
+	}
+}

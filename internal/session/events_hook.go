@@ -38,3 +38,8 @@ type HookRun struct {
 	ToUser  string          `json:"toUser,omitempty"`
 	Input   json.RawMessage `json:"input,omitempty"`
 }
+
+// NoticeHook is the Notice of a message that carries a hook's words to
+// the model (UserPromptSubmit and SessionStart context, a Stop hook's
+// reason to go on).
+const NoticeHook = "hook"
