@@ -100,6 +100,7 @@ var commands = []struct {
 	{"log", newLogCmd},
 	{"compact", newCompactCmd},
 	{"agents", newAgentsCmd},
+	{"hooks", newHooksCmd},
 	{"models", newModelsCmd},
 	{"mcp", newMCPCmd},
 	{"sdk", newSDKCmd},
