@@ -328,3 +328,69 @@ replies:
 		t.Errorf("SessionEnd input %q %v", b, err)
 	}
 }
+
+// A hook's allow spares the question and nothing more: a deny rule still
+// refuses; a hook's ask asks where workspace-write would not, and refuses
+// where nobody can be asked.
+func TestHookAllowAndAskAgainstRules(t *testing.T) {
+	const script = `
+replies:
+  - match: GO
+    toolCalls:
+      - {id: c1, name: write, arguments: {path: a.txt, content: "x"}}
+  - match: "call"
+    text: done
+    repeat: true
+`
+	hook := func(decision string) string {
+		return `{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "echo '{\"hookSpecificOutput\": {\"permissionDecision\": \"` + decision + `\"}}'"}]}]}}`
+	}
+	t.Run("deny rule over allow", func(t *testing.T) {
+		f := newHookFixture(t, script, map[string]string{".claude/settings.json": hook("allow")}, nil, false, nil)
+		writeFiles(t, f.home, map[string]string{"config.yaml": "permissions: {deny: [write]}\n"})
+		h, err := New(Options{Home: f.home, Cwd: f.ws, Getenv: func(k string) string {
+			if k == "HOME" {
+				return f.user
+			}
+			return ""
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { h.Close() })
+		f.h = h
+		s := f.session(t, tool.WorkspaceWrite)
+		s.Run(context.Background(), "GO")
+		if res := toolResults(t, s); len(res) != 1 || !strings.Contains(res[0].Content, "denied by the permission rule") {
+			t.Errorf("results %+v", res)
+		}
+	})
+	t.Run("ask with nobody to ask", func(t *testing.T) {
+		f := newHookFixture(t, script, map[string]string{".claude/settings.json": hook("ask")}, nil, false, nil)
+		s := f.session(t, tool.WorkspaceWrite) // reins run: no approval hook, writes run unasked
+		s.Run(context.Background(), "GO")
+		if res := toolResults(t, s); len(res) != 1 || !strings.Contains(res[0].Content, "nobody can be asked") {
+			t.Errorf("results %+v", res)
+		}
+	})
+	t.Run("ask asks", func(t *testing.T) {
+		// read is never asked about; the hook's ask makes it.
+		const script = `
+replies:
+  - match: GO
+    toolCalls:
+      - {id: c1, name: read, arguments: {path: a.txt}}
+  - match: "call"
+    text: done
+    repeat: true
+`
+		f := newHookFixture(t, script, map[string]string{".claude/settings.json": hook("ask")}, map[string]string{"a.txt": "x"}, false, nil)
+		s := f.session(t, tool.WorkspaceWrite)
+		asked := 0
+		s.Agent.Env.Ask = func(context.Context, string, json.RawMessage) tool.Answer { asked++; return tool.Answer{OK: true} }
+		s.Run(context.Background(), "GO")
+		if res := toolResults(t, s); len(res) != 1 || res[0].IsError || asked != 1 {
+			t.Errorf("results %+v, asked %d", res, asked)
+		}
+	})
+}

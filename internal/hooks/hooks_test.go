@@ -185,6 +185,8 @@ func TestBrokenHooksNeverBreakTheCall(t *testing.T) {
 		{"exit 1", "echo oops >&2; exit 1", "", 1, 30},
 		{"garbage", `echo '{"decision": "block", '`, "not valid JSON", 0, 30},
 		{"crash", `sh -c 'kill -SEGV $$'`, "", 128 + 11, 30},
+		{"flood", "head -c 5000000 /dev/zero | tr '\\0' x >&2; exit 1", "", 1, 30},
+		{"leaves a child holding its output", "sleep 600 & echo started; exit 1", "", 1, 30},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRunner(t, ws, hookJSON("PreToolUse", "Bash", c.command, c.timeout), off)
@@ -196,7 +198,10 @@ func TestBrokenHooksNeverBreakTheCall(t *testing.T) {
 			if len(runs) != 1 || runs[0].Exit != c.exit || !strings.Contains(runs[0].Problem, c.problem) || runs[0].Decision != "" {
 				t.Fatalf("runs %+v", runs)
 			}
-			if c.exit == 1 && !strings.Contains(runs[0].ToUser, "oops") {
+			if len(runs[0].ToUser) > MaxText+200 {
+				t.Errorf("%d bytes shown to the user", len(runs[0].ToUser))
+			}
+			if c.name == "exit 1" && !strings.Contains(runs[0].ToUser, "oops") {
 				t.Errorf("exit 1's stderr is not shown to the user: %+v", runs[0])
 			}
 		})
