@@ -31,7 +31,7 @@ func loadHooks(cfg *config.Config, cwd string, trusted bool, gate *trust.Gate, g
 // attachHooks gives a session made with o its hook runner, when any hook
 // is configured: the tool hooks on its Env, the loop's on its Agent.
 func (h *Harness) attachHooks(s *Session, o SessionOptions, ws string, perm tool.Permission) {
-	if s.Agent == nil || len(h.Hooks.Hooks) == 0 {
+	if s.Agent == nil || h.Hooks == nil || len(h.Hooks.Hooks) == 0 {
 		return
 	}
 	log := s.Log
