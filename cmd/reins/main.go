@@ -101,6 +101,7 @@ var commands = []struct {
 	{"compact", newCompactCmd},
 	{"agents", newAgentsCmd},
 	{"skills", newSkillsCmd},
+	{"hooks", newHooksCmd},
 	{"models", newModelsCmd},
 	{"mcp", newMCPCmd},
 	{"sdk", newSDKCmd},

@@ -47,6 +47,37 @@ const CodeLogWrite = "LOG_WRITE"
 // cause (the file system's error) is for the caller's host log.
 var logWriteFailure = session.Failure{Code: CodeLogWrite, Message: "the session log could not be written"}
 
+// CodeHookBlocked is the failure code of a turn whose prompt a
+// UserPromptSubmit hook refused; CodeHookStopped of one a hook ended
+// with continue: false (docs/hooks.md). The hook's own words are in its
+// hook/run event, for the user.
+const (
+	CodeHookBlocked = "HOOK_BLOCKED"
+	CodeHookStopped = "HOOK_STOPPED"
+)
+
+// MaxStopContinues bounds how many times Stop hooks may continue one
+// turn: a hook that always blocks cannot keep a turn alive forever.
+const MaxStopContinues = 5
+
+// Hooks are the user's hooks the loop runs (internal/hooks.Runner,
+// docs/hooks.md); the tool calls' run in tool.Registry.Run.
+type Hooks interface {
+	// UserPromptSubmit runs before a prompt is sent: block refuses it,
+	// context is added for the model before it.
+	UserPromptSubmit(ctx context.Context, prompt string) (block bool, context string)
+	// Stop runs when the model would end the turn; a reason continues
+	// the turn with it as the next message. active: a Stop hook already
+	// continued this turn.
+	Stop(ctx context.Context, active bool) (reason string)
+	// PreCompact runs before the history is summarized.
+	PreCompact(ctx context.Context, trigger string)
+	// Halted says a hook answered continue: false; ClearHalt forgets it
+	// when a turn starts.
+	Halted() (string, bool)
+	ClearHalt()
+}
+
 // DefaultMaxSteps is the default step limit of a turn.
 const DefaultMaxSteps = 50
 
@@ -84,6 +115,8 @@ type Agent struct {
 	// Trace, when set, sees the session's runs, turns, model requests and
 	// tool calls (trace.go; internal/telemetry's spans).
 	Trace Tracer
+	// Hooks, when set, are the user's hooks (internal/hooks).
+	Hooks Hooks
 
 	mu      sync.Mutex
 	history []llm.Message
@@ -326,10 +359,23 @@ func (t *turn) run(ctx context.Context, prompt string) TurnResult {
 	// The state the model should know comes before the prompt it bears on
 	// (and the prompt stays the last message, which an echo model answers).
 	t.notices()
+	if t.a.Hooks != nil {
+		t.a.Hooks.ClearHalt()
+	}
 	if prompt != "" { // an empty prompt: a turn that only delivers the inbox
+		if t.a.Hooks != nil {
+			block, extra := t.a.Hooks.UserPromptSubmit(ctx, prompt)
+			if block {
+				return t.result(session.ReasonError, &session.Failure{Code: CodeHookBlocked, Message: "a UserPromptSubmit hook refused the prompt; it was not sent"})
+			}
+			if extra != "" {
+				t.notice(session.NoticeHook, "[UserPromptSubmit hook context]\n"+extra)
+			}
+		}
 		t.user(prompt)
 	}
 	maxSteps := t.maxSteps()
+	stops := 0
 	for step := 0; ; step++ {
 		if ctx.Err() != nil || t.a.Budget.Err() != nil {
 			return t.aborted(ctx)
@@ -352,10 +398,48 @@ func (t *turn) run(ctx context.Context, prompt string) TurnResult {
 		if !t.flush() {
 			return t.logWriteResult()
 		}
+		if r, ok := t.hooked(ctx, done, res, &stops); ok {
+			return r
+		} else if done && r.Reason == "" {
+			continue // a Stop hook continued the turn
+		}
 		if done {
 			return res
 		}
 	}
+}
+
+// hooked applies the hooks' word after a step: a continue: false ends
+// the turn (ok); a Stop hook that blocks a turn that completed continues
+// it, at most MaxStopContinues times, with its reason as the next message
+// (r zero, ok false).
+func (t *turn) hooked(ctx context.Context, done bool, res TurnResult, stops *int) (r TurnResult, ok bool) {
+	h := t.a.Hooks
+	if h == nil {
+		return res, false
+	}
+	if _, halted := h.Halted(); halted {
+		return t.result(session.ReasonError, &session.Failure{Code: CodeHookStopped, Message: "a hook stopped the turn (continue: false)"}), true
+	}
+	if !done || res.Reason != session.ReasonCompleted || *stops >= MaxStopContinues || ctx.Err() != nil {
+		return res, false
+	}
+	reason := h.Stop(ctx, *stops > 0)
+	if _, halted := h.Halted(); halted {
+		return t.result(session.ReasonError, &session.Failure{Code: CodeHookStopped, Message: "a hook stopped the turn (continue: false)"}), true
+	}
+	if reason == "" {
+		return res, false
+	}
+	*stops++
+	t.notice(session.NoticeHook, "[Stop hook] "+reason)
+	return TurnResult{}, false
+}
+
+// notice appends a user message marked kind (a hook's words for the model).
+func (t *turn) notice(kind, text string) {
+	m := llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: text}}}
+	t.addHistory(t.append(session.TypeUserMessage, session.UserMessage{Message: m, Notice: kind}), m)
 }
 
 func (t *turn) result(reason string, f *session.Failure) TurnResult {
@@ -619,7 +703,7 @@ func (t *turn) runTool(ctx context.Context, c llm.Block) tool.Result {
 		return tool.Result{Content: "tool call was cancelled before it ran", IsError: true}
 	}
 	ctx, end := t.trace().Tool(ctx, c)
-	r := t.a.Tools.Run(ctx, t.a.Env, c.Name, callArgs(c))
+	r := t.a.Tools.Run(tool.WithCallID(ctx, c.ID), t.a.Env, c.Name, callArgs(c))
 	end(r)
 	return r
 }

@@ -132,6 +132,13 @@ func (t *turn) compact(ctx context.Context, reason session.CompactReason) bool {
 // there was nothing to summarize, else the summary request's failure.
 func (t *turn) compactWhy(ctx context.Context, reason session.CompactReason) (ok bool, f *session.Failure) {
 	a := t.a
+	if a.Hooks != nil {
+		trigger := "auto"
+		if reason == session.CompactForced {
+			trigger = "manual"
+		}
+		a.Hooks.PreCompact(ctx, trigger)
+	}
 	w := a.window()
 	a.mu.Lock()
 	hist := a.history[:len(a.history):len(a.history)]

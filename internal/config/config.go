@@ -11,6 +11,7 @@ package config
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -191,7 +192,13 @@ type Sandbox struct {
 
 // Config is the merged configuration with defaults applied.
 type Config struct {
-	Model string
+	// Hooks are the `hooks:` objects of the layers that set one, in layer
+	// order (internal/hooks reads them); HooksUnconfined is
+	// `hooks.unconfined`, which only the user's own config or --config
+	// may set (docs/hooks.md).
+	Hooks           []HookLayer
+	HooksUnconfined bool
+	Model           string
 	// ModelFrom is the file of the layer that set `model` ("": none did,
 	// and Model is DefaultModel, which the keys that are set may replace:
 	// SPEC §12 "provider from keys").
@@ -381,6 +388,11 @@ func ProjectFiles(opts LoadOptions) []string {
 	if fi, err := os.Stat(mcpJSONPath(opts.Cwd)); err == nil && fi.Mode().IsRegular() {
 		out = append(out, MCPJSON)
 	}
+	for _, rel := range ClaudeSettings { // their hooks (internal/hooks)
+		if fi, err := os.Stat(filepath.Join(opts.Cwd, rel)); err == nil && fi.Mode().IsRegular() {
+			out = append(out, rel)
+		}
+	}
 	names := InstructionFiles
 	if opts.InstructionFiles != nil {
 		names = *opts.InstructionFiles
@@ -561,6 +573,8 @@ type rawConfig struct {
 	mcpWarnings    []string
 	engine         *string
 	temporal       rawTemporal
+	hooks          json.RawMessage
+	hooksUnconf    *bool
 }
 
 type rawTemporal struct{ address, namespace, taskQueue *string }
@@ -617,9 +631,11 @@ func parseConfig(file string, origin Origin, src []byte) (*rawConfig, error) {
 		return nil, err
 	}
 	r := &rawConfig{file: file, origin: origin, providers: map[string]rawProvider{}, modelAliases: map[string]string{}, aliasLines: map[string]int{}, models: map[string]ModelInfo{}}
-	err = d.fields(body, "", []string{"model", "effort", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions", "budget", "context", "mcpServers", "telemetry", "permissions"}, func(k string, v ast.Node, kp string) error {
+	err = d.fields(body, "", []string{"model", "effort", "providers", "modelAliases", "models", "subagents", "sandbox", "instructions", "budget", "context", "mcpServers", "telemetry", "permissions", "hooks"}, func(k string, v ast.Node, kp string) error {
 		var err error
 		switch k {
+		case "hooks":
+			r.hooks, r.hooksUnconf, err = d.hooks(v, kp, origin == OriginUser || origin == OriginFlag)
 		case "permissions":
 			err = d.permissions(v, kp, &r.permissions)
 		case "telemetry":
@@ -941,6 +957,12 @@ func merge(raws []*rawConfig) (*Config, error) {
 	var modelFrom *rawConfig
 	for _, r := range raws {
 		c.Files = append(c.Files, r.file)
+		if r.hooks != nil {
+			c.Hooks = append(c.Hooks, HookLayer{File: r.file, User: r.origin == OriginUser || r.origin == OriginFlag, Hooks: r.hooks})
+		}
+		if r.hooksUnconf != nil {
+			c.HooksUnconfined = *r.hooksUnconf
+		}
 		if r.model != nil {
 			c.Model, modelFrom = *r.model, r
 			c.ModelFrom = r.file

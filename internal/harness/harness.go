@@ -27,6 +27,7 @@ import (
 	"github.com/reinsdev/reins/internal/commands"
 	"github.com/reinsdev/reins/internal/compact"
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/hooks"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/llm/anthropic"
 	"github.com/reinsdev/reins/internal/llm/mock"
@@ -63,6 +64,9 @@ type Harness struct {
 	// bytes it read; its kind listed in internal/trust's pin.go), and add
 	// it to config.ProjectFiles so that Ignored names it.
 	Trusted bool
+	// Hooks are the user's hooks (internal/hooks, docs/hooks.md), read
+	// once at the start: every session of this harness runs them.
+	Hooks *hooks.Set
 	// Instructions is the marked project-instructions section (AGENTS.md,
 	// else CLAUDE.md, from the workspace up to the repository root, only
 	// in trusted folders) appended to every in-process session's system
@@ -247,6 +251,9 @@ func New(opts Options) (*Harness, error) {
 	h.gate = gate
 	h.Skills, h.SkillWarnings = skills.Discover(h.skillOptions(cwd))
 	h.Commands, h.CommandWarnings = commands.Discover(commands.Options(h.skillOptions(cwd)))
+	if h.Hooks, err = loadHooks(cfg, cwd, trusted, gate, getenv); err != nil {
+		return nil, &ConfigError{err}
+	}
 	if err := gate.Err(); err != nil {
 		return nil, &ConfigError{err}
 	}
@@ -623,11 +630,17 @@ type Session struct {
 	Narrowing *tool.Narrowing
 	// Commands are the custom commands of the session's workspace.
 	Commands *commands.Set
+	// Hooks runs the user's hooks for this session (hooks.go); nil when
+	// none is configured.
+	Hooks  *hooks.Runner
+	hookWG sync.WaitGroup
+	endMu  sync.Once
 }
 
 // Close cancels and waits for the session's children, then closes its
 // log. It is idempotent.
 func (s *Session) Close() error {
+	s.endMu.Do(s.endHooks)
 	s.Subagents.Close()
 	if s.Agent != nil && s.Agent.Env != nil && s.Agent.Env.Shells != nil {
 		s.Agent.Env.Shells.Close() // background bash commands end with the session
@@ -793,6 +806,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
 	}
 	s.Agent.Env.Narrow = s.Narrowing.Check
+	h.attachHooks(s, o, ws, perm)
 	h.UseModel(s.Agent, o.Model)
 	h.traceSession(s, o.Agent, o.Trace)
 	if s.Resumed != nil {

@@ -304,6 +304,19 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 				s += "  " + d.Diagnostic
 			}
 			r.line(depth+2, "%s", s)
+		case session.TypeHookRun:
+			var d session.HookRun
+			e.Decode(&d)
+			s := fmt.Sprintf("⚑ hook %s %s: %s (exit %d, %d ms", d.Event, d.Tool, termsafe.Clip(d.Command, 80), d.Exit, d.DurationMs)
+			if d.Decision != "" {
+				s += ", " + d.Decision
+			}
+			r.line(depth+2, "%s)", s)
+			for _, t := range []string{d.Problem, d.ToModel, d.ToUser} {
+				if t != "" {
+					r.line(depth+3, "→ %s", termsafe.Clip(t, 200))
+				}
+			}
 		case session.TypeJobNotice:
 			var d session.JobNotice
 			e.Decode(&d)

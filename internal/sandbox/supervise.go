@@ -260,6 +260,13 @@ loop:
 	if report != nil {
 		report.Close()
 	}
+	if sig != 0 && runtimeSignal(sig) {
+		// Go's runtime keeps these signals: raised here it would print
+		// its own crash report and exit 2 (read by a hook's caller as
+		// "block"). End as a shell reports a signalled command instead.
+		os.RemoveAll(tmp)
+		return 128 + int(sig)
+	}
 	if sig != 0 {
 		// End as the child ended, so reins reports the same signal.
 		signal.Reset()
@@ -640,4 +647,15 @@ func initProgram(argv []string, maxProcs int) int {
 			return ws.ExitStatus()
 		}
 	}
+}
+
+// runtimeSignal reports whether Go's runtime handles sig itself whatever
+// signal.Reset says (the synchronous faults): the supervisor cannot end
+// by it.
+func runtimeSignal(sig syscall.Signal) bool {
+	switch sig {
+	case syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGILL:
+		return true
+	}
+	return false
 }

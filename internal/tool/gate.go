@@ -67,6 +67,34 @@ func (env *Env) gate(ctx context.Context, t Tool, name string, args json.RawMess
 	return Refusal(name, ans), false
 }
 
+// gateHooked is gate after the PreToolUse hooks decided pre: a hook's
+// allow spares the question as an allow rule would (a deny rule still
+// refuses); a hook's ask asks even a call the gate would let through, and
+// refuses it when there is nobody to ask.
+func (env *Env) gateHooked(ctx context.Context, t Tool, name string, args json.RawMessage, pre PreVerdict) (Result, bool) {
+	if !pre.Allow && !pre.Ask {
+		return env.gate(ctx, t, name, args)
+	}
+	verdict, rule := rules.VerdictAsk, ""
+	if env.Rules != nil {
+		verdict, rule = env.Rules.Decide(name, args)
+	}
+	if verdict == rules.VerdictDeny {
+		return Errorf("the %s call is denied by the permission rule %s", name, rule), false
+	}
+	if !pre.Ask {
+		return Result{}, true
+	}
+	if !env.asks() {
+		return Errorf("the %s call was refused: a PreToolUse hook asked for the user's confirmation and nobody can be asked in this session", name), false
+	}
+	ans := env.approve(ctx, name, args)
+	if ans.OK {
+		return Result{}, true
+	}
+	return Refusal(name, ans), false
+}
+
 // Refusal is the error result of a call ans refused: the user's refusal
 // (with the instruction typed with it), or the mode's, naming the mode
 // and what changes it. IsRefusal recognizes every one of them.
@@ -82,7 +110,7 @@ func Refusal(name string, ans Answer) Result {
 
 // refusalHeads are the starts of the results gate and Registry.Run give a
 // call they did not let run.
-var refusalHeads = []string{"the %s call was not approved", "the %s call was refused: ", "the %s call is denied by the permission rule ", "tool %s is not permitted in "}
+var refusalHeads = []string{"the %s call was not approved", "the %s call was refused: ", "the %s call is denied by the permission rule ", "tool %s is not permitted in ", "the %s call was blocked by a PreToolUse hook: "}
 
 // IsRefusal reports whether content, an error result of a call of tool
 // name, is a refusal (a question answered no, a mode, a rule): how a

@@ -109,6 +109,50 @@ type Env struct {
 	// ReadRoots are folders outside the workspace that read may read (and
 	// only read): the folders of the session's skills.
 	ReadRoots []string
+	// Hooks, when set, are the user's PreToolUse and PostToolUse hooks
+	// (internal/hooks), run around every call Registry.Run makes.
+	Hooks ToolHooks
+}
+
+// ToolHooks run the user's hooks around a call (internal/hooks,
+// docs/hooks.md). PreToolUse runs after the permission mode's ceiling
+// and before the gate: it may refuse the call, rewrite its arguments
+// (the gate then judges the rewritten call), spare the user the question
+// (Allow: as an allow rule, never past a deny rule, the mode, the sandbox
+// or a protected path) or ask where nobody would have been asked.
+// PostToolUse sees the result and may add to what the model is told.
+type ToolHooks interface {
+	PreToolUse(ctx context.Context, name string, args json.RawMessage) PreVerdict
+	PostToolUse(ctx context.Context, name string, args json.RawMessage, res Result) Result
+}
+
+// PreVerdict is what the PreToolUse hooks decided about a call.
+type PreVerdict struct {
+	// Block refuses the call; Reason is the model's error result.
+	Block  bool
+	Reason string
+	// Args, when set, replace the call's arguments.
+	Args json.RawMessage
+	// Allow lets the call through unasked (as an allow rule); Ask asks
+	// the approval hook even where the gate would not (refused when
+	// nobody can be asked).
+	Allow, Ask bool
+	// Context is added to the call's result for the model.
+	Context string
+}
+
+// callIDKey carries a call's id to the hooks (tool_use_id).
+type callIDKey struct{}
+
+// WithCallID is ctx carrying the id of the call it runs.
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
+}
+
+// CallID is the id of the call ctx runs, or "".
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
 }
 
 // Policy is the sandbox policy of a process started on behalf of this Env.
@@ -277,7 +321,20 @@ func (r *Registry) Run(ctx context.Context, env *Env, name string, args json.Raw
 			return Errorf("%s", why)
 		}
 	}
-	if refusal, ok := env.gate(ctx, t, name, args); !ok {
+	var pre PreVerdict
+	if env.Hooks != nil {
+		pre = env.Hooks.PreToolUse(ctx, name, args)
+		if pre.Block {
+			return Result{Content: pre.Reason, IsError: true}
+		}
+		if pre.Args != nil {
+			args = pre.Args
+		}
+		if ctx.Err() != nil {
+			return canceled(name)
+		}
+	}
+	if refusal, ok := env.gateHooked(ctx, t, name, args, pre); !ok {
 		return refusal
 	}
 	if env.BeforeRun != nil && t.Needs() != ReadOnly {
@@ -286,6 +343,12 @@ func (r *Registry) Run(ctx context.Context, env *Env, name string, args json.Raw
 	res := t.Run(ctx, env, args)
 	if !res.Paged {
 		res.Content = Cap(res.Content, env.OutputCap)
+	}
+	if pre.Context != "" {
+		res.Content = joinOutput(res.Content, pre.Context)
+	}
+	if env.Hooks != nil {
+		res = env.Hooks.PostToolUse(ctx, name, args, res)
 	}
 	return res
 }

@@ -143,6 +143,12 @@ func (m *Model) event(hd session.Header, e session.Event) {
 				break
 			}
 		}
+	case session.TypeHookRun:
+		var d session.HookRun
+		if e.Decode(&d) != nil {
+			return
+		}
+		m.commit(m.hookBlock(d))
 	case session.TypeTurnEnd:
 		var d session.TurnEnd
 		if e.Decode(&d) != nil || d.Reason == session.ReasonCompleted {
@@ -407,4 +413,33 @@ func (m *Model) expand() {
 	}
 	m.folded = nil
 	m.commit(strings.Join(b, "\n"))
+}
+
+// hookBlock is a hook's run as the scrollback shows it, like a tool call:
+// the event and command, how it ended, and what it told the model or the
+// user (all the hook's text escaped, cut).
+func (m *Model) hookBlock(d session.HookRun) string {
+	head := "hook " + d.Event
+	if d.Tool != "" {
+		head += " " + d.Tool
+	}
+	head += ": " + termtext.Cut(termsafe.EscapeLine(d.Command), 80)
+	status := fmt.Sprintf("exit %d, %d ms", d.Exit, d.DurationMs)
+	if d.Decision != "" {
+		status = d.Decision + ", " + status
+	}
+	if !d.Confined {
+		status += ", unconfined"
+	}
+	mark, style := "✓", m.st.dim
+	if d.Problem != "" || (d.Exit != 0 && d.Exit != 2) {
+		mark, style = "!", m.st.warn
+	}
+	lines := []string{style.Render("  " + mark + " " + head + " (" + status + ")")}
+	for _, t := range []string{d.Problem, d.ToModel, d.ToUser} {
+		if t != "" {
+			lines = append(lines, m.st.dim.Render("    → "+termtext.Cut(termsafe.EscapeLine(t), 200)))
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// reins hooks lists the user's hooks with their source and confinement,
+// warns on stderr about what it skips, and escapes a hostile command.
+func TestHooksListing(t *testing.T) {
+	home, user := t.TempDir(), t.TempDir()
+	settings := `{"hooks": {
+	  "PreToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "./guard.sh \u001b]0;owned\u0007", "timeout": 5}]}],
+	  "Stop": [{"hooks": [{"type": "prompt", "prompt": "is it done?"}]}]
+	}}`
+	if err := os.MkdirAll(filepath.Join(user, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(user, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("hooks:\n  unconfined: true\n  PostToolUse:\n    - hooks: [{type: command, command: fmt.sh}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := reinsCmd(t, home, "hooks")
+	cmd.Env = append(cmd.Env, "HOME="+user)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, errb.String())
+	}
+	o := out.String()
+	for _, want := range []string{"EVENT", "PreToolUse", "Write|Edit", `./guard.sh \x1b]0;owned\x07`, "5s", "unconfined", filepath.Join(user, ".claude", "settings.json"), "PostToolUse", "fmt.sh", "config.yaml"} {
+		if !strings.Contains(o, want) {
+			t.Errorf("listing lacks %q:\n%s", want, o)
+		}
+	}
+	if strings.ContainsAny(o, "\x1b\x07") {
+		t.Errorf("listing carries control characters: %q", o)
+	}
+	if !strings.Contains(errb.String(), "prompt hook is skipped") {
+		t.Errorf("stderr %q", errb.String())
+	}
+}
