@@ -50,11 +50,11 @@ type Result struct {
 	ID string `json:"id"`
 	// SessionID is the task's session (reins log SESSION shows it); empty
 	// when the task never started one.
-	SessionID  string    `json:"sessionId,omitempty"`
-	StopReason string    `json:"stopReason"`
-	Output     string    `json:"output"`
-	Diagnostic string    `json:"diagnostic,omitempty"`
-	Usage      llm.Usage `json:"usage"`
+	SessionID  string             `json:"sessionId,omitempty"`
+	StopReason outcome.StopReason `json:"stopReason"`
+	Output     string             `json:"output"`
+	Diagnostic string             `json:"diagnostic,omitempty"`
+	Usage      llm.Usage          `json:"usage"`
 }
 
 // FromSubagent is the result line of a settled child run.

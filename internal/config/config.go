@@ -61,12 +61,7 @@ const (
 var Providers = []string{"deepseek", "openai", "anthropic", "gemini", "mock"}
 
 // RetryableCodes is the set of failure codes a retry policy may name.
-var RetryableCodes = []string{
-	llm.CodeEmptyResponse, llm.CodeContextWindowExceeded, llm.CodeStreamClosed,
-	llm.CodeMalformedResponse, llm.CodeRateLimit, llm.CodeServer, llm.CodeAuth,
-	llm.CodeInvalidRequest, llm.CodeTimeout, llm.CodeTransport, llm.CodeAborted,
-	llm.CodeQuota,
-}
+var RetryableCodes = llm.ProviderCodes()
 
 // RetryPolicy is a provider's effective retry policy (docs/providers.md). Its fields
 // match retry.Policy, so a caller converts with retry.Policy(p).
@@ -75,7 +70,7 @@ type RetryPolicy struct {
 	InitialDelay   time.Duration
 	MaxDelay       time.Duration
 	Jitter         float64
-	RetryableCodes []string
+	RetryableCodes []llm.Code
 }
 
 // DefaultRetryPolicy is the policy of a provider the config does not
@@ -840,8 +835,12 @@ func parseRetry(d *decoder, n ast.Node, path string) (rawRetry, error) {
 			if err == nil && r.retryableCodes != nil {
 				seq, _ := d.resolve(v).(*ast.SequenceNode)
 				for i, c := range *r.retryableCodes {
-					if !slices.Contains(RetryableCodes, c) {
-						return d.valueErr(d.resolve(seq.Values[i]), fmt.Sprintf("%s[%d]", kp, i), "a failure code: "+strings.Join(RetryableCodes, ", "))
+					if !slices.Contains(RetryableCodes, llm.Code(c)) {
+						names := make([]string, len(RetryableCodes))
+						for j, k := range RetryableCodes {
+							names[j] = string(k)
+						}
+						return d.valueErr(d.resolve(seq.Values[i]), fmt.Sprintf("%s[%d]", kp, i), "a failure code: "+strings.Join(names, ", "))
 					}
 				}
 			}
@@ -1032,7 +1031,10 @@ func (c *Config) Retry(provider string) RetryPolicy {
 		p.Jitter = *r.jitter
 	}
 	if r.retryableCodes != nil {
-		p.RetryableCodes = slices.Clone(*r.retryableCodes)
+		p.RetryableCodes = make([]llm.Code, len(*r.retryableCodes))
+		for i, c := range *r.retryableCodes {
+			p.RetryableCodes[i] = llm.Code(c)
+		}
 	}
 	return p
 }

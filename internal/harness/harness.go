@@ -390,7 +390,7 @@ func (m *Model) ResetProviderMessage() {
 // (llm.StatusFinish): only a turn ending with one of them comes with the
 // provider's own message. A turn that ended otherwise (steps exhausted, a
 // stream cut) after a retried error answer does not.
-var providerCodes = []string{
+var providerCodes = []llm.Code{
 	llm.CodeAuth, llm.CodeInvalidRequest, llm.CodeRateLimit, llm.CodeServer,
 	llm.CodeQuota, llm.CodeContextWindowExceeded,
 }

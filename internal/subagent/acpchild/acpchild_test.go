@@ -194,7 +194,7 @@ func TestStopReasons(t *testing.T) {
 	tests := []struct {
 		scenario string
 		env      map[string]string
-		stop     string
+		stop     outcome.StopReason
 		output   string
 		diag     string
 	}{
@@ -323,7 +323,7 @@ func TestPermissionPolicy(t *testing.T) {
 		policy     string
 		env        map[string]string
 		permission tool.Permission
-		stop       string
+		stop       outcome.StopReason
 		output     string
 		diag       string
 	}{
@@ -513,7 +513,7 @@ func TestGrandchildren(t *testing.T) {
 	tests := []struct {
 		name string
 		env  map[string]string
-		stop string
+		stop outcome.StopReason
 		diag string
 	}{
 		{"outliving a completed run", nil, outcome.StopCompleted, ""},

@@ -42,12 +42,14 @@ type peerAgent struct {
 	// turn cancelled; qwen-code ends it at once with nothing said, which
 	// reins reports as an error of empty output), and rejectedDiag the
 	// diagnostic when it is not only the permission decision.
-	rejected, rejectedDiag string
+	rejected     outcome.StopReason
+	rejectedDiag string
 	// maxTokens is the stop reason and diagnostic the agent's own answer
 	// to a max-tokens cut settles as: Gemini CLI ends the turn end_turn
 	// with the partial text; Codex retries the incomplete response (6
 	// requests here) and then fails the prompt.
-	maxTokens, maxTokensDiag string
+	maxTokens     outcome.StopReason
+	maxTokensDiag string
 	// partial is the text the crash test expects before the kill: the
 	// mock holds its stream ChunkDelay between events, and Codex shows
 	// text only from a delta after three set-up events, so it is killed

@@ -174,7 +174,7 @@ func (r *run) prompt() {
 	}
 	r.drain()
 	r.res = r.settle(resp, err)
-	end := session.TurnEnd{Turn: 1, Reason: r.res.StopReason}
+	end := session.TurnEnd{Turn: 1, Reason: r.res.StopReason.TurnEnd()}
 	if !r.res.Usage.IsZero() {
 		end.Usage = &r.res.Usage
 	}
@@ -216,8 +216,8 @@ func promptText(req subagent.Request) string {
 }
 
 // stopReasons maps the child's closed ACP stop reasons (docs/subagents.md).
-var stopReasons = lazy.Value[map[sdk.StopReason]string]{New: func() map[sdk.StopReason]string {
-	return map[sdk.StopReason]string{
+var stopReasons = lazy.Value[map[sdk.StopReason]outcome.StopReason]{New: func() map[sdk.StopReason]outcome.StopReason {
+	return map[sdk.StopReason]outcome.StopReason{
 		sdk.StopReasonEndTurn:         outcome.StopCompleted,
 		sdk.StopReasonMaxTokens:       outcome.StopMaxTokens,
 		sdk.StopReasonRefusal:         outcome.StopRefusal,

@@ -152,7 +152,7 @@ func TestEndings(t *testing.T) {
 	tests := []struct {
 		name   string
 		script string
-		stop   string
+		stop   outcome.StopReason
 		diag   string
 		output string
 	}{
