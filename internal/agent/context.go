@@ -208,7 +208,7 @@ func (t *turn) compactWhy(ctx context.Context, reason session.CompactReason) (ok
 // replace puts the summary in place of the history range r, as
 // session.ApplyCompaction does to the log's history. a.mu is held.
 func (a *Agent) replace(r compact.Range, summary string) {
-	m := compact.SummaryMessage(summary)
+	m := session.SummaryMessage(summary)
 	rm := compact.Raw(m)
 	n := len(a.history) - r.Len() + 1
 	h := make([]llm.Message, 0, n)
