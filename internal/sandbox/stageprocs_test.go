@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/proc"
 )
 
 // TestStageGOMAXPROCSNotLeaked: the confine stage runs with GOMAXPROCS=1

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/netproxy"
-	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/proc"
 	"golang.org/x/sys/unix"
 )
 

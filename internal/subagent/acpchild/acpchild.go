@@ -3,7 +3,7 @@
 // as a child process and settles its prompt turn into the one result
 // contract of docs/subagents.md, with the fixed diagnostics of docs/subagents.md.
 //
-// The child runs in its own process group (internal/proc) and is torn down
+// The child runs in its own process group (proc) and is torn down
 // with the one ladder. Its permission requests are answered by the agent
 // definition's policy without a human. Everything the child says outside its
 // agent_message_chunk text — stderr, error messages, tool titles, raw input,
@@ -33,9 +33,9 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/proc"
 )
 
 // Options configure the provider.
@@ -236,7 +236,7 @@ func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.Ses
 		p: p, req: req, policy: policy, proc: pr, pipes: pipes,
 		stdin:      &watchedWriter{w: pipes.Stdin},
 		stderrDone: make(chan struct{}),
-		stderrTail: &childproc.Tail{},
+		stderrTail: &proc.Tail{},
 		route:      &router{},
 		kinds:      map[sdk.ToolCallId]string{},
 		tap:        subagent.NewTap(req),

@@ -21,11 +21,11 @@ import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/testutil"
 	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/proc"
 	"go.uber.org/goleak"
 )
 

@@ -14,11 +14,11 @@ import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/outcome"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/testutil"
 	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/proc"
 )
 
 // The real coding agents reins runs as ACP children (README, "Which agents

@@ -14,10 +14,10 @@ import (
 	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/proc"
 )
 
 // run is one published ACP child run.
@@ -40,7 +40,7 @@ type run struct {
 	ctx  context.Context
 
 	stderrDone chan struct{}
-	stderrTail *childproc.Tail
+	stderrTail *proc.Tail
 	// route is the run the connection's updates and requests go to: a
 	// kept child's next run takes them over (Again).
 	route *router

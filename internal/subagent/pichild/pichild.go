@@ -31,12 +31,12 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/private"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/internal/wrap"
+	"github.com/reinsdev/reins/proc"
 )
 
 // Options configure the provider.
