@@ -3,9 +3,9 @@
 // tasks with a parallelism limit through a run function (one child run
 // each, under the subagent result contract), and writes one result line
 // per task in input order, so that a results file cut by a kill is a
-// prefix that --resume continues. Workspaces is that run function for
-// reins: each task a child of its workspace's batch session. The command
-// keeps its flags, its signals and its exit statuses.
+// prefix that --resume continues. Workspaces (internal/batchrun) is that
+// run function for reins: each task a child of its workspace's batch
+// session. The command keeps its flags, its signals and its exit statuses.
 package batch
 
 import (

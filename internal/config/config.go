@@ -394,6 +394,69 @@ func ProjectFiles(opts LoadOptions) []string {
 	return out
 }
 
+// Sources are the files and folders the loaders may read for opts, whether
+// they exist or not: the user's and the project's config layers, the
+// --config file, the project's MCP list and instruction files, and every
+// agent folder. A process that keeps what it loaded (a worker's harness
+// per workspace) stats them to see whether it must load again; the
+// folders' entries count too (Fingerprint).
+func Sources(opts LoadOptions) (files, dirs []string) {
+	if c := homeConfig(opts.Home); c != "" {
+		files = append(files, c)
+	}
+	if opts.Extra != "" {
+		files = append(files, opts.Extra)
+	}
+	if a := homeAgents(opts.Home); a != "" {
+		dirs = append(dirs, a)
+	}
+	if opts.Cwd == "" {
+		return files, dirs
+	}
+	files = append(files, filepath.Join(opts.Cwd, projectConfig), mcpJSONPath(opts.Cwd))
+	names := InstructionFiles
+	if opts.InstructionFiles != nil {
+		names = *opts.InstructionFiles
+	}
+	for _, name := range names {
+		files = append(files, filepath.Join(opts.Cwd, name))
+	}
+	for _, d := range projectAgentDirs {
+		dirs = append(dirs, filepath.Join(opts.Cwd, d.rel))
+	}
+	return files, dirs
+}
+
+// Fingerprint is the state of Sources(opts) and the extra files as one
+// comparable string: each path's size, modification time and mode (or
+// its absence), and for each folder the same of every entry. Two equal
+// fingerprints mean nothing the loaders read has changed, to the
+// precision of the file system's clock.
+func Fingerprint(opts LoadOptions, extra ...string) string {
+	files, dirs := Sources(opts)
+	var b strings.Builder
+	stat := func(p string) {
+		b.WriteString(p)
+		fi, err := os.Stat(p)
+		if err != nil {
+			b.WriteString(" -\n")
+			return
+		}
+		fmt.Fprintf(&b, " %d %d %s\n", fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
+	}
+	for _, f := range append(files, extra...) {
+		stat(f)
+	}
+	for _, d := range dirs {
+		stat(d)
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			stat(filepath.Join(d, e.Name()))
+		}
+	}
+	return b.String()
+}
+
 func homeConfig(home string) string {
 	if home == "" {
 		return ""

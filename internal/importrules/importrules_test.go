@@ -93,6 +93,14 @@ func TestLeavesStayLeaves(t *testing.T) {
 		// engine know nothing of tools, the loop or the runtime.
 		{"internal/wsfs", append([]string{"internal/agent", "internal/tool", "internal/config", "internal/search"}, runtime...)},
 		{"internal/search", append([]string{"internal/agent", "internal/tool", "internal/config", "internal/wsfs"}, runtime...)},
+		// The engine places runs and builds no sessions; nor does the
+		// batch's task runner: their composition roots (internal/worker,
+		// internal/batchrun, above the harness) inject what runs a child.
+		{"internal/engine", []string{"internal/harness"}},
+		{"internal/engine/temporal", []string{"internal/harness"}},
+		{"internal/engine/wire", []string{"internal/harness"}},
+		{"internal/engine/workspace", []string{"internal/harness"}},
+		{"internal/batch", []string{"internal/harness"}},
 		// `reins run`'s progress lines use the tool-call summary, not the
 		// terminal UI: neither its package nor the charm libraries.
 		{"internal/progress", []string{"internal/tui/termtext", "internal/tui/markdown", "charm.land", "github.com/charmbracelet", "internal/harness", "internal/mcp"}},
@@ -142,7 +150,7 @@ func TestReinsLinksNoTerminalUI(t *testing.T) {
 // session viewer. reins forwards those commands; linking them again would
 // bring back their cost to every `reins run` and `reins sdk` child
 // (BENCHMARKS.md, "The reins-extra helper").
-var extraOnly = []string{"internal/acp", "internal/batch", "internal/demo", "internal/view"}
+var extraOnly = []string{"internal/acp", "internal/batch", "internal/batchrun", "internal/demo", "internal/view"}
 
 // TestReinsLinksNoExtra: cmd/reins links none of extraOnly, and
 // reins-extra links each (else the list went stale).
