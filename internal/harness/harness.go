@@ -635,6 +635,30 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
+	s := &Session{}
+	if err := h.openLog(s, o, ws); err != nil {
+		return nil, err
+	}
+	mgr := h.manager(s, o, ws, perm, ruleSet)
+	reg := h.tools(o, mgr)
+	s.Agent = &agent.Agent{
+		System: h.systemPrompt(o, ws),
+		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: h.sessionSandbox(s, o), Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect, BeforeRun: o.BeforeRun, AskGitWritable: o.AskGitWritable}, Log: s.Log,
+		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
+		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
+	}
+	h.UseModel(s.Agent, o.Model)
+	h.traceSession(s, o.Agent, o.Trace)
+	if err := s.loadHistory(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// openLog creates s's log (or reopens the one o.Resume names) in the
+// sessions folder, which it makes the owner's only (internal/private)
+// first.
+func (h *Harness) openLog(s *Session, o SessionOptions, ws string) error {
 	now := h.Now
 	if now == nil {
 		now = time.Now
@@ -650,15 +674,14 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		}
 	}
 	lopts := session.Options{Now: now, Observe: observe, WriteThrough: h.WriteThrough}
-	s := &Session{}
 	// $REINS_HOME and its sessions folder are the owner's only
 	// (internal/private), made so or tightened here, before a log is
 	// created or resumed.
 	if err := private.Home(h.Home); err != nil {
-		return nil, err
+		return err
 	}
 	if err := private.MkdirAll(h.SessionsDir()); err != nil {
-		return nil, err
+		return err
 	}
 	if o.Resume != "" {
 		// Any unique prefix of an id names the session.
@@ -667,44 +690,57 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 			if errors.Is(err, session.ErrNotFound) {
 				err = ErrNoSession
 			}
-			return nil, &ConfigError{fmt.Errorf("--resume %s: %w", o.Resume, err)}
+			return &ConfigError{fmt.Errorf("--resume %s: %w", o.Resume, err)}
 		}
 		path := filepath.Join(h.SessionsDir(), id, session.FileName)
 		l, ld, err := session.Reopen(path, lopts)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.Log, s.Resumed = l, ld
-	} else {
-		hd := session.Header{
-			ID: session.NewID(now()), CreatedAt: now().UTC(), Cwd: ws,
-			ParentSession: o.Parent, DelegationDepth: o.Depth,
-			Agent: o.Agent, ReinsVersion: h.Version, ForkOf: o.ForkOf,
-		}
-		if o.Model != nil {
-			hd.Model, hd.Provider = o.Model.Name, o.Model.Provider
-		}
-		hd.Origin = o.Origin
-		if o.Parent != "" {
-			hd.Origin = session.OriginSubagent
-		}
-		l, err := session.Create(h.SessionsDir(), hd, lopts)
-		if err != nil {
-			return nil, err
-		}
-		s.Log = l
+		return nil
 	}
+	hd := session.Header{
+		ID: session.NewID(now()), CreatedAt: now().UTC(), Cwd: ws,
+		ParentSession: o.Parent, DelegationDepth: o.Depth,
+		Agent: o.Agent, ReinsVersion: h.Version, ForkOf: o.ForkOf,
+	}
+	if o.Model != nil {
+		hd.Model, hd.Provider = o.Model.Name, o.Model.Provider
+	}
+	hd.Origin = o.Origin
+	if o.Parent != "" {
+		hd.Origin = session.OriginSubagent
+	}
+	l, err := session.Create(h.SessionsDir(), hd, lopts)
+	if err != nil {
+		return err
+	}
+	s.Log = l
+	return nil
+}
+
+// manager is s's delegation runtime: its children's limits, placement and
+// providers, within the session's rules.
+func (h *Harness) manager(s *Session, o SessionOptions, ws string, perm tool.Permission, ruleSet *rules.Set) *subagent.Manager {
 	mgr := &subagent.Manager{
 		Agents: h.Agents, Limits: h.Config.Subagents, Log: s.Log, Depth: s.Log.Header().DelegationDepth,
 		Cwd: ws, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox, Budget: o.Budget,
 		ObserveRemote: h.ObserveRemote, Engine: h.Engine, Notify: h.ChildNotice,
 	}
-	allowMCP := mcpRule(o)
 	po := o
-	po.mcpWithin = allowMCP // the rule the children's own rules sit within
+	po.mcpWithin = mcpRule(o) // the rule the children's own rules sit within
 	po.ruleParent = ruleSet
 	mgr.Providers = h.providers(po)
+	mgr.MaxSteps, mgr.MaxTokens = o.MaxSteps, o.MaxTokens
 	s.Subagents = mgr
+	return mgr
+}
+
+// tools is the session's tool registry: the built-ins, delegation's, the
+// todo list and webfetch, cut by the profile or the allowlist, then the
+// MCP servers' tools the session may use.
+func (h *Harness) tools(o SessionOptions, mgr *subagent.Manager) *tool.Registry {
 	reg := tool.NewRegistry(append(tool.Builtins(), mgr.Tools()...)...)
 	reg.Add(todo.New()) // one list per session
 	reg.Add(webfetch.New())
@@ -717,7 +753,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		// subagent brings subagent_output and worktree along.
 		reg, _ = reg.Subset(subagent.Implied(o.Tools))
 	}
-	for _, t := range h.mcpTools(o, allowMCP) {
+	for _, t := range h.mcpTools(o, mcpRule(o)) {
 		reg.Add(t)
 	}
 	if o.Tools != nil {
@@ -725,7 +761,12 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		// has (subagent.ChildTools); nil leaves them every tool.
 		mgr.ToolNames = reg.Names()
 	}
-	mgr.MaxSteps, mgr.MaxTokens = o.MaxSteps, o.MaxTokens
+	return reg
+}
+
+// systemPrompt is o's system prompt (the default one for the workspace)
+// with the project's instructions unless the agent opts out.
+func (h *Harness) systemPrompt(o SessionOptions, ws string) string {
 	system := o.System
 	if system == "" {
 		system = DefaultSystemPrompt(ws)
@@ -733,25 +774,23 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	if !o.NoInstructions {
 		system += h.Instructions
 	}
-	pol := h.sessionSandbox(s, o)
-	s.Agent = &agent.Agent{
-		System: system,
-		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: pol, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect, BeforeRun: o.BeforeRun, AskGitWritable: o.AskGitWritable}, Log: s.Log,
-		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
-		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
+	return system
+}
+
+// loadHistory gives a resumed session's agent its history; on failure the
+// session is closed.
+func (s *Session) loadHistory() error {
+	if s.Resumed == nil {
+		return nil
 	}
-	h.UseModel(s.Agent, o.Model)
-	h.traceSession(s, o.Agent, o.Trace)
-	if s.Resumed != nil {
-		if err := s.Agent.LoadHistory(s.Resumed.Events); err != nil {
-			if s.questions != nil {
-				s.questions.Close()
-			}
-			s.Log.Close()
-			return nil, err
+	if err := s.Agent.LoadHistory(s.Resumed.Events); err != nil {
+		if s.questions != nil {
+			s.questions.Close()
 		}
+		s.Log.Close()
+		return err
 	}
-	return s, nil
+	return nil
 }
 
 // UseModel points a at model m with everything that depends on the model:
