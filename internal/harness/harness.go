@@ -12,11 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,11 +25,10 @@ import (
 	"github.com/reinsdev/reins/internal/compact"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
-	"github.com/reinsdev/reins/internal/llm/anthropic"
 	"github.com/reinsdev/reins/internal/llm/mock"
-	"github.com/reinsdev/reins/internal/llm/openai"
 	"github.com/reinsdev/reins/internal/llm/retry"
 	"github.com/reinsdev/reins/internal/mcp"
+	"github.com/reinsdev/reins/internal/modelres"
 	"github.com/reinsdev/reins/internal/models"
 	"github.com/reinsdev/reins/internal/private"
 	"github.com/reinsdev/reins/internal/rules"
@@ -350,50 +347,9 @@ func (h *Harness) Close() error {
 	return nil
 }
 
-// Model is a resolved model: its adapter and what the loop records.
-type Model struct {
-	llm.Model
-	Provider string
-	Name     string
-	Retry    retry.Policy
-	// BaseURL is the --base-url the model was resolved with; a child
-	// agent on the same provider inherits it.
-	BaseURL string
-	// Effort is the reasoning effort every request through the model
-	// carries (llm.Request.Effort); "" for none.
-	Effort llm.Effort
-
-	noteMu sync.Mutex
-	note   string
-}
-
-// ProviderMessage is the provider's own message of the last failed
-// request made through this model (one line, escaped, capped: see
-// llm.ProviderMessage), or "". It is for the user's terminal only: it
-// never enters the model's context, a diagnostic or an event.
-func (m *Model) ProviderMessage() string {
-	m.noteMu.Lock()
-	defer m.noteMu.Unlock()
-	return m.note
-}
-
-// ResetProviderMessage forgets the last failed request's message: a
-// caller running several turns on one model calls it before each, so a
-// turn's failure is never shown with an earlier turn's provider text.
-func (m *Model) ResetProviderMessage() {
-	m.noteMu.Lock()
-	defer m.noteMu.Unlock()
-	m.note = ""
-}
-
-// providerCodes are the failure codes an HTTP error answer maps to
-// (llm.StatusFinish): only a turn ending with one of them comes with the
-// provider's own message. A turn that ended otherwise (steps exhausted, a
-// stream cut) after a retried error answer does not.
-var providerCodes = []llm.Code{
-	llm.CodeAuth, llm.CodeInvalidRequest, llm.CodeRateLimit, llm.CodeServer,
-	llm.CodeQuota, llm.CodeContextWindowExceeded,
-}
+// Model is a resolved model: its adapter and what the loop records
+// (internal/modelres).
+type Model = modelres.Model
 
 // ProviderDetail is what a human is told, after the fixed failure code,
 // about a turn that ended with failure on model m: "; the provider said
@@ -403,7 +359,7 @@ var providerCodes = []llm.Code{
 // error data of reins sdk): it never enters the model's context, a
 // diagnostic, the session log or an event.
 func (h *Harness) ProviderDetail(failure *session.Failure, m *Model) string {
-	if failure == nil || m == nil || !slices.Contains(providerCodes, failure.Code) {
+	if failure == nil || m == nil || !modelres.ProviderAnswered(failure.Code) {
 		return ""
 	}
 	pm := m.ProviderMessage()
@@ -411,12 +367,6 @@ func (h *Harness) ProviderDetail(failure *session.Failure, m *Model) string {
 		return ""
 	}
 	return fmt.Sprintf("; the provider said (%s); details in %s", pm, h.HostLogPath())
-}
-
-func (m *Model) providerError(status int, msg string) {
-	m.noteMu.Lock()
-	defer m.noteMu.Unlock()
-	m.note = fmt.Sprintf("HTTP %d: %s", status, msg)
 }
 
 // HostLogPath is the host log's file (Logf).
@@ -432,46 +382,12 @@ func (h *Harness) resolveModel(spec, baseURL string, effort llm.Effort) (*Model,
 	if spec == "" {
 		spec, _ = h.DefaultModel()
 	}
-	provider, name, err := h.Config.ResolveModel(spec)
-	if err == nil {
-		err = available(provider)
-	} else if aerr := available(strings.SplitN(spec, "/", 2)[0]); aerr != nil {
-		err = aerr
-	}
+	m, err := modelres.Resolve(h.Config, spec, modelres.Options{
+		BaseURL: baseURL, Effort: effort, Wire: h.Wire, Getenv: h.Getenv, HTTP: h.HTTP, Logf: h.Logf, MockScript: h.mockScript,
+	})
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
-	name = effortModel(provider, name, effort)
-	url, key, err := h.Config.Endpoint(provider, h.Getenv, baseURL)
-	if err != nil {
-		return nil, &ConfigError{err}
-	}
-	pc := h.Config.Provider(provider)
-	m := &Model{Provider: provider, Name: name, Retry: retry.Policy(h.Config.Retry(provider)), BaseURL: baseURL}
-	client := h.HTTP
-	pc.Wire = h.Config.WireFor(provider, url, h.Wire)
-	switch pc.Wire {
-	case config.WireChat:
-		m.Model = &openai.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Provider: provider, Logf: h.Logf, ProviderError: m.providerError}
-	case config.WireAnthropic:
-		m.Model = &anthropic.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Logf: h.Logf, ProviderError: m.providerError}
-	case config.WireResponses, config.WireGemini:
-		m.Model = wireModel(pc, url, key, client, h.Logf, m.providerError)
-	case config.WireMock:
-		script, err := h.mockScript(name)
-		if err != nil {
-			return nil, &ConfigError{err}
-		}
-		// The in-process mock is the real OpenAI-wire adapter over an
-		// in-memory transport to the scripted server: no port, and the same
-		// classification path a real endpoint takes.
-		srv := mock.NewServer(script)
-		m.Model = &openai.Client{BaseURL: "http://mock.invalid", HTTP: &http.Client{Transport: srv.Transport()}, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Provider: "mock", Logf: h.Logf, ProviderError: m.providerError}
-	default:
-		return nil, &ConfigError{fmt.Errorf("unknown provider %q", provider)}
-	}
-	m.Model, m.Effort = withEffort(m.Model, provider, effort), effort
-	m.Model = withImages(m.Model, provider, name)
 	return m, nil
 }
 
@@ -483,13 +399,7 @@ func (h *Harness) PlaceholderModel(spec string) *Model {
 	if spec == "" {
 		spec, _ = h.DefaultModel()
 	}
-	provider, name, _ := h.Config.ResolveModel(spec)
-	fail := llm.ModelFunc(func(context.Context, *llm.Request) iter.Seq[llm.Chunk] {
-		return func(yield func(llm.Chunk) bool) {
-			yield(llm.StatusFinish(http.StatusUnauthorized, nil, nil))
-		}
-	})
-	return &Model{Model: fail, Provider: provider, Name: name}
+	return modelres.Placeholder(h.Config, spec)
 }
 
 // mockScript picks the script of the mock provider: $REINS_MOCK_SCRIPT when

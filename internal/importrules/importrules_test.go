@@ -267,3 +267,25 @@ func TestBinaryLinksNoMCPSDK(t *testing.T) {
 		}
 	}
 }
+
+// The composition root is a list of steps over pieces of their own
+// (issue 50): model resolution is internal/modelres, so the harness
+// imports no wire adapter itself, and its fan-out stays bounded.
+func TestHarnessComposes(t *testing.T) {
+	const maxFanOut = 28
+	imps := goList(t, "-f", `{{join .Imports "\n"}}`, "./internal/harness")
+	var own []string
+	for _, imp := range imps {
+		if rel, ok := strings.CutPrefix(imp, module); ok {
+			own = append(own, rel)
+		}
+	}
+	for _, adapter := range []string{"internal/llm/openai", "internal/llm/anthropic", "internal/llm/gemini", "internal/llm/responses"} {
+		if slices.Contains(own, adapter) {
+			t.Errorf("internal/harness imports %s; a model is resolved by internal/modelres", adapter)
+		}
+	}
+	if len(own) > maxFanOut {
+		t.Errorf("internal/harness imports %d of the module's packages, more than %d: %v", len(own), maxFanOut, own)
+	}
+}
