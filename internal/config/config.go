@@ -60,9 +60,6 @@ const (
 // Providers lists the model providers reins knows (docs/providers.md), in display order.
 var Providers = []string{"deepseek", "openai", "anthropic", "gemini", "mock"}
 
-// RetryableCodes is the set of failure codes a retry policy may name.
-var RetryableCodes = llm.ProviderCodes()
-
 // RetryPolicy is a provider's effective retry policy (docs/providers.md). Its fields
 // match retry.Policy, so a caller converts with retry.Policy(p).
 type RetryPolicy struct {
@@ -898,9 +895,10 @@ func parseRetry(d *decoder, n ast.Node, path string) (rawRetry, error) {
 			if err == nil && r.retryableCodes != nil {
 				seq, _ := d.resolve(v).(*ast.SequenceNode)
 				for i, c := range *r.retryableCodes {
-					if !slices.Contains(RetryableCodes, llm.Code(c)) {
-						names := make([]string, len(RetryableCodes))
-						for j, k := range RetryableCodes {
+					// The failure codes a retry policy may name: the adapters'.
+					if retryable := llm.ProviderCodes(); !slices.Contains(retryable, llm.Code(c)) {
+						names := make([]string, len(retryable))
+						for j, k := range retryable {
 							names[j] = string(k)
 						}
 						return d.valueErr(d.resolve(seq.Values[i]), fmt.Sprintf("%s[%d]", kp, i), "a failure code: "+strings.Join(names, ", "))

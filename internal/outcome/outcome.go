@@ -72,25 +72,22 @@ type Result struct {
 // MaxRefusals bounds the refusals a result quotes.
 const MaxRefusals = 3
 
-// stopOf is the one map from a turn's end to a stop reason.
-var stopOf = map[session.EndReason]StopReason{
-	session.ReasonCompleted: StopCompleted,
-	session.ReasonMaxTokens: StopMaxTokens,
-	session.ReasonAborted:   StopAborted,
-	session.ReasonRefusal:   StopRefusal,
-	session.ReasonError:     StopError,
-	// interrupted is written only by crash repair: the run did not end
-	// by itself.
-	session.ReasonInterrupted: StopError,
-}
-
-// StopReasonOf maps a reins turn-end reason to a stop reason: the mapping
-// for in-process children, reins SDK children, reins subagent children
-// and `reins run` alike. A reason outside the closed set
-// (session.ParseEndReason) is an error.
+// StopReasonOf is the one map from a turn's end to a stop reason: the
+// mapping for in-process children, reins SDK children, reins subagent
+// children and `reins run` alike. interrupted (written only by crash
+// repair: the run did not end by itself) and a reason outside the closed
+// set (session.ParseEndReason) are errors. A switch, not a map literal,
+// so the package has no initialisation code (internal/lazy).
 func StopReasonOf(turnEnd session.EndReason) StopReason {
-	if r, ok := stopOf[turnEnd]; ok {
-		return r
+	switch turnEnd {
+	case session.ReasonCompleted:
+		return StopCompleted
+	case session.ReasonMaxTokens:
+		return StopMaxTokens
+	case session.ReasonAborted:
+		return StopAborted
+	case session.ReasonRefusal:
+		return StopRefusal
 	}
 	return StopError
 }
