@@ -11,6 +11,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
+	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/testutil"
 )
 
@@ -95,6 +96,33 @@ func TestClosedSetsParse(t *testing.T) {
 		}
 		if _, ok := outcome.ParseCategory(bad); ok {
 			t.Errorf("ParseCategory(%q) accepted", bad)
+		}
+	}
+}
+
+// The one turn-end → stop-reason map: each turn-end reason of the closed
+// set, and anything else an error (reinschild's settle used to keep a
+// second copy of this switch).
+func TestStopReasonOf(t *testing.T) {
+	want := map[session.EndReason]outcome.StopReason{
+		session.ReasonCompleted: outcome.StopCompleted, session.ReasonMaxTokens: outcome.StopMaxTokens,
+		session.ReasonAborted: outcome.StopAborted, session.ReasonRefusal: outcome.StopRefusal,
+		session.ReasonError: outcome.StopError, session.ReasonInterrupted: outcome.StopError,
+		"disposed": outcome.StopError, "": outcome.StopError, "weird-reason": outcome.StopError,
+	}
+	for _, r := range session.EndReasons {
+		if _, ok := want[r]; !ok {
+			t.Errorf("turn-end reason %s has no expected stop reason here", r)
+		}
+	}
+	for in, w := range want {
+		if got := outcome.StopReasonOf(in); got != w {
+			t.Errorf("StopReasonOf(%q) = %s, want %s", in, got, w)
+		}
+	}
+	for _, r := range outcome.StopReasons {
+		if back := outcome.StopReasonOf(r.TurnEnd()); back != r {
+			t.Errorf("%s → turn end %s → %s", r, r.TurnEnd(), back)
 		}
 	}
 }
