@@ -80,7 +80,7 @@ func twoStep(tb testing.TB, home, ws, url string) (string, string) {
 	for _, b := range fold.Collect() {
 		out.WriteString(b.Text)
 	}
-	return out.String(), outcome.StopReasonOf(res.Reason)
+	return out.String(), string(outcome.StopReasonOf(res.Reason))
 }
 
 func workspace(tb testing.TB) (home, ws string) {
@@ -98,7 +98,7 @@ func TestTwoStep(t *testing.T) {
 	srv, m := endpoint(t)
 	home, ws := workspace(t)
 	out, stop := twoStep(t, home, ws, srv.URL+"/v1")
-	if out != twoStepAnswer || stop != outcome.StopCompleted {
+	if out != twoStepAnswer || stop != string(outcome.StopCompleted) {
 		t.Fatalf("output %q, stop %s", out, stop)
 	}
 	reqs := m.Requests()

@@ -21,8 +21,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reinsdev/reins/internal/childproc"
-	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/proc"
 )
 
 // Defaults of Options.
@@ -110,7 +109,7 @@ type Client struct {
 	failure     error
 	closing     bool // Close has begun: new requests get ErrClosed
 	initialized bool
-	tail        childproc.Tail // Max: tailBytes
+	tail        proc.Tail // Max: tailBytes
 
 	readerDone, stderrDone chan struct{}
 	wg                     sync.WaitGroup
@@ -146,7 +145,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 		wwake: make(chan struct{}, 1), stop: make(chan struct{}), failed: make(chan struct{}),
 		pending: map[int64]*call{}, sessions: map[string][]*Pending{},
 		readerDone: make(chan struct{}), stderrDone: make(chan struct{}),
-		tail: childproc.Tail{Max: tailBytes},
+		tail: proc.Tail{Max: tailBytes},
 	}
 	c.wg.Add(4)
 	go c.writeLoop()

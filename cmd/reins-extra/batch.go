@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/reinsdev/reins/internal/batch"
+	"github.com/reinsdev/reins/internal/batchrun"
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/harness"
@@ -121,14 +122,14 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 
 	// Every workspace is checked before any task runs: a bad cwd, agent
 	// or model stops the batch at once.
-	places := batch.NewWorkspaces(batch.WorkspaceOptions{
+	places := batchrun.NewWorkspaces(batchrun.WorkspaceOptions{
 		Base: base, Harness: hopts, Notice: func(h *harness.Harness) { cli.NoticeUntrusted(s.err, h); cli.WarnBroken(s.err, h) },
 		Model: f.Model, BaseURL: f.BaseURL, MaxSteps: f.MaxSteps, MaxTokens: f.maxTokens, Parallel: f.parallel,
 		Permission: perm, Engine: eng, Budget: tree,
 	})
 	defer places.Close()
 	if err := places.Check(tasks, f.agent); err != nil {
-		if _, ok := errors.AsType[*batch.AgentError](err); ok {
+		if _, ok := errors.AsType[*batchrun.AgentError](err); ok {
 			return &cli.ExitError{Code: cli.ExitUsage, Msg: err.Error()}
 		}
 		return err

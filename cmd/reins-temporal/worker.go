@@ -16,6 +16,7 @@ import (
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/termsafe"
 	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/internal/worker"
 	"github.com/spf13/cobra"
 )
 
@@ -82,7 +83,13 @@ func newWorkerCmd(stderr io.Writer) *cobra.Command {
 				}
 				roots = append(roots, abs)
 			}
-			r := &temporal.Runner{Options: opts, BaseURL: f.baseURL, MaxPermission: perm, Roots: roots, Logf: h.Logf}
+			// One harness per workspace, kept while its files stay as they
+			// were (internal/worker); the engine is given the function that
+			// runs a child in it.
+			hs := &worker.Harnesses{Options: opts, Logf: h.Logf}
+			defer hs.Close()
+			child := &worker.Child{Harnesses: hs, BaseURL: f.baseURL, Logf: h.Logf}
+			r := &temporal.Runner{Child: child.Run, MaxPermission: perm, Roots: roots, Logf: h.Logf}
 			// The fence kills this worker when it stops renewing its
 			// lease (frozen, or cut from the cluster): no child of it runs
 			// on while its retry starts elsewhere.

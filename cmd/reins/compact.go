@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/harness"
+	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/trust"
 )
@@ -87,7 +87,7 @@ func compactMain(ctx context.Context, s *streams, f *compactFlags, arg string) e
 		if logErr == nil {
 			logErr = closeErr
 		}
-		return &exitError{Code: exitFailed, Msg: fmt.Sprintf("%s: %v", agent.CodeLogWrite, logErr)}
+		return &exitError{Code: exitFailed, Msg: fmt.Sprintf("%s: %v", llm.CodeLogWrite, logErr)}
 	}
 	switch {
 	case compacted:

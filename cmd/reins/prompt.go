@@ -66,7 +66,7 @@ func withProviderMessage(msg string, failure *session.Failure, m *harness.Model,
 		return msg
 	}
 	if msg == "" { // --json: stdout has the code already
-		msg = "turn ended with " + failure.Code
+		msg = "turn ended with " + string(failure.Code)
 	}
 	return msg + d
 }

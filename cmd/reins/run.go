@@ -63,11 +63,11 @@ func newRunCmd(s *streams) *cobra.Command {
 
 // runResult is the --json object of docs/cli.md.
 type runResult struct {
-	SessionID  string           `json:"sessionId"`
-	StopReason string           `json:"stopReason"`
-	Output     string           `json:"output"`
-	Diagnostic string           `json:"diagnostic,omitempty"`
-	Error      *session.Failure `json:"error,omitempty"`
+	SessionID  string             `json:"sessionId"`
+	StopReason outcome.StopReason `json:"stopReason"`
+	Output     string             `json:"output"`
+	Diagnostic string             `json:"diagnostic,omitempty"`
+	Error      *session.Failure   `json:"error,omitempty"`
 	// Usage and DurationMs are this run's turns by the one rule of reins
 	// log and reins view (session.Tally): their usage with their
 	// children's, and their wall time.
@@ -194,9 +194,9 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	if closeErr != nil && logErr == nil {
 		logErr = closeErr
 	}
-	if logErr != nil && (res.Failure == nil || res.Failure.Code != agent.CodeLogWrite) && got == nil {
+	if logErr != nil && (res.Failure == nil || res.Failure.Code != llm.CodeLogWrite) && got == nil {
 		res.Reason = session.ReasonError
-		res.Failure = &session.Failure{Code: agent.CodeLogWrite, Message: "the session log could not be written"}
+		res.Failure = &session.Failure{Code: llm.CodeLogWrite, Message: "the session log could not be written"}
 		out.StopReason, out.Error = outcome.StopReasonOf(res.Reason), res.Failure
 	}
 	// A run a budget stopped says which budget ran out: in --json's error
@@ -221,7 +221,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 	if logErr != nil {
 		// Our own error, never provider text: it names the log and the
 		// file system's complaint, whatever --json says on stdout.
-		fmt.Fprintf(s.err, "reins: %s: %v\n", agent.CodeLogWrite, logErr)
+		fmt.Fprintf(s.err, "reins: %s: %v\n", llm.CodeLogWrite, logErr)
 	}
 	if werr != nil {
 		return &exitError{Code: exitFailed, Msg: "writing the result: " + werr.Error()}
@@ -241,7 +241,7 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		} else if res.Failure != nil && !f.json && !f.streamJSON {
 			msg = fmt.Sprintf("turn ended with %s: %s (%s)", res.Reason, res.Failure.Code, res.Failure.Message)
 		} else if !f.json && !f.streamJSON {
-			msg = "turn ended with " + res.Reason
+			msg = "turn ended with " + string(res.Reason)
 		}
 		msg = withProviderMessage(msg, res.Failure, m, h)
 		return &exitError{Code: exitFailed, Msg: msg}

@@ -300,7 +300,7 @@ replies:
 			e.Decode(&end)
 		}
 	}
-	if start.ChildSession == "" || end.StopReason != outcome.StopAborted {
+	if start.ChildSession == "" || end.StopReason != string(outcome.StopAborted) {
 		t.Fatalf("subagent start %+v end %+v, want an aborted child", start, end)
 	}
 	child, err := session.Load(filepath.Join(r.home, "sessions", start.ChildSession, session.FileName))

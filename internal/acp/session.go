@@ -13,7 +13,7 @@ import (
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
-	"github.com/reinsdev/reins/internal/outcome"
+	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/tool"
 )
@@ -294,11 +294,11 @@ func response(res agent.TurnResult, detail string) (sdk.PromptResponse, error) {
 }
 
 // failureCode is the code an editor may be told: one of the closed set
-// (outcome.KnownCode), so no provider-chosen text (an unknown finish
-// reason becomes a code) leaves; anything else is ERROR.
-func failureCode(c string) string {
-	if outcome.KnownCode(c) {
-		return c
+// (llm.Codes), so no provider-chosen text (an unknown finish reason
+// becomes a code) leaves; anything else is ERROR.
+func failureCode(c llm.Code) string {
+	if c.Known() {
+		return string(c)
 	}
 	return "ERROR"
 }

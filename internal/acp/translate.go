@@ -383,7 +383,7 @@ func (t *translator) updates(e session.Event) []sdk.SessionUpdate {
 		if e.Decode(&d) != nil {
 			return nil
 		}
-		res := outcome.Result{StopReason: d.StopReason, Diagnostic: d.Diagnostic}
+		res := outcome.Result{StopReason: outcome.StopReason(d.StopReason), Diagnostic: d.Diagnostic}
 		if d.LastAssistantMessage != nil {
 			res.Output = d.LastAssistantMessage.Content
 		}

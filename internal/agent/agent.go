@@ -30,22 +30,9 @@ var (
 	ErrAbortedByTimeout = errors.New("aborted by a timeout")
 )
 
-// CodeMaxSteps is the failure code of a turn that reached its step limit
-// while the model still wanted to call tools.
-const CodeMaxSteps = "MAX_STEPS"
-
-// CodeMaxWakeups is the failure code of the closing turn of a run that
-// reached its bound of notice-only turns with background jobs still
-// running (subagent.MaxWakeups): those jobs were killed.
-const CodeMaxWakeups = "MAX_WAKEUPS"
-
-// CodeLogWrite is the failure code of a turn whose session log could not
-// be written: the log is the truth, so a turn it cannot record ends.
-const CodeLogWrite = "LOG_WRITE"
-
-// logWriteFailure is the failure of a turn ended by CodeLogWrite; the
+// logWriteFailure is the failure of a turn ended by llm.CodeLogWrite; the
 // cause (the file system's error) is for the caller's host log.
-var logWriteFailure = session.Failure{Code: CodeLogWrite, Message: "the session log could not be written"}
+var logWriteFailure = session.Failure{Code: llm.CodeLogWrite, Message: "the session log could not be written"}
 
 // CodeHookBlocked is the failure code of a turn whose prompt a
 // UserPromptSubmit hook refused; CodeHookStopped of one a hook ended
@@ -166,7 +153,7 @@ type Inbox interface {
 // TurnResult is how a turn ended.
 type TurnResult struct {
 	Turn    int
-	Reason  string
+	Reason  session.EndReason
 	By      string
 	Failure *session.Failure
 	Usage   llm.Usage
@@ -193,7 +180,7 @@ func (a *Agent) LoadHistory(events []session.Event) error {
 // cancellation included, is recorded, and synced to disk before RunTurn
 // returns, so whoever reports the outcome (an exit status, a protocol
 // response, a parent's subagent/end) reports what the log holds. A turn
-// whose log could not be written ends error CodeLogWrite.
+// whose log could not be written ends error llm.CodeLogWrite.
 func (a *Agent) RunTurn(ctx context.Context, prompt string) TurnResult {
 	t := &turn{a: a, n: a.Log.NextTurn()}
 	ctx = t.startTrace(ctx)
@@ -201,7 +188,7 @@ func (a *Agent) RunTurn(ctx context.Context, prompt string) TurnResult {
 }
 
 // end records the turn's end as res says, syncs the log and returns res,
-// or the CodeLogWrite result when the log could not be written: the one
+// or the llm.CodeLogWrite result when the log could not be written: the one
 // way every kind of turn (a prompt's, CloseTurn's, Compact's) closes.
 func (t *turn) end(res TurnResult) TurnResult {
 	end := session.TurnEnd{Turn: t.n, Reason: res.Reason, By: res.By, Failure: res.Failure}
@@ -224,7 +211,7 @@ func (t *turn) end(res TurnResult) TurnResult {
 // that stops waiting for its background jobs — the user interrupted it,
 // or it reached its wake-up bound — kills them and closes with this turn,
 // so no job leaves the log without its end.
-func (a *Agent) CloseTurn(reason, by string, f *session.Failure) TurnResult {
+func (a *Agent) CloseTurn(reason session.EndReason, by string, f *session.Failure) TurnResult {
 	if reason == session.ReasonAborted {
 		by = a.abortedBy(by)
 	}
@@ -264,7 +251,7 @@ func AbortedBy(ctx context.Context) string {
 
 // Severity orders turn end reasons from best (completed, 0) to worst
 // (error): the outcome of a run of several turns is its worst turn's.
-func Severity(reason string) int {
+func Severity(reason session.EndReason) int {
 	switch reason {
 	case session.ReasonCompleted:
 		return 0
@@ -279,7 +266,7 @@ func Severity(reason string) int {
 }
 
 // LogError returns the first error of the session log, nil while every
-// write succeeded: the cause behind a CodeLogWrite turn.
+// write succeeded: the cause behind a llm.CodeLogWrite turn.
 func (a *Agent) LogError() error { return a.Log.Err() }
 
 type turn struct {
@@ -442,7 +429,7 @@ func (t *turn) notice(kind, text string) {
 	t.addHistory(t.append(session.TypeUserMessage, session.UserMessage{Message: m, Notice: kind}), m)
 }
 
-func (t *turn) result(reason string, f *session.Failure) TurnResult {
+func (t *turn) result(reason session.EndReason, f *session.Failure) TurnResult {
 	return TurnResult{Turn: t.n, Reason: reason, Failure: f, Usage: t.usage}
 }
 
@@ -480,7 +467,7 @@ func (t *turn) maxSteps() int {
 // maxStepsResult ends a turn that used up its steps (pauses included).
 func (t *turn) maxStepsResult() TurnResult {
 	n := t.maxSteps()
-	return t.result(session.ReasonError, &session.Failure{Code: CodeMaxSteps, Message: fmt.Sprintf("turn reached its limit of %d steps", n)})
+	return t.result(session.ReasonError, &session.Failure{Code: llm.CodeMaxSteps, Message: fmt.Sprintf("turn reached its limit of %d steps", n)})
 }
 
 // step runs one model request (with retries) and its tool calls. done
@@ -507,7 +494,7 @@ func (t *turn) step(ctx context.Context, step int) (done bool, res TurnResult) {
 			// it answers, so the sync before a tool or the turn's end has
 			// little left to do.
 			if !t.syncBehind() {
-				return llm.Finish{Kind: llm.FinishError, Code: CodeLogWrite, Message: logWriteFailure.Message}
+				return llm.Finish{Kind: llm.FinishError, Code: llm.CodeLogWrite, Message: logWriteFailure.Message}
 			}
 			if t.a.Budget.Err() != nil { // no request once the budget ran out
 				return llm.Finish{Kind: llm.FinishAborted}

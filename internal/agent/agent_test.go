@@ -111,7 +111,7 @@ func newAgent(t *testing.T, m llm.Model, tools ...tool.Tool) *Agent {
 	return &Agent{
 		Model: m, ModelName: "m", Provider: "test", Tools: tool.NewRegistry(tools...),
 		Env: &tool.Env{Workspace: t.TempDir(), Permission: tool.WorkspaceWrite}, Log: l,
-		Retry: &retry.Executor{Policy: retry.Policy{MaxRetries: 2, RetryableCodes: []string{llm.CodeEmptyResponse}}},
+		Retry: &retry.Executor{Policy: retry.Policy{MaxRetries: 2, RetryableCodes: []llm.Code{llm.CodeEmptyResponse}}},
 	}
 }
 
@@ -278,7 +278,7 @@ func TestMaxSteps(t *testing.T) {
 	a := newAgent(t, m, echoTool{name: "echo"})
 	a.MaxSteps = 2
 	res := a.RunTurn(context.Background(), "hi")
-	if res.Reason != session.ReasonError || res.Failure.Code != CodeMaxSteps || len(m.requests) != 2 {
+	if res.Reason != session.ReasonError || res.Failure.Code != llm.CodeMaxSteps || len(m.requests) != 2 {
 		t.Fatalf("result %+v after %d requests", res, len(m.requests))
 	}
 }
@@ -355,7 +355,7 @@ func TestCancelDuringRetrySleep(t *testing.T) {
 	m := &script{replies: []func(context.Context, func(llm.Chunk) bool){empty, empty}}
 	a := &Agent{Model: m, Tools: tool.NewRegistry(), Env: &tool.Env{Permission: tool.ReadOnly}, Log: l,
 		Retry: &retry.Executor{Policy: retry.Policy{MaxRetries: 3, InitialDelay: time.Hour, MaxDelay: time.Hour,
-			RetryableCodes: []string{llm.CodeEmptyResponse}}}}
+			RetryableCodes: []llm.Code{llm.CodeEmptyResponse}}}}
 	res := a.RunTurn(ctx, "hi")
 	if res.Reason != session.ReasonAborted || res.By != session.AbortedByUser {
 		t.Fatalf("result %+v, want aborted by user", res)

@@ -189,7 +189,7 @@ func (t *turn) compactWhy(ctx context.Context, reason session.CompactReason) (ok
 		summary = llm.BlocksText(asm.Blocks())
 	}
 	if summary == "" {
-		return false, &session.Failure{Code: CodeNoSummary, Message: "the model gave no summary"}
+		return false, &session.Failure{Code: llm.CodeNoSummary, Message: "the model gave no summary"}
 	}
 	// A summary never takes more room than its budget, whatever the model
 	// or a proxy did with max_tokens.
@@ -212,14 +212,10 @@ func (t *turn) compactWhy(ctx context.Context, reason session.CompactReason) (ok
 	return true, nil
 }
 
-// CodeNoSummary is the failure code of a forced compaction whose summary
-// request ended without text (a refusal, a cut, an empty answer).
-const CodeNoSummary = "NO_SUMMARY"
-
 // replace puts the summary in place of the history range r, as
 // session.ApplyCompaction does to the log's history. a.mu is held.
 func (a *Agent) replace(r compact.Range, summary string) {
-	m := compact.SummaryMessage(summary)
+	m := session.SummaryMessage(summary)
 	rm := compact.Raw(m)
 	n := len(a.history) - r.Len() + 1
 	h := make([]llm.Message, 0, n)
@@ -247,7 +243,7 @@ func (t *turn) executor() *retry.Executor {
 // and the latest step whole and summarizes the rest. compacted is false
 // when there was nothing to summarize (the turn completes, having changed
 // nothing) or the summary request failed (the turn ends error with its
-// code, CodeNoSummary for an answer without text).
+// code, llm.CodeNoSummary for an answer without text).
 func (a *Agent) Compact(ctx context.Context) (res TurnResult, compacted bool) {
 	t := &turn{a: a, n: a.Log.NextTurn()}
 	t.append(session.TypeTurnStart, session.TurnStart{Turn: t.n})

@@ -277,7 +277,7 @@ func TestResumeSendsSummary(t *testing.T) {
 	text := ""
 	summaries := 0
 	for _, msg := range got {
-		if compact.IsSummary(msg) {
+		if session.IsSummary(msg) {
 			summaries++
 		}
 		for _, bl := range msg.Content {
@@ -356,7 +356,7 @@ func TestForcedCompaction(t *testing.T) {
 	}
 	h := a.snapshotForTest()
 	// prompt, summary, and the last step: the final answer.
-	if len(h) != 3 || !compact.IsSummary(h[1]) || h[2].Text() != "done" {
+	if len(h) != 3 || !session.IsSummary(h[1]) || h[2].Text() != "done" {
 		t.Fatalf("history after /compact: %d messages", len(h))
 	}
 	sameAsLog(t, a)

@@ -25,8 +25,8 @@ func TestPauseTurnBounded(t *testing.T) {
 	a := newAgent(t, s)
 	a.MaxSteps = 3
 	res := a.RunTurn(context.Background(), "hi")
-	if res.Reason != session.ReasonError || res.Failure == nil || res.Failure.Code != CodeMaxSteps {
-		t.Fatalf("turn ended %s %+v, want error %s", res.Reason, res.Failure, CodeMaxSteps)
+	if res.Reason != session.ReasonError || res.Failure == nil || res.Failure.Code != llm.CodeMaxSteps {
+		t.Fatalf("turn ended %s %+v, want error %s", res.Reason, res.Failure, llm.CodeMaxSteps)
 	}
 	if n := len(s.requests); n != 3 {
 		t.Fatalf("%d model requests, want MaxSteps = 3", n)

@@ -3,9 +3,9 @@
 // tasks with a parallelism limit through a run function (one child run
 // each, under the subagent result contract), and writes one result line
 // per task in input order, so that a results file cut by a kill is a
-// prefix that --resume continues. Workspaces is that run function for
-// reins: each task a child of its workspace's batch session. The command
-// keeps its flags, its signals and its exit statuses.
+// prefix that --resume continues. Workspaces (internal/batchrun) is that
+// run function for reins: each task a child of its workspace's batch
+// session. The command keeps its flags, its signals and its exit statuses.
 package batch
 
 import (
@@ -50,11 +50,11 @@ type Result struct {
 	ID string `json:"id"`
 	// SessionID is the task's session (reins log SESSION shows it); empty
 	// when the task never started one.
-	SessionID  string    `json:"sessionId,omitempty"`
-	StopReason string    `json:"stopReason"`
-	Output     string    `json:"output"`
-	Diagnostic string    `json:"diagnostic,omitempty"`
-	Usage      llm.Usage `json:"usage"`
+	SessionID  string             `json:"sessionId,omitempty"`
+	StopReason outcome.StopReason `json:"stopReason"`
+	Output     string             `json:"output"`
+	Diagnostic string             `json:"diagnostic,omitempty"`
+	Usage      llm.Usage          `json:"usage"`
 }
 
 // FromSubagent is the result line of a settled child run.

@@ -1,9 +1,9 @@
 // Package childproc is the one child lifecycle shared by the providers
 // that run a child process (acp, pi, reins; docs/subagents.md, "Child
 // processes"), and by the in-process provider where it applies: how a
-// child's environment is made, how the tail of its stderr is kept for the
-// host log, and the run's lifetime (Lifetime): the agent's timeout counted
-// from the spawn, the cause that ended the run, the body whose return
+// child's environment is made (the tail of its stderr is proc.Tail), and
+// the run's lifetime (Lifetime): the agent's timeout counted from the
+// spawn, the cause that ended the run, the body whose return
 // settles it, the wait that a parent's cancellation turns into a cancel,
 // and the once-only disposal that returns only when the run settled and
 // its resources are released. Each was written three or four times before,
@@ -41,44 +41,6 @@ func Environ(base []string, extra map[string]string) []string {
 		out = append(out, k+"="+extra[k])
 	}
 	return out
-}
-
-// Tail keeps the last Max bytes written to it (a child's stderr, for the
-// host log). It is safe for concurrent use; the zero Max keeps 4 KiB.
-type Tail struct {
-	Max int
-
-	mu  sync.Mutex
-	buf []byte
-}
-
-// DefaultTailBytes is a Tail's size when Max is zero.
-const DefaultTailBytes = 4 << 10
-
-// Write never fails.
-func (t *Tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	limit := t.Max
-	if limit <= 0 {
-		limit = DefaultTailBytes
-	}
-	if len(b) >= limit {
-		t.buf = append(t.buf[:0], b[len(b)-limit:]...)
-		return len(b), nil
-	}
-	if over := len(t.buf) + len(b) - limit; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	t.buf = append(t.buf, b...)
-	return len(b), nil
-}
-
-// String is the tail so far.
-func (t *Tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }
 
 // Lifetime is a run's lifetime — of every provider's runs, the in-process

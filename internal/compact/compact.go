@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
 )
 
 // Settings are config `context:` with defaults applied.
@@ -142,7 +143,7 @@ func Choose(history []llm.Message, raw []int, e *Estimator, keep int) (r Range, 
 	// turn, so the tail kept is at least one whole step.
 	last := -1
 	for i := len(history) - 1; i >= from; i-- {
-		if Boundary(history, i) {
+		if session.Boundary(history, i) {
 			last = i
 			break
 		}
@@ -157,7 +158,7 @@ func Choose(history []llm.Message, raw []int, e *Estimator, keep int) (r Range, 
 		if kept > keep {
 			break
 		}
-		if i < to && Boundary(history, i) {
+		if i < to && session.Boundary(history, i) {
 			to = i
 		}
 	}
@@ -165,38 +166,10 @@ func Choose(history []llm.Message, raw []int, e *Estimator, keep int) (r Range, 
 		return Range{}, false
 	}
 	// Replacing only an earlier summary with a new one gains nothing.
-	if to-from == 1 && IsSummary(history[from]) {
+	if to-from == 1 && session.IsSummary(history[from]) {
 		return Range{}, false
 	}
 	return Range{From: from, To: to}, true
-}
-
-// Boundary reports whether the history may be cut before message i: it is
-// not a tool result, so every call before it has its result before it.
-func Boundary(history []llm.Message, i int) bool {
-	if history[i].Role == llm.RoleTool {
-		return false
-	}
-	for _, b := range history[i].Content {
-		if b.Type == llm.BlockToolResult {
-			return false
-		}
-	}
-	return true
-}
-
-// summaryHeader opens the user message that stands for the replaced part
-// of the conversation; IsSummary recognizes it.
-const summaryHeader = "[Summary of the earlier part of this conversation, written when the context was compacted. The messages it replaces are in the session log.]\n\n"
-
-// SummaryMessage is the history message that stands for a replaced range.
-func SummaryMessage(summary string) llm.Message {
-	return llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: summaryHeader + summary}}}
-}
-
-// IsSummary reports whether m is a SummaryMessage.
-func IsSummary(m llm.Message) bool {
-	return m.Role == llm.RoleUser && len(m.Content) == 1 && strings.HasPrefix(m.Content[0].Text, summaryHeader)
 }
 
 // summarySystem is the system prompt of the summary request.
@@ -242,7 +215,7 @@ func Request(model string, replaced []llm.Message, e *Estimator, b Budget) *llm.
 		total += e.Tokens(RawText(p))
 	}
 	start := 0
-	keepFirst := len(replaced) > 0 && IsSummary(replaced[0]) && e.Tokens(RawText(parts[0])) < b.Input/2
+	keepFirst := len(replaced) > 0 && session.IsSummary(replaced[0]) && e.Tokens(RawText(parts[0])) < b.Input/2
 	if keepFirst {
 		start = 1
 	}
@@ -276,9 +249,9 @@ func Request(model string, replaced []llm.Message, e *Estimator, b Budget) *llm.
 // render writes m as transcript text.
 func render(m llm.Message) string {
 	var sb strings.Builder
-	if IsSummary(m) {
+	if summary, ok := session.SummaryOf(m); ok {
 		sb.WriteString("## summary of what came before\n")
-		sb.WriteString(strings.TrimPrefix(m.Content[0].Text, summaryHeader))
+		sb.WriteString(summary)
 		sb.WriteString("\n\n")
 		return sb.String()
 	}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/session"
 )
 
 func user(s string) llm.Message {
@@ -61,8 +62,8 @@ func TestChoose(t *testing.T) {
 		{"system-like prefix before the first user message stays", append([]llm.Message{said("preface")}, loop(3)...), 0, Range{2, 6}, true},
 		{"a huge last result is still kept whole", append(loop(3), call("z"), result("z", big)), 10, Range{1, 7}, true},
 		{"cut never lands on a tool result", []llm.Message{user("p"), call("a"), result("a", big), result("a2", big), said("done"), user("more")}, 1, Range{1, 5}, true},
-		{"only an earlier summary: nothing to gain", []llm.Message{user("p"), SummaryMessage("s"), call("a"), result("a", "r")}, 0, Range{}, false},
-		{"an earlier summary is folded in", []llm.Message{user("p"), SummaryMessage("s"), call("a"), result("a", "r"), call("b"), result("b", "r")}, 0, Range{1, 4}, true},
+		{"only an earlier summary: nothing to gain", []llm.Message{user("p"), session.SummaryMessage("s"), call("a"), result("a", "r")}, 0, Range{}, false},
+		{"an earlier summary is folded in", []llm.Message{user("p"), session.SummaryMessage("s"), call("a"), result("a", "r"), call("b"), result("b", "r")}, 0, Range{1, 4}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,7 +172,7 @@ func TestToolResultLimit(t *testing.T) {
 }
 
 func TestRequestIsBounded(t *testing.T) {
-	h := []llm.Message{SummaryMessage("EARLIER-SUMMARY")}
+	h := []llm.Message{session.SummaryMessage("EARLIER-SUMMARY")}
 	for i := range 200 {
 		id := "c" + strings.Repeat("x", i%3)
 		h = append(h, call(id), result(id, "OLDEST-"+strings.Repeat("y", 3000)))
@@ -206,12 +207,5 @@ func TestBudgetFor(t *testing.T) {
 		if got := BudgetFor(tt.window, tt.maxOut); got != (Budget{tt.in, tt.out}) {
 			t.Errorf("BudgetFor(%d, %d) = %+v, want {%d %d}", tt.window, tt.maxOut, got, tt.in, tt.out)
 		}
-	}
-}
-
-func TestSummaryMessage(t *testing.T) {
-	m := SummaryMessage("s")
-	if !IsSummary(m) || IsSummary(user("s")) || IsSummary(said(m.Content[0].Text)) {
-		t.Fatalf("IsSummary does not recognize exactly SummaryMessage")
 	}
 }

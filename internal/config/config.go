@@ -65,14 +65,6 @@ const (
 // Providers lists the model providers reins knows (docs/providers.md), in display order.
 var Providers = []string{"deepseek", "openai", "anthropic", "gemini", "mock"}
 
-// RetryableCodes is the set of failure codes a retry policy may name.
-var RetryableCodes = []string{
-	llm.CodeEmptyResponse, llm.CodeContextWindowExceeded, llm.CodeStreamClosed,
-	llm.CodeMalformedResponse, llm.CodeRateLimit, llm.CodeServer, llm.CodeAuth,
-	llm.CodeInvalidRequest, llm.CodeTimeout, llm.CodeTransport, llm.CodeAborted,
-	llm.CodeQuota,
-}
-
 // RetryPolicy is a provider's effective retry policy (docs/providers.md). Its fields
 // match retry.Policy, so a caller converts with retry.Policy(p).
 type RetryPolicy struct {
@@ -80,7 +72,7 @@ type RetryPolicy struct {
 	InitialDelay   time.Duration
 	MaxDelay       time.Duration
 	Jitter         float64
-	RetryableCodes []string
+	RetryableCodes []llm.Code
 }
 
 // DefaultRetryPolicy is the policy of a provider the config does not
@@ -450,6 +442,69 @@ var (
 	projectSkillDirs   = [...]string{".reins" + sep + "skills", ".claude" + sep + "skills", ".agents" + sep + "skills"}
 	projectCommandDirs = [...]string{".reins" + sep + "commands", ".claude" + sep + "commands"}
 )
+
+// Sources are the files and folders the loaders may read for opts, whether
+// they exist or not: the user's and the project's config layers, the
+// --config file, the project's MCP list and instruction files, and every
+// agent folder. A process that keeps what it loaded (a worker's harness
+// per workspace) stats them to see whether it must load again; the
+// folders' entries count too (Fingerprint).
+func Sources(opts LoadOptions) (files, dirs []string) {
+	if c := homeConfig(opts.Home); c != "" {
+		files = append(files, c)
+	}
+	if opts.Extra != "" {
+		files = append(files, opts.Extra)
+	}
+	if a := homeAgents(opts.Home); a != "" {
+		dirs = append(dirs, a)
+	}
+	if opts.Cwd == "" {
+		return files, dirs
+	}
+	files = append(files, filepath.Join(opts.Cwd, projectConfig), mcpJSONPath(opts.Cwd))
+	names := InstructionFiles
+	if opts.InstructionFiles != nil {
+		names = *opts.InstructionFiles
+	}
+	for _, name := range names {
+		files = append(files, filepath.Join(opts.Cwd, name))
+	}
+	for _, d := range projectAgentDirs {
+		dirs = append(dirs, filepath.Join(opts.Cwd, d.rel))
+	}
+	return files, dirs
+}
+
+// Fingerprint is the state of Sources(opts) and the extra files as one
+// comparable string: each path's size, modification time and mode (or
+// its absence), and for each folder the same of every entry. Two equal
+// fingerprints mean nothing the loaders read has changed, to the
+// precision of the file system's clock.
+func Fingerprint(opts LoadOptions, extra ...string) string {
+	files, dirs := Sources(opts)
+	var b strings.Builder
+	stat := func(p string) {
+		b.WriteString(p)
+		fi, err := os.Stat(p)
+		if err != nil {
+			b.WriteString(" -\n")
+			return
+		}
+		fmt.Fprintf(&b, " %d %d %s\n", fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
+	}
+	for _, f := range append(files, extra...) {
+		stat(f)
+	}
+	for _, d := range dirs {
+		stat(d)
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			stat(filepath.Join(d, e.Name()))
+		}
+	}
+	return b.String()
+}
 
 func homeConfig(home string) string {
 	if home == "" {
@@ -929,8 +984,13 @@ func parseRetry(d *decoder, n ast.Node, path string) (rawRetry, error) {
 			if err == nil && r.retryableCodes != nil {
 				seq, _ := d.resolve(v).(*ast.SequenceNode)
 				for i, c := range *r.retryableCodes {
-					if !slices.Contains(RetryableCodes, c) {
-						return d.valueErr(d.resolve(seq.Values[i]), fmt.Sprintf("%s[%d]", kp, i), "a failure code: "+strings.Join(RetryableCodes, ", "))
+					// The failure codes a retry policy may name: the adapters'.
+					if retryable := llm.ProviderCodes(); !slices.Contains(retryable, llm.Code(c)) {
+						names := make([]string, len(retryable))
+						for j, k := range retryable {
+							names[j] = string(k)
+						}
+						return d.valueErr(d.resolve(seq.Values[i]), fmt.Sprintf("%s[%d]", kp, i), "a failure code: "+strings.Join(names, ", "))
 					}
 				}
 			}
@@ -1132,7 +1192,10 @@ func (c *Config) Retry(provider string) RetryPolicy {
 		p.Jitter = *r.jitter
 	}
 	if r.retryableCodes != nil {
-		p.RetryableCodes = slices.Clone(*r.retryableCodes)
+		p.RetryableCodes = make([]llm.Code, len(*r.retryableCodes))
+		for i, c := range *r.retryableCodes {
+			p.RetryableCodes[i] = llm.Code(c)
+		}
 	}
 	return p
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/reinsdev/reins/internal/catalog"
+	"github.com/reinsdev/reins/internal/llm"
 )
 
 // writeFile creates path (and its directories) with content.
@@ -132,7 +133,7 @@ subagents:
 	if want := []string{filepath.Join(opts.Home, "config.yaml"), filepath.Join(opts.Cwd, ".reins", "config.yaml"), opts.Extra}; !cmp.Equal(c.Files, want) {
 		t.Errorf("Files = %v, want %v", c.Files, want)
 	}
-	wantRetry := RetryPolicy{MaxRetries: 2, InitialDelay: time.Second, MaxDelay: 10 * time.Second, Jitter: 0, RetryableCodes: []string{}}
+	wantRetry := RetryPolicy{MaxRetries: 2, InitialDelay: time.Second, MaxDelay: 10 * time.Second, Jitter: 0, RetryableCodes: []llm.Code{}}
 	if d := cmp.Diff(wantRetry, c.Retry("deepseek")); d != "" {
 		t.Errorf("Retry(deepseek) (-want +got):\n%s", d)
 	}
@@ -173,7 +174,7 @@ func TestDefaults(t *testing.T) {
 		}
 		want := RetryPolicy{
 			MaxRetries: 5, InitialDelay: 500 * time.Millisecond, MaxDelay: 10 * time.Second, Jitter: 0.1,
-			RetryableCodes: []string{"EMPTY_RESPONSE", "RATE_LIMIT", "SERVER", "TIMEOUT", "TRANSPORT", "STREAM_CLOSED"},
+			RetryableCodes: []llm.Code{"EMPTY_RESPONSE", "RATE_LIMIT", "SERVER", "TIMEOUT", "TRANSPORT", "STREAM_CLOSED"},
 		}
 		for _, p := range []string{"deepseek", "openai", "anthropic", "mock"} {
 			if d := cmp.Diff(want, cfg.Retry(p)); d != "" {

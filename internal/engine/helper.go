@@ -17,9 +17,9 @@ import (
 	"github.com/reinsdev/reins/internal/engine/wire"
 	"github.com/reinsdev/reins/internal/helperbin"
 	"github.com/reinsdev/reins/internal/outcome"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
+	"github.com/reinsdev/reins/proc"
 )
 
 // The Temporal helper binary: reins drives `reins-temporal client` for a

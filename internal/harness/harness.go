@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -29,11 +28,10 @@ import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/hooks"
 	"github.com/reinsdev/reins/internal/llm"
-	"github.com/reinsdev/reins/internal/llm/anthropic"
 	"github.com/reinsdev/reins/internal/llm/mock"
-	"github.com/reinsdev/reins/internal/llm/openai"
 	"github.com/reinsdev/reins/internal/llm/retry"
 	"github.com/reinsdev/reins/internal/mcp"
+	"github.com/reinsdev/reins/internal/modelres"
 	"github.com/reinsdev/reins/internal/models"
 	"github.com/reinsdev/reins/internal/private"
 	"github.com/reinsdev/reins/internal/rules"
@@ -375,50 +373,9 @@ func (h *Harness) Close() error {
 	return nil
 }
 
-// Model is a resolved model: its adapter and what the loop records.
-type Model struct {
-	llm.Model
-	Provider string
-	Name     string
-	Retry    retry.Policy
-	// BaseURL is the --base-url the model was resolved with; a child
-	// agent on the same provider inherits it.
-	BaseURL string
-	// Effort is the reasoning effort every request through the model
-	// carries (llm.Request.Effort); "" for none.
-	Effort llm.Effort
-
-	noteMu sync.Mutex
-	note   string
-}
-
-// ProviderMessage is the provider's own message of the last failed
-// request made through this model (one line, escaped, capped: see
-// llm.ProviderMessage), or "". It is for the user's terminal only: it
-// never enters the model's context, a diagnostic or an event.
-func (m *Model) ProviderMessage() string {
-	m.noteMu.Lock()
-	defer m.noteMu.Unlock()
-	return m.note
-}
-
-// ResetProviderMessage forgets the last failed request's message: a
-// caller running several turns on one model calls it before each, so a
-// turn's failure is never shown with an earlier turn's provider text.
-func (m *Model) ResetProviderMessage() {
-	m.noteMu.Lock()
-	defer m.noteMu.Unlock()
-	m.note = ""
-}
-
-// providerCodes are the failure codes an HTTP error answer maps to
-// (llm.StatusFinish): only a turn ending with one of them comes with the
-// provider's own message. A turn that ended otherwise (steps exhausted, a
-// stream cut) after a retried error answer does not.
-var providerCodes = []string{
-	llm.CodeAuth, llm.CodeInvalidRequest, llm.CodeRateLimit, llm.CodeServer,
-	llm.CodeQuota, llm.CodeContextWindowExceeded,
-}
+// Model is a resolved model: its adapter and what the loop records
+// (internal/modelres).
+type Model = modelres.Model
 
 // ProviderDetail is what a human is told, after the fixed failure code,
 // about a turn that ended with failure on model m: "; the provider said
@@ -428,7 +385,7 @@ var providerCodes = []string{
 // error data of reins sdk): it never enters the model's context, a
 // diagnostic, the session log or an event.
 func (h *Harness) ProviderDetail(failure *session.Failure, m *Model) string {
-	if failure == nil || m == nil || !slices.Contains(providerCodes, failure.Code) {
+	if failure == nil || m == nil || !modelres.ProviderAnswered(failure.Code) {
 		return ""
 	}
 	pm := m.ProviderMessage()
@@ -436,12 +393,6 @@ func (h *Harness) ProviderDetail(failure *session.Failure, m *Model) string {
 		return ""
 	}
 	return fmt.Sprintf("; the provider said (%s); details in %s", pm, h.HostLogPath())
-}
-
-func (m *Model) providerError(status int, msg string) {
-	m.noteMu.Lock()
-	defer m.noteMu.Unlock()
-	m.note = fmt.Sprintf("HTTP %d: %s", status, msg)
 }
 
 // HostLogPath is the host log's file (Logf).
@@ -457,50 +408,12 @@ func (h *Harness) resolveModel(spec, baseURL string, effort llm.Effort) (*Model,
 	if spec == "" {
 		spec, _ = h.DefaultModel()
 	}
-	provider, name, err := h.Config.ResolveModel(spec)
-	if err == nil {
-		err = available(provider)
-	} else if aerr := available(strings.SplitN(spec, "/", 2)[0]); aerr != nil {
-		err = aerr
-	}
+	m, err := modelres.Resolve(h.Config, spec, modelres.Options{
+		BaseURL: baseURL, Effort: effort, Wire: h.Wire, Getenv: h.Getenv, HTTP: h.HTTP, Logf: h.Logf, MockScript: h.mockScript,
+	})
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
-	name = effortModel(provider, name, effort)
-	url, key, err := h.Config.Endpoint(provider, h.Getenv, baseURL)
-	if err != nil {
-		return nil, &ConfigError{err}
-	}
-	header, err := h.Config.Headers(provider, h.Getenv)
-	if err != nil {
-		return nil, &ConfigError{err}
-	}
-	pc := h.Config.Provider(provider)
-	m := &Model{Provider: provider, Name: name, Retry: retry.Policy(h.Config.Retry(provider)), BaseURL: baseURL}
-	client := llm.WithHeaders(h.HTTP, header)
-	pc.Wire = h.Config.WireFor(provider, url, h.Wire)
-	switch pc.Wire {
-	case config.WireChat:
-		m.Model = &openai.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Provider: provider, Logf: h.Logf, ProviderError: m.providerError}
-	case config.WireAnthropic:
-		m.Model = &anthropic.Client{BaseURL: url, APIKey: key, HTTP: client, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Logf: h.Logf, ProviderError: m.providerError}
-	case config.WireResponses, config.WireGemini:
-		m.Model = wireModel(pc, url, key, client, h.Logf, m.providerError)
-	case config.WireMock:
-		script, err := h.mockScript(name)
-		if err != nil {
-			return nil, &ConfigError{err}
-		}
-		// The in-process mock is the real OpenAI-wire adapter over an
-		// in-memory transport to the scripted server: no port, and the same
-		// classification path a real endpoint takes.
-		srv := mock.NewServer(script)
-		m.Model = &openai.Client{BaseURL: "http://mock.invalid", HTTP: &http.Client{Transport: srv.Transport()}, IdleTimeout: pc.IdleTimeout, ProgressTimeout: pc.ProgressTimeout, Provider: "mock", Logf: h.Logf, ProviderError: m.providerError}
-	default:
-		return nil, &ConfigError{fmt.Errorf("unknown provider %q", provider)}
-	}
-	m.Model, m.Effort = withEffort(m.Model, provider, effort), effort
-	m.Model = withImages(m.Model, provider, name)
 	return m, nil
 }
 
@@ -512,13 +425,7 @@ func (h *Harness) PlaceholderModel(spec string) *Model {
 	if spec == "" {
 		spec, _ = h.DefaultModel()
 	}
-	provider, name, _ := h.Config.ResolveModel(spec)
-	fail := llm.ModelFunc(func(context.Context, *llm.Request) iter.Seq[llm.Chunk] {
-		return func(yield func(llm.Chunk) bool) {
-			yield(llm.StatusFinish(http.StatusUnauthorized, nil, nil))
-		}
-	})
-	return &Model{Model: fail, Provider: provider, Name: name}
+	return modelres.Placeholder(h.Config, spec)
 }
 
 // mockScript picks the script of the mock provider: $REINS_MOCK_SCRIPT when
@@ -681,6 +588,35 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	if err != nil {
 		return nil, &ConfigError{err}
 	}
+	s := &Session{}
+	if err := h.openLog(s, o, ws); err != nil {
+		return nil, err
+	}
+	s.Narrowing = &tool.Narrowing{Turn: s.Log.NextTurn}
+	s.Commands = h.commandsFor(ws)
+	mgr := h.manager(s, o, ws, perm, ruleSet)
+	reg := h.tools(s, o, ws, mgr)
+	system, pol, readRoots := h.withSkills(s, h.systemPrompt(o, ws), h.sessionSandbox(s, o))
+	s.Agent = &agent.Agent{
+		System: system,
+		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: pol, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect, BeforeRun: o.BeforeRun, AskGitWritable: o.AskGitWritable, ReadRoots: readRoots}, Log: s.Log,
+		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
+		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
+	}
+	s.Agent.Env.Narrow = s.Narrowing.Check
+	h.attachHooks(s, o, ws, perm)
+	h.UseModel(s.Agent, o.Model)
+	h.traceSession(s, o.Agent, o.Trace)
+	if err := s.loadHistory(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// openLog creates s's log (or reopens the one o.Resume names) in the
+// sessions folder, which it makes the owner's only (internal/private)
+// first.
+func (h *Harness) openLog(s *Session, o SessionOptions, ws string) error {
 	now := h.Now
 	if now == nil {
 		now = time.Now
@@ -696,15 +632,14 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		}
 	}
 	lopts := session.Options{Now: now, Observe: observe, WriteThrough: h.WriteThrough}
-	s := &Session{}
 	// $REINS_HOME and its sessions folder are the owner's only
 	// (internal/private), made so or tightened here, before a log is
 	// created or resumed.
 	if err := private.Home(h.Home); err != nil {
-		return nil, err
+		return err
 	}
 	if err := private.MkdirAll(h.SessionsDir()); err != nil {
-		return nil, err
+		return err
 	}
 	if o.Resume != "" {
 		// Any unique prefix of an id names the session.
@@ -713,46 +648,58 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 			if errors.Is(err, session.ErrNotFound) {
 				err = ErrNoSession
 			}
-			return nil, &ConfigError{fmt.Errorf("--resume %s: %w", o.Resume, err)}
+			return &ConfigError{fmt.Errorf("--resume %s: %w", o.Resume, err)}
 		}
 		path := filepath.Join(h.SessionsDir(), id, session.FileName)
 		l, ld, err := session.Reopen(path, lopts)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.Log, s.Resumed = l, ld
-	} else {
-		hd := session.Header{
-			ID: session.NewID(now()), CreatedAt: now().UTC(), Cwd: ws,
-			ParentSession: o.Parent, DelegationDepth: o.Depth,
-			Agent: o.Agent, ReinsVersion: h.Version, ForkOf: o.ForkOf,
-		}
-		if o.Model != nil {
-			hd.Model, hd.Provider = o.Model.Name, o.Model.Provider
-		}
-		hd.Origin = o.Origin
-		if o.Parent != "" {
-			hd.Origin = session.OriginSubagent
-		}
-		l, err := session.Create(h.SessionsDir(), hd, lopts)
-		if err != nil {
-			return nil, err
-		}
-		s.Log = l
+		return nil
 	}
+	hd := session.Header{
+		ID: session.NewID(now()), CreatedAt: now().UTC(), Cwd: ws,
+		ParentSession: o.Parent, DelegationDepth: o.Depth,
+		Agent: o.Agent, ReinsVersion: h.Version, ForkOf: o.ForkOf,
+	}
+	if o.Model != nil {
+		hd.Model, hd.Provider = o.Model.Name, o.Model.Provider
+	}
+	hd.Origin = o.Origin
+	if o.Parent != "" {
+		hd.Origin = session.OriginSubagent
+	}
+	l, err := session.Create(h.SessionsDir(), hd, lopts)
+	if err != nil {
+		return err
+	}
+	s.Log = l
+	return nil
+}
+
+// manager is s's delegation runtime: its children's limits, placement and
+// providers, within the session's rules.
+func (h *Harness) manager(s *Session, o SessionOptions, ws string, perm tool.Permission, ruleSet *rules.Set) *subagent.Manager {
 	mgr := &subagent.Manager{
 		Agents: h.Agents, Limits: h.Config.Subagents, Log: s.Log, Depth: s.Log.Header().DelegationDepth,
 		Cwd: ws, Permission: perm, Logf: h.Logf, Sandbox: h.Sandbox, Budget: o.Budget,
 		ObserveRemote: h.ObserveRemote, Engine: h.Engine, Notify: h.ChildNotice,
 	}
-	s.Narrowing = &tool.Narrowing{Turn: s.Log.NextTurn}
-	s.Commands = h.commandsFor(ws)
-	allowMCP := mcpRule(o)
 	po := o
-	po.mcpWithin = allowMCP // the rule the children's own rules sit within
+	po.mcpWithin = mcpRule(o) // the rule the children's own rules sit within
 	po.ruleParent = ruleSet
 	mgr.Providers = h.providers(po)
+	mgr.MaxSteps, mgr.MaxTokens = o.MaxSteps, o.MaxTokens
 	s.Subagents = mgr
+	return mgr
+}
+
+// tools is the session's tool registry: the built-ins, delegation's, the
+// todo list and webfetch, cut by the profile or the allowlist, then the
+// MCP servers' tools the session may use and the skill tool when the
+// workspace has skills.
+func (h *Harness) tools(s *Session, o SessionOptions, ws string, mgr *subagent.Manager) *tool.Registry {
 	reg := tool.NewRegistry(append(tool.Builtins(), mgr.Tools()...)...)
 	reg.Add(todo.New()) // one list per session
 	reg.Add(webfetch.New())
@@ -765,7 +712,7 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		// subagent brings subagent_output and worktree along.
 		reg, _ = reg.Subset(subagent.Implied(o.Tools))
 	}
-	for _, t := range h.mcpTools(o, allowMCP) {
+	for _, t := range h.mcpTools(o, mcpRule(o)) {
 		reg.Add(t)
 	}
 	skillSet := h.skillsFor(ws).Narrow(o.Skills)
@@ -782,7 +729,12 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 		// has (subagent.ChildTools); nil leaves them every tool.
 		mgr.ToolNames = reg.Names()
 	}
-	mgr.MaxSteps, mgr.MaxTokens = o.MaxSteps, o.MaxTokens
+	return reg
+}
+
+// systemPrompt is o's system prompt (the default one for the workspace)
+// with the project's instructions unless the agent opts out.
+func (h *Harness) systemPrompt(o SessionOptions, ws string) string {
 	system := o.System
 	if system == "" {
 		system = DefaultSystemPrompt(ws)
@@ -790,35 +742,35 @@ func (h *Harness) NewSession(o SessionOptions) (*Session, error) {
 	if !o.NoInstructions {
 		system += h.Instructions
 	}
-	pol := h.sessionSandbox(s, o)
-	var readRoots []string
-	if s.Skills != nil {
-		system += skills.Catalog(s.Skills.Set)
-		// A skill's folder is readable, never writable, by the session's
-		// processes and its read tool, wherever it lies.
-		readRoots = s.Skills.Set.Dirs()
-		pol.Readable = append(slices.Clip(pol.Readable), readRoots...)
+	return system
+}
+
+// withSkills adds the session's skills to its system prompt (names and
+// descriptions only) and makes their folders readable, never writable, by
+// the session's processes and its read tool, wherever they lie.
+func (h *Harness) withSkills(s *Session, system string, pol sandbox.Policy) (string, sandbox.Policy, []string) {
+	if s.Skills == nil {
+		return system, pol, nil
 	}
-	s.Agent = &agent.Agent{
-		System: system,
-		Tools:  reg, Env: &tool.Env{Workspace: ws, Permission: perm, Approve: o.Approve, Ask: o.Ask, Rules: ruleSet, Sandbox: pol, Shells: tool.NewShells(), Protect: h.Config.Sandbox.Protect, BeforeRun: o.BeforeRun, AskGitWritable: o.AskGitWritable, ReadRoots: readRoots}, Log: s.Log,
-		MaxSteps: o.MaxSteps, MaxTokens: o.MaxTokens,
-		Inbox: mgr, Budget: o.Budget, Redact: h.redactor().Redact,
+	readRoots := s.Skills.Set.Dirs()
+	pol.Readable = append(slices.Clip(pol.Readable), readRoots...)
+	return system + skills.Catalog(s.Skills.Set), pol, readRoots
+}
+
+// loadHistory gives a resumed session's agent its history; on failure the
+// session is closed.
+func (s *Session) loadHistory() error {
+	if s.Resumed == nil {
+		return nil
 	}
-	s.Agent.Env.Narrow = s.Narrowing.Check
-	h.attachHooks(s, o, ws, perm)
-	h.UseModel(s.Agent, o.Model)
-	h.traceSession(s, o.Agent, o.Trace)
-	if s.Resumed != nil {
-		if err := s.Agent.LoadHistory(s.Resumed.Events); err != nil {
-			if s.questions != nil {
-				s.questions.Close()
-			}
-			s.Log.Close()
-			return nil, err
+	if err := s.Agent.LoadHistory(s.Resumed.Events); err != nil {
+		if s.questions != nil {
+			s.questions.Close()
 		}
+		s.Log.Close()
+		return err
 	}
-	return s, nil
+	return nil
 }
 
 // UseModel points a at model m with everything that depends on the model:

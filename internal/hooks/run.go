@@ -12,10 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/textcut"
+	"github.com/reinsdev/reins/proc"
 )
 
 // Output bounds: what a hook prints beyond MaxOutputBytes per stream is

@@ -34,10 +34,12 @@ func goList(t *testing.T, args ...string) []string {
 }
 
 // deps is the module's packages pkg links (without tests), relative to
-// the module, and every non-module package by full path.
+// the module, and every other non-standard package by full path (the
+// standard library's own internal/ packages are left out, so a rule may
+// forbid "internal").
 func deps(t *testing.T, pkg string) []string {
 	var out []string
-	for _, d := range goList(t, "-deps", "./"+pkg) {
+	for _, d := range goList(t, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./"+pkg) {
 		out = append(out, strings.TrimPrefix(d, module))
 	}
 	return out
@@ -70,22 +72,35 @@ func TestLeavesStayLeaves(t *testing.T) {
 		pkg    string
 		forbid []string
 	}{
-		// The result contract: llm and session only (session brings compact).
-		{"internal/outcome", append([]string{"internal/agent", "internal/tool", "internal/config", "internal/childproc", "internal/proc", "internal/budget"}, runtime...)},
+		// The result contract: llm and session only.
+		{"internal/outcome", append([]string{"internal/agent", "internal/tool", "internal/config", "internal/childproc", "proc", "internal/budget", "internal/compact"}, runtime...)},
 		// The pi wrapper applies the fold without the loop, MCP or Landlock.
 		{"internal/wrap", append([]string{"internal/agent", "internal/tool", "internal/config"}, runtime...)},
-		{"internal/config", append([]string{"internal/agent", "internal/tool", "internal/childproc", "internal/proc"}, runtime...)},
-		{"internal/session", append([]string{"internal/agent", "internal/tool", "internal/config"}, runtime...)},
+		{"internal/config", append([]string{"internal/agent", "internal/tool", "internal/childproc", "proc"}, runtime...)},
+		// The log knows no compaction policy: the summary boundary and
+		// message live with it, and compaction imports them.
+		{"internal/session", append([]string{"internal/agent", "internal/tool", "internal/config", "internal/compact"}, runtime...)},
 		// The loop runs tools (so it links the registry and what the
 		// registry confines with), but no child lifecycle and no placement.
 		{"internal/agent", []string{"internal/subagent", "internal/mcp", "internal/harness", "internal/engine", "internal/childproc", "internal/config", "go.temporal.io"}},
-		// The public client: no agent loop, tools, config or sandbox.
-		{"sdk", append([]string{"internal/agent", "internal/tool", "internal/config"}, runtime...)},
+		// The public client links nothing internal: a program that
+		// imports it gets only public packages (the teardown ladder is the
+		// public leaf proc, which reins uses too).
+		{"sdk", []string{"internal"}},
+		{"proc", []string{"internal"}},
 		{"internal/view", append([]string{"internal/agent", "internal/tool", "internal/config"}, runtime...)},
 		// What the file tools stand on: workspace access and the search
 		// engine know nothing of tools, the loop or the runtime.
 		{"internal/wsfs", append([]string{"internal/agent", "internal/tool", "internal/config", "internal/search"}, runtime...)},
 		{"internal/search", append([]string{"internal/agent", "internal/tool", "internal/config", "internal/wsfs"}, runtime...)},
+		// The engine places runs and builds no sessions; nor does the
+		// batch's task runner: their composition roots (internal/worker,
+		// internal/batchrun, above the harness) inject what runs a child.
+		{"internal/engine", []string{"internal/harness"}},
+		{"internal/engine/temporal", []string{"internal/harness"}},
+		{"internal/engine/wire", []string{"internal/harness"}},
+		{"internal/engine/workspace", []string{"internal/harness"}},
+		{"internal/batch", []string{"internal/harness"}},
 		// `reins run`'s progress lines use the tool-call summary, not the
 		// terminal UI: neither its package nor the charm libraries.
 		{"internal/progress", []string{"internal/tui/termtext", "internal/tui/markdown", "charm.land", "github.com/charmbracelet", "internal/harness", "internal/mcp"}},
@@ -135,7 +150,7 @@ func TestReinsLinksNoTerminalUI(t *testing.T) {
 // session viewer. reins forwards those commands; linking them again would
 // bring back their cost to every `reins run` and `reins sdk` child
 // (BENCHMARKS.md, "The reins-extra helper").
-var extraOnly = []string{"internal/acp", "internal/batch", "internal/demo", "internal/view", "internal/mcpserve"}
+var extraOnly = []string{"internal/acp", "internal/batch", "internal/batchrun", "internal/demo", "internal/view", "internal/mcpserve"}
 
 // TestReinsLinksNoExtra: cmd/reins links none of extraOnly, and
 // reins-extra links each (else the list went stale).
@@ -251,5 +266,27 @@ func TestBinaryLinksNoMCPSDK(t *testing.T) {
 				t.Errorf("cmd/reins links %s; the MCP client must not bring the SDK or its dependencies back (internal/mcp, issue 27)", d)
 			}
 		}
+	}
+}
+
+// The composition root is a list of steps over pieces of their own
+// (issue 50): model resolution is internal/modelres, so the harness
+// imports no wire adapter itself, and its fan-out stays bounded.
+func TestHarnessComposes(t *testing.T) {
+	const maxFanOut = 28
+	imps := goList(t, "-f", `{{join .Imports "\n"}}`, "./internal/harness")
+	var own []string
+	for _, imp := range imps {
+		if rel, ok := strings.CutPrefix(imp, module); ok {
+			own = append(own, rel)
+		}
+	}
+	for _, adapter := range []string{"internal/llm/openai", "internal/llm/anthropic", "internal/llm/gemini", "internal/llm/responses"} {
+		if slices.Contains(own, adapter) {
+			t.Errorf("internal/harness imports %s; a model is resolved by internal/modelres", adapter)
+		}
+	}
+	if len(own) > maxFanOut {
+		t.Errorf("internal/harness imports %d of the module's packages, more than %d: %v", len(own), maxFanOut, own)
 	}
 }

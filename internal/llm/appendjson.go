@@ -85,7 +85,7 @@ func (u Usage) AppendJSON(dst []byte) ([]byte, error) {
 func (f Finish) AppendJSON(dst []byte) []byte {
 	o := jsonw.Object{B: dst}
 	o.String("kind", string(f.Kind))
-	o.OmitString("code", f.Code)
+	o.OmitString("code", string(f.Code))
 	o.OmitString("message", f.Message)
 	o.OmitInt("retryAfterMs", int64(f.RetryAfter))
 	return o.End()

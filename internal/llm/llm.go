@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"slices"
 	"time"
 )
 
@@ -236,30 +237,82 @@ const (
 // Finish ends every stream. Code and Message are set for FinishError.
 type Finish struct {
 	Kind    FinishKind `json:"kind"`
-	Code    string     `json:"code,omitempty"`
+	Code    Code       `json:"code,omitempty"`
 	Message string     `json:"message,omitempty"`
 	// RetryAfter is the provider's requested delay (HTTP Retry-After), if any.
 	RetryAfter time.Duration `json:"retryAfterMs,omitempty"`
 }
 
-// Failure codes, each decided by an adapter from wire facts (docs/providers.md).
+// Code is a failure code: the closed set a turn may end with (a
+// session's turn/end failure, an error finish). The adapters decide the
+// wire codes from wire facts (docs/providers.md); the agent loop and
+// compaction write reins' own. This list is the one place either is
+// spelled: a code outside it may be provider-chosen text and is never
+// shown (ParseCode).
+type Code string
+
+// Failure codes decided by an adapter from wire facts (docs/providers.md).
 const (
-	CodeEmptyResponse         = "EMPTY_RESPONSE"
-	CodeContextWindowExceeded = "CONTEXT_WINDOW_EXCEEDED"
-	CodeStreamClosed          = "STREAM_CLOSED"
-	CodeMalformedResponse     = "MALFORMED_RESPONSE"
-	CodeRateLimit             = "RATE_LIMIT"
-	CodeServer                = "SERVER"
-	CodeAuth                  = "AUTH"
-	CodeInvalidRequest        = "INVALID_REQUEST"
-	CodeTimeout               = "TIMEOUT"
-	CodeTransport             = "TRANSPORT"
-	CodeAborted               = "ABORTED"
-	CodeQuota                 = "QUOTA"
+	CodeEmptyResponse         Code = "EMPTY_RESPONSE"
+	CodeContextWindowExceeded Code = "CONTEXT_WINDOW_EXCEEDED"
+	CodeStreamClosed          Code = "STREAM_CLOSED"
+	CodeMalformedResponse     Code = "MALFORMED_RESPONSE"
+	CodeRateLimit             Code = "RATE_LIMIT"
+	CodeServer                Code = "SERVER"
+	CodeAuth                  Code = "AUTH"
+	CodeInvalidRequest        Code = "INVALID_REQUEST"
+	CodeTimeout               Code = "TIMEOUT"
+	CodeTransport             Code = "TRANSPORT"
+	CodeAborted               Code = "ABORTED"
+	CodeQuota                 Code = "QUOTA"
 )
 
+// Failure codes reins itself writes besides the adapters'.
+const (
+	// CodeMaxSteps is a turn that reached its step limit while the model
+	// still wanted to call tools (internal/agent).
+	CodeMaxSteps Code = "MAX_STEPS"
+	// CodeMaxWakeups is the closing turn of a run that reached its bound
+	// of notice-only turns with background jobs still running
+	// (subagent.MaxWakeups): those jobs were killed.
+	CodeMaxWakeups Code = "MAX_WAKEUPS"
+	// CodeLogWrite is a turn whose session log could not be written: the
+	// log is the truth, so a turn it cannot record ends.
+	CodeLogWrite Code = "LOG_WRITE"
+	// CodeNoSummary is a forced compaction whose summary request ended
+	// without text (a refusal, a cut, an empty answer).
+	CodeNoSummary Code = "NO_SUMMARY"
+)
+
+// codes is the closed set, in the order above.
+var codes = []Code{
+	CodeEmptyResponse, CodeContextWindowExceeded, CodeStreamClosed,
+	CodeMalformedResponse, CodeRateLimit, CodeServer, CodeAuth,
+	CodeInvalidRequest, CodeTimeout, CodeTransport, CodeAborted,
+	CodeQuota,
+	CodeMaxSteps, CodeMaxWakeups, CodeLogWrite, CodeNoSummary,
+}
+
+// ProviderCodes returns a copy of the adapters' codes: what a retry
+// policy may name (docs/providers.md).
+func ProviderCodes() []Code { return slices.Clone(codes[:12]) }
+
+// Codes returns a copy of the closed set.
+func Codes() []Code { return slices.Clone(codes) }
+
+// ParseCode returns s as a Code when it is in the closed set.
+func ParseCode(s string) (Code, bool) {
+	c := Code(s)
+	return c, slices.Contains(codes, c)
+}
+
+// Known reports whether c is in the closed set.
+func (c Code) Known() bool { return slices.Contains(codes, c) }
+
+func (c Code) String() string { return string(c) }
+
 // ErrorFinish returns an error finish chunk.
-func ErrorFinish(code, message string) Chunk {
+func ErrorFinish(code Code, message string) Chunk {
 	return Chunk{Type: ChunkFinish, Finish: &Finish{Kind: FinishError, Code: code, Message: message}}
 }
 

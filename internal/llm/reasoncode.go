@@ -10,7 +10,7 @@ const maxReasonCode = 64
 // '.', punctuation, any non-ASCII rune) one '_', at most 64 bytes, and
 // UNKNOWN_STOP_REASON for an empty reason. A hostile server cannot shape
 // the code beyond [A-Z0-9_].
-func ReasonCode(reason string) string {
+func ReasonCode(reason string) Code {
 	b := make([]byte, 0, min(len(reason), maxReasonCode))
 	for _, r := range reason {
 		if len(b) >= maxReasonCode {
@@ -28,5 +28,5 @@ func ReasonCode(reason string) string {
 	if len(b) == 0 {
 		return "UNKNOWN_STOP_REASON"
 	}
-	return string(b)
+	return Code(b)
 }

@@ -12,17 +12,17 @@ import (
 // invalid code.
 func TestReasonCode(t *testing.T) {
 	valid := regexp.MustCompile(`^[A-Z0-9_]{1,64}$`)
-	for in, want := range map[string]string{
+	for in, want := range map[string]Code{
 		"content_filter":        "CONTENT_FILTER",
 		"weird!stop":            "WEIRD_STOP",
 		"end-of.turn now":       "END_OF_TURN_NOW",
 		"":                      "UNKNOWN_STOP_REASON",
 		"naïve":                 "NA_VE",
 		"\x1b[31mred":           "__31MRED",
-		strings.Repeat("a", 99): strings.Repeat("A", 64),
+		strings.Repeat("a", 99): Code(strings.Repeat("A", 64)),
 	} {
 		got := ReasonCode(in)
-		if got != want || !valid.MatchString(got) {
+		if got != want || !valid.MatchString(string(got)) {
 			t.Errorf("ReasonCode(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -33,7 +33,7 @@ func FuzzReasonCode(f *testing.F) {
 	f.Add("\xff\xfe")
 	valid := regexp.MustCompile(`^[A-Z0-9_]{1,64}$`)
 	f.Fuzz(func(t *testing.T, s string) {
-		if got := ReasonCode(s); !valid.MatchString(got) {
+		if got := ReasonCode(s); !valid.MatchString(string(got)) {
 			t.Fatalf("ReasonCode(%q) = %q", s, got)
 		}
 	})

@@ -101,7 +101,7 @@ func List(w io.Writer, root string, asJSON bool, lf Filter) error {
 			// promptPreview quotes and escapes the prompt; the rest of the
 			// line is escaped below like every rendered line.
 			line = fmt.Sprintf("%s  %s  %s  agent %s  %s  %d turn(s)  last: %s  %s  %s", h.ID,
-				h.CreatedAt.Local().Format("2006-01-02 15:04"), h.Cwd, agent, model, in.Turns, orDash(in.Last),
+				h.CreatedAt.Local().Format("2006-01-02 15:04"), h.Cwd, agent, model, in.Turns, orDash(string(in.Last)),
 				UsageText(in.Usage), promptPreview(in.Prompt, 60))
 		}
 		fmt.Fprintf(w, "%s%s\n", indent, termsafe.EscapeLine(line))
@@ -221,7 +221,7 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 		case session.TypeTurnEnd:
 			var d session.TurnEnd
 			e.Decode(&d)
-			s := "└ " + d.Reason
+			s := "└ " + string(d.Reason)
 			if d.By != "" {
 				s += " by " + d.By
 			}

@@ -1,6 +1,6 @@
 // Package mcp is reins's Model Context Protocol client (docs/mcp.md): it
 // starts the configured MCP servers lazily, confined and supervised like
-// every child process (internal/sandbox, internal/proc), or reaches them
+// every child process (internal/sandbox, proc), or reaches them
 // over streamable HTTP, and offers each server tool to the model as a
 // tool.Tool named mcp__<server>__<tool>.
 //
@@ -25,9 +25,9 @@ import (
 
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/mcpspec"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/proc"
 )
 
 // State is where a server is in its life.

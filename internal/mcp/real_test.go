@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/mcpspec"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/testutil"
 	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/proc"
 )
 
 // realServer is a server run by node from the npm test peers.

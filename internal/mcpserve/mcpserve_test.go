@@ -178,7 +178,7 @@ func TestForegroundBecomesJob(t *testing.T) {
 		t.Fatalf("job_output of a stalled job: %+v", r2)
 	}
 	res, r2 = call("job_kill", map[string]any{"id": r.Job})
-	if !res.IsError || r2.StopReason != outcome.StopAborted || r2.Child != r.Child {
+	if !res.IsError || r2.StopReason != string(outcome.StopAborted) || r2.Child != r.Child {
 		t.Fatalf("job_kill: isError %v %+v", res.IsError, r2)
 	}
 	res, r2 = call("run", map[string]any{"prompt": "quick"})

@@ -120,7 +120,7 @@ func (s *Server) addTools(srv *mcp.Server) {
 func usageError(format string, args ...any) *mcp.CallToolResult {
 	msg := "Error: " + fmt.Sprintf(format, args...)
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}},
-		StructuredContent: Result{StopReason: outcome.StopError}}
+		StructuredContent: Result{StopReason: string(outcome.StopError)}}
 }
 
 func decode(req *mcp.CallToolRequest, v any) error {
@@ -427,7 +427,7 @@ func (s *Server) settled(c *call) *mcp.CallToolResult {
 	}
 	content := outcome.PageVia("child_output", child, rendered, 0, len(rendered), mgr.MaxResult())
 	out := capOutput(child, text, rendered, mgr.MaxResult())
-	sc := Result{StopReason: res.StopReason, Output: out, Diagnostic: res.Diagnostic, Child: child, SessionID: sess, Usage: res.Usage, Job: job}
+	sc := Result{StopReason: string(res.StopReason), Output: out, Diagnostic: res.Diagnostic, Child: child, SessionID: sess, Usage: res.Usage, Job: job}
 	return &mcp.CallToolResult{IsError: res.StopReason != outcome.StopCompleted,
 		Content: []mcp.Content{&mcp.TextContent{Text: content}}, StructuredContent: sc}
 }

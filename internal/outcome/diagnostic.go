@@ -1,9 +1,12 @@
 package outcome
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/reinsdev/reins/internal/llm"
 )
 
 // MaxDiagnosticBytes bounds a diagnostic (docs/subagents.md).
@@ -25,11 +28,13 @@ type Diagnostic struct {
 }
 
 // Stage is where in a child's life a failure happened (docs/subagents.md).
-type Stage = string
+// The closed set is Stages.
+type Stage string
 
-// Category is what kind of failure it was (docs/subagents.md). Failure
-// codes of a reins turn (FailureCodes) are categories too.
-type Category = string
+// Category is what kind of failure it was (docs/subagents.md). The closed
+// set is Categories plus the failure codes of a reins turn (llm.Codes,
+// CodeCategory).
+type Category string
 
 // Stages and categories (docs/subagents.md).
 const (
@@ -84,6 +89,40 @@ const (
 	// its retries ran out (docs/engine.md).
 	CategoryWorkerLost Category = "worker-lost"
 )
+
+// Stages lists every stage.
+var Stages = []Stage{
+	StageInitialize, StageNewSession, StageLoadSession, StagePrompt, StageProcess,
+	StageTeardown, StageSessionRun, StageShutdown, StageRun, StageEngine,
+}
+
+// Categories lists every category that is not a failure code.
+var Categories = []Category{
+	CategoryConfiguration, CategoryTransport, CategoryProcessExit, CategoryProcessStart,
+	CategoryProtocol, CategoryRemoteLimit, CategoryUnknown, CategoryChildError,
+	CategoryChildDisposed, CategoryChildUnknown, CategoryMissingTerminal, CategoryTimeout,
+	CategoryEmptyOutput, CategoryBudget, CategoryStalled, CategoryNotContinuable,
+	CategoryEngineUnavailable, CategoryWorkerLost,
+}
+
+// ParseStage returns s as a Stage when it is in the closed set.
+func ParseStage(s string) (Stage, bool) {
+	st := Stage(s)
+	return st, slices.Contains(Stages, st)
+}
+
+// ParseCategory returns s as a Category when it is in the closed set: a
+// category of Categories or a known failure code.
+func ParseCategory(s string) (Category, bool) {
+	c := Category(s)
+	if slices.Contains(Categories, c) || llm.Code(s).Known() {
+		return c, true
+	}
+	return c, false
+}
+
+func (s Stage) String() string    { return string(s) }
+func (c Category) String() string { return string(c) }
 
 // String renders the line.
 func (d Diagnostic) String() string {

@@ -10,18 +10,16 @@
 package outcome
 
 import (
+	"slices"
+
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
 )
 
 // StopReason is how a run ended (docs/subagents.md): the one vocabulary
-// every placement maps its child's ending into.
-//
-// StopReason, Stage and Category are aliases of string while seven
-// branches that build diagnostics from plain strings are merged; making
-// each a defined type is then a one-word change here plus the compile
-// fixes it forces. Until then Settle and CodeCategory confine the values.
-type StopReason = string
+// every placement maps its child's ending into. Settle confines any value
+// to the five below; ParseStopReason is how text from outside becomes one.
+type StopReason string
 
 // Stop reasons of a run; Settle confines any value to these five.
 const (
@@ -34,6 +32,19 @@ const (
 
 // StopReasons lists the five in their documented order.
 var StopReasons = []StopReason{StopCompleted, StopMaxTokens, StopAborted, StopRefusal, StopError}
+
+// ParseStopReason returns s as a StopReason when it is one of the five.
+func ParseStopReason(s string) (StopReason, bool) {
+	r := StopReason(s)
+	return r, slices.Contains(StopReasons, r)
+}
+
+func (r StopReason) String() string { return string(r) }
+
+// TurnEnd is the turn/end reason a placement writes for a child that
+// settled with r (an ACP or pi child's synthesised turn): the inverse of
+// StopReasonOf, each of the five spelled as its turn-end reason.
+func (r StopReason) TurnEnd() session.EndReason { return session.EndReason(r) }
 
 // Result is how a run settled. It is a value, never a Go error: a child's
 // failure is a stop reason plus a fixed diagnostic.
@@ -65,11 +76,13 @@ type Result struct {
 // MaxRefusals bounds the refusals a result quotes.
 const MaxRefusals = 3
 
-// StopReasonOf maps a reins turn-end reason to a stop reason: the mapping
-// for in-process children, reins SDK children and `reins run` alike.
-// interrupted (written only by crash repair) and anything unknown are
-// errors.
-func StopReasonOf(turnEnd string) StopReason {
+// StopReasonOf is the one map from a turn's end to a stop reason: the
+// mapping for in-process children, reins SDK children, reins subagent
+// children and `reins run` alike. interrupted (written only by crash
+// repair: the run did not end by itself) and a reason outside the closed
+// set (session.ParseEndReason) are errors. A switch, not a map literal,
+// so the package has no initialisation code (internal/lazy).
+func StopReasonOf(turnEnd session.EndReason) StopReason {
 	switch turnEnd {
 	case session.ReasonCompleted:
 		return StopCompleted

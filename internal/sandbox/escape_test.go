@@ -4,7 +4,7 @@ package sandbox
 
 import (
 	"bytes"
-	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/proc"
 	"net"
 	"os"
 	"path/filepath"

@@ -10,7 +10,7 @@ import (
 // Off Linux reins has no sandbox: no Landlock, no namespaces, no
 // supervisor. A confined policy is refused at its start (Check says why);
 // an unconfined one (full-access, or the sandbox turned off) runs the
-// program directly, in its own process group (internal/proc), with reins's
+// program directly, in its own process group (proc), with reins's
 // environment. Doctor says so.
 
 // supervised: processes run directly, not under the supervisor.

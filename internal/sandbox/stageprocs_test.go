@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/proc"
 )
 
 // TestStageGOMAXPROCSNotLeaked: the confine stage runs with GOMAXPROCS=1

@@ -17,7 +17,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/gitsafe"
 	"github.com/reinsdev/reins/internal/netproxy"
-	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/proc"
 	"golang.org/x/sys/unix"
 )
 

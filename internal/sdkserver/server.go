@@ -478,7 +478,7 @@ func (s *Server) work(sid string, ss *sess) {
 		s.mu.Unlock()
 		s.notify(sdk.NotifySessionStatus, sdk.SessionStatusParams{
 			SessionID: sid, Status: sdk.StatusIdle, MessageID: it.messageID,
-			StopReason: res.Reason, Output: blocks(fold.Collect()),
+			StopReason: string(res.Reason), Output: blocks(fold.Collect()),
 			Error: s.turnError(res),
 		})
 	}
@@ -495,7 +495,7 @@ func (s *Server) turnError(res agent.TurnResult) *sdk.TurnError {
 	}
 	code := "ERROR"
 	if res.Failure != nil && res.Failure.Code != "" {
-		code = res.Failure.Code
+		code = string(res.Failure.Code)
 	}
 	e := &sdk.TurnError{Code: code, Message: "turn ended with " + code}
 	if d := s.h.ProviderDetail(res.Failure, s.model); d != "" {

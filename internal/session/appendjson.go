@@ -61,7 +61,7 @@ func (d TurnStart) AppendJSON(dst []byte) ([]byte, error) {
 func (d TurnEnd) AppendJSON(dst []byte) ([]byte, error) {
 	o := jsonw.Object{B: dst}
 	o.Int("turn", int64(d.Turn))
-	o.String("reason", d.Reason)
+	o.String("reason", string(d.Reason))
 	o.OmitString("by", d.By)
 	if d.Failure != nil {
 		o.Key("failure")
@@ -79,7 +79,7 @@ func (d TurnEnd) AppendJSON(dst []byte) ([]byte, error) {
 
 func (f Failure) appendJSON(dst []byte) []byte {
 	o := jsonw.Object{B: dst}
-	o.String("code", f.Code)
+	o.String("code", string(f.Code))
 	o.String("message", f.Message)
 	return o.End()
 }

@@ -6,6 +6,7 @@ package session
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
@@ -83,15 +84,32 @@ type Event struct {
 // Decode unmarshals e.Data into v.
 func (e Event) Decode(v any) error { return json.Unmarshal(e.Data, v) }
 
+// EndReason is how a turn ended: turn/end's reason (docs/events.md). The
+// closed set is the six below; a reason outside it (a newer writer, a
+// foreign runtime) is kept as it was read and means an error to every
+// reader that maps it (outcome.StopReasonOf).
+type EndReason string
+
 // Turn end reasons.
 const (
-	ReasonCompleted   = "completed"
-	ReasonAborted     = "aborted"
-	ReasonMaxTokens   = "max-tokens"
-	ReasonRefusal     = "refusal"
-	ReasonError       = "error"
-	ReasonInterrupted = "interrupted"
+	ReasonCompleted   EndReason = "completed"
+	ReasonAborted     EndReason = "aborted"
+	ReasonMaxTokens   EndReason = "max-tokens"
+	ReasonRefusal     EndReason = "refusal"
+	ReasonError       EndReason = "error"
+	ReasonInterrupted EndReason = "interrupted"
 )
+
+// EndReasons is the closed set, in docs/events.md's order.
+var EndReasons = []EndReason{ReasonCompleted, ReasonAborted, ReasonMaxTokens, ReasonRefusal, ReasonError, ReasonInterrupted}
+
+// ParseEndReason returns s as an EndReason when it is in the closed set.
+func ParseEndReason(s string) (EndReason, bool) {
+	r := EndReason(s)
+	return r, slices.Contains(EndReasons, r)
+}
+
+func (r EndReason) String() string { return string(r) }
 
 // Who ended an aborted turn.
 const (
@@ -106,8 +124,8 @@ const (
 // Failure is a coded failure. Message is a fixed text chosen by reins for the
 // code, never text received from a provider or a child.
 type Failure struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Code    llm.Code `json:"code"`
+	Message string   `json:"message"`
 }
 
 // TurnStart is the data of turn/start.
@@ -121,7 +139,7 @@ type TurnStart struct {
 // TurnEnd is the data of turn/end.
 type TurnEnd struct {
 	Turn    int        `json:"turn"`
-	Reason  string     `json:"reason"`
+	Reason  EndReason  `json:"reason"`
 	By      string     `json:"by,omitempty"`
 	Failure *Failure   `json:"failure,omitempty"`
 	Usage   *llm.Usage `json:"usage,omitempty"`

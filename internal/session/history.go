@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/reinsdev/reins/internal/compact"
 	"github.com/reinsdev/reins/internal/llm"
 )
 
@@ -93,7 +92,7 @@ func ApplyCompaction(es []Entry, r SeqRange, summary string) []Entry {
 	}
 	out := make([]Entry, 0, len(es)-(j-i)+1)
 	out = append(out, es[:i]...)
-	out = append(out, Entry{r.FromSeq, compact.SummaryMessage(summary)})
+	out = append(out, Entry{r.FromSeq, SummaryMessage(summary)})
 	return append(out, es[j:]...)
 }
 
@@ -134,7 +133,7 @@ func checkCompaction(es []Entry, r SeqRange) error {
 	for k, e := range es {
 		msgs[k] = e.Message
 	}
-	if !compact.Boundary(msgs, i) || j < len(msgs) && !compact.Boundary(msgs, j) {
+	if !Boundary(msgs, i) || j < len(msgs) && !Boundary(msgs, j) {
 		return errSplitsToolCall
 	}
 	return nil

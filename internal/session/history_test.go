@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reinsdev/reins/internal/compact"
 	"github.com/reinsdev/reins/internal/llm"
 )
 
@@ -27,7 +26,7 @@ func textsOf(h []llm.Message) []string {
 	var out []string
 	for _, m := range h {
 		s := m.Text()
-		if compact.IsSummary(m) {
+		if IsSummary(m) {
 			s = "S:" + s[strings.LastIndex(s, "\n")+1:]
 		}
 		out = append(out, s)

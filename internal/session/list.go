@@ -15,8 +15,8 @@ import (
 type Info struct {
 	Header Header
 	Turns  int
-	Last   string // the last turn's end reason
-	Prompt string // the first user message
+	Last   EndReason // the last turn's end reason
+	Prompt string    // the first user message
 	// Usage and DurationMs are the session's Tally: its turns' usage with
 	// its children's, and the time spent in turns.
 	Usage      llm.Usage

@@ -48,7 +48,7 @@ type TurnTally struct {
 	// Own is what the turn's requests used; Children what the children
 	// that settled in it used.
 	Own, Children llm.Usage
-	Reason        string // the turn/end reason; empty while open
+	Reason        EndReason // the turn/end reason; empty while open
 }
 
 // Open reports whether the turn has no turn/end yet.
@@ -111,7 +111,7 @@ func (t *Tally) Push(e Event) {
 			return
 		}
 		d, ok := e.Value.(TurnEnd)
-		if !ok || !utf8.ValidString(d.Reason) {
+		if !ok || !utf8.ValidString(string(d.Reason)) {
 			d = TurnEnd{}
 			e.Decode(&d)
 		}

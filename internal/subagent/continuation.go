@@ -120,7 +120,7 @@ func (m *Manager) loadChildren() int {
 				continue
 			}
 			if c := byRun[d.RunID]; c != nil {
-				r := outcome.Result{StopReason: d.StopReason, Diagnostic: d.Diagnostic}
+				r := outcome.Result{StopReason: outcome.StopReason(d.StopReason), Diagnostic: d.Diagnostic}
 				if d.LastAssistantMessage != nil {
 					r.Output = d.LastAssistantMessage.Content
 				}

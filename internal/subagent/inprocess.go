@@ -60,7 +60,7 @@ func RunUntilIdle(ctx context.Context, a *agent.Agent, m *Manager, prompt string
 		if ctx.Err() != nil {
 			note(a.CloseTurn(session.ReasonAborted, agent.AbortedBy(ctx), nil))
 		} else {
-			note(a.CloseTurn(session.ReasonError, "", &session.Failure{Code: agent.CodeMaxWakeups,
+			note(a.CloseTurn(session.ReasonError, "", &session.Failure{Code: llm.CodeMaxWakeups,
 				Message: fmt.Sprintf("background jobs still ran after %d notice-only turns; they were killed", MaxWakeups)}))
 		}
 	}

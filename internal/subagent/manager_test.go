@@ -78,7 +78,8 @@ func (p *startFailer) Start(context.Context, Request) (Run, error) { return nil,
 func TestStartErrorStopReason(t *testing.T) {
 	const d = "Subagent failure (provider: acp; stage: initialize; category: timeout; stop reason: aborted)"
 	for _, tc := range []struct {
-		stop, headline string
+		stop     outcome.StopReason
+		headline string
 	}{
 		{outcome.StopAborted, "subagent run was cancelled"},
 		{"", "subagent run failed"},

@@ -113,13 +113,13 @@ func (at *agentTracer) Run(ctx context.Context) (context.Context, func(agent.Tur
 // endResult records how a turn or run ended: its stop reason, and the
 // failure code (never its message) as error.type.
 func endResult(span *span, r agent.TurnResult) {
-	span.SetAttributes(strAttr("reins.stop_reason", r.Reason))
+	span.SetAttributes(strAttr("reins.stop_reason", string(r.Reason)))
 	if r.By != "" {
 		span.SetAttributes(strAttr("reins.aborted_by", r.By))
 	}
 	if r.Failure != nil {
-		span.SetAttributes(strAttr("error.type", r.Failure.Code))
-		span.SetError(r.Failure.Code)
+		span.SetAttributes(strAttr("error.type", string(r.Failure.Code)))
+		span.SetError(string(r.Failure.Code))
 	}
 }
 
@@ -177,8 +177,8 @@ func (tt *turnTrace) Request(ctx context.Context, step int, req *llm.Request) fu
 		span.SetAttributes(usageAttrs(u)...)
 		span.SetAttributes(strsAttr("gen_ai.response.finish_reasons", []string{string(f.Kind)}))
 		if f.Kind == llm.FinishError {
-			span.SetAttributes(strAttr("error.type", f.Code))
-			span.SetError(f.Code)
+			span.SetAttributes(strAttr("error.type", string(f.Code)))
+			span.SetError(string(f.Code))
 		}
 		if at.t.content {
 			span.SetAttributes(jsonText("gen_ai.output.messages", out))
@@ -214,7 +214,7 @@ func (tt *turnTrace) Retry(step int, a retry.Attempt) {
 	tt.span.AddEvent("reins.retry",
 		intAttr("reins.step", step), intAttr("reins.retry.attempt", a.N),
 		intAttr("reins.retry.max", a.Max), int64Attr("reins.retry.delay_ms", a.Delay.Milliseconds()),
-		strAttr("error.type", a.Failure.Code))
+		strAttr("error.type", string(a.Failure.Code)))
 }
 
 func (tt *turnTrace) Compacted(reason session.CompactReason, from, to int64, u llm.Usage) {

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
+	"github.com/reinsdev/reins/proc"
 )
 
 const (

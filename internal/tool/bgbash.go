@@ -11,8 +11,8 @@ import (
 	"sync"
 
 	"github.com/reinsdev/reins/internal/llm"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
+	"github.com/reinsdev/reins/proc"
 )
 
 const (

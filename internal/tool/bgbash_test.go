@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reinsdev/reins/internal/proc"
+	"github.com/reinsdev/reins/proc"
 )
 
 // pollOutput calls bash_output until its text holds want, gathering what

@@ -124,7 +124,7 @@ func (m *Model) event(hd session.Header, e session.Event) {
 		m.live.text.Reset()
 		m.live.thinking.Reset()
 		m.live.reasoning = 0
-		m.commit(m.st.warn.Render(fmt.Sprintf("  ⟳ %s, retry %d/%d in %d ms", termsafe.EscapeLine(d.Failure.Code), d.Retry, d.MaxRetries, d.DelayMs)))
+		m.commit(m.st.warn.Render(fmt.Sprintf("  ⟳ %s, retry %d/%d in %d ms", termsafe.EscapeLine(string(d.Failure.Code)), d.Retry, d.MaxRetries, d.DelayMs)))
 	case session.TypeToolCall:
 		var d session.ToolCall
 		if e.Decode(&d) == nil {
@@ -154,7 +154,7 @@ func (m *Model) event(hd session.Header, e session.Event) {
 		if e.Decode(&d) != nil || d.Reason == session.ReasonCompleted {
 			return
 		}
-		line := "turn ended: " + d.Reason
+		line := "turn ended: " + string(d.Reason)
 		if d.By != "" {
 			line += " by " + d.By
 		}

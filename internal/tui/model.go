@@ -644,11 +644,11 @@ func (m *Model) turnDone(msg *turnDone) tea.Cmd {
 		case *c:
 			m.say("/compact: the older history is summarized; the next turn sends the summary")
 		case msg.res.Failure != nil:
-			m.say("/compact: the summary request failed: " + termsafe.EscapeLine(msg.res.Failure.Code))
+			m.say("/compact: the summary request failed: " + termsafe.EscapeLine(string(msg.res.Failure.Code)))
 		case msg.res.Reason == session.ReasonCompleted:
 			m.say("/compact: nothing to compact yet")
 		default:
-			m.say("/compact: " + termsafe.EscapeLine(msg.res.Reason))
+			m.say("/compact: " + termsafe.EscapeLine(string(msg.res.Reason)))
 		}
 	}
 	if m.quitting {

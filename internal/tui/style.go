@@ -51,7 +51,7 @@ func newStyles(noColor bool) styles {
 
 // stop colours a stop reason: green completed, red error, yellow others.
 func (st styles) stop(reason string) string {
-	switch reason {
+	switch outcome.StopReason(reason) {
 	case outcome.StopCompleted:
 		return st.ok.Render(reason)
 	case outcome.StopError:

@@ -31,14 +31,14 @@ func (f *fixture) isolated() {
 	add(t, l, session.TypeStepStart, session.StepStart{})
 	add(t, l, session.TypeSubagentStart, session.SubagentStart{RunID: "run-i", ChildSession: "child-iso", Agent: "editor", Provider: "inprocess", Label: "edit line one", Branch: isoBranch})
 	f.child("child-iso", "iso", session.ReasonCompleted, "edited")
-	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-i", StopReason: session.ReasonCompleted, LastAssistantMessage: text("edited"), DurationMs: 2000,
+	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-i", StopReason: string(session.ReasonCompleted), LastAssistantMessage: text("edited"), DurationMs: 2000,
 		Branch: isoBranch, Worktree: isoWorktree})
 	add(t, l, session.TypeSubagentStart, session.SubagentStart{RunID: "run-a", Agent: "writer", Provider: "acp", Label: "edit line four", Branch: "reins/child-5e6f7a8b"})
-	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-a", StopReason: session.ReasonCompleted, LastAssistantMessage: text("edited"), DurationMs: 1000,
+	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-a", StopReason: string(session.ReasonCompleted), LastAssistantMessage: text("edited"), DurationMs: 1000,
 		Branch: "reins/child-5e6f7a8b", Worktree: "worktree: branch reins/child-5e6f7a8b; 1 file changed, +1 -1; merges cleanly into the working tree"})
 	add(t, l, session.TypeSubagentStart, session.SubagentStart{RunID: "run-s", ChildSession: "child-shared", Agent: "reader", Provider: "inprocess", Label: "read"})
 	f.child("child-shared", "iso", session.ReasonCompleted, "read it")
-	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-s", StopReason: session.ReasonCompleted, LastAssistantMessage: text("read it"), DurationMs: 1000})
+	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-s", StopReason: string(session.ReasonCompleted), LastAssistantMessage: text("read it"), DurationMs: 1000})
 	add(t, l, session.TypeStepEnd, session.StepEnd{})
 	add(t, l, session.TypeTurnEnd, session.TurnEnd{Reason: session.ReasonCompleted})
 	closeLog(t, l)

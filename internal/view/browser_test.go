@@ -242,7 +242,7 @@ func TestBrowserLiveTree(t *testing.T) {
 	// The selected session's conversation follows too.
 	waitTrue(t, ctx, "the new child in the root's conversation",
 		`Array.from(document.querySelectorAll('.detail .conv .k-subagent-start pre')).some(p => p.textContent === 'joined live')`)
-	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-live", StopReason: session.ReasonRefusal})
+	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-live", StopReason: string(session.ReasonRefusal)})
 	l.Flush()
 	within(t, ctx, 30*time.Second, "waiting for the new node's end",
 		chromedp.WaitVisible(css(`tr[data-key="root/run-live"][data-stop="refusal"]`)))

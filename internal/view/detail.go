@@ -142,14 +142,14 @@ func buildDetail(id string, t *session.Tail) *Detail {
 		case session.TypeTurnEnd:
 			var x session.TurnEnd
 			e.Decode(&x)
-			note := x.Reason
+			note := string(x.Reason)
 			if x.By != "" {
 				note += " by " + x.By
 			}
 			code := ""
 			if x.Failure != nil {
-				code = x.Failure.Code
-				note += ": " + x.Failure.Code
+				code = string(x.Failure.Code)
+				note += ": " + code
 			}
 			if x.Usage != nil {
 				note += "  " + usageText(*x.Usage)
@@ -158,7 +158,7 @@ func buildDetail(id string, t *session.Tail) *Detail {
 			for k := range open {
 				status := code
 				if status == "" {
-					status = x.Reason
+					status = string(x.Reason)
 				}
 				finish(k, e.Time, status)
 			}
@@ -177,8 +177,8 @@ func buildDetail(id string, t *session.Tail) *Detail {
 		case session.TypeLLMRetry:
 			var x session.LLMRetry
 			e.Decode(&x)
-			finish(reqKey(x.Turn, x.Step), e.Time, x.Failure.Code)
-			begin("wait "+x.RetryID, Span{Kind: SpanWait, Label: fmt.Sprintf("retry %d/%d after %s", x.Retry, x.MaxRetries, x.Failure.Code), Start: e.Time, Status: x.Failure.Code})
+			finish(reqKey(x.Turn, x.Step), e.Time, string(x.Failure.Code))
+			begin("wait "+x.RetryID, Span{Kind: SpanWait, Label: fmt.Sprintf("retry %d/%d after %s", x.Retry, x.MaxRetries, x.Failure.Code), Start: e.Time, Status: string(x.Failure.Code)})
 			base.Kind, base.Name = ItemRetry, x.Provider
 			base.Note = fmt.Sprintf("retry %d/%d after %s, waiting %d ms", x.Retry, x.MaxRetries, x.Failure.Code, x.DelayMs)
 			item(base)

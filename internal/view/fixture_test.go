@@ -77,7 +77,7 @@ func text(s string) *llm.Message {
 }
 
 // child writes a whole child session that ends with reason and answer.
-func (f *fixture) child(id, parent, reason, answer string) {
+func (f *fixture) child(id, parent string, reason session.EndReason, answer string) {
 	f.t.Helper()
 	l := f.create(id, parent)
 	add(f.t, l, session.TypeTurnStart, session.TurnStart{Turn: 0})
@@ -111,12 +111,12 @@ func (f *fixture) tree(open bool) *session.Log {
 	// A: in-process, cut by max-tokens, its partial answer handed over.
 	add(t, l, session.TypeSubagentStart, session.SubagentStart{RunID: "run-a", ChildSession: "child-a", Agent: "scanner", Provider: "inprocess", Label: "scan"})
 	f.child("child-a", "root", session.ReasonMaxTokens, "partial findings: the parser")
-	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-a", StopReason: session.ReasonMaxTokens, LastAssistantMessage: text("partial findings: the parser"),
+	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-a", StopReason: string(session.ReasonMaxTokens), LastAssistantMessage: text("partial findings: the parser"),
 		Usage: &llm.Usage{InputTokens: 100, OutputTokens: 50, CostUSD: cost(0.0003)}, DurationMs: 3000})
 
 	// B: an ACP child whose process died; no reins session.
 	add(t, l, session.TypeSubagentStart, session.SubagentStart{RunID: "run-b", Agent: "claude", Provider: "acp", Label: "review " + hostileLabel})
-	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-b", StopReason: session.ReasonError, Diagnostic: acpDiagnostic, DurationMs: 1000})
+	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-b", StopReason: string(session.ReasonError), Diagnostic: acpDiagnostic, DurationMs: 1000})
 	add(t, l, session.TypeToolResult, session.ToolResult{CallID: "c1", Content: "max-tokens: partial findings"})
 	add(t, l, session.TypeStepEnd, session.StepEnd{})
 
@@ -125,7 +125,7 @@ func (f *fixture) tree(open bool) *session.Log {
 	add(t, l, session.TypeSubagentStart, session.SubagentStart{RunID: "run-c", ChildSession: "child-c", Agent: "writer", Provider: "inprocess", Label: "draft", Background: true})
 	f.child("child-c", "root", session.ReasonCompleted, hostile)
 	add(t, l, session.TypeToolResult, session.ToolResult{CallID: "c2", Content: "Started background job job-1"})
-	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-c", StopReason: session.ReasonCompleted, LastAssistantMessage: text(hostile), DurationMs: 4000})
+	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-c", StopReason: string(session.ReasonCompleted), LastAssistantMessage: text(hostile), DurationMs: 4000})
 	add(t, l, session.TypeJobNotice, session.JobNotice{JobID: "job-1", Status: "completed"})
 	add(t, l, "context/compacted", map[string]any{"turn": 0, "summary": "earlier work, summed up", "replaces": map[string]int{"fromSeq": 1, "toSeq": 5}})
 	add(t, l, "future/event", map[string]string{"what": "<b>unknown</b>"})
@@ -152,7 +152,7 @@ func (f *fixture) wide(n int) {
 		run, id := fmt.Sprintf("run-%03d", i), fmt.Sprintf("wide-child-%03d", i)
 		add(t, l, session.TypeSubagentStart, session.SubagentStart{RunID: run, ChildSession: id, Agent: "worker", Provider: "inprocess", Label: fmt.Sprintf("part %d", i)})
 		f.child(id, "wide", session.ReasonCompleted, fmt.Sprintf("part %d done", i))
-		add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: run, StopReason: session.ReasonCompleted, LastAssistantMessage: text("done"), DurationMs: 2000})
+		add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: run, StopReason: string(session.ReasonCompleted), LastAssistantMessage: text("done"), DurationMs: 2000})
 	}
 	add(t, l, session.TypeStepEnd, session.StepEnd{})
 	add(t, l, session.TypeTurnEnd, session.TurnEnd{Reason: session.ReasonCompleted})

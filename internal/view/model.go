@@ -314,11 +314,11 @@ func (b *treeBuilder) session(n *Node, t logged, alive func() bool, depth int) {
 	switch {
 	case open && running: // in its turn
 	case open:
-		n.StopReason = session.ReasonInterrupted // repaired like session.Load
+		n.StopReason = string(session.ReasonInterrupted) // repaired like session.Load
 	case n.Turns > 0:
-		n.StopReason, n.By = last.Reason, last.By
+		n.StopReason, n.By = string(last.Reason), last.By
 		if last.Failure != nil {
-			n.Failure = last.Failure.Code
+			n.Failure = string(last.Failure.Code)
 		}
 	}
 	n.DurationMs = tally.DurationMs()
@@ -442,7 +442,7 @@ func (r *Reader) List() ([]Summary, error) {
 			continue
 		}
 		h := in.Header
-		s.CreatedAt, s.Cwd, s.Agent, s.Turns, s.Last, s.DurationMs = h.CreatedAt, h.Cwd, h.Agent, in.Turns, in.Last, in.DurationMs
+		s.CreatedAt, s.Cwd, s.Agent, s.Turns, s.Last, s.DurationMs = h.CreatedAt, h.Cwd, h.Agent, in.Turns, string(in.Last), in.DurationMs
 		if h.Model != "" {
 			s.Model = h.Provider + "/" + h.Model
 		}

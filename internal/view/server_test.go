@@ -267,7 +267,7 @@ func TestTreeStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tree.Root.State != StateEnded || tree.Root.StopReason != session.ReasonInterrupted {
+	if tree.Root.State != StateEnded || tree.Root.StopReason != string(session.ReasonInterrupted) {
 		t.Errorf("abandoned root: %s %q, want ended interrupted", tree.Root.State, tree.Root.StopReason)
 	}
 	if d := nodeByKey(tree.Root, "root/run-d"); d.State != StateLost {

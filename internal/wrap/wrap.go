@@ -10,7 +10,7 @@
 // on, and an error followed by pi's auto_retry_start means a new attempt is
 // coming; tearing the child down on either would cut a working run short.
 // After a terminal answer the child gets a grace period to exit by itself,
-// then the one teardown ladder of internal/proc.
+// then the one teardown ladder of proc.
 package wrap
 
 import (
@@ -32,8 +32,8 @@ import (
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/session"
+	"github.com/reinsdev/reins/proc"
 )
 
 // DefaultGrace is how long a child that gave its terminal answer may take
@@ -226,7 +226,7 @@ type Child struct {
 	usage        *Usage
 	model        string
 	protocolErrs int
-	stderrTail   childproc.Tail // Max: stderrTailBytes
+	stderrTail   proc.Tail // Max: stderrTailBytes
 
 	done chan struct{}
 	res  Result
@@ -266,7 +266,7 @@ func Start(ctx context.Context, meta Meta, opts Options) (*Child, error) {
 		opts.Env = os.Environ()
 	}
 	c := &Child{meta: meta, opts: opts, ctx: ctx, notify: make(chan struct{}, 1), done: make(chan struct{}),
-		stderrTail: childproc.Tail{Max: stderrTailBytes}}
+		stderrTail: proc.Tail{Max: stderrTailBytes}}
 	c.startedAt = meta.StartedAt
 	if c.startedAt == "" {
 		c.startedAt = stamp(opts.now())

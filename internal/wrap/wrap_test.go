@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
+	"github.com/reinsdev/reins/proc"
 	"go.uber.org/goleak"
 )
 

@@ -98,9 +98,39 @@ func progressOf(ctx context.Context) *progress {
 	return p
 }
 
-// push folds one event of the child's own session. A completed message
+// Reporter is what a running Child tells its activity's heartbeat: each
+// event of the child's own session (folded into the selection the
+// heartbeat carries, so a parent that settles without the worker's answer
+// still reports the earlier complete message) and the id of the worker
+// session the child's log nests under.
+type Reporter interface {
+	Push(e session.Event)
+	SetWorker(id string)
+}
+
+var _ Reporter = (*progress)(nil)
+
+type reporterKey struct{}
+
+// WithReporter is ctx carrying r as the Reporter of the child run in it,
+// for a Child driven outside an activity.
+func WithReporter(ctx context.Context, r Reporter) context.Context {
+	return context.WithValue(ctx, reporterKey{}, r)
+}
+
+// ReporterOf is the heartbeat's Reporter of the activity ctx runs in (or
+// the one WithReporter gave), nil outside one.
+func ReporterOf(ctx context.Context) Reporter {
+	if p := progressOf(ctx); p != nil {
+		return p
+	}
+	r, _ := ctx.Value(reporterKey{}).(Reporter)
+	return r
+}
+
+// Push folds one event of the child's own session. A completed message
 // (or a step's end) wakes the heartbeat.
-func (p *progress) push(e session.Event) {
+func (p *progress) Push(e session.Event) {
 	p.mu.Lock()
 	p.fold.Push(e)
 	wake := e.Type == session.TypeAssistantMessage || e.Type == session.TypeStepEnd || e.Type == session.TypeTurnEnd
@@ -113,7 +143,7 @@ func (p *progress) push(e session.Event) {
 	}
 }
 
-func (p *progress) setWorker(id string) {
+func (p *progress) SetWorker(id string) {
 	p.mu.Lock()
 	p.worker = id
 	p.mu.Unlock()

@@ -2,34 +2,30 @@ package temporal
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"path/filepath"
-	"sync"
-	"sync/atomic"
 
 	"github.com/reinsdev/reins/internal/budget"
-	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/engine/wire"
 	"github.com/reinsdev/reins/internal/engine/workspace"
-	"github.com/reinsdev/reins/internal/harness"
-	"github.com/reinsdev/reins/internal/session"
-	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/telemetry"
 	"github.com/reinsdev/reins/internal/tool"
 )
 
-// Runner runs a worker's children: each in a harness of the task's
-// workspace made from this machine's configuration (REINS_HOME, config
-// layers, trust, keys), under a worker session that stands in for the
-// remote parent, so the child's session log is written here and nests
-// under it in `reins log`.
+// Child runs a task's child on this worker, checked (its permission
+// narrowed, its workspace allowed) and with the parent's budget
+// remainder (nil: none): the worker's composition root (cmd/reins-temporal,
+// internal/worker) supplies it, so that the engine places runs and builds
+// no sessions. A set-up failure is an error; everything after the child
+// started is its Outcome (its Spent is filled in here).
+type Child func(ctx context.Context, t Task, perm tool.Permission, bud *budget.Budget) (Outcome, error)
+
+// Runner runs a worker's children: it checks each task against this
+// worker's limits, bounds it by the parent's budget and trace, and hands it
+// to Child, which runs it with this machine's configuration (REINS_HOME,
+// config layers, trust, keys).
 type Runner struct {
-	// Options are the harness options of every task; Cwd is the task's.
-	Options harness.Options
-	// BaseURL is the worker's --base-url, for models of its provider.
-	BaseURL string
+	// Child runs a checked task.
+	Child Child
 	// MaxPermission is the widest mode a child gets on this worker
 	// (`reins worker --permission`): a parent's wider mode is narrowed to
 	// it, never widened.
@@ -71,27 +67,9 @@ func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
 	if err := workspace.Check(t.Cwd, r.Roots, perm); err != nil {
 		return Outcome{}, err
 	}
-	o := r.Options
-	o.Cwd = t.Cwd
-	h, err := harness.New(o)
-	if err != nil {
-		return Outcome{}, err
+	if len(t.Seed) == 0 && t.Continues != "" {
+		return Outcome{}, errors.New("a continuation without the child's conversation")
 	}
-	defer h.Close()
-	// A parent that denies the network denies it to its children here too.
-	h.Sandbox.DenyNetwork = h.Sandbox.DenyNetwork || t.DenyNetwork
-	if _, ok := h.Agents.Get(t.Agent); !ok {
-		return Outcome{}, fmt.Errorf("no agent %q on this worker", t.Agent)
-	}
-	m, err := h.ResolveModel(t.Model, r.BaseURL)
-	if err != nil {
-		return Outcome{}, err
-	}
-	// The child's own session, from the stand-in's subagent/start.
-	var (
-		childMu sync.Mutex
-		child   string
-	)
 	// The parent's budget remainder bounds the child's whole tree here,
 	// and what it spends is heartbeated back as it happens (Spend).
 	var bud *budget.Budget
@@ -102,95 +80,14 @@ func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
 			s.watch(bud)
 		}
 	}
-	// The child's events (its session's parent is the stand-in) feed the
-	// heartbeat's selection (progress), through the one fold. The
-	// harness's observer sees every session it makes, the child's too.
-	pg := progressOf(ctx)
-	var standIn atomic.Value
-	standIn.Store("")
-	if pg != nil {
-		own := h.Observe
-		h.Observe = func(hd session.Header, e session.Event) {
-			if own != nil {
-				own(hd, e)
-			}
-			if hd.ParentSession != "" && hd.ParentSession == standIn.Load().(string) {
-				pg.push(e)
-			}
-		}
-	}
-	sess, err := h.NewSession(harness.SessionOptions{
-		Model: m, MaxSteps: t.MaxSteps, MaxTokens: t.MaxTokens, Permission: perm, Tools: t.Tools, Budget: bud,
-		Parent: t.ParentSession, Depth: t.Depth - 1, Agent: "worker",
-		Observe: func(_ session.Header, e session.Event) {
-			if e.Type != session.TypeSubagentStart {
-				return
-			}
-			var st session.SubagentStart
-			if json.Unmarshal(e.Data, &st) == nil && st.ChildSession != "" {
-				childMu.Lock()
-				if child == "" {
-					child = st.ChildSession
-				}
-				childMu.Unlock()
-			}
-		},
-	})
-	if err != nil {
-		return Outcome{}, err
-	}
-	standIn.Store(sess.Log.Header().ID)
-	if pg != nil {
-		pg.setWorker(sess.Log.Header().ID)
-	}
-	defer func() {
-		if err := sess.Close(); err != nil {
-			r.logf("worker: session %s close: %v", sess.Log.Header().ID, err)
-		}
-	}()
-	// A fork or a continuation starts from the conversation it was
-	// shipped; an empty one (nil) is a new child.
-	var seed []session.Event
-	if len(t.Seed) > 0 {
-		seed = t.Seed
-	} else if t.Continues != "" {
-		return Outcome{}, errors.New("a continuation without the child's conversation")
-	}
 	ctx = telemetry.Continue(ctx, t.Trace.Parent, t.Trace.State) // the parent's trace, when it has one
-	res, err := sess.Subagents.Run(ctx, subagent.Params{Description: t.Description, Prompt: t.Prompt, Agent: t.Agent, Seed: seed})
+	out, err := r.Child(ctx, t, perm, bud)
 	if err != nil {
 		return Outcome{}, err
-	}
-	childMu.Lock()
-	defer childMu.Unlock()
-	out := Outcome{Result: res, WorkerSession: sess.Log.Header().ID, ChildSession: child}
-	if t.Provider == "" || t.Provider == config.ProviderInProcess {
-		out.History = r.history(h, child)
 	}
 	if bud != nil {
 		tok, usd, unpriced, _ := bud.Used()
 		out.Spent = &wire.Spent{Tokens: tok, USD: usd, Unpriced: unpriced}
 	}
 	return out, nil
-}
-
-// history is the conversation of the child's log on this worker, shipped
-// back for its next continuation: nil when it is larger than
-// wire.MaxSeed (that continuation is refused not-continuable) or cannot
-// be read.
-func (r *Runner) history(h *harness.Harness, child string) []session.Event {
-	if child == "" {
-		return nil
-	}
-	ld, err := session.Load(filepath.Join(h.SessionsDir(), child, session.FileName))
-	if err != nil {
-		r.logf("worker: child %s: its log for a continuation: %v", child, err)
-		return nil
-	}
-	conv, err := subagent.Conversation(ld.Events)
-	if err != nil || wire.SeedSize(conv) > wire.MaxSeed {
-		r.logf("worker: child %s: its conversation is not shipped back (%d events, err %v)", child, len(conv), err)
-		return nil
-	}
-	return conv
 }

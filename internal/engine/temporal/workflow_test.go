@@ -64,7 +64,7 @@ func TestChildRunPassesTheResult(t *testing.T) {
 		{StopReason: outcome.StopError, Diagnostic: "Subagent failure (provider: acp; stage: prompt; category: transport; stop reason: error)"},
 		{StopReason: outcome.StopRefusal},
 	} {
-		t.Run(want.StopReason, func(t *testing.T) {
+		t.Run(string(want.StopReason), func(t *testing.T) {
 			out := runWorkflow(t, task, func(ctx context.Context, got Task) (Outcome, error) {
 				if got.Prompt != task.Prompt || got.Agent != task.Agent {
 					t.Errorf("activity got %+v", got)
@@ -155,8 +155,8 @@ func TestChildRunCancel(t *testing.T) {
 		defer close(done)
 		pg := progressOf(ctx)
 		// Step 1 completed; step 2 is streaming when the cancel comes.
-		pg.push(session.Event{Type: session.TypeAssistantMessage, Value: session.AssistantMessage{Step: 1, Message: llm.Message{Role: llm.RoleAssistant, Content: text("half")}}})
-		pg.push(session.Event{Type: session.TypeAssistantChunk, Value: session.AssistantChunk{Step: 2, Chunk: llm.Chunk{Type: llm.ChunkTextDelta, Delta: "streaming on"}}})
+		pg.Push(session.Event{Type: session.TypeAssistantMessage, Value: session.AssistantMessage{Step: 1, Message: llm.Message{Role: llm.RoleAssistant, Content: text("half")}}})
+		pg.Push(session.Event{Type: session.TypeAssistantChunk, Value: session.AssistantChunk{Step: 2, Chunk: llm.Chunk{Type: llm.ChunkTextDelta, Delta: "streaming on"}}})
 		select {
 		case <-ctx.Done():
 			return Outcome{Result: outcome.Result{StopReason: outcome.StopAborted, Output: text("half")}}, nil
@@ -200,7 +200,7 @@ func TestFailure(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		err  error
-		cat  string
+		cat  outcome.Category
 	}{
 		{"heartbeat", temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil), outcome.CategoryWorkerLost},
 		{"start to close", temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_START_TO_CLOSE, nil), outcome.CategoryWorkerLost},
@@ -211,7 +211,7 @@ func TestFailure(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := Failure(tt.err, "pi")
-			want := "Subagent failure (provider: pi; stage: engine; category: " + tt.cat + "; stop reason: error)"
+			want := "Subagent failure (provider: pi; stage: engine; category: " + string(tt.cat) + "; stop reason: error)"
 			if r.StopReason != outcome.StopError || r.Diagnostic != want {
 				t.Errorf("%+v, want %s", r, want)
 			}

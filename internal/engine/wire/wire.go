@@ -210,8 +210,8 @@ type Msg struct {
 // StartFailure is a failed start: subagent.StartError without its cause,
 // whose text (the cluster's words) stays in the helper's log.
 type StartFailure struct {
-	StopReason string `json:"stopReason,omitempty"`
-	Diagnostic string `json:"diagnostic,omitempty"`
+	StopReason outcome.StopReason `json:"stopReason,omitempty"`
+	Diagnostic string             `json:"diagnostic,omitempty"`
 }
 
 // MaxLine bounds one protocol line (a result carries the child's output).

@@ -323,7 +323,7 @@ func (t *translator) finish() llm.Chunk {
 
 // reasonCode is llm.ReasonCode: the one normaliser of an unrecognised
 // reason into a failure code, the same on both wires.
-func reasonCode(reason string) string { return llm.ReasonCode(reason) }
+func reasonCode(reason string) llm.Code { return llm.ReasonCode(reason) }
 
 // streamError classifies an in-stream error event. Its message is logged,
 // never put into the finish.

@@ -19,7 +19,7 @@ import (
 
 func finish(k llm.FinishKind) llm.Finish { return llm.Finish{Kind: k} }
 
-func failure(code string) llm.Finish { return llm.Finish{Kind: llm.FinishError, Code: code} }
+func failure(code llm.Code) llm.Finish { return llm.Finish{Kind: llm.FinishError, Code: code} }
 
 var aborted = llm.Finish{Kind: llm.FinishAborted, Code: llm.CodeAborted}
 

@@ -75,7 +75,7 @@ func TestFailureTable(t *testing.T) {
 		reply  mock.Reply
 		idle   time.Duration
 		kind   llm.FinishKind
-		code   string
+		code   llm.Code
 		text   string        // expected assembled text, when checked
 		after  time.Duration // expected RetryAfter
 		skipOn string        // the wires the row does not apply to, space-separated

@@ -69,7 +69,7 @@ func TestDocsFake(t *testing.T) {
 		status int
 		body   string
 		kind   llm.FinishKind
-		code   string
+		code   llm.Code
 		text   string
 	}{
 		{name: "text", body: data(docText1) + data(docText2), kind: llm.FinishStop, text: "The sky is blue."},

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -79,18 +80,13 @@ func (r Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-var knownCodes = map[string]bool{
-	llm.CodeEmptyResponse: true, llm.CodeContextWindowExceeded: true, llm.CodeStreamClosed: true,
-	llm.CodeMalformedResponse: true, llm.CodeRateLimit: true, llm.CodeServer: true, llm.CodeAuth: true,
-	llm.CodeInvalidRequest: true, llm.CodeTimeout: true, llm.CodeTransport: true, llm.CodeAborted: true,
-	llm.CodeQuota: true,
-}
-
 var reasonCodeRE = regexp.MustCompile(`^[A-Z0-9_]{1,64}$`)
 
 // ValidCode reports whether an error finish's code is one of docs/providers.md's or
 // an upper-cased, sanitised unknown finish reason ([A-Z0-9_], ≤ 64 bytes).
-func ValidCode(code string) bool { return knownCodes[code] || reasonCodeRE.MatchString(code) }
+func ValidCode(code llm.Code) bool {
+	return slices.Contains(llm.ProviderCodes(), code) || reasonCodeRE.MatchString(string(code))
+}
 
 // LingeringServer starts a server that answers every request with the
 // event stream body and then waits a moment before ending it (the chunked

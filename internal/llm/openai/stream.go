@@ -455,7 +455,7 @@ func (d *decoder) emit(c llm.Chunk) bool {
 
 // reasonCode is llm.ReasonCode: the one normaliser of an unrecognised
 // reason into a failure code, the same on both wires.
-func reasonCode(reason string) string { return llm.ReasonCode(reason) }
+func reasonCode(reason string) llm.Code { return llm.ReasonCode(reason) }
 
 // sniffer watches the raw body until the first data event, so that a body
 // that ended with no event can be told apart: nothing (or only comments) is

@@ -23,7 +23,7 @@ func callBlock(id, name, args string) llm.Block {
 
 func TestStream(t *testing.T) {
 	stop := llm.Finish{Kind: llm.FinishStop}
-	failed := func(code string) llm.Finish { return llm.Finish{Kind: llm.FinishError, Code: code} }
+	failed := func(code llm.Code) llm.Finish { return llm.Finish{Kind: llm.FinishError, Code: code} }
 
 	const (
 		usageCached   = `{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":100,"completion_tokens":20,"total_tokens":120,"prompt_tokens_details":{"cached_tokens":64,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":7}}}`
@@ -197,7 +197,7 @@ func TestStream(t *testing.T) {
 		{
 			name:    "unknown finish reason is sanitised into a code",
 			handler: streamOK(events(text("x"), finishWith("bad reason: "+canary), done)),
-			want:    failed("BAD_REASON__" + strings.ToUpper(strings.ReplaceAll(canary, "-", "_"))),
+			want:    failed(llm.Code("BAD_REASON__" + strings.ToUpper(strings.ReplaceAll(canary, "-", "_")))),
 			// The reason's text only survives as [A-Z0-9_].
 			wantBlocks: []llm.Block{textBlock("x")},
 		},

@@ -86,7 +86,7 @@ func TestDocsFake(t *testing.T) {
 		status int
 		body   string
 		kind   llm.FinishKind
-		code   string
+		code   llm.Code
 		text   string
 	}{
 		{name: "text", body: docText + docCompleted, kind: llm.FinishStop, text: "Hi there!"},

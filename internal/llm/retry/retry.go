@@ -19,7 +19,7 @@ type Policy struct {
 	InitialDelay   time.Duration
 	MaxDelay       time.Duration
 	Jitter         float64
-	RetryableCodes []string
+	RetryableCodes []llm.Code
 }
 
 // DefaultPolicy is the policy of a provider the config does not mention.
@@ -29,7 +29,7 @@ func DefaultPolicy() Policy {
 		InitialDelay: 500 * time.Millisecond,
 		MaxDelay:     10 * time.Second,
 		Jitter:       0.1,
-		RetryableCodes: []string{
+		RetryableCodes: []llm.Code{
 			llm.CodeEmptyResponse, llm.CodeRateLimit, llm.CodeServer,
 			llm.CodeTimeout, llm.CodeTransport, llm.CodeStreamClosed,
 		},
@@ -37,7 +37,7 @@ func DefaultPolicy() Policy {
 }
 
 // Retryable reports whether a failure with code may be retried.
-func (p Policy) Retryable(code string) bool { return slices.Contains(p.RetryableCodes, code) }
+func (p Policy) Retryable(code llm.Code) bool { return slices.Contains(p.RetryableCodes, code) }
 
 // Delay is the wait before retry n (1-based): min(initial·2^(n-1), max)
 // scaled by 1±jitter, where r in [0,1) picks the point in that band. A

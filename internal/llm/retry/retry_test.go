@@ -36,7 +36,7 @@ func TestDelay(t *testing.T) {
 	}
 }
 
-func fail(code string) llm.Finish { return llm.Finish{Kind: llm.FinishError, Code: code} }
+func fail(code llm.Code) llm.Finish { return llm.Finish{Kind: llm.FinishError, Code: code} }
 
 func TestRun(t *testing.T) {
 	tests := []struct {
@@ -45,7 +45,7 @@ func TestRun(t *testing.T) {
 		max       int
 		wantCalls int
 		wantKind  llm.FinishKind
-		wantCode  string
+		wantCode  llm.Code
 	}{
 		{"success first", []llm.Finish{{Kind: llm.FinishStop}}, 2, 1, llm.FinishStop, ""},
 		{"empty then ok", []llm.Finish{fail(llm.CodeEmptyResponse), {Kind: llm.FinishStop}}, 2, 2, llm.FinishStop, ""},

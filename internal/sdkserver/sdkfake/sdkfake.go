@@ -255,7 +255,7 @@ func (f *fake) run() {
 	}
 	f.event(session.TypeAssistantMessage, session.AssistantMessage{Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockText, Text: f.text}}}})
 	f.event(session.TypeStepEnd, session.StepEnd{})
-	end := session.TurnEnd{Reason: reason, Usage: &llm.Usage{InputTokens: 3, OutputTokens: 4}}
+	end := session.TurnEnd{Reason: session.EndReason(reason), Usage: &llm.Usage{InputTokens: 3, OutputTokens: 4}}
 	switch reason {
 	case "missing":
 		f.idle("")
@@ -265,7 +265,7 @@ func (f *fake) run() {
 	case "error":
 		end.Failure = &session.Failure{Code: "SERVER", Message: "upstream said " + f.canary}
 	case "weird":
-		end.Reason = "weird-" + f.canary
+		end.Reason = session.EndReason("weird-" + f.canary)
 	}
 	f.turnEnd(end)
 	f.idle(end.Reason)
@@ -273,8 +273,8 @@ func (f *fake) run() {
 
 func (f *fake) turnEnd(end session.TurnEnd) { f.event(session.TypeTurnEnd, end) }
 
-func (f *fake) idle(reason string) {
-	f.notify(sdk.NotifySessionStatus, sdk.SessionStatusParams{SessionID: sessionID, Status: sdk.StatusIdle, MessageID: "msg-1", StopReason: reason})
+func (f *fake) idle(reason session.EndReason) {
+	f.notify(sdk.NotifySessionStatus, sdk.SessionStatusParams{SessionID: sessionID, Status: sdk.StatusIdle, MessageID: "msg-1", StopReason: string(reason)})
 }
 
 // Leftovers returns the live processes whose environment holds

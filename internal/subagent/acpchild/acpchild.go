@@ -3,7 +3,7 @@
 // as a child process and settles its prompt turn into the one result
 // contract of docs/subagents.md, with the fixed diagnostics of docs/subagents.md.
 //
-// The child runs in its own process group (internal/proc) and is torn down
+// The child runs in its own process group (proc) and is torn down
 // with the one ladder. Its permission requests are answered by the agent
 // definition's policy without a human. Everything the child says outside its
 // agent_message_chunk text — stderr, error messages, tool titles, raw input,
@@ -33,9 +33,9 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/childproc"
 	"github.com/reinsdev/reins/internal/config"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/proc"
 )
 
 // Options configure the provider.
@@ -126,7 +126,7 @@ var (
 	errStartTimeout = errors.New("acp child: start deadline passed")
 )
 
-func diag(stage, category, stop string) outcome.Diagnostic {
+func diag(stage outcome.Stage, category outcome.Category, stop outcome.StopReason) outcome.Diagnostic {
 	return outcome.Diagnostic{Provider: config.ProviderACP, Stage: stage, Category: category, StopReason: stop}
 }
 
@@ -236,7 +236,7 @@ func (p *provider) start(ctx context.Context, req subagent.Request, load sdk.Ses
 		p: p, req: req, policy: policy, proc: pr, pipes: pipes,
 		stdin:      &watchedWriter{w: pipes.Stdin},
 		stderrDone: make(chan struct{}),
-		stderrTail: &childproc.Tail{},
+		stderrTail: &proc.Tail{},
 		route:      &router{},
 		kinds:      map[sdk.ToolCallId]string{},
 		tap:        subagent.NewTap(req),
@@ -341,7 +341,7 @@ func (p *provider) environ(extra map[string]string) []string {
 
 // handshake runs initialize and session/new and returns the child's
 // session id, or the stage that failed.
-func (r *run) handshake(ctx context.Context, cwd string, load sdk.SessionId) (sdk.SessionId, string, error) {
+func (r *run) handshake(ctx context.Context, cwd string, load sdk.SessionId) (sdk.SessionId, outcome.Stage, error) {
 	init, err := r.conn.Initialize(ctx, sdk.InitializeRequest{
 		ProtocolVersion:    sdk.ProtocolVersionNumber,
 		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: false, WriteTextFile: false}, Terminal: false},
@@ -436,7 +436,7 @@ var errNoLoad = errors.New("acp child: the agent does not offer loadSession")
 // parent cancelled carries no diagnostic (the manager reports it aborted);
 // otherwise the diagnostic names the stage and a category from closed facts,
 // plus the teardown line when the rollback itself could not be confirmed.
-func (r *run) rollback(parent context.Context, stage string, cause error) error {
+func (r *run) rollback(parent context.Context, stage outcome.Stage, cause error) error {
 	category, code, sig := r.classify(stage, cause)
 	derr := r.teardown()
 	r.p.logf("acp child %s (%s): start failed at %s: %v", r.req.RunID, r.req.Agent.Name, stage, cause)
@@ -492,7 +492,7 @@ func startNotice(stderrTail, logPath string) string {
 
 // rollbackTimeout tears down a start that ran out of time: the agent's
 // timeout (aborted, as a timed-out run) or the start deadline (error).
-func (r *run) rollbackTimeout(stage string, cause error) error {
+func (r *run) rollbackTimeout(stage outcome.Stage, cause error) error {
 	derr := r.teardown()
 	r.p.logf("acp child %s (%s): start timed out at %s: %v", r.req.RunID, r.req.Agent.Name, stage, cause)
 	if derr != nil {
@@ -517,7 +517,7 @@ func teardownDiagnostic() string {
 // whether the process exited (with its status) or the transport broke, or
 // else that the child answered with an error. The error's text is never
 // read.
-func (r *run) classify(stage string, err error) (category string, code *int, sig string) {
+func (r *run) classify(stage outcome.Stage, err error) (category outcome.Category, code *int, sig string) {
 	if r.proc.Exited() || r.transportBroken() {
 		if c, s, ok := r.exitStatus(); ok {
 			return outcome.CategoryProcessExit, c, s

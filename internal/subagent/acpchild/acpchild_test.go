@@ -21,11 +21,11 @@ import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/testutil"
 	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/proc"
 	"go.uber.org/goleak"
 )
 
@@ -194,7 +194,7 @@ func TestStopReasons(t *testing.T) {
 	tests := []struct {
 		scenario string
 		env      map[string]string
-		stop     string
+		stop     outcome.StopReason
 		output   string
 		diag     string
 	}{
@@ -323,7 +323,7 @@ func TestPermissionPolicy(t *testing.T) {
 		policy     string
 		env        map[string]string
 		permission tool.Permission
-		stop       string
+		stop       outcome.StopReason
 		output     string
 		diag       string
 	}{
@@ -513,7 +513,7 @@ func TestGrandchildren(t *testing.T) {
 	tests := []struct {
 		name string
 		env  map[string]string
-		stop string
+		stop outcome.StopReason
 		diag string
 	}{
 		{"outliving a completed run", nil, outcome.StopCompleted, ""},

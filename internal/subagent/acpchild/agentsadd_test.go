@@ -13,8 +13,8 @@ import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/outcome"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/testutil"
+	"github.com/reinsdev/reins/proc"
 )
 
 // The agent file `reins agents add gemini` writes runs verbatim: Gemini CLI

@@ -12,7 +12,9 @@ import (
 // its stop reason.
 func TestEmptyAnswer(t *testing.T) {
 	for _, tc := range []struct {
-		after, stop, diag string
+		after string
+		stop  outcome.StopReason
+		diag  string
 	}{
 		{"end_turn", outcome.StopError, "Subagent failure (provider: acp; stage: prompt; category: empty-output; stop reason: error)"},
 		{"max_tokens", outcome.StopMaxTokens, ""},

@@ -128,7 +128,7 @@ func FuzzChildMessages(f *testing.F) {
 				t.Fatalf("diagnostic outside the allow-list: %q", res.Diagnostic)
 			}
 		}
-		if strings.Contains(res.Diagnostic, fuzzCanary) || strings.Contains(res.StopReason, fuzzCanary) {
+		if strings.Contains(res.Diagnostic, fuzzCanary) || strings.Contains(string(res.StopReason), fuzzCanary) {
 			t.Fatalf("the canary reached the result: %q / %q", res.Diagnostic, res.StopReason)
 		}
 		switch res.StopReason {

@@ -14,11 +14,11 @@ import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm/mock"
 	"github.com/reinsdev/reins/internal/outcome"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/testutil"
 	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/proc"
 )
 
 // The real coding agents reins runs as ACP children (README, "Which agents
@@ -42,12 +42,14 @@ type peerAgent struct {
 	// turn cancelled; qwen-code ends it at once with nothing said, which
 	// reins reports as an error of empty output), and rejectedDiag the
 	// diagnostic when it is not only the permission decision.
-	rejected, rejectedDiag string
+	rejected     outcome.StopReason
+	rejectedDiag string
 	// maxTokens is the stop reason and diagnostic the agent's own answer
 	// to a max-tokens cut settles as: Gemini CLI ends the turn end_turn
 	// with the partial text; Codex retries the incomplete response (6
 	// requests here) and then fails the prompt.
-	maxTokens, maxTokensDiag string
+	maxTokens     outcome.StopReason
+	maxTokensDiag string
 	// partial is the text the crash test expects before the kill: the
 	// mock holds its stream ChunkDelay between events, and Codex shows
 	// text only from a delta after three set-up events, so it is killed

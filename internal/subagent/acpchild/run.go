@@ -14,10 +14,10 @@ import (
 	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/proc"
 )
 
 // run is one published ACP child run.
@@ -40,7 +40,7 @@ type run struct {
 	ctx  context.Context
 
 	stderrDone chan struct{}
-	stderrTail *childproc.Tail
+	stderrTail *proc.Tail
 	// route is the run the connection's updates and requests go to: a
 	// kept child's next run takes them over (Again).
 	route *router
@@ -174,7 +174,7 @@ func (r *run) prompt() {
 	}
 	r.drain()
 	r.res = r.settle(resp, err)
-	end := session.TurnEnd{Turn: 1, Reason: r.res.StopReason}
+	end := session.TurnEnd{Turn: 1, Reason: r.res.StopReason.TurnEnd()}
 	if !r.res.Usage.IsZero() {
 		end.Usage = &r.res.Usage
 	}
@@ -216,8 +216,8 @@ func promptText(req subagent.Request) string {
 }
 
 // stopReasons maps the child's closed ACP stop reasons (docs/subagents.md).
-var stopReasons = lazy.Value[map[sdk.StopReason]string]{New: func() map[sdk.StopReason]string {
-	return map[sdk.StopReason]string{
+var stopReasons = lazy.Value[map[sdk.StopReason]outcome.StopReason]{New: func() map[sdk.StopReason]outcome.StopReason {
+	return map[sdk.StopReason]outcome.StopReason{
 		sdk.StopReasonEndTurn:         outcome.StopCompleted,
 		sdk.StopReasonMaxTokens:       outcome.StopMaxTokens,
 		sdk.StopReasonRefusal:         outcome.StopRefusal,

@@ -31,12 +31,12 @@ import (
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
 	"github.com/reinsdev/reins/internal/private"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
 	"github.com/reinsdev/reins/internal/wrap"
+	"github.com/reinsdev/reins/proc"
 )
 
 // Options configure the provider.
@@ -72,7 +72,7 @@ var (
 	errTimeout = errors.New("pi child timed out")
 )
 
-func diag(stage, category, stop string, code *int, signal string) string {
+func diag(stage outcome.Stage, category outcome.Category, stop outcome.StopReason, code *int, signal string) string {
 	return outcome.Diagnostic{
 		Provider: config.ProviderPi, Stage: stage, Category: category, StopReason: stop, ExitCode: code, Signal: signal,
 	}.String()
@@ -154,7 +154,7 @@ func (p *provider) Start(_ context.Context, req subagent.Request) (subagent.Run,
 	r.life.Go(func() {
 		defer func() {
 			s := settle(r.res, r.life.Cause())
-			end := session.TurnEnd{Turn: 1, Reason: s.StopReason}
+			end := session.TurnEnd{Turn: 1, Reason: s.StopReason.TurnEnd()}
 			if !s.Usage.IsZero() {
 				end.Usage = &s.Usage
 			}

@@ -16,9 +16,9 @@ import (
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/outcome"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/tool"
+	"github.com/reinsdev/reins/proc"
 	"go.uber.org/goleak"
 )
 
@@ -152,7 +152,7 @@ func TestEndings(t *testing.T) {
 	tests := []struct {
 		name   string
 		script string
-		stop   string
+		stop   outcome.StopReason
 		diag   string
 		output string
 	}{

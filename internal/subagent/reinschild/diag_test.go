@@ -50,7 +50,7 @@ func TestClassify(t *testing.T) {
 	code := func(n int) *int { return &n }
 	tests := []struct {
 		name  string
-		stage string
+		stage outcome.Stage
 		err   error
 		want  outcome.Diagnostic
 	}{

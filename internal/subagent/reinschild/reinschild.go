@@ -15,8 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/reinsdev/reins/internal/outcome"
-	"github.com/reinsdev/reins/internal/proc"
 	"github.com/reinsdev/reins/internal/sandbox"
+	"github.com/reinsdev/reins/proc"
 	"os"
 	"path/filepath"
 	"slices"
@@ -82,7 +82,7 @@ func (p *provider) logf(format string, args ...any) {
 var errStartTimeout = errors.New("reins subagent: start deadline passed")
 
 // diag is a reins-provider diagnostic.
-func diag(stage, category, stop string) outcome.Diagnostic {
+func diag(stage outcome.Stage, category outcome.Category, stop outcome.StopReason) outcome.Diagnostic {
 	return outcome.Diagnostic{Provider: config.ProviderReins, Stage: stage, Category: category, StopReason: stop}
 }
 
@@ -92,7 +92,7 @@ var shutdownFact = diag(outcome.StageShutdown, outcome.CategoryUnknown, outcome.
 // classify maps an error of the sdk client to a diagnostic of stage: typed
 // errors only, never their text. A transport failure carries the observed
 // exit code or signal.
-func classify(stage string, err error) outcome.Diagnostic {
+func classify(stage outcome.Stage, err error) outcome.Diagnostic {
 	d := diag(stage, outcome.CategoryUnknown, outcome.StopError)
 	var (
 		spawn     *sdk.SpawnError
@@ -167,7 +167,7 @@ func (p *provider) Start(ctx context.Context, req subagent.Request) (subagent.Ru
 			life.Abandon()
 		}
 	}()
-	timedOut := func(stage string, err error, cleanupFailed bool) (error, bool) {
+	timedOut := func(stage outcome.Stage, err error, cleanupFailed bool) (error, bool) {
 		cause := context.Cause(startCtx)
 		if ctx.Err() != nil || !(errors.Is(cause, errStartTimeout) || errors.Is(cause, agent.ErrAbortedByTimeout)) {
 			return nil, false
@@ -409,8 +409,8 @@ func (r *run) Dispose() error {
 // Turn-end reasons a reins child may report beyond docs/events.md's own: a
 // runtime that disposed of its session mid-turn.
 const (
-	reasonDisposed = "disposed"
-	byDisposed     = "disposed"
+	reasonDisposed session.EndReason = "disposed"
+	byDisposed                       = "disposed"
 )
 
 // settle turns what the child said into a Result.
@@ -464,7 +464,7 @@ func (r *run) settle() outcome.Result {
 		}
 		return res
 	}
-	fail := func(category string) outcome.Result {
+	fail := func(category outcome.Category) outcome.Result {
 		res.StopReason = outcome.StopError
 		res.Diagnostic = diag(outcome.StageSessionRun, category, outcome.StopError).String()
 		return res
@@ -481,27 +481,22 @@ func (r *run) settle() outcome.Result {
 	if end == nil {
 		return fail(outcome.CategoryMissingTerminal)
 	}
-	switch end.Reason {
-	case session.ReasonCompleted:
-		res.StopReason = outcome.StopCompleted
-	case session.ReasonMaxTokens:
-		res.StopReason = outcome.StopMaxTokens
-	case session.ReasonRefusal:
-		res.StopReason = outcome.StopRefusal
-	case session.ReasonAborted:
+	if end.Reason == reasonDisposed {
+		return fail(outcome.CategoryChildDisposed)
+	}
+	if _, known := session.ParseEndReason(string(end.Reason)); !known {
+		r.p.logf("reins subagent %s (%s): unknown child turn-end reason %q", r.req.RunID, r.req.Agent.Name, end.Reason)
+		return fail(outcome.CategoryChildUnknown)
+	}
+	switch res.StopReason = outcome.StopReasonOf(end.Reason); res.StopReason {
+	case outcome.StopAborted:
 		if end.By == byDisposed {
-			res.StopReason = outcome.StopAborted
 			res.Diagnostic = diag(outcome.StageSessionRun, outcome.CategoryChildDisposed, outcome.StopAborted).String()
 			return res
 		}
 		return aborted()
-	case session.ReasonError, session.ReasonInterrupted:
+	case outcome.StopError:
 		return fail(outcome.CategoryChildError)
-	case reasonDisposed:
-		return fail(outcome.CategoryChildDisposed)
-	default:
-		r.p.logf("reins subagent %s (%s): unknown child turn-end reason %q", r.req.RunID, r.req.Agent.Name, end.Reason)
-		return fail(outcome.CategoryChildUnknown)
 	}
 	return res
 }

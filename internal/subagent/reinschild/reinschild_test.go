@@ -111,7 +111,7 @@ func request(t *testing.T, ag *config.Agent) subagent.Request {
 // failure's diagnostic, as the manager would present it.
 type seen struct {
 	started    bool
-	stopReason string
+	stopReason outcome.StopReason
 	diagnostic string
 	output     string
 	rendered   string
@@ -160,7 +160,7 @@ func TestFailureDiagnostics(t *testing.T) {
 		name, scenario string
 		env            []string
 		started        bool
-		stop           string
+		stop           outcome.StopReason
 		diag           string
 		output         string
 	}{
@@ -340,7 +340,9 @@ func TestCancellation(t *testing.T) {
 func TestConcurrentRunsStayApart(t *testing.T) {
 	f := newFixture(t, reinschild.Options{})
 	type want struct {
-		scenario, text, stop, diag string
+		scenario, text string
+		stop           outcome.StopReason
+		diag           string
 	}
 	wants := []want{
 		{sdkfake.ScenarioCrashExit, "alpha", "error", line("session-run", "transport", "error", "exit code: 3")},

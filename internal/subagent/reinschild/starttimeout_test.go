@@ -22,7 +22,7 @@ func TestStartTimeouts(t *testing.T) {
 		agent   time.Duration
 		start   time.Duration
 		diag    string
-		stopped string
+		stopped outcome.StopReason
 	}{
 		{"agent timeout", 700 * time.Millisecond, 0, line("initialize", "timeout", "aborted"), outcome.StopAborted},
 		{"start deadline", 0, 700 * time.Millisecond, line("initialize", "timeout", "error"), outcome.StopError},

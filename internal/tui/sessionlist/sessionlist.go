@@ -53,7 +53,7 @@ func Choose(arg string, list []session.Info, max int, now time.Time) (id, say st
 // Row is in's row in the list: short id, age at now, turns, how its last
 // turn ended and its first prompt.
 func Row(in session.Info, now time.Time) string {
-	last := in.Last
+	last := string(in.Last)
 	if last == "" {
 		last = "no turn"
 	}

@@ -1,4 +1,9 @@
-package batch
+// Package batchrun is where a batch's tasks run (`reins batch`): each
+// workspace's harness and the batch session whose children the tasks
+// there are. It is the batch's composition root, above internal/harness,
+// so that internal/batch (the task file, results, resume, the progress
+// bar) builds no sessions (internal/importrules).
+package batchrun
 
 import (
 	"context"
@@ -8,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/reinsdev/reins/internal/batch"
 	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/harness"
@@ -91,7 +97,7 @@ func NewWorkspaces(o WorkspaceOptions) *Workspaces {
 // Check settles every task's workspace (its cwd made absolute) and agent
 // (defaultAgent for a task that names none) before any task runs: a bad
 // cwd, agent (AgentError) or model stops the batch at once.
-func (ws *Workspaces) Check(tasks []Task, defaultAgent string) error {
+func (ws *Workspaces) Check(tasks []batch.Task, defaultAgent string) error {
 	base := ws.o.Base
 	// Each workspace's agents, read once; its harness is closed at once.
 	checked := map[string]*config.Agents{}
@@ -134,7 +140,7 @@ func (ws *Workspaces) Check(tasks []Task, defaultAgent string) error {
 
 // Run runs task t (checked) as a child of its workspace's batch session,
 // under key (subagent.Params.Key; empty: none), and returns its result.
-func (ws *Workspaces) Run(ctx context.Context, t Task, key string) Result {
+func (ws *Workspaces) Run(ctx context.Context, t batch.Task, key string) batch.Result {
 	p, err := ws.acquire(t.Cwd)
 	defer ws.release(t.Cwd, p)
 	var r outcome.Result
@@ -150,7 +156,7 @@ func (ws *Workspaces) Run(ctx context.Context, t Task, key string) Result {
 		ws.o.Base.Logf("batch task %s: %v", t.ID, err)
 		r = outcome.Result{StopReason: outcome.StopError}
 	}
-	res := FromSubagent(t.ID, r)
+	res := batch.FromSubagent(t.ID, r)
 	if id, ok := ws.children.LoadAndDelete(taskLabel(t.ID)); ok {
 		res.SessionID = id.(string)
 	}

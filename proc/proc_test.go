@@ -20,7 +20,7 @@ import (
 // TestMain fails the package if a test leaves a process behind: every
 // process the tests start carries the mark.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.Cleanup(testutil.ExitUnlessClean(testutil.Mark("internal/proc"))))
+	goleak.VerifyTestMain(m, goleak.Cleanup(testutil.ExitUnlessClean(testutil.Mark("proc"))))
 }
 
 func TestParseStat(t *testing.T) {
