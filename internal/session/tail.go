@@ -124,10 +124,16 @@ func (t *Tail) line(body []byte) error {
 	if e.Seq != t.Next {
 		return &CorruptError{Path: t.path, Line: no, Reason: fmt.Sprintf("seq %d where %d was expected (gap)", e.Seq, t.Next)}
 	}
+	if t.SkipChunks && e.Type == TypeAssistantChunk {
+		t.lineNo = no
+		t.Next++
+		return nil // dropped undecoded
+	}
+	if err := e.decodePayload(); err != nil {
+		return &CorruptError{Path: t.path, Line: no, Reason: err.Error(), Err: err}
+	}
 	t.lineNo = no
 	t.Next++
-	if !(t.SkipChunks && e.Type == TypeAssistantChunk) {
-		t.Events = append(t.Events, e)
-	}
+	t.Events = append(t.Events, e)
 	return nil
 }

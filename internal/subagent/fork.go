@@ -1,9 +1,9 @@
 package subagent
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/session"
@@ -56,11 +56,11 @@ func Conversation(events []session.Event) ([]session.Event, error) {
 		return nil, err
 	}
 	for _, c := range session.DanglingCalls(history) {
-		d, err := json.Marshal(session.ToolResult{CallID: c.ID, Content: forkNote})
+		e, err := session.MakeEvent(session.TypeToolResult, 0, time.Time{}, session.ToolResult{CallID: c.ID, Content: forkNote})
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, session.Event{Type: session.TypeToolResult, Data: d})
+		out = append(out, e)
 	}
 	return out, nil
 }

@@ -109,6 +109,9 @@ func (f *forwarder) notify(method string, params json.RawMessage) {
 		}
 		f.mu.Unlock()
 		f.charge(p.SessionID, p.Event)
-		f.tap.Forward(p.SessionID, parent, depth, session.Event{Type: p.Event.Type, Seq: p.Event.Seq, Time: p.Event.Time, Data: p.Event.Data})
+		// An event whose data is not its type's is passed on as an
+		// unknown one is: its data as it came, no payload.
+		e, _ := session.NewEvent(p.Event.Type, p.Event.Seq, p.Event.Time, p.Event.Data)
+		f.tap.Forward(p.SessionID, parent, depth, e)
 	}
 }
