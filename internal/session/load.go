@@ -121,7 +121,13 @@ func Read(r io.Reader) (*Loaded, error) {
 			continue
 		}
 		var e Event
-		if err := json.Unmarshal(body, &e); err != nil || e.Type == "" {
+		jerr := json.Unmarshal(body, &e)
+		if pe := (*PayloadError)(nil); errors.As(jerr, &pe) {
+			// A whole event whose data is not its type's: damage, not a
+			// crash's cut (which leaves no whole event), so not repaired.
+			return nil, &CorruptError{Line: lineNo, Reason: pe.Error(), Err: pe}
+		}
+		if jerr != nil || e.Type == "" {
 			if !complete {
 				// A crash mid-write: the tail that never got its newline.
 				ld.Repair.DroppedBytes = int64(len(line))
@@ -131,11 +137,6 @@ func Read(r io.Reader) (*Loaded, error) {
 		}
 		if want := int64(len(ld.Events)); e.Seq != want {
 			return nil, &CorruptError{Line: lineNo, Reason: fmt.Sprintf("seq %d where %d was expected (gap)", e.Seq, want)}
-		}
-		if err := e.decodePayload(); err != nil {
-			// A whole event whose data is not its type's: damage, not a
-			// crash's cut (which leaves no whole event), so not repaired.
-			return nil, &CorruptError{Line: lineNo, Reason: err.Error(), Err: err}
 		}
 		offset += int64(len(line))
 		ld.Events = append(ld.Events, e)

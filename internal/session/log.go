@@ -313,11 +313,8 @@ func Reopen(path string, opts Options) (*Log, *Loaded, error) {
 	}
 	last := -1
 	for _, e := range ld.Events {
-		if e.Type == TypeTurnStart {
-			var ts TurnStart
-			if e.Decode(&ts) == nil && ts.Turn > last {
-				last = ts.Turn
-			}
+		if ts, ok := e.Payload.(TurnStart); ok && ts.Turn > last {
+			last = ts.Turn
 		}
 	}
 	key, err := keyOf(f)

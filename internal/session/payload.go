@@ -145,6 +145,20 @@ func (e *Event) decodePayload() error {
 // without the payload its type has.
 var errNoPayload = errors.New("no payload")
 
+// UnmarshalJSON reads an event and decodes its payload, so an event that
+// crosses a wire as JSON (an engine's seed and history, a child's stream)
+// arrives as a read one does. A known type's data that does not decode as
+// its payload is a *PayloadError.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	type plain Event // the fields without this method
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*e = Event(p)
+	return e.decodePayload()
+}
+
 // NewEvent is an event received whole from elsewhere (a child's stream, a
 // peer's notification) with its payload decoded; its error is a
 // *PayloadError.

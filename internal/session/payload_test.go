@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -147,5 +148,24 @@ func TestLivePayload(t *testing.T) {
 				t.Fatalf("read back %#v, %v; live %#v", read.Payload, err, got)
 			}
 		})
+	}
+}
+
+// TestEventUnmarshalJSON: an event that crosses a wire as JSON (an engine's
+// seed, a child's stream) arrives with its payload, and one whose data is
+// not its type's is refused with a *PayloadError naming it.
+func TestEventUnmarshalJSON(t *testing.T) {
+	var evs []Event
+	err := json.Unmarshal([]byte(`[{"type":"tool/call","seq":4,"time":"2026-12-01T10:00:00Z","data":{"callId":"c","name":"read"}},{"type":"x/new","seq":5,"time":"2026-12-01T10:00:00Z","data":[1]}]`), &evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if evs[0].Payload != (ToolCall{CallID: "c", Name: "read"}) || evs[1].Payload != nil || string(evs[1].Data) != "[1]" {
+		t.Errorf("events %+v", evs)
+	}
+	var e Event
+	var pe *PayloadError
+	if err := json.Unmarshal([]byte(`{"type":"tool/call","seq":9,"data":{"callId":7}}`), &e); !errors.As(err, &pe) || pe.Seq != 9 || pe.Type != TypeToolCall {
+		t.Errorf("Unmarshal: %v, want a *PayloadError for seq 9", err)
 	}
 }

@@ -118,22 +118,20 @@ func (t *Tail) line(body []byte) error {
 		return nil
 	}
 	var e Event
-	if err := json.Unmarshal(body, &e); err != nil || e.Type == "" {
+	err := json.Unmarshal(body, &e)
+	if pe := (*PayloadError)(nil); errors.As(err, &pe) {
+		return &CorruptError{Path: t.path, Line: no, Reason: pe.Error(), Err: pe}
+	}
+	if err != nil || e.Type == "" {
 		return &CorruptError{Path: t.path, Line: no, Reason: "line is not an event"}
 	}
 	if e.Seq != t.Next {
 		return &CorruptError{Path: t.path, Line: no, Reason: fmt.Sprintf("seq %d where %d was expected (gap)", e.Seq, t.Next)}
 	}
-	if t.SkipChunks && e.Type == TypeAssistantChunk {
-		t.lineNo = no
-		t.Next++
-		return nil // dropped undecoded
-	}
-	if err := e.decodePayload(); err != nil {
-		return &CorruptError{Path: t.path, Line: no, Reason: err.Error(), Err: err}
-	}
 	t.lineNo = no
 	t.Next++
-	t.Events = append(t.Events, e)
+	if !(t.SkipChunks && e.Type == TypeAssistantChunk) {
+		t.Events = append(t.Events, e)
+	}
 	return nil
 }

@@ -44,10 +44,10 @@ func (m *Manager) forkEvents(ag *config.Agent) ([]session.Event, error) {
 func Conversation(events []session.Event) ([]session.Event, error) {
 	var out []session.Event
 	for _, e := range events {
-		switch e.Type {
+		switch e.Payload.(type) {
 		// context/compacted too: the fork's history is the parent's, the
 		// summary and not what it replaced (session.Log.AppendCopy).
-		case session.TypeUserMessage, session.TypeAssistantMessage, session.TypeToolResult, session.TypeContextCompacted:
+		case session.UserMessage, session.AssistantMessage, session.ToolResult, session.ContextCompacted:
 			out = append(out, e)
 		}
 	}

@@ -2,7 +2,6 @@ package temporal
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -105,11 +104,7 @@ func (r *Runner) run(ctx context.Context, t Task) (Outcome, error) {
 		Model: m, MaxSteps: t.MaxSteps, MaxTokens: t.MaxTokens, Permission: perm, Tools: t.Tools, Budget: bud,
 		Parent: t.ParentSession, Depth: t.Depth - 1, Agent: "worker",
 		Observe: func(_ session.Header, e session.Event) {
-			if e.Type != session.TypeSubagentStart {
-				return
-			}
-			var st session.SubagentStart
-			if json.Unmarshal(e.Data, &st) == nil && st.ChildSession != "" {
+			if st, ok := e.Payload.(session.SubagentStart); ok && st.ChildSession != "" {
 				childMu.Lock()
 				if child == "" {
 					child = st.ChildSession
