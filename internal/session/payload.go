@@ -152,10 +152,11 @@ var errNoPayload = errors.New("no payload")
 func (e *Event) UnmarshalJSON(b []byte) error {
 	type plain Event // the fields without this method
 	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+	err := json.Unmarshal(b, &p)
+	*e = Event(p) // as far as it went, as encoding/json leaves a value
+	if err != nil {
 		return err
 	}
-	*e = Event(p)
 	return e.decodePayload()
 }
 
