@@ -63,7 +63,7 @@ func register[T any](typ string) struct{} {
 		live: func(v any) (any, bool) {
 			switch x := v.(type) {
 			case T:
-				return x, true
+				return v, true // v itself: boxing x again would allocate
 			case *T:
 				if x != nil {
 					return *x, true
