@@ -120,8 +120,7 @@ func Read(r io.Reader) (*Loaded, error) {
 			offset += int64(len(line))
 			continue
 		}
-		var e Event
-		jerr := json.Unmarshal(body, &e)
+		e, jerr := readEvent(body)
 		if pe := (*PayloadError)(nil); errors.As(jerr, &pe) {
 			// A whole event whose data is not its type's: damage, not a
 			// crash's cut (which leaves no whole event), so not repaired.

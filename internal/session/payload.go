@@ -150,14 +150,29 @@ var errNoPayload = errors.New("no payload")
 // arrives as a read one does. A known type's data that does not decode as
 // its payload is a *PayloadError.
 func (e *Event) UnmarshalJSON(b []byte) error {
-	type plain Event // the fields without this method
-	var p plain
+	var p plainEvent
 	err := json.Unmarshal(b, &p)
 	*e = Event(p) // as far as it went, as encoding/json leaves a value
 	if err != nil {
 		return err
 	}
 	return e.decodePayload()
+}
+
+// plainEvent is Event without its UnmarshalJSON: the log's readers decode
+// a line into it and then the payload, which spares encoding/json a scan of
+// the line before it calls the method.
+type plainEvent Event
+
+// readEvent decodes one log line: a *PayloadError when the line is an
+// event whose data does not decode as its type's payload.
+func readEvent(line []byte) (Event, error) {
+	var p plainEvent
+	if err := json.Unmarshal(line, &p); err != nil {
+		return Event(p), err
+	}
+	e := Event(p)
+	return e, e.decodePayload()
 }
 
 // NewEvent is an event received whole from elsewhere (a child's stream, a

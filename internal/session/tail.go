@@ -117,8 +117,7 @@ func (t *Tail) line(body []byte) error {
 		t.Header, t.lineNo = h, no
 		return nil
 	}
-	var e Event
-	err := json.Unmarshal(body, &e)
+	e, err := readEvent(body)
 	if pe := (*PayloadError)(nil); errors.As(err, &pe) {
 		return &CorruptError{Path: t.path, Line: no, Reason: pe.Error(), Err: pe}
 	}
