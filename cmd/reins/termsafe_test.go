@@ -87,8 +87,11 @@ func TestProgressEscapesControls(t *testing.T) {
 		{session.TypeToolCall, session.ToolCall{Name: "read" + hostile}},
 		{session.TypeSubagentStart, session.SubagentStart{Label: hostile, Agent: hostile}},
 	} {
-		raw, _ := json.Marshal(ev.data)
-		p.Event(session.Event{Type: ev.typ, Data: raw})
+		e, err := session.MakeEvent(ev.typ, 0, time.Time{}, ev.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Event(e)
 	}
 	// Our own dim/reset codes are the only escapes left.
 	out := strings.NewReplacer("\x1b[2m", "", "\x1b[0m", "").Replace(buf.String())

@@ -66,17 +66,11 @@ func newACPSession(srv *server, h *harness.Harness) *acpSession {
 func (a *acpSession) observe(_ session.Header, e session.Event) {
 	a.qmu.Lock()
 	a.queue = append(a.queue, e)
-	switch e.Type {
-	case session.TypeToolCall:
-		var d session.ToolCall
-		if e.Decode(&d) == nil {
-			a.pending = append(a.pending, &pendingCall{id: d.CallID, name: d.Name, args: normArgs(d.Arguments)})
-		}
-	case session.TypeToolResult:
-		var d session.ToolResult
-		if e.Decode(&d) == nil {
-			a.pending = slices.DeleteFunc(a.pending, func(c *pendingCall) bool { return c.id == d.CallID })
-		}
+	switch d := e.Payload.(type) {
+	case session.ToolCall:
+		a.pending = append(a.pending, &pendingCall{id: d.CallID, name: d.Name, args: normArgs(d.Arguments)})
+	case session.ToolResult:
+		a.pending = slices.DeleteFunc(a.pending, func(c *pendingCall) bool { return c.id == d.CallID })
 	}
 	a.qmu.Unlock()
 	select {

@@ -280,13 +280,12 @@ const compactedNotice = "[Context compacted: the model now sees a summary of the
 
 // updates translates one event.
 func (t *translator) updates(e session.Event) []sdk.SessionUpdate {
-	switch e.Type {
-	case session.TypeAssistantChunk:
+	switch d := e.Payload.(type) {
+	case session.AssistantChunk:
 		if !t.live {
 			return nil
 		}
-		var d session.AssistantChunk
-		if e.Decode(&d) != nil || d.Chunk.Delta == "" {
+		if d.Chunk.Delta == "" {
 			return nil
 		}
 		switch d.Chunk.Type {
@@ -295,12 +294,8 @@ func (t *translator) updates(e session.Event) []sdk.SessionUpdate {
 		case llm.ChunkReasoningDelta:
 			return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(d.Chunk.Delta)}
 		}
-	case session.TypeAssistantMessage:
+	case session.AssistantMessage:
 		if t.live {
-			return nil
-		}
-		var d session.AssistantMessage
-		if e.Decode(&d) != nil {
 			return nil
 		}
 		var out []sdk.SessionUpdate
@@ -313,46 +308,30 @@ func (t *translator) updates(e session.Event) []sdk.SessionUpdate {
 			}
 		}
 		return out
-	case session.TypeUserMessage:
+	case session.UserMessage:
 		if t.live { // the editor shows its own prompt
-			return nil
-		}
-		var d session.UserMessage
-		if e.Decode(&d) != nil {
 			return nil
 		}
 		if s := d.Message.Text(); s != "" {
 			return []sdk.SessionUpdate{sdk.UpdateUserMessageText(s)}
 		}
-	case session.TypeToolCall:
-		var d session.ToolCall
-		if e.Decode(&d) != nil {
-			return nil
-		}
+	case session.ToolCall:
 		c := describe(t.workspace, d.CallID, d.Name, d.Arguments, t.live)
 		t.calls[d.CallID] = c
 		return []sdk.SessionUpdate{c.start()}
-	case session.TypeToolResult:
-		var d session.ToolResult
-		if e.Decode(&d) != nil {
-			return nil
-		}
+	case session.ToolResult:
 		c := t.calls[d.CallID]
 		if c == nil { // a dangling call answered after a crash
 			c = &toolCall{id: d.CallID}
 		}
 		delete(t.calls, d.CallID)
 		return []sdk.SessionUpdate{finish(c, d.Content, d.IsError)}
-	case session.TypeContextCompacted:
+	case session.ContextCompacted:
 		// The editor shows the whole conversation, replayed or live; the
 		// notice says that the model sees a summary of its older part
 		// from here on.
 		return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText(compactedNotice)}
-	case session.TypeSubagentStart:
-		var d session.SubagentStart
-		if e.Decode(&d) != nil {
-			return nil
-		}
+	case session.SubagentStart:
 		title := "Subagent " + d.Agent
 		if d.Label != "" {
 			title += ": " + oneLine(d.Label, 60)
@@ -378,20 +357,15 @@ func (t *translator) updates(e session.Event) []sdk.SessionUpdate {
 			ToolCallId: sdk.ToolCallId(runCallID(d.RunID)), Title: title, Kind: sdk.ToolKindThink,
 			Status: sdk.ToolCallStatusInProgress, RawInput: raw,
 		}}}
-	case session.TypeSubagentEnd:
-		var d session.SubagentEnd
-		if e.Decode(&d) != nil {
-			return nil
-		}
+	case session.SubagentEnd:
 		res := outcome.Result{StopReason: outcome.StopReason(d.StopReason), Diagnostic: d.Diagnostic}
 		if d.LastAssistantMessage != nil {
 			res.Output = d.LastAssistantMessage.Content
 		}
 		r := subagent.Render(res)
 		return []sdk.SessionUpdate{finish(&toolCall{id: runCallID(d.RunID)}, r.Content, r.IsError)}
-	case session.TypeLLMRetry:
-		var d session.LLMRetry
-		if e.Decode(&d) != nil || !t.live {
+	case session.LLMRetry:
+		if !t.live {
 			return nil
 		}
 		return []sdk.SessionUpdate{sdk.UpdateAgentThoughtText("\n[model request failed (" + failureCode(d.Failure.Code) +

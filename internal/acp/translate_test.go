@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinsdev/reins/internal/agent"
@@ -83,7 +84,11 @@ func mkEvent(t *testing.T, typ string, data any) session.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return session.Event{Type: typ, Data: b}
+	e, err := session.NewEvent(typ, 0, time.Time{}, b)
+	if err != nil {
+		panic(err)
+	}
+	return e
 }
 
 func TestTranslateSubagentRun(t *testing.T) {

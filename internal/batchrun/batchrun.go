@@ -7,7 +7,6 @@ package batchrun
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -297,11 +296,8 @@ func taskLabel(id string) string { return "batch task " + id }
 
 // observe notes each task's child session as it starts.
 func (ws *Workspaces) observe(_ session.Header, e session.Event) {
-	if e.Type != session.TypeSubagentStart {
-		return
-	}
-	var st session.SubagentStart
-	if json.Unmarshal(e.Data, &st) != nil {
+	st, ok := e.Payload.(session.SubagentStart)
+	if !ok {
 		return
 	}
 	if st.ChildSession != "" {

@@ -107,18 +107,12 @@ func narrate(w io.Writer, e session.Event) {
 	say := func(format string, args ...any) {
 		fmt.Fprint(w, termsafe.Escape(fmt.Sprintf(format, args...)))
 	}
-	switch e.Type {
-	case session.TypeStepStart:
-		var d session.StepStart
-		e.Decode(&d)
+	switch d := e.Payload.(type) {
+	case session.StepStart:
 		say("step %d\n", d.Step+1)
-	case session.TypeLLMRetry:
-		var d session.LLMRetry
-		e.Decode(&d)
+	case session.LLMRetry:
 		say("  the model answered with nothing (%s): retry %d/%d in %d ms\n", d.Failure.Code, d.Retry, d.MaxRetries, d.DelayMs)
-	case session.TypeAssistantMessage:
-		var d session.AssistantMessage
-		e.Decode(&d)
+	case session.AssistantMessage:
 		for _, b := range d.Message.Content {
 			switch b.Type {
 			case llm.BlockReasoning:
@@ -127,13 +121,9 @@ func narrate(w io.Writer, e session.Event) {
 				say("  assistant: %s\n", b.Text)
 			}
 		}
-	case session.TypeToolCall:
-		var d session.ToolCall
-		e.Decode(&d)
+	case session.ToolCall:
 		say("  tool call: %s %s\n", d.Name, d.Arguments)
-	case session.TypeToolResult:
-		var d session.ToolResult
-		e.Decode(&d)
+	case session.ToolResult:
 		if d.IsError || strings.HasPrefix(d.CallID, "call_summary") || strings.HasPrefix(d.CallID, "call_continue") || strings.HasPrefix(d.CallID, "call_job") {
 			say("  tool result for %s:\n", d.CallID)
 			for _, l := range strings.Split(d.Content, "\n") {
@@ -142,21 +132,15 @@ func narrate(w io.Writer, e session.Event) {
 		} else {
 			say("  tool result for %s: %d bytes\n", d.CallID, len(d.Content))
 		}
-	case session.TypeUserMessage:
-		var d session.UserMessage
-		e.Decode(&d)
+	case session.UserMessage:
 		if t := d.Message.Text(); strings.HasPrefix(t, "background job") {
 			say("  notice: %s\n", strings.ReplaceAll(t, "\n", "\n          "))
 		}
-	case session.TypeTurnStart:
-		var d session.TurnStart
-		e.Decode(&d)
+	case session.TurnStart:
 		if d.Turn > 0 {
 			say("turn %d (woken by a background job)\n", d.Turn+1)
 		}
-	case session.TypeSubagentStart:
-		var d session.SubagentStart
-		e.Decode(&d)
+	case session.SubagentStart:
 		mode := ""
 		if d.Background {
 			mode = " as background job"
@@ -166,9 +150,7 @@ func narrate(w io.Writer, e session.Event) {
 			break
 		}
 		say("  delegating %q to subagent %s%s (child session %s)\n", d.Label, d.Agent, mode, d.ChildSession)
-	case session.TypeSubagentEnd:
-		var d session.SubagentEnd
-		e.Decode(&d)
+	case session.SubagentEnd:
 		if d.Continues != "" {
 			say("  continuation %s of %s finished: %s\n", d.RunID, d.Continues, d.StopReason)
 			break

@@ -204,23 +204,18 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 	// turn it ran; each continuation is a line that names it.
 	continued := map[string]int{}
 	for _, e := range ld.Events {
-		var d session.SubagentStart
-		if e.Type == session.TypeSubagentStart && e.Decode(&d) == nil && d.Continues != "" {
+		if d, ok := e.Payload.(session.SubagentStart); ok && d.Continues != "" {
 			continued[d.Continues]++
 		}
 	}
 	tally := session.TallyOf(ld.Events)
 	turn := -1 // the tally's index of the turn being rendered
 	for _, e := range ld.Events {
-		switch e.Type {
-		case session.TypeTurnStart:
-			var d session.TurnStart
-			e.Decode(&d)
+		switch d := e.Payload.(type) {
+		case session.TurnStart:
 			turn++
 			r.line(depth, "turn %d%s", d.Turn, traceText(d.TraceID))
-		case session.TypeTurnEnd:
-			var d session.TurnEnd
-			e.Decode(&d)
+		case session.TurnEnd:
 			s := "└ " + string(d.Reason)
 			if d.By != "" {
 				s += " by " + d.By
@@ -234,41 +229,27 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 				s += "  " + UsageText(*d.Usage)
 			}
 			r.line(depth, "%s", s)
-		case session.TypeStepStart:
-			var d session.StepStart
-			e.Decode(&d)
+		case session.StepStart:
 			r.line(depth+1, "step %d", d.Step+1)
-		case session.TypeUserMessage:
-			var d session.UserMessage
-			e.Decode(&d)
+		case session.UserMessage:
 			who := "user"
 			if d.Notice != "" { // reins's own message to the model
 				who = "notice"
 			}
 			r.line(depth+1, "%s: %s", who, termsafe.Clip(d.Message.Text(), 200))
-		case session.TypeAssistantMessage:
-			var d session.AssistantMessage
-			e.Decode(&d)
+		case session.AssistantMessage:
 			r.assistant(depth+2, d)
-		case session.TypeToolCall:
-			var d session.ToolCall
-			e.Decode(&d)
+		case session.ToolCall:
 			r.line(depth+2, "→ %s %s", d.Name, termsafe.Clip(d.Arguments, 120))
-		case session.TypeToolResult:
-			var d session.ToolResult
-			e.Decode(&d)
+		case session.ToolResult:
 			mark := "✓"
 			if d.IsError {
 				mark = "✗"
 			}
 			r.line(depth+2, "%s %s", mark, termsafe.Clip(d.Content, 160))
-		case session.TypeLLMRetry:
-			var d session.LLMRetry
-			e.Decode(&d)
+		case session.LLMRetry:
 			r.line(depth+2, "⟳ retry %d/%d after %s, waiting %d ms", d.Retry, d.MaxRetries, d.Failure.Code, d.DelayMs)
-		case session.TypeSubagentStart:
-			var d session.SubagentStart
-			e.Decode(&d)
+		case session.SubagentStart:
 			bg := ""
 			if d.Background {
 				bg = " (background)"
@@ -287,9 +268,7 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 			} else if d.ChildSession != "" {
 				r.line(depth+3, "child session %s: %v", d.ChildSession, err)
 			}
-		case session.TypeSubagentEnd:
-			var d session.SubagentEnd
-			e.Decode(&d)
+		case session.SubagentEnd:
 			s := "⇠ subagent " + d.StopReason
 			if d.Continues != "" {
 				s = "⇠ continuation of " + d.Continues + " " + d.StopReason
@@ -304,9 +283,7 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 				s += "  " + d.Diagnostic
 			}
 			r.line(depth+2, "%s", s)
-		case session.TypeHookRun:
-			var d session.HookRun
-			e.Decode(&d)
+		case session.HookRun:
 			s := fmt.Sprintf("⚑ hook %s %s: %s (exit %d, %d ms", d.Event, d.Tool, termsafe.Clip(d.Command, 80), d.Exit, d.DurationMs)
 			if d.Decision != "" {
 				s += ", " + d.Decision
@@ -317,13 +294,9 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 					r.line(depth+3, "→ %s", termsafe.Clip(t, 200))
 				}
 			}
-		case session.TypeJobNotice:
-			var d session.JobNotice
-			e.Decode(&d)
+		case session.JobNotice:
 			r.line(depth+2, "job %s %s", d.JobID, d.Status)
-		case session.TypeContextCompacted:
-			var d session.ContextCompacted
-			e.Decode(&d)
+		case session.ContextCompacted:
 			s := fmt.Sprintf("⇲ context compacted (%s): events %d–%d replaced by a summary", d.Reason, d.Replaces.FromSeq, d.Replaces.ToSeq)
 			if d.Usage != nil {
 				s += "  " + UsageText(*d.Usage)

@@ -14,9 +14,9 @@ import (
 func TestLogPrintsTraceID(t *testing.T) {
 	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
 	ld := &session.Loaded{Header: session.Header{ID: "s1"}, Events: []session.Event{
-		{Type: session.TypeTurnStart, Seq: 0, Data: []byte(`{"turn":1,"traceId":"` + id + `"}`)},
-		{Type: session.TypeTurnEnd, Seq: 1, Data: []byte(`{"turn":1,"reason":"completed"}`)},
-		{Type: session.TypeTurnStart, Seq: 2, Data: []byte(`{"turn":2}`)},
+		{Type: session.TypeTurnStart, Seq: 0, Data: []byte(`{"turn":1,"traceId":"` + id + `"}`), Payload: session.TurnStart{Turn: 1, TraceID: id}},
+		{Type: session.TypeTurnEnd, Seq: 1, Data: []byte(`{"turn":1,"reason":"completed"}`), Payload: session.TurnEnd{Turn: 1, Reason: session.ReasonCompleted}},
+		{Type: session.TypeTurnStart, Seq: 2, Data: []byte(`{"turn":2}`), Payload: session.TurnStart{Turn: 2}},
 	}}
 	var b bytes.Buffer
 	(&renderer{w: &b, root: t.TempDir()}).session(ld, 0)

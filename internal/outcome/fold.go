@@ -1,9 +1,7 @@
 package outcome
 
 import (
-	"bytes"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/session"
@@ -37,78 +35,28 @@ type Fold struct {
 	attempt   []byte      // streamed text of the attempt in progress
 }
 
-// Push folds one session event.
+// Push folds one session event, by its payload (session.Event.Payload):
+// a live event's is the writer's value, a read one's its decoded data, and
+// both say the same, so the fold of a live run and of its log agree.
 func (f *Fold) Push(e session.Event) {
-	switch e.Type {
-	case session.TypeAssistantMessage:
-		// The live event's value when it says what the data says (its
-		// texts valid UTF-8), so the fold of a live run and of its log
-		// agree; copied, as the writer keeps the message.
-		d, ok := e.Value.(session.AssistantMessage)
-		if ok && validText(d.Message) {
-			d.Message.Content = slices.Clone(d.Message.Content)
-		} else if d = (session.AssistantMessage{}); e.Decode(&d) != nil {
-			return
-		}
+	switch d := e.Payload.(type) {
+	case session.AssistantMessage:
 		if d.Interrupted {
 			f.PushPartial(d.Message)
 			return
 		}
+		// Copied: a live payload is the writer's, which keeps the message.
+		d.Message.Content = slices.Clone(d.Message.Content)
 		f.PushMessage(d.Message)
-	case session.TypeAssistantChunk:
-		// A live event's value says what its data says when its delta is
-		// valid UTF-8: no decoding.
-		if d, ok := e.Value.(session.AssistantChunk); ok && utf8.ValidString(d.Chunk.Delta) {
-			if d.Chunk.Type == llm.ChunkTextDelta {
-				f.attempt = append(f.attempt, d.Chunk.Delta...)
-			}
-			return
-		}
-		// Only text deltas count, and encoding/json decides what the data
-		// says (any whitespace, key order, key case or escapes the
-		// protocol allows). The fast path is exactly equivalent: a JSON
-		// string without a backslash is its bytes, so a type that decodes
-		// to "text-delta" leaves those bytes in the data unless something
-		// is escaped. Most chunks (reasoning, tool-call arguments, block
-		// starts and ends) have neither and skip the decode.
-		if !bytes.Contains(e.Data, textDelta) && bytes.IndexByte(e.Data, '\\') < 0 {
-			return
-		}
-		var d struct {
-			Chunk struct {
-				Type  llm.ChunkType `json:"type"`
-				Delta string        `json:"delta"`
-			} `json:"chunk"`
-		}
-		if e.Decode(&d) != nil {
-			return
-		}
+	case session.AssistantChunk:
 		if d.Chunk.Type == llm.ChunkTextDelta {
 			f.attempt = append(f.attempt, d.Chunk.Delta...)
 		}
-	case session.TypeLLMRetry:
+	case session.LLMRetry:
 		f.attempt = f.attempt[:0]
-	case session.TypeStepEnd, session.TypeTurnEnd:
+	case session.StepEnd, session.TurnEnd:
 		f.commit()
 	}
-}
-
-var textDelta = []byte(llm.ChunkTextDelta)
-
-// validText reports whether every string of m's blocks the fold may keep
-// is valid UTF-8, so that encoding and decoding it gives it back.
-func validText(m llm.Message) bool {
-	for _, b := range m.Content {
-		for _, s := range [...]string{b.Text, b.Signature, b.ID, b.Name, b.Arguments, b.CallID, b.Content, string(b.Type)} {
-			if !utf8.ValidString(s) {
-				return false
-			}
-		}
-		if b.Image != nil && !utf8.ValidString(b.Image.MediaType) {
-			return false
-		}
-	}
-	return true
 }
 
 // PushMessage folds one assistant message.

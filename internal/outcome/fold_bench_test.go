@@ -21,7 +21,11 @@ func foldEvents(tb testing.TB) []session.Event {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		evs = append(evs, session.Event{Type: typ, Seq: int64(len(evs)), Time: time.Unix(1, 0), Data: raw})
+		e, err := session.NewEvent(typ, int64(len(evs)), time.Unix(1, 0), raw)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		evs = append(evs, e)
 	}
 	chunk := func(s int, c llm.Chunk) { add(session.TypeAssistantChunk, session.AssistantChunk{Step: s, Chunk: c}) }
 	add(session.TypeTurnStart, session.TurnStart{})

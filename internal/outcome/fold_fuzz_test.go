@@ -23,7 +23,11 @@ func TestFoldDecodesAnyValidTextDelta(t *testing.T) {
 		`{"chunk":{"type":"text\u002ddelta","delta":"partial sdk"}}`,
 		`{"chunk":{"\u0074ype":"text-delta","delta":"partial sdk"}}`,
 	} {
-		got := FinalOutput([]session.Event{{Type: session.TypeAssistantChunk, Data: json.RawMessage(data)}})
+		e, ok := readEvent(session.TypeAssistantChunk, []byte(data))
+		if !ok {
+			t.Fatalf("%s does not decode", data)
+		}
+		got := FinalOutput([]session.Event{e})
 		if llm.BlocksText(got) != "partial sdk" {
 			t.Errorf("%s: output %q, want %q", data, llm.BlocksText(got), "partial sdk")
 		}
@@ -84,7 +88,11 @@ func FuzzFoldChunk(f *testing.F) {
 	f.Fuzz(func(t *testing.T, typ, delta string, ws byte, swap, escape bool, raw []byte) {
 		for _, data := range [][]byte{chunkJSON(typ, delta, ws, swap, escape), raw} {
 			want, ok := referenceDelta(data)
-			got := llm.BlocksText(FinalOutput([]session.Event{{Type: session.TypeAssistantChunk, Data: data}}))
+			e, decodes := readEvent(session.TypeAssistantChunk, data)
+			if !decodes {
+				continue // a corrupt event: the reader refuses it, no fold sees it
+			}
+			got := llm.BlocksText(FinalOutput([]session.Event{e}))
 			if !ok {
 				want = ""
 			}

@@ -1,7 +1,6 @@
 package outcome
 
 import (
-	"encoding/json"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -12,21 +11,49 @@ import (
 	"github.com/reinsdev/reins/internal/session"
 )
 
-// TestFoldLiveMatchesLog: a live event's value (session.Event.Value) folds
-// to what its data folds to, hostile strings included, and the fold keeps
-// its own copy of what it selected.
+// appended appends data to l and returns the event as the log's observers
+// get it (live: the writer's value as payload where it says what the data
+// says) and as a reader of the log gets it (the data decoded); ok is false
+// when Append refuses data (a NaN cost).
+func appended(t *testing.T, l *session.Log, typ string, data any) (live, read session.Event, ok bool) {
+	t.Helper()
+	live, err := l.Append(typ, data)
+	if err != nil {
+		return live, read, false
+	}
+	read, err = session.NewEvent(typ, live.Seq, live.Time, live.Data)
+	if err != nil {
+		t.Fatalf("seq %d does not read back: %v", live.Seq, err)
+	}
+	return live, read, true
+}
+
+func testLog(t *testing.T) *session.Log {
+	t.Helper()
+	l, err := session.Create(t.TempDir(), session.Header{ID: "s"}, session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// TestFoldLiveMatchesLog: a live event's payload (the writer's value)
+// folds to what its data folds to, hostile strings included, and the fold
+// keeps its own copy of what it selected.
 func TestFoldLiveMatchesLog(t *testing.T) {
+	l := testLog(t)
 	r := rand.New(rand.NewPCG(7, 7))
 	for i := range 3000 {
 		var d session.AssistantMessage
 		jsonwtest.Fill(reflect.ValueOf(&d).Elem(), r)
-		data, err := json.Marshal(d)
-		if err != nil {
+		le, re, ok := appended(t, l, session.TypeAssistantMessage, d)
+		if !ok {
 			continue // a NaN cost: Append refuses it before any observer
 		}
 		var live, log Fold
-		live.Push(session.Event{Type: session.TypeAssistantMessage, Data: data, Value: d})
-		log.Push(session.Event{Type: session.TypeAssistantMessage, Data: data})
+		live.Push(le)
+		log.Push(re)
 		want := log.Collect()
 		if len(d.Message.Content) > 0 {
 			d.Message.Content[0].Text = "changed by the writer afterwards"
@@ -37,9 +64,9 @@ func TestFoldLiveMatchesLog(t *testing.T) {
 	}
 	// The invalid UTF-8 case on its own, so it cannot go untested.
 	d := session.AssistantMessage{Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{{Type: llm.BlockText, Text: "bad \xff"}}}}
-	data, _ := json.Marshal(d)
+	le, _, _ := appended(t, l, session.TypeAssistantMessage, d)
 	var f Fold
-	f.Push(session.Event{Type: session.TypeAssistantMessage, Data: data, Value: d})
+	f.Push(le)
 	if got := f.Collect(); len(got) != 1 || got[0].Text != "bad \ufffd" {
 		t.Errorf("fold of invalid UTF-8 = %+v, want the log's U+FFFD", got)
 	}
@@ -48,6 +75,7 @@ func TestFoldLiveMatchesLog(t *testing.T) {
 // TestFoldLiveChunksMatchLog: streamed chunks fold live as from the log,
 // hostile deltas and chunk types included.
 func TestFoldLiveChunksMatchLog(t *testing.T) {
+	l := testLog(t)
 	r := rand.New(rand.NewPCG(9, 9))
 	types := []llm.ChunkType{llm.ChunkTextDelta, llm.ChunkReasoningDelta, llm.ChunkToolCallDelta, llm.ChunkBlockStart, "text-delta\xff"}
 	for i := range 2000 {
@@ -56,16 +84,16 @@ func TestFoldLiveChunksMatchLog(t *testing.T) {
 			var d session.AssistantChunk
 			jsonwtest.Fill(reflect.ValueOf(&d).Elem(), r)
 			d.Chunk.Type = types[r.IntN(len(types))]
-			data, err := json.Marshal(d)
-			if err != nil {
+			le, re, ok := appended(t, l, session.TypeAssistantChunk, d)
+			if !ok {
 				continue
 			}
-			live.Push(session.Event{Type: session.TypeAssistantChunk, Data: data, Value: d})
-			log.Push(session.Event{Type: session.TypeAssistantChunk, Data: data})
+			live.Push(le)
+			log.Push(re)
 		}
-		end := session.Event{Type: session.TypeStepEnd, Data: json.RawMessage(`{"turn":0,"step":0}`)}
-		live.Push(end)
-		log.Push(end)
+		le, re, _ := appended(t, l, session.TypeStepEnd, session.StepEnd{})
+		live.Push(le)
+		log.Push(re)
 		if diff := cmp.Diff(log.Collect(), live.Collect()); diff != "" {
 			t.Fatalf("#%d: live fold differs from the log's (-log +live):\n%s", i, diff)
 		}

@@ -3,6 +3,7 @@ package outcome
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/reinsdev/reins/internal/llm"
@@ -14,7 +15,19 @@ func ev(typ string, data any) session.Event {
 	if err != nil {
 		panic(err)
 	}
-	return session.Event{Type: typ, Data: raw}
+	e, err := session.NewEvent(typ, 0, time.Time{}, raw)
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
+
+// readEvent is an event as a reader of the log gets it, its payload decoded
+// from data; ok is false when data does not decode as typ's payload (the
+// log would be corrupt and never reach a fold).
+func readEvent(typ string, data []byte) (session.Event, bool) {
+	e, err := session.NewEvent(typ, 0, time.Time{}, data)
+	return e, err == nil
 }
 
 func msg(blocks ...llm.Block) session.Event {

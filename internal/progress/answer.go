@@ -36,14 +36,13 @@ func (a *Answer) Event(e session.Event) {
 	if a == nil || !a.on {
 		return
 	}
-	switch e.Type {
-	case session.TypeAssistantChunk:
-		var d session.AssistantChunk
-		if e.Decode(&d) != nil || d.Chunk.Type != llm.ChunkTextDelta || d.Chunk.Delta == "" {
+	switch d := e.Payload.(type) {
+	case session.AssistantChunk:
+		if d.Chunk.Type != llm.ChunkTextDelta || d.Chunk.Delta == "" {
 			return
 		}
 		a.write(termsafe.Escape(d.Chunk.Delta))
-	case session.TypeLLMRetry, session.TypeStepEnd:
+	case session.LLMRetry, session.StepEnd:
 		// A retried attempt's text was never an answer, and a step's text
 		// is followed by tool calls or the next step: either way the next
 		// text starts on a line of its own.

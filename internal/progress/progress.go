@@ -62,26 +62,18 @@ func (p *Progress) Event(e session.Event) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch e.Type {
-	case session.TypeStepStart:
-		var d session.StepStart
-		e.Decode(&d)
+	switch d := e.Payload.(type) {
+	case session.StepStart:
 		p.printf("· step %d", d.Step+1)
-	case session.TypeToolCall:
-		var d session.ToolCall
-		e.Decode(&d)
+	case session.ToolCall:
 		if sum := toolsummary.Of(d.Arguments); sum != "" && sum != "{}" {
 			p.printf("  ↳ %s %s", d.Name, sum)
 		} else {
 			p.printf("  ↳ %s", d.Name)
 		}
-	case session.TypeLLMRetry:
-		var d session.LLMRetry
-		e.Decode(&d)
+	case session.LLMRetry:
 		p.printf("  ⟳ retry %d/%d after %s in %d ms", d.Retry, d.MaxRetries, d.Failure.Code, d.DelayMs)
-	case session.TypeSubagentStart:
-		var d session.SubagentStart
-		e.Decode(&d)
+	case session.SubagentStart:
 		p.printf("  ⇢ subagent %s (%s)", d.Label, d.Agent)
 		if d.Background {
 			if p.bg == nil {
@@ -89,16 +81,12 @@ func (p *Progress) Event(e session.Event) {
 			}
 			p.bg[d.RunID] = true
 		}
-	case session.TypeSubagentEnd:
-		var d session.SubagentEnd
-		e.Decode(&d)
+	case session.SubagentEnd:
 		p.printf("  ⇠ subagent %s", d.StopReason)
 		delete(p.bg, d.RunID)
-	case session.TypeContextCompacted:
-		var d session.ContextCompacted
-		e.Decode(&d)
+	case session.ContextCompacted:
 		p.printf("  ⇲ context compacted (%s): the older history is now a summary", d.Reason)
-	case session.TypeTurnEnd:
+	case session.TurnEnd:
 		// reins run keeps the session alive until its background jobs
 		// end (subagent.RunUntilIdle): say so rather than look hung.
 		if n := len(p.bg); n > 0 {

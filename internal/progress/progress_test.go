@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reinsdev/reins/internal/session"
 )
@@ -15,7 +16,11 @@ func ev(t *testing.T, typ string, data any) session.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return session.Event{Type: typ, Data: raw}
+	e, err := session.NewEvent(typ, 0, time.Time{}, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 // A turn that ends while background jobs run says that reins waits for

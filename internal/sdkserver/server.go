@@ -546,28 +546,22 @@ func (s *Server) observe(hd session.Header, e session.Event) {
 	if ss := s.sessions[hd.ID]; ss != nil && ss.fold != nil {
 		ss.fold.Push(e)
 	}
-	switch e.Type {
-	case session.TypeSubagentStart:
-		var d session.SubagentStart
-		if e.Decode(&d) == nil {
-			s.runs[runKey{hd.ID, d.RunID}] = d.ChildSession
-			derived = func() {
-				s.notify(sdk.NotifySubagentStarted, sdk.SubagentStartedParams{ParentSessionID: hd.ID, ChildSessionID: d.ChildSession})
-			}
+	switch d := e.Payload.(type) {
+	case session.SubagentStart:
+		s.runs[runKey{hd.ID, d.RunID}] = d.ChildSession
+		derived = func() {
+			s.notify(sdk.NotifySubagentStarted, sdk.SubagentStartedParams{ParentSessionID: hd.ID, ChildSessionID: d.ChildSession})
 		}
-	case session.TypeSubagentEnd:
-		var d session.SubagentEnd
-		if e.Decode(&d) == nil {
-			k := runKey{hd.ID, d.RunID}
-			child := s.runs[k]
-			delete(s.runs, k)
-			derived = func() {
-				// lastAssistantMessage is subagent/end's: the one output fold's.
-				s.notify(sdk.NotifySubagentFinished, subagentFinished{
-					ParentSessionID: hd.ID, ChildSessionID: child, StopReason: d.StopReason,
-					LastAssistantMessage: d.LastAssistantMessage,
-				})
-			}
+	case session.SubagentEnd:
+		k := runKey{hd.ID, d.RunID}
+		child := s.runs[k]
+		delete(s.runs, k)
+		derived = func() {
+			// lastAssistantMessage is subagent/end's: the one output fold's.
+			s.notify(sdk.NotifySubagentFinished, subagentFinished{
+				ParentSessionID: hd.ID, ChildSessionID: child, StopReason: d.StopReason,
+				LastAssistantMessage: d.LastAssistantMessage,
+			})
 		}
 	}
 	s.mu.Unlock()

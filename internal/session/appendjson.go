@@ -84,13 +84,16 @@ func (f Failure) appendJSON(dst []byte) []byte {
 	return o.End()
 }
 
-// AppendJSON appends d's JSON (step/start and step/end).
+// AppendJSON appends d's JSON.
 func (d StepStart) AppendJSON(dst []byte) ([]byte, error) {
 	o := jsonw.Object{B: dst}
 	o.Int("turn", int64(d.Turn))
 	o.Int("step", int64(d.Step))
 	return o.End(), nil
 }
+
+// AppendJSON appends d's JSON.
+func (d StepEnd) AppendJSON(dst []byte) ([]byte, error) { return StepStart(d).AppendJSON(dst) }
 
 // AppendJSON appends d's JSON.
 func (d UserMessage) AppendJSON(dst []byte) ([]byte, error) {

@@ -147,7 +147,11 @@ func sessionEvents(tb testing.TB, steps int) []Event {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		evs = append(evs, Event{Type: typ, Seq: int64(len(evs)), Time: time.Unix(1, 0), Data: raw})
+		e, err := NewEvent(typ, int64(len(evs)), time.Unix(1, 0), raw)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		evs = append(evs, e)
 	}
 	add(TypeTurnStart, TurnStart{})
 	add(TypeUserMessage, UserMessage{Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "do the task"}}}})

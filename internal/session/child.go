@@ -39,8 +39,8 @@ func ResolveChild(root, id string) (string, error) {
 			continue
 		}
 		for _, ev := range ld.Events {
-			var d SubagentStart
-			if ev.Type != TypeSubagentStart || ev.Decode(&d) != nil || d.Continues != "" || d.ChildSession == "" {
+			d, ok := ev.Payload.(SubagentStart)
+			if !ok || d.Continues != "" || d.ChildSession == "" {
 				continue
 			}
 			if ChildID(ld.Header.ID, d.RunID) == id && ValidID(d.ChildSession) && !slices.Contains(match, d.ChildSession) {

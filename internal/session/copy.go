@@ -15,9 +15,9 @@ func (l *Log) AppendCopy(events []Event) ([]Event, error) {
 	for _, e := range events {
 		data := any(e.Data)
 		if e.Type == TypeContextCompacted {
-			var d ContextCompacted
-			if err := e.Decode(&d); err != nil {
-				return written, err
+			d, ok := e.Payload.(ContextCompacted)
+			if !ok {
+				return written, &PayloadError{Seq: e.Seq, Type: e.Type, Err: errNoPayload}
 			}
 			r, ok := moveRange(d.Replaces, from, to)
 			if !ok {

@@ -70,18 +70,19 @@ type Event struct {
 	Seq  int64           `json:"seq"`
 	Time time.Time       `json:"time"`
 	Data json.RawMessage `json:"data"`
-	// Value is what Data encodes, as the writer gave it to Log.Append,
-	// on the events Log hands to Options.Observe (nil on events read
-	// back and on the Event Append returns). An observer of a live log
-	// may read it instead of decoding Data: decoding would build
-	// encoding/json's decoders for the type in every short run. It is
-	// shared with the writer: read it during the call, never change it,
-	// and rely on it only where it says what Data says (a string that
-	// is not valid UTF-8 reads back as U+FFFD from Data).
-	Value any `json:"-"`
+	// Payload is what Data says, decoded once where the event entered
+	// reins (payload.go): a TurnStart for turn/start, a ToolCall for
+	// tool/call, …, always a struct value; nil for a type this reins does
+	// not know, whose Data is passed through as it is. On the events
+	// Log.Append returns and hands to Options.Observe it is the writer's
+	// own value when that says what Data says, so a live observer costs no
+	// decoding: it is shared with the writer, so read it during the call
+	// and never change it.
+	Payload any `json:"-"`
 }
 
-// Decode unmarshals e.Data into v.
+// Decode unmarshals e.Data into v: for an unknown type's data, or a reader
+// that wants its own view of it. A known type's data is in e.Payload.
 func (e Event) Decode(v any) error { return json.Unmarshal(e.Data, v) }
 
 // EndReason is how a turn ended: turn/end's reason (docs/events.md). The
@@ -151,8 +152,9 @@ type StepStart struct {
 	Step int `json:"step"`
 }
 
-// StepEnd is the data of step/end.
-type StepEnd = StepStart
+// StepEnd is the data of step/end: a type of its own, so a payload says
+// which of the two it is.
+type StepEnd StepStart
 
 // UserMessage is the data of user/message.
 type UserMessage struct {

@@ -18,3 +18,5 @@ type SkillLoad struct {
 	// to (its allowed-tools), absent when it narrows nothing.
 	AllowedTools []string `json:"allowedTools,omitempty"`
 }
+
+var _ = register[SkillLoad](TypeSkillLoad)

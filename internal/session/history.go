@@ -40,34 +40,18 @@ type Entry struct {
 func HistoryEntries(events []Event) ([]Entry, error) {
 	var out []Entry
 	for _, e := range events {
-		switch e.Type {
-		case TypeUserMessage:
-			var d UserMessage
-			if err := e.Decode(&d); err != nil {
-				return nil, fmt.Errorf("session: event %d: %w", e.Seq, err)
-			}
+		switch d := e.Payload.(type) {
+		case UserMessage:
 			out = append(out, Entry{e.Seq, d.Message})
-		case TypeAssistantMessage:
-			var d AssistantMessage
-			if err := e.Decode(&d); err != nil {
-				return nil, fmt.Errorf("session: event %d: %w", e.Seq, err)
-			}
+		case AssistantMessage:
 			if len(d.Message.Content) > 0 {
 				out = append(out, Entry{e.Seq, d.Message})
 			}
-		case TypeToolResult:
-			var d ToolResult
-			if err := e.Decode(&d); err != nil {
-				return nil, fmt.Errorf("session: event %d: %w", e.Seq, err)
-			}
+		case ToolResult:
 			out = append(out, Entry{e.Seq, llm.Message{Role: llm.RoleTool, Content: []llm.Block{{
 				Type: llm.BlockToolResult, CallID: d.CallID, Content: d.Content, IsError: d.IsError, Image: d.Image,
 			}}}})
-		case TypeContextCompacted:
-			var d ContextCompacted
-			if err := e.Decode(&d); err != nil {
-				return nil, fmt.Errorf("session: event %d: %w", e.Seq, err)
-			}
+		case ContextCompacted:
 			r := d.Replaces
 			if r.FromSeq > r.ToSeq || r.ToSeq >= e.Seq {
 				return nil, fmt.Errorf("session: event %d: context/compacted replaces %d..%d, not an earlier range", e.Seq, r.FromSeq, r.ToSeq)

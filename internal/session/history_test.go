@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
 )
@@ -15,7 +16,11 @@ func ev(t *testing.T, seq int64, typ string, data any) Event {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Event{Type: typ, Seq: seq, Data: b}
+	e, err := NewEvent(typ, seq, time.Time{}, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 func userMsg(s string) UserMessage {

@@ -52,23 +52,17 @@ func Scan(root string) ([]Info, error) {
 		if err == nil {
 			info.Header = ld.Header
 			for _, ev := range ld.Events {
-				switch ev.Type {
-				case TypeTurnEnd:
-					var d TurnEnd
-					ev.Decode(&d)
+				switch d := ev.Payload.(type) {
+				case TurnEnd:
 					info.Turns++
 					info.Last = d.Reason
-				case TypeSubagentStart:
-					var d SubagentStart
-					if ev.Decode(&d) == nil && d.Continues == "" {
+				case SubagentStart:
+					if d.Continues == "" {
 						info.Children++
 					}
-				case TypeUserMessage:
-					if info.Prompt == "" {
-						var d UserMessage
-						if ev.Decode(&d) == nil && d.Notice == "" { // a prompt, not reins's notice
-							info.Prompt = d.Message.Text()
-						}
+				case UserMessage:
+					if info.Prompt == "" && d.Notice == "" { // a prompt, not reins's notice
+						info.Prompt = d.Message.Text()
 					}
 				}
 			}

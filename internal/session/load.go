@@ -39,12 +39,18 @@ type Repair struct {
 func (r Repair) Repaired() bool { return r.DroppedBytes > 0 || r.ClosedTurn }
 
 // CorruptError reports damage the loader must not repair silently: a line
-// that is not an event before the end of the file, or a seq gap.
+// that is not an event before the end of the file, a seq gap, or an event
+// of a known type whose data does not decode as its payload.
 type CorruptError struct {
 	Path   string
 	Line   int // 1-based
 	Reason string
+	// Err is the cause when there is one: a *PayloadError for an event
+	// whose data does not decode as its type's payload.
+	Err error
 }
+
+func (e *CorruptError) Unwrap() error { return e.Err }
 
 func (e *CorruptError) Error() string {
 	p := e.Path
@@ -114,8 +120,13 @@ func Read(r io.Reader) (*Loaded, error) {
 			offset += int64(len(line))
 			continue
 		}
-		var e Event
-		if err := json.Unmarshal(body, &e); err != nil || e.Type == "" {
+		e, jerr := readEvent(body)
+		if pe := (*PayloadError)(nil); errors.As(jerr, &pe) {
+			// A whole event whose data is not its type's: damage, not a
+			// crash's cut (which leaves no whole event), so not repaired.
+			return nil, &CorruptError{Line: lineNo, Reason: pe.Error(), Err: pe}
+		}
+		if jerr != nil || e.Type == "" {
 			if !complete {
 				// A crash mid-write: the tail that never got its newline.
 				ld.Repair.DroppedBytes = int64(len(line))
@@ -128,12 +139,10 @@ func Read(r io.Reader) (*Loaded, error) {
 		}
 		offset += int64(len(line))
 		ld.Events = append(ld.Events, e)
-		switch e.Type {
-		case TypeTurnStart:
-			var ts TurnStart
-			_ = e.Decode(&ts)
-			openTurn = ts.Turn
-		case TypeTurnEnd:
+		switch d := e.Payload.(type) {
+		case TurnStart:
+			openTurn = d.Turn
+		case TurnEnd:
 			openTurn = -1
 		}
 		if !complete {
@@ -191,11 +200,12 @@ func closeTurn(ld *Loaded, openTurn int) {
 	if openTurn < 0 {
 		return
 	}
-	raw, _ := json.Marshal(TurnEnd{Turn: openTurn, Reason: ReasonInterrupted})
+	end := TurnEnd{Turn: openTurn, Reason: ReasonInterrupted}
+	raw, _ := json.Marshal(end)
 	var t time.Time
 	if n := len(ld.Events); n > 0 {
 		t = ld.Events[n-1].Time
 	}
-	ld.Events = append(ld.Events, Event{Type: TypeTurnEnd, Seq: int64(len(ld.Events)), Time: t, Data: raw})
+	ld.Events = append(ld.Events, Event{Type: TypeTurnEnd, Seq: int64(len(ld.Events)), Time: t, Data: raw, Payload: end})
 	ld.Repair.ClosedTurn = true
 }

@@ -313,11 +313,8 @@ func Reopen(path string, opts Options) (*Log, *Loaded, error) {
 	}
 	last := -1
 	for _, e := range ld.Events {
-		if e.Type == TypeTurnStart {
-			var ts TurnStart
-			if e.Decode(&ts) == nil && ts.Turn > last {
-				last = ts.Turn
-			}
+		if ts, ok := e.Payload.(TurnStart); ok && ts.Turn > last {
+			last = ts.Turn
 		}
 	}
 	key, err := keyOf(f)
@@ -374,28 +371,33 @@ func (l *Log) NextTurn() int {
 var ErrClosed = errors.New("session: log is closed")
 
 // Append writes one event of type typ with data marshalled to JSON, and
-// returns it. It does not flush.
+// returns it with its Payload. It does not flush. data is the type's
+// payload (payload.go), which costs no decoding, or, for a type this reins
+// does not know, anything encoding/json encodes. Data of a known type given
+// another way (json.RawMessage, a map) is decoded, and refused with a
+// *PayloadError, not written, when it does not decode as the payload.
 func (l *Log) Append(typ string, data any) (Event, error) {
 	raw, err := marshalData(data)
 	if err != nil {
 		return Event{}, fmt.Errorf("session: marshal %s: %w", typ, err)
+	}
+	payload, err := livePayload(typ, -1, data, raw)
+	if err != nil {
+		return Event{}, fmt.Errorf("session: append %s: %w", typ, err)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return Event{}, ErrClosed
 	}
-	e := Event{Type: typ, Seq: l.next, Time: l.now().UTC(), Data: raw}
+	e := Event{Type: typ, Seq: l.next, Time: l.now().UTC(), Data: raw, Payload: payload}
 	if err := l.writeLocked(e, true); err != nil {
 		return Event{}, err
 	}
 	l.next++
 	switch typ {
 	case TypeTurnStart:
-		ts, ok := data.(TurnStart)
-		if !ok {
-			_ = json.Unmarshal(raw, &ts)
-		}
+		ts := payload.(TurnStart)
 		l.openTrn = ts.Turn
 		if ts.Turn > l.lastTrn {
 			l.lastTrn = ts.Turn
@@ -404,9 +406,7 @@ func (l *Log) Append(typ string, data any) (Event, error) {
 		l.openTrn = -1
 	}
 	if l.observe != nil {
-		live := e
-		live.Value = data
-		l.observe(l.header, live)
+		l.observe(l.header, e)
 	}
 	return e, nil
 }

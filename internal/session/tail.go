@@ -117,8 +117,11 @@ func (t *Tail) line(body []byte) error {
 		t.Header, t.lineNo = h, no
 		return nil
 	}
-	var e Event
-	if err := json.Unmarshal(body, &e); err != nil || e.Type == "" {
+	e, err := readEvent(body)
+	if pe := (*PayloadError)(nil); errors.As(err, &pe) {
+		return &CorruptError{Path: t.path, Line: no, Reason: pe.Error(), Err: pe}
+	}
+	if err != nil || e.Type == "" {
 		return &CorruptError{Path: t.path, Line: no, Reason: "line is not an event"}
 	}
 	if e.Seq != t.Next {

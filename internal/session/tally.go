@@ -2,7 +2,6 @@ package session
 
 import (
 	"time"
-	"unicode/utf8"
 
 	"github.com/reinsdev/reins/internal/llm"
 )
@@ -84,36 +83,24 @@ func (t *Tally) Push(e Event) {
 		t.last = at
 	}
 	cur := t.open()
-	switch e.Type {
-	case TypeTurnStart:
-		d, ok := e.Value.(TurnStart)
-		if !ok {
-			e.Decode(&d)
-		}
+	switch d := e.Payload.(type) {
+	case TurnStart:
 		if cur != nil { // a turn/start without turn/end: closed where the next begins
 			cur.End, cur.Own, cur.Closed = at, cur.Own.Add(t.steps), true
 		}
 		t.Turns = append(t.Turns, TurnTally{Turn: d.Turn, Start: at})
 		t.steps = llm.Usage{}
-	case TypeAssistantMessage:
-		// Only the usage counts: its numbers read back as written.
-		d, ok := e.Value.(AssistantMessage)
-		if cur != nil && (ok || e.Decode(&d) == nil) && d.Usage != nil {
+	case AssistantMessage:
+		if cur != nil && d.Usage != nil {
 			t.steps = t.steps.Add(*d.Usage)
 		}
-	case TypeContextCompacted:
-		var d ContextCompacted
-		if cur != nil && e.Decode(&d) == nil && d.Usage != nil {
+	case ContextCompacted:
+		if cur != nil && d.Usage != nil {
 			t.steps = t.steps.Add(*d.Usage)
 		}
-	case TypeTurnEnd:
+	case TurnEnd:
 		if cur == nil {
 			return
-		}
-		d, ok := e.Value.(TurnEnd)
-		if !ok || !utf8.ValidString(string(d.Reason)) {
-			d = TurnEnd{}
-			e.Decode(&d)
 		}
 		cur.End, cur.Reason, cur.Closed = at, d.Reason, true
 		if d.Usage != nil {
@@ -122,11 +109,7 @@ func (t *Tally) Push(e Event) {
 			cur.Own = t.steps
 		}
 		t.steps = llm.Usage{}
-	case TypeSubagentEnd:
-		var d SubagentEnd
-		if e.Decode(&d) != nil {
-			return
-		}
+	case SubagentEnd:
 		t.ChildRuns++
 		if d.Usage == nil {
 			return

@@ -11,8 +11,9 @@ import (
 	"github.com/reinsdev/reins/internal/jsonw/jsonwtest"
 )
 
-// TestTallyLiveMatchesLog: a turn's live events (with Value) tally as the
-// same events read back from the log do.
+// TestTallyLiveMatchesLog: a turn's live events (the payload Append hands
+// its observer, the writer's value where it says what the data says) tally
+// as the same events read back from the log do.
 func TestTallyLiveMatchesLog(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	at := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
@@ -34,9 +35,14 @@ func TestTallyLiveMatchesLog(t *testing.T) {
 				ok = false
 				break
 			}
-			e := Event{Type: v.typ, Seq: int64(j), Time: at.Add(time.Duration(j) * time.Second), Data: data}
+			e, err := NewEvent(v.typ, int64(j), at.Add(time.Duration(j)*time.Second), data)
+			if err != nil {
+				t.Fatal(err)
+			}
 			log.Push(e)
-			e.Value = v.v
+			if e.Payload, err = livePayload(v.typ, e.Seq, v.v, data); err != nil {
+				t.Fatal(err)
+			}
 			live.Push(e)
 		}
 		if !ok {

@@ -62,8 +62,8 @@ func TestTally(t *testing.T) {
 	// Live events carry a monotonic reading; the same event loaded has none.
 	live := Tally{}
 	s := time.Now()
-	live.Push(Event{Type: TypeTurnStart, Time: s, Data: []byte(`{"turn":0}`)})
-	live.Push(Event{Type: TypeTurnEnd, Time: s.Add(1500 * time.Millisecond), Data: []byte(`{"turn":0,"reason":"completed"}`)})
+	live.Push(Event{Type: TypeTurnStart, Time: s, Data: []byte(`{"turn":0}`), Payload: TurnStart{}})
+	live.Push(Event{Type: TypeTurnEnd, Time: s.Add(1500 * time.Millisecond), Data: []byte(`{"turn":0,"reason":"completed"}`), Payload: TurnEnd{Reason: ReasonCompleted}})
 	if ms := live.DurationMs(); ms != 1500 {
 		t.Fatalf("live %d ms", ms)
 	}

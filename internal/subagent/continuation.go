@@ -111,14 +111,10 @@ func (m *Manager) loadChildren() int {
 	parent, maxRun := ld.Header.ID, 0
 	byRun := map[string]*childEntry{} // run id -> its child
 	for _, e := range ld.Events {
-		if e.Type == session.TypeSubagentEnd {
+		if d, ok := e.Payload.(session.SubagentEnd); ok {
 			// The output subagent_output pages through after a resume:
 			// the child's result as the parent's log recorded it, rendered
 			// as its tool result was.
-			var d session.SubagentEnd
-			if e.Decode(&d) != nil {
-				continue
-			}
 			if c := byRun[d.RunID]; c != nil {
 				r := outcome.Result{StopReason: outcome.StopReason(d.StopReason), Diagnostic: d.Diagnostic}
 				if d.LastAssistantMessage != nil {
@@ -128,11 +124,8 @@ func (m *Manager) loadChildren() int {
 			}
 			continue
 		}
-		if e.Type != session.TypeSubagentStart {
-			continue
-		}
-		var d session.SubagentStart
-		if e.Decode(&d) != nil {
+		d, ok := e.Payload.(session.SubagentStart)
+		if !ok {
 			continue
 		}
 		if n, err := strconv.Atoi(strings.TrimPrefix(d.RunID, "run-")); err == nil && n > maxRun {

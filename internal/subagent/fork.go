@@ -1,9 +1,9 @@
 package subagent
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/session"
@@ -44,10 +44,10 @@ func (m *Manager) forkEvents(ag *config.Agent) ([]session.Event, error) {
 func Conversation(events []session.Event) ([]session.Event, error) {
 	var out []session.Event
 	for _, e := range events {
-		switch e.Type {
+		switch e.Payload.(type) {
 		// context/compacted too: the fork's history is the parent's, the
 		// summary and not what it replaced (session.Log.AppendCopy).
-		case session.TypeUserMessage, session.TypeAssistantMessage, session.TypeToolResult, session.TypeContextCompacted:
+		case session.UserMessage, session.AssistantMessage, session.ToolResult, session.ContextCompacted:
 			out = append(out, e)
 		}
 	}
@@ -56,11 +56,11 @@ func Conversation(events []session.Event) ([]session.Event, error) {
 		return nil, err
 	}
 	for _, c := range session.DanglingCalls(history) {
-		d, err := json.Marshal(session.ToolResult{CallID: c.ID, Content: forkNote})
+		e, err := session.MakeEvent(session.TypeToolResult, 0, time.Time{}, session.ToolResult{CallID: c.ID, Content: forkNote})
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, session.Event{Type: session.TypeToolResult, Data: d})
+		out = append(out, e)
 	}
 	return out, nil
 }

@@ -122,11 +122,8 @@ type inprocSink struct {
 
 func (s *inprocSink) observe(h session.Header, e session.Event) {
 	var grand *llm.Usage
-	if e.Type == session.TypeSubagentEnd {
-		var d session.SubagentEnd
-		if e.Decode(&d) == nil {
-			grand = d.Usage
-		}
+	if d, ok := e.Payload.(session.SubagentEnd); ok {
+		grand = d.Usage
 	}
 	s.mu.Lock()
 	r := s.run
@@ -224,12 +221,8 @@ const maxCalls = 256
 // noteRefusal notes a refused call of the child's own session (e is one of
 // its events).
 func (r *inprocRun) noteRefusal(e session.Event) {
-	switch e.Type {
-	case session.TypeToolCall:
-		var d session.ToolCall
-		if e.Decode(&d) != nil {
-			return
-		}
+	switch d := e.Payload.(type) {
+	case session.ToolCall:
 		r.mu.Lock()
 		if r.calls == nil {
 			r.calls = map[string]string{}
@@ -238,11 +231,7 @@ func (r *inprocRun) noteRefusal(e session.Event) {
 			r.calls[d.CallID] = d.Name
 		}
 		r.mu.Unlock()
-	case session.TypeToolResult:
-		var d session.ToolResult
-		if e.Decode(&d) != nil {
-			return
-		}
+	case session.ToolResult:
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		name, ok := r.calls[d.CallID]

@@ -68,10 +68,10 @@ func (m *Manager) takeStallNotes() []string {
 type modelWatch struct{ inRequest atomic.Bool }
 
 func (w *modelWatch) event(e session.Event, life *childproc.Lifetime) {
-	switch e.Type {
-	case session.TypeStepStart, session.TypeLLMRetryStarted:
+	switch e.Payload.(type) {
+	case session.StepStart, session.LLMRetryStarted:
 		w.inRequest.Store(true)
-	case session.TypeAssistantMessage, session.TypeLLMRetry, session.TypeTurnEnd, session.TypeToolCall:
+	case session.AssistantMessage, session.LLMRetry, session.TurnEnd, session.ToolCall:
 		w.inRequest.Store(false)
 	}
 	if life != nil {

@@ -1,7 +1,6 @@
 package subagent
 
 import (
-	"encoding/json"
 	"sync"
 	"time"
 
@@ -43,13 +42,12 @@ func (t *Tap) Emit(typ string, data any) {
 	if t == nil {
 		return
 	}
-	raw, err := json.Marshal(data)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, err := session.MakeEvent(typ, t.seq, time.Now().UTC(), data)
 	if err != nil {
 		return
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	e := session.Event{Type: typ, Seq: t.seq, Time: time.Now().UTC(), Data: raw}
 	t.seq++
 	t.observe(t.header, e)
 }

@@ -73,9 +73,8 @@ func (m *Model) event(hd session.Header, e session.Event) {
 	if ours {
 		m.tally.Push(e)
 	}
-	if e.Type == session.TypeAssistantMessage {
-		var d session.AssistantMessage
-		if e.Decode(&d) == nil && d.Usage != nil {
+	if d, ok := e.Payload.(session.AssistantMessage); ok {
+		if d.Usage != nil {
 			m.turnUsage = m.turnUsage.Add(*d.Usage)
 		}
 		if ours {
@@ -86,18 +85,14 @@ func (m *Model) event(hd session.Header, e session.Event) {
 	if !ours {
 		return
 	}
-	switch e.Type {
-	case session.TypeStepStart:
+	switch d := e.Payload.(type) {
+	case session.StepStart:
 		// Children that settled in the last step go to the scrollback
 		// before the answer they led to.
 		if !m.tree.Running() {
 			m.flushTree()
 		}
-	case session.TypeAssistantChunk:
-		var d session.AssistantChunk
-		if e.Decode(&d) != nil {
-			return
-		}
+	case session.AssistantChunk:
 		switch d.Chunk.Type {
 		case llm.ChunkTextDelta:
 			m.live.text.WriteString(termsafe.Escape(d.Chunk.Delta))
@@ -115,26 +110,15 @@ func (m *Model) event(hd session.Header, e session.Event) {
 				m.live.thinking.WriteString(termtext.LastBytes(t, maxLiveText/2))
 			}
 		}
-	case session.TypeLLMRetry:
-		var d session.LLMRetry
-		if e.Decode(&d) != nil {
-			return
-		}
+	case session.LLMRetry:
 		// A retried attempt's text was never an answer.
 		m.live.text.Reset()
 		m.live.thinking.Reset()
 		m.live.reasoning = 0
 		m.commit(m.st.warn.Render(fmt.Sprintf("  ⟳ %s, retry %d/%d in %d ms", termsafe.EscapeLine(string(d.Failure.Code)), d.Retry, d.MaxRetries, d.DelayMs)))
-	case session.TypeToolCall:
-		var d session.ToolCall
-		if e.Decode(&d) == nil {
-			m.live.calls = append(m.live.calls, &call{id: d.CallID, name: d.Name, args: d.Arguments})
-		}
-	case session.TypeToolResult:
-		var d session.ToolResult
-		if e.Decode(&d) != nil {
-			return
-		}
+	case session.ToolCall:
+		m.live.calls = append(m.live.calls, &call{id: d.CallID, name: d.Name, args: d.Arguments})
+	case session.ToolResult:
 		for i, c := range m.live.calls {
 			if c.id == d.CallID {
 				m.live.calls = append(m.live.calls[:i], m.live.calls[i+1:]...)
@@ -143,15 +127,10 @@ func (m *Model) event(hd session.Header, e session.Event) {
 				break
 			}
 		}
-	case session.TypeHookRun:
-		var d session.HookRun
-		if e.Decode(&d) != nil {
-			return
-		}
+	case session.HookRun:
 		m.commit(m.hookBlock(d))
-	case session.TypeTurnEnd:
-		var d session.TurnEnd
-		if e.Decode(&d) != nil || d.Reason == session.ReasonCompleted {
+	case session.TurnEnd:
+		if d.Reason == session.ReasonCompleted {
 			return
 		}
 		line := "turn ended: " + string(d.Reason)
@@ -340,20 +319,16 @@ func (m *Model) replay(events []session.Event) {
 	}
 	var msgs []msg
 	for _, e := range events {
-		switch e.Type {
-		case session.TypeUserMessage:
-			var d session.UserMessage
-			if e.Decode(&d) == nil && d.Message.Role == llm.RoleUser && d.Notice == "" {
+		switch d := e.Payload.(type) {
+		case session.UserMessage:
+			if d.Message.Role == llm.RoleUser && d.Notice == "" {
 				if t := llm.BlocksText(d.Message.Content); t != "" {
 					msgs = append(msgs, msg{true, t})
 				}
 			}
-		case session.TypeAssistantMessage:
-			var d session.AssistantMessage
-			if e.Decode(&d) == nil {
-				if t := strings.TrimSpace(llm.BlocksText(d.Message.Content)); t != "" {
-					msgs = append(msgs, msg{false, t})
-				}
+		case session.AssistantMessage:
+			if t := strings.TrimSpace(llm.BlocksText(d.Message.Content)); t != "" {
+				msgs = append(msgs, msg{false, t})
 			}
 		}
 	}

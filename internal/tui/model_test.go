@@ -131,7 +131,11 @@ func (s *screen) ev(id, typ string, data any) item {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	return item{header: session.Header{ID: id}, event: session.Event{Type: typ, Time: s.clock, Data: b}}
+	e, err := session.NewEvent(typ, 0, s.clock, b)
+	if err != nil {
+		panic(err)
+	}
+	return item{header: session.Header{ID: id}, event: e}
 }
 
 func (s *screen) feedItems(its ...item) { s.send(feedMsg{its}) }

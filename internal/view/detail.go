@@ -49,10 +49,6 @@ const (
 	ItemEvent      ItemKind = "event" // an event type this view does not know, shown raw
 )
 
-// TypeCompacted is the event of context compaction (docs/events.md),
-// shown as a compaction in the conversation.
-const TypeCompacted = "context/compacted"
-
 // Item is one entry of a session's conversation.
 type Item struct {
 	Kind      ItemKind  `json:"kind"`
@@ -130,18 +126,14 @@ func buildDetail(id string, t *session.Tail) *Detail {
 	reqKey := func(turn, step int) string { return fmt.Sprintf("req %d/%d", turn, step) }
 	for _, e := range t.Events {
 		base := Item{Seq: e.Seq, Time: e.Time}
-		switch e.Type {
-		case session.TypeTurnStart:
-			var x session.TurnStart
-			e.Decode(&x)
+		switch x := e.Payload.(type) {
+		case session.TurnStart:
 			base.Kind, base.Note = ItemTurn, fmt.Sprintf("turn %d", x.Turn)
 			if x.TraceID != "" { // the turn's OpenTelemetry trace (docs/telemetry.md)
 				base.Note += " · trace " + x.TraceID
 			}
 			item(base)
-		case session.TypeTurnEnd:
-			var x session.TurnEnd
-			e.Decode(&x)
+		case session.TurnEnd:
 			note := string(x.Reason)
 			if x.By != "" {
 				note += " by " + x.By
@@ -164,37 +156,25 @@ func buildDetail(id string, t *session.Tail) *Detail {
 			}
 			base.Kind, base.Note = ItemTurnEnd, note
 			item(base)
-		case session.TypeStepStart:
-			var x session.StepStart
-			e.Decode(&x)
+		case session.StepStart:
 			begin(stepKey(x.Turn, x.Step), Span{Kind: SpanStep, Label: fmt.Sprintf("turn %d step %d", x.Turn, x.Step+1), Start: e.Time})
 			begin(reqKey(x.Turn, x.Step), Span{Kind: SpanRequest, Label: "model request", Start: e.Time})
-		case session.TypeStepEnd:
-			var x session.StepEnd
-			e.Decode(&x)
+		case session.StepEnd:
 			finish(reqKey(x.Turn, x.Step), e.Time, "")
 			finish(stepKey(x.Turn, x.Step), e.Time, "ok")
-		case session.TypeLLMRetry:
-			var x session.LLMRetry
-			e.Decode(&x)
+		case session.LLMRetry:
 			finish(reqKey(x.Turn, x.Step), e.Time, string(x.Failure.Code))
 			begin("wait "+x.RetryID, Span{Kind: SpanWait, Label: fmt.Sprintf("retry %d/%d after %s", x.Retry, x.MaxRetries, x.Failure.Code), Start: e.Time, Status: string(x.Failure.Code)})
 			base.Kind, base.Name = ItemRetry, x.Provider
 			base.Note = fmt.Sprintf("retry %d/%d after %s, waiting %d ms", x.Retry, x.MaxRetries, x.Failure.Code, x.DelayMs)
 			item(base)
-		case session.TypeLLMRetryStarted:
-			var x session.LLMRetryStarted
-			e.Decode(&x)
+		case session.LLMRetryStarted:
 			finish("wait "+x.RetryID, e.Time, "")
 			begin(reqKey(x.Turn, x.Step), Span{Kind: SpanRequest, Label: fmt.Sprintf("model request (retry %d)", x.Retry), Start: e.Time})
-		case session.TypeUserMessage:
-			var x session.UserMessage
-			e.Decode(&x)
+		case session.UserMessage:
 			base.Kind, base.Text = ItemUser, x.Message.Text()
 			item(base)
-		case session.TypeAssistantMessage:
-			var x session.AssistantMessage
-			e.Decode(&x)
+		case session.AssistantMessage:
 			status := "ok"
 			if x.Interrupted {
 				status = "interrupted"
@@ -231,14 +211,10 @@ func buildDetail(id string, t *session.Tail) *Detail {
 			if note != "" && added > 0 {
 				d.Items[len(d.Items)-1].Note = note
 			}
-		case session.TypeToolCall:
-			var x session.ToolCall
-			e.Decode(&x)
+		case session.ToolCall:
 			toolNames[x.CallID] = x.Name
 			begin("tool "+x.CallID, Span{Kind: SpanTool, Label: x.Name, Start: e.Time})
-		case session.TypeToolResult:
-			var x session.ToolResult
-			e.Decode(&x)
+		case session.ToolResult:
 			status := "ok"
 			if x.IsError {
 				status = "error"
@@ -246,9 +222,7 @@ func buildDetail(id string, t *session.Tail) *Detail {
 			finish("tool "+x.CallID, e.Time, status)
 			base.Kind, base.Text, base.CallID, base.IsError, base.Name = ItemToolResult, x.Content, x.CallID, x.IsError, toolNames[x.CallID]
 			item(base)
-		case session.TypeSubagentStart:
-			var x subagentStart
-			e.Decode(&x)
+		case session.SubagentStart:
 			label := x.Agent
 			if x.Label != "" {
 				label += ": " + x.Label
@@ -263,9 +237,7 @@ func buildDetail(id string, t *session.Tail) *Detail {
 			}
 			base.Kind, base.Name, base.Text, base.Child, base.Note = ItemChildStart, x.Agent, x.Label, x.ChildSession, note
 			item(base)
-		case session.TypeSubagentEnd:
-			var x subagentEnd
-			e.Decode(&x)
+		case session.SubagentEnd:
 			finish("child "+x.RunID, e.Time, x.StopReason)
 			note := x.StopReason
 			if x.DurationMs > 0 {
@@ -282,26 +254,15 @@ func buildDetail(id string, t *session.Tail) *Detail {
 				base.Text = x.LastAssistantMessage.Text()
 			}
 			item(base)
-		case session.TypeJobNotice:
-			var x session.JobNotice
-			e.Decode(&x)
+		case session.JobNotice:
 			base.Kind, base.Note = ItemJob, "job "+x.JobID+" "+x.Status
 			item(base)
-		case TypeCompacted:
-			var x struct {
-				Turn     int    `json:"turn"`
-				Summary  string `json:"summary"`
-				Replaces struct {
-					FromSeq int64 `json:"fromSeq"`
-					ToSeq   int64 `json:"toSeq"`
-				} `json:"replaces"`
-			}
-			e.Decode(&x)
+		case session.ContextCompacted:
 			base.Kind, base.Text = ItemCompaction, x.Summary
 			base.Note = fmt.Sprintf("compacted: replaces events %d–%d", x.Replaces.FromSeq, x.Replaces.ToSeq)
 			item(base)
-		case session.TypeAssistantChunk:
-		default:
+		case session.AssistantChunk:
+		default: // a type this reins does not know: shown as its data
 			base.Kind, base.Name = ItemEvent, e.Type
 			base.Text, base.Truncated = rawText(e.Data)
 			item(base)

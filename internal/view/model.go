@@ -183,18 +183,6 @@ type treeBuilder struct {
 	seen map[string]bool
 }
 
-// subagentStart and subagentEnd read the continuation a second-wave
-// reins records (continues), which older logs lack.
-type subagentStart struct {
-	session.SubagentStart
-	Continues string `json:"continues,omitempty"`
-}
-
-type subagentEnd struct {
-	session.SubagentEnd
-	Continues string `json:"continues,omitempty"`
-}
-
 // session fills n from the log t: its header, its own end, and a child
 // node per subagent/start. alive says whether the session's writer is
 // alive, which decides whether an unsettled child is running or lost.
@@ -228,21 +216,14 @@ func (b *treeBuilder) session(n *Node, t logged, alive func() bool, depth int) {
 		if e.Time.After(lastT) {
 			lastT = e.Time
 		}
-		switch e.Type {
-		case session.TypeTurnStart:
+		switch d := e.Payload.(type) {
+		case session.TurnStart:
 			open = true
 			n.Turns++
-		case session.TypeTurnEnd:
+		case session.TurnEnd:
 			open = false
-			var d session.TurnEnd
-			if e.Decode(&d) == nil {
-				last = d
-			}
-		case session.TypeSubagentStart:
-			var d subagentStart
-			if e.Decode(&d) != nil {
-				continue
-			}
+			last = d
+		case session.SubagentStart:
 			c := &Node{
 				Key: n.Key + "/" + d.RunID, RunID: d.RunID, Label: d.Label, Agent: d.Agent, Provider: d.Provider,
 				Background: d.Background, Continues: d.Continues, Branch: d.Branch, Start: e.Time, State: StateRunning,
@@ -250,11 +231,7 @@ func (b *treeBuilder) session(n *Node, t logged, alive func() bool, depth int) {
 			n.Children = append(n.Children, c)
 			runs[d.RunID] = c
 			b.child(c, d.ChildSession, depth+1)
-		case session.TypeSubagentEnd:
-			var d subagentEnd
-			if e.Decode(&d) != nil {
-				continue
-			}
+		case session.SubagentEnd:
 			c := runs[d.RunID]
 			if c == nil {
 				continue
@@ -280,9 +257,8 @@ func (b *treeBuilder) session(n *Node, t logged, alive func() bool, depth int) {
 			c.Worktree = d.Worktree
 			lastEnd = c
 			continue
-		case session.TypeJobNotice:
-			var d session.JobNotice
-			if e.Decode(&d) == nil && lastEnd != nil {
+		case session.JobNotice:
+			if lastEnd != nil {
 				lastEnd.JobID, lastEnd.JobStatus = d.JobID, d.Status
 			}
 		}

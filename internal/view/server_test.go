@@ -337,7 +337,11 @@ func TestDetailBounds(t *testing.T) {
 	if len(d.Items) != maxItems || d.Omitted != 2 {
 		t.Fatalf("%d items, %d omitted", len(d.Items), d.Omitted)
 	}
-	d2 := buildDetail("x", &session.Tail{Events: []session.Event{{Type: session.TypeToolResult, Data: json.RawMessage(`{"content":"` + strings.Repeat("é", maxText) + `"}`)}}})
+	long, err := session.NewEvent(session.TypeToolResult, 0, time.Time{}, json.RawMessage(`{"content":"`+strings.Repeat("é", maxText)+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2 := buildDetail("x", &session.Tail{Events: []session.Event{long}})
 	if it := d2.Items[0]; !it.Truncated || len(it.Text) > maxText || !strings.HasSuffix(it.Text, "é") {
 		t.Errorf("clipped to %d bytes, truncated %v", len(it.Text), it.Truncated)
 	}
@@ -643,19 +647,25 @@ func TestTreeRepeatedChildSession(t *testing.T) {
 	}
 }
 
-// TestMalformedEvents: events whose data has the wrong shape (a log is
-// outside input) are shown as far as they go and never break the view.
+// TestMalformedEvents: events whose data has an odd shape (a log is outside
+// input) are shown as far as they go and never break the view; those whose
+// data does not decode as their type's payload at all never reach it (the
+// log's reader refuses them, session.PayloadError).
 func TestMalformedEvents(t *testing.T) {
 	types := []string{session.TypeTurnStart, session.TypeTurnEnd, session.TypeStepStart, session.TypeStepEnd,
 		session.TypeUserMessage, session.TypeAssistantMessage, session.TypeToolCall, session.TypeToolResult,
 		session.TypeLLMRetry, session.TypeLLMRetryStarted, session.TypeSubagentStart, session.TypeSubagentEnd,
-		session.TypeJobNotice, TypeCompacted, "x/y"}
+		session.TypeJobNotice, session.TypeContextCompacted, "x/y"}
 	payloads := []string{`null`, `"text"`, `[1,2]`, `{"message":{"content":[{"type":"tool-result","content":"x"}]}}`,
 		`{"message":{"content":[{"type":"mystery"}]},"usage":{"inputTokens":1}}`, `{"runId":"","childSession":"../../x"}`, `{}`}
 	var events []session.Event
 	for _, typ := range types {
 		for _, p := range payloads {
-			events = append(events, session.Event{Type: typ, Seq: int64(len(events)), Time: time.Now(), Data: json.RawMessage(p)})
+			e, err := session.NewEvent(typ, int64(len(events)), time.Now(), json.RawMessage(p))
+			if err != nil {
+				continue
+			}
+			events = append(events, e)
 		}
 	}
 	d := buildDetail("m", &session.Tail{Events: events})
@@ -664,7 +674,11 @@ func TestMalformedEvents(t *testing.T) {
 	}
 	// An answer with nothing to show, first in its log: its usage has no
 	// entry to go on.
-	buildDetail("m", &session.Tail{Events: []session.Event{{Type: session.TypeAssistantMessage, Data: json.RawMessage(payloads[4])}}})
+	answer, err := session.NewEvent(session.TypeAssistantMessage, 0, time.Time{}, json.RawMessage(payloads[4]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buildDetail("m", &session.Tail{Events: []session.Event{answer}})
 	b := &treeBuilder{r: NewReader(t.TempDir()), tree: &Tree{Versions: map[string]int64{}}, seen: map[string]bool{}}
 	n := &Node{Key: "m", Session: "m"}
 	b.session(n, logged{Tail: &session.Tail{Events: events}}, func() bool { return false }, 0)

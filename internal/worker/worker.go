@@ -227,11 +227,7 @@ func (c *Child) Run(ctx context.Context, t temporal.Task, perm tool.Permission, 
 		Model: m, MaxSteps: t.MaxSteps, MaxTokens: t.MaxTokens, Permission: perm, Tools: t.Tools, Budget: bud,
 		Parent: t.ParentSession, Depth: t.Depth - 1, Agent: "worker",
 		Observe: func(_ session.Header, e session.Event) {
-			if e.Type != session.TypeSubagentStart {
-				return
-			}
-			var st session.SubagentStart
-			if e.Decode(&st) == nil && st.ChildSession != "" {
+			if st, ok := e.Payload.(session.SubagentStart); ok && st.ChildSession != "" {
 				childMu.Lock()
 				if child == "" {
 					child = st.ChildSession

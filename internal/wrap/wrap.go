@@ -519,7 +519,7 @@ func (c *Child) handleLine(line []byte) {
 		// The failed attempt was never an answer: pi drops it from its
 		// history, and so does the fold.
 		c.held = nil
-		c.fold.Push(session.Event{Type: session.TypeLLMRetry})
+		c.fold.Push(session.Event{Type: session.TypeLLMRetry, Payload: session.LLMRetry{}})
 	case retryResolved:
 		c.retryPending = false
 	}

@@ -155,8 +155,8 @@ func TestChildRunCancel(t *testing.T) {
 		defer close(done)
 		pg := progressOf(ctx)
 		// Step 1 completed; step 2 is streaming when the cancel comes.
-		pg.Push(session.Event{Type: session.TypeAssistantMessage, Value: session.AssistantMessage{Step: 1, Message: llm.Message{Role: llm.RoleAssistant, Content: text("half")}}})
-		pg.Push(session.Event{Type: session.TypeAssistantChunk, Value: session.AssistantChunk{Step: 2, Chunk: llm.Chunk{Type: llm.ChunkTextDelta, Delta: "streaming on"}}})
+		pg.Push(session.Event{Type: session.TypeAssistantMessage, Payload: session.AssistantMessage{Step: 1, Message: llm.Message{Role: llm.RoleAssistant, Content: text("half")}}})
+		pg.Push(session.Event{Type: session.TypeAssistantChunk, Payload: session.AssistantChunk{Step: 2, Chunk: llm.Chunk{Type: llm.ChunkTextDelta, Delta: "streaming on"}}})
 		select {
 		case <-ctx.Done():
 			return Outcome{Result: outcome.Result{StopReason: outcome.StopAborted, Output: text("half")}}, nil

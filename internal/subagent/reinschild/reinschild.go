@@ -422,22 +422,22 @@ func (r *run) settle() outcome.Result {
 		end   *session.TurnEnd
 	)
 	for _, e := range events {
-		se := session.Event{Type: e.Type, Seq: e.Seq, Time: e.Time, Data: e.Data}
-		fold.Push(se)
-		switch e.Type {
-		case session.TypeTurnEnd:
-			var d session.TurnEnd
-			if se.Decode(&d) == nil {
-				end = &d
-				if d.Usage != nil {
-					usage = usage.Add(*d.Usage)
-				}
-			} else {
+		se, err := session.NewEvent(e.Type, e.Seq, e.Time, e.Data)
+		if err != nil {
+			if e.Type == session.TypeTurnEnd {
 				end = &session.TurnEnd{} // no reason we know: child-unknown
 			}
-		case session.TypeSubagentEnd:
-			var d session.SubagentEnd
-			if se.Decode(&d) == nil && d.Usage != nil {
+			continue
+		}
+		fold.Push(se)
+		switch d := se.Payload.(type) {
+		case session.TurnEnd:
+			end = &d
+			if d.Usage != nil {
+				usage = usage.Add(*d.Usage)
+			}
+		case session.SubagentEnd:
+			if d.Usage != nil {
 				usage = usage.Add(*d.Usage)
 			}
 		}

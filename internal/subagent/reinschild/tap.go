@@ -41,28 +41,25 @@ func newForwarder(tap *subagent.Tap, b *budget.Budget) *forwarder {
 }
 
 // charge counts the usage one event of the child's tree reports.
-func (f *forwarder) charge(sessionID string, e sdk.Event) {
+func (f *forwarder) charge(sessionID string, e session.Event) {
 	if f.budget == nil {
 		return
 	}
-	switch e.Type {
-	case session.TypeAssistantMessage:
-		var d session.AssistantMessage
-		if json.Unmarshal(e.Data, &d) == nil && d.Usage != nil {
+	switch d := e.Payload.(type) {
+	case session.AssistantMessage:
+		if d.Usage != nil {
 			f.budget.Charge(*d.Usage)
 		}
-	case session.TypeSubagentStart:
-		var d session.SubagentStart
-		if json.Unmarshal(e.Data, &d) == nil && (d.Provider == config.ProviderACP || d.Provider == config.ProviderPi || d.Provider == config.ProviderReins) {
+	case session.SubagentStart:
+		if d.Provider == config.ProviderACP || d.Provider == config.ProviderPi || d.Provider == config.ProviderReins {
 			f.mu.Lock()
 			if len(f.remote) < maxTapped {
 				f.remote[sessionID+"/"+d.RunID] = true
 			}
 			f.mu.Unlock()
 		}
-	case session.TypeSubagentEnd:
-		var d session.SubagentEnd
-		if json.Unmarshal(e.Data, &d) != nil || d.Usage == nil {
+	case session.SubagentEnd:
+		if d.Usage == nil {
 			return
 		}
 		f.mu.Lock()
@@ -108,7 +105,10 @@ func (f *forwarder) notify(method string, params json.RawMessage) {
 			}
 		}
 		f.mu.Unlock()
-		f.charge(p.SessionID, p.Event)
-		f.tap.Forward(p.SessionID, parent, depth, session.Event{Type: p.Event.Type, Seq: p.Event.Seq, Time: p.Event.Time, Data: p.Event.Data})
+		// An event whose data is not its type's is passed on as an
+		// unknown one is: its data as it came, no payload, nothing charged.
+		e, _ := session.NewEvent(p.Event.Type, p.Event.Seq, p.Event.Time, p.Event.Data)
+		f.charge(p.SessionID, e)
+		f.tap.Forward(p.SessionID, parent, depth, e)
 	}
 }

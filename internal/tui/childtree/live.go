@@ -36,25 +36,20 @@ type activity struct {
 
 // fold applies one of the child's events.
 func (a *activity) fold(e session.Event) {
-	switch e.Type {
-	case session.TypeAssistantChunk:
-		var d session.AssistantChunk
-		if e.Decode(&d) != nil || d.Chunk.Type != llm.ChunkTextDelta || d.Chunk.Delta == "" {
+	switch d := e.Payload.(type) {
+	case session.AssistantChunk:
+		if d.Chunk.Type != llm.ChunkTextDelta || d.Chunk.Delta == "" {
 			return
 		}
 		a.text = termtext.LastBytes(a.text+d.Chunk.Delta, maxLiveTail)
 		a.callLast = false
-	case session.TypeToolCall:
-		var d session.ToolCall
-		if e.Decode(&d) != nil {
-			return
-		}
+	case session.ToolCall:
 		a.call = d.Name
 		if s := toolsummary.Of(d.Arguments); s != "" && s != "{}" {
 			a.call += " " + s
 		}
 		a.callLast = true
-	case session.TypeStepStart:
+	case session.StepStart:
 		a.text = "" // a new step's text starts afresh
 	}
 }
@@ -86,8 +81,8 @@ func (t *Tree) Known(hd session.Header, root string) bool {
 // live folds a child's event into its row's activity; events of a child
 // whose subagent/start is still to come wait (bounded) for it.
 func (t *Tree) live(hd session.Header, e session.Event) {
-	switch e.Type {
-	case session.TypeAssistantChunk, session.TypeToolCall, session.TypeStepStart:
+	switch e.Payload.(type) {
+	case session.AssistantChunk, session.ToolCall, session.StepStart:
 	default:
 		return
 	}
@@ -117,8 +112,8 @@ func (t *Tree) live(hd session.Header, e session.Event) {
 // callStarted adds a row for a subagent call of session parent the moment
 // the call is made; its subagent/start fills it in (claim).
 func (t *Tree) callStarted(parent string, e session.Event) {
-	var d session.ToolCall
-	if e.Decode(&d) != nil || d.Name != "subagent" {
+	d, ok := e.Payload.(session.ToolCall)
+	if !ok || d.Name != "subagent" {
 		return
 	}
 	if len(t.nodes) >= maxNodes {
@@ -159,8 +154,8 @@ func (t *Tree) claim(parent, label string) *Node {
 // callEnded drops the row of a subagent call that ended without starting
 // a child (refused, over budget, failed to start: its result says why).
 func (t *Tree) callEnded(parent string, e session.Event) {
-	var d session.ToolResult
-	if e.Decode(&d) != nil {
+	d, ok := e.Payload.(session.ToolResult)
+	if !ok {
 		return
 	}
 	for i, n := range t.nodes {

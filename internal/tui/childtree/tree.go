@@ -97,12 +97,8 @@ func (t *Tree) Empty() bool { return len(t.nodes) == 0 && t.dropped == 0 }
 
 // Event folds one event of session hd (the root or any descendant).
 func (t *Tree) Event(hd session.Header, e session.Event) {
-	switch e.Type {
-	case session.TypeSubagentStart:
-		var d session.SubagentStart
-		if e.Decode(&d) != nil {
-			return
-		}
+	switch d := e.Payload.(type) {
+	case session.SubagentStart:
 		n := t.claim(hd.ID, d.Label)
 		if n == nil {
 			if len(t.nodes) >= maxNodes {
@@ -128,11 +124,7 @@ func (t *Tree) Event(hd session.Header, e session.Event) {
 			n.act = *a
 			delete(t.pending, tap)
 		}
-	case session.TypeSubagentEnd:
-		var d session.SubagentEnd
-		if e.Decode(&d) != nil {
-			return
-		}
+	case session.SubagentEnd:
 		n := t.byRun[d.RunID]
 		if n == nil {
 			return
@@ -150,31 +142,26 @@ func (t *Tree) Event(hd session.Header, e session.Event) {
 		if n.background {
 			t.lastJob = n
 		}
-	case session.TypeJobNotice:
-		var d session.JobNotice
-		if e.Decode(&d) != nil {
-			return
-		}
+	case session.JobNotice:
 		if n := t.lastJob; n != nil && n.parent == hd.ID {
 			n.jobID, n.jobStatus = d.JobID, d.Status
 			t.lastJob = nil
 		}
-	case session.TypeToolCall:
+	case session.ToolCall:
 		t.callStarted(hd.ID, e)
 		t.live(hd, e)
 		t.childCall(hd.ID, e)
-	case session.TypeToolResult:
+	case session.ToolResult:
 		t.callEnded(hd.ID, e)
 		t.childResult(hd.ID, e)
-	case session.TypeAssistantChunk, session.TypeStepStart:
+	case session.AssistantChunk, session.StepStart:
 		t.live(hd, e)
-	case session.TypeAssistantMessage:
+	case session.AssistantMessage:
 		n := t.bySess[hd.ID]
 		if n == nil || !n.end.IsZero() {
 			return
 		}
-		var d session.AssistantMessage
-		if e.Decode(&d) == nil && d.Usage != nil {
+		if d.Usage != nil {
 			n.usage = n.usage.Add(*d.Usage)
 		}
 	}
@@ -187,8 +174,8 @@ func (t *Tree) childCall(sess string, e session.Event) {
 	if n == nil {
 		return
 	}
-	var d session.ToolCall
-	if e.Decode(&d) != nil {
+	d, ok := e.Payload.(session.ToolCall)
+	if !ok {
 		return
 	}
 	if n.calls == nil {
@@ -205,8 +192,8 @@ func (t *Tree) childResult(sess string, e session.Event) {
 	if n == nil {
 		return
 	}
-	var d session.ToolResult
-	if e.Decode(&d) != nil {
+	d, ok := e.Payload.(session.ToolResult)
+	if !ok {
 		return
 	}
 	name, ok := n.calls[d.CallID]

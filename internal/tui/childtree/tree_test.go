@@ -24,7 +24,11 @@ func ev(t *testing.T, typ string, at time.Time, data any) session.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return session.Event{Type: typ, Time: at, Data: b}
+	e, err := session.NewEvent(typ, 0, at, b)
+	if err != nil {
+		panic(err)
+	}
+	return e
 }
 
 func draw(tr *Tree, root string, now time.Time) string {

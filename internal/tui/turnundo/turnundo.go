@@ -172,8 +172,7 @@ func List(turns []undo.Turn) string {
 // Before is a log's events before turn number turn started.
 func Before(events []session.Event, turn int) []session.Event {
 	for i, e := range events {
-		var d session.TurnStart
-		if e.Type == session.TypeTurnStart && e.Decode(&d) == nil && d.Turn >= turn {
+		if d, ok := e.Payload.(session.TurnStart); ok && d.Turn >= turn {
 			return events[:i]
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reinsdev/reins/internal/session"
 	"github.com/reinsdev/reins/internal/undo"
@@ -45,7 +46,11 @@ func TestListAndBefore(t *testing.T) {
 	}
 	ev := func(typ string, data any) session.Event {
 		b, _ := json.Marshal(data)
-		return session.Event{Type: typ, Data: b}
+		e, err := session.NewEvent(typ, 0, time.Time{}, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
 	}
 	events := []session.Event{
 		ev(session.TypeTurnStart, session.TurnStart{Turn: 1}), ev(session.TypeUserMessage, session.UserMessage{}),
