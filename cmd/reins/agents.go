@@ -72,7 +72,7 @@ func newAgentsAddCmd(s *streams) *cobra.Command {
 
 func knownAgentNames() string {
 	var names []string
-	for _, a := range agenthome.Known {
+	for _, a := range agenthome.Known() {
 		names = append(names, a.Name)
 	}
 	return strings.Join(names, ", ")

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/reinsdev/reins/internal/config"
+	"github.com/reinsdev/reins/internal/lazy"
 )
 
 // Agent is one known agent: how it is recognised and where it keeps
@@ -63,12 +64,17 @@ func providerKey(provider string) string {
 // Link is one file of the user's shown inside the state home.
 type Link struct{ User, State string }
 
-// Known is the table of known agents.
-var Known = []Agent{
-	{
-		Name: "claude",
-		Keys: []string{providerKey("anthropic"), "CLAUDE_CODE_OAUTH_TOKEN"},
-		File: `---
+// Known is the table of known agents (built on first use: it names
+// config's key variables, and reins builds no tables at start-up).
+func Known() []Agent { return known.Get() }
+
+var known = lazy.Value[[]Agent]{New: func() []Agent {
+	return []Agent{
+
+		{
+			Name: "claude",
+			Keys: []string{providerKey("anthropic"), "CLAUDE_CODE_OAUTH_TOKEN"},
+			File: `---
 name: claude
 description: Claude Code, for multi-file changes
 provider: acp
@@ -78,15 +84,15 @@ timeout: 20m
 ---
 Work only inside this repository and end with a short summary of what you changed.
 `,
-		Commands:   []string{"claude-agent-acp", "claude-code-acp", "@zed-industries/claude-agent-acp", "@zed-industries/claude-code-acp", "@agentclientprotocol/claude-agent-acp"},
-		Vars:       []string{"CLAUDE_CONFIG_DIR"},
-		Links:      []Link{{User: ".claude/.credentials.json", State: ".credentials.json"}},
-		UserConfig: []string{".claude", ".claude.json"},
-	},
-	{
-		Name: "codex",
-		Keys: []string{providerKey("openai"), "CODEX_API_KEY"},
-		File: `---
+			Commands:   []string{"claude-agent-acp", "claude-code-acp", "@zed-industries/claude-agent-acp", "@zed-industries/claude-code-acp", "@agentclientprotocol/claude-agent-acp"},
+			Vars:       []string{"CLAUDE_CONFIG_DIR"},
+			Links:      []Link{{User: ".claude/.credentials.json", State: ".credentials.json"}},
+			UserConfig: []string{".claude", ".claude.json"},
+		},
+		{
+			Name: "codex",
+			Keys: []string{providerKey("openai"), "CODEX_API_KEY"},
+			File: `---
 name: codex
 description: Codex, for focused fixes with tests
 provider: acp
@@ -98,19 +104,19 @@ timeout: 20m
 ---
 Work only inside this repository and end with a short summary of what you changed.
 `,
-		Commands:   []string{"codex-acp", "@zed-industries/codex-acp"},
-		Vars:       []string{"CODEX_HOME"},
-		Links:      []Link{{User: ".codex/auth.json", State: "auth.json"}},
-		UserConfig: []string{".codex"},
-	},
-	{
-		// Gemini CLI's GEMINI_CLI_HOME stands for the home folder: its
-		// state is GEMINI_CLI_HOME/.gemini. settings.json names the
-		// signed-in account's auth type, without which it cannot start
-		// in ACP mode.
-		Name: "gemini",
-		Keys: []string{providerKey("gemini"), "GOOGLE_API_KEY"},
-		File: `---
+			Commands:   []string{"codex-acp", "@zed-industries/codex-acp"},
+			Vars:       []string{"CODEX_HOME"},
+			Links:      []Link{{User: ".codex/auth.json", State: "auth.json"}},
+			UserConfig: []string{".codex"},
+		},
+		{
+			// Gemini CLI's GEMINI_CLI_HOME stands for the home folder: its
+			// state is GEMINI_CLI_HOME/.gemini. settings.json names the
+			// signed-in account's auth type, without which it cannot start
+			// in ACP mode.
+			Name: "gemini",
+			Keys: []string{providerKey("gemini"), "GOOGLE_API_KEY"},
+			File: `---
 name: gemini
 description: Gemini CLI, for reading large code bases
 provider: acp
@@ -121,18 +127,18 @@ timeout: 20m
 ---
 Work only inside this repository and end with a short summary of what you changed.
 `,
-		Commands: []string{"gemini", "@google/gemini-cli"},
-		Vars:     []string{"GEMINI_CLI_HOME"},
-		Links: []Link{
-			{User: ".gemini/oauth_creds.json", State: ".gemini/oauth_creds.json"},
-			{User: ".gemini/google_accounts.json", State: ".gemini/google_accounts.json"},
-			{User: ".gemini/settings.json", State: ".gemini/settings.json"},
+			Commands: []string{"gemini", "@google/gemini-cli"},
+			Vars:     []string{"GEMINI_CLI_HOME"},
+			Links: []Link{
+				{User: ".gemini/oauth_creds.json", State: ".gemini/oauth_creds.json"},
+				{User: ".gemini/google_accounts.json", State: ".gemini/google_accounts.json"},
+				{User: ".gemini/settings.json", State: ".gemini/settings.json"},
+			},
+			UserConfig: []string{".gemini"},
 		},
-		UserConfig: []string{".gemini"},
-	},
-	{
-		Name: "opencode",
-		File: `---
+		{
+			Name: "opencode",
+			File: `---
 name: opencode
 description: opencode
 provider: acp
@@ -143,18 +149,18 @@ timeout: 20m
 ---
 Work only inside this repository and end with a short summary of what you changed.
 `,
-		Commands: []string{"opencode", "opencode-ai"},
-		Vars:     []string{"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"},
-		Links: []Link{
-			{User: ".local/share/opencode/auth.json", State: ".local/share/opencode/auth.json"},
-			{User: ".config/opencode/opencode.json", State: ".config/opencode/opencode.json"},
+			Commands: []string{"opencode", "opencode-ai"},
+			Vars:     []string{"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"},
+			Links: []Link{
+				{User: ".local/share/opencode/auth.json", State: ".local/share/opencode/auth.json"},
+				{User: ".config/opencode/opencode.json", State: ".config/opencode/opencode.json"},
+			},
+			UserConfig: []string{".config/opencode", ".local/share/opencode", ".local/state/opencode"},
 		},
-		UserConfig: []string{".config/opencode", ".local/share/opencode", ".local/state/opencode"},
-	},
-	{
-		Name: "qwen",
-		Keys: []string{providerKey("openai"), "DASHSCOPE_API_KEY"},
-		File: `---
+		{
+			Name: "qwen",
+			Keys: []string{providerKey("openai"), "DASHSCOPE_API_KEY"},
+			File: `---
 name: qwen
 description: qwen-code
 provider: acp
@@ -165,16 +171,16 @@ timeout: 20m
 ---
 Work only inside this repository and end with a short summary of what you changed.
 `,
-		Commands: []string{"qwen", "@qwen-code/qwen-code"},
-		Links: []Link{
-			{User: ".qwen/oauth_creds.json", State: ".qwen/oauth_creds.json"},
-			{User: ".qwen/settings.json", State: ".qwen/settings.json"},
+			Commands: []string{"qwen", "@qwen-code/qwen-code"},
+			Links: []Link{
+				{User: ".qwen/oauth_creds.json", State: ".qwen/oauth_creds.json"},
+				{User: ".qwen/settings.json", State: ".qwen/settings.json"},
+			},
+			UserConfig: []string{".qwen"},
 		},
-		UserConfig: []string{".qwen"},
-	},
-	{
-		Name: "cline",
-		File: `---
+		{
+			Name: "cline",
+			File: `---
 name: cline
 description: cline
 provider: acp
@@ -185,14 +191,14 @@ timeout: 20m
 ---
 Work only inside this repository and end with a short summary of what you changed.
 `,
-		Commands:   []string{"cline"},
-		Vars:       []string{"CLINE_DIR"},
-		Links:      []Link{{User: ".cline/data/settings/providers.json", State: "data/settings/providers.json"}},
-		UserConfig: []string{".cline"},
-	},
-	{
-		Name: "pi",
-		File: `---
+			Commands:   []string{"cline"},
+			Vars:       []string{"CLINE_DIR"},
+			Links:      []Link{{User: ".cline/data/settings/providers.json", State: "data/settings/providers.json"}},
+			UserConfig: []string{".cline"},
+		},
+		{
+			Name: "pi",
+			File: `---
 name: pi
 description: pi, the coding agent
 provider: pi                # runs pi (npm i -g @mariozechner/pi-coding-agent) through reins wrap
@@ -200,12 +206,13 @@ timeout: 20m
 ---
 Work only inside this repository and end with a short summary of what you changed.
 `,
-		Commands:   []string{"pi", "@mariozechner/pi-coding-agent"},
-		Vars:       []string{"PI_CODING_AGENT_DIR"},
-		Links:      []Link{{User: ".pi/agent/auth.json", State: "auth.json"}},
-		UserConfig: []string{".pi"},
-	},
-}
+			Commands:   []string{"pi", "@mariozechner/pi-coding-agent"},
+			Vars:       []string{"PI_CODING_AGENT_DIR"},
+			Links:      []Link{{User: ".pi/agent/auth.json", State: "auth.json"}},
+			UserConfig: []string{".pi"},
+		},
+	}
+}}
 
 // Lookup finds the known agent that command with args runs: by the
 // command's basename, or for npx (and pnpm dlx, bunx) by the first
@@ -220,7 +227,7 @@ func Lookup(command string, args []string) (Agent, bool) {
 			name = packageArg(args[1:])
 		}
 	}
-	for _, a := range Known {
+	for _, a := range Known() {
 		for _, c := range a.Commands {
 			if c == name {
 				return a, true
@@ -232,7 +239,7 @@ func Lookup(command string, args []string) (Agent, bool) {
 
 // ByName finds a known agent by its Name.
 func ByName(name string) (Agent, bool) {
-	for _, a := range Known {
+	for _, a := range Known() {
 		if a.Name == name {
 			return a, true
 		}
@@ -372,7 +379,7 @@ func link(root *os.Root, target, name string) error {
 // child must never be granted write access to.
 func UserConfig(userHome string) []string {
 	var out []string
-	for _, a := range Known {
+	for _, a := range Known() {
 		for _, c := range a.UserConfig {
 			out = append(out, filepath.Join(userHome, c))
 		}

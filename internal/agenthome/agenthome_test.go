@@ -42,7 +42,7 @@ func TestLookup(t *testing.T) {
 
 func TestKnownNamesUnique(t *testing.T) {
 	seen := map[string]bool{}
-	for _, a := range Known {
+	for _, a := range Known() {
 		if seen[a.Name] {
 			t.Errorf("%s twice", a.Name)
 		}
@@ -188,7 +188,7 @@ func TestFilesLoad(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range Known {
+	for _, a := range Known() {
 		if err := os.WriteFile(filepath.Join(dir, a.Name+".md"), []byte(a.File), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +197,7 @@ func TestFilesLoad(t *testing.T) {
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("LoadAgents: %v %v", err, warnings)
 	}
-	for _, a := range Known {
+	for _, a := range Known() {
 		ag, ok := agents.Get(a.Name)
 		if !ok {
 			t.Errorf("%s: not loaded", a.Name)
@@ -222,7 +222,7 @@ func TestFilesLoad(t *testing.T) {
 // rule.
 func TestAgentKeysAreScrubbed(t *testing.T) {
 	secret := config.Default().SecretVars()
-	for _, a := range Known {
+	for _, a := range Known() {
 		for _, k := range a.Keys {
 			if k == "" {
 				t.Errorf("%s: an empty key variable", a.Name)

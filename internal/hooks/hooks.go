@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reinsdev/reins/internal/lazy"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -79,13 +80,13 @@ func (h Hook) Matches(name string) bool {
 }
 
 // plainName is a matcher Claude Code compares as a string.
-var plainName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+var plainName = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_]+$`) }}
 
 func compileMatcher(m string) (func(string) bool, error) {
 	switch {
 	case m == "" || m == "*":
 		return nil, nil
-	case plainName.MatchString(m):
+	case plainName.Get().MatchString(m):
 		return func(s string) bool { return s == m }, nil
 	}
 	re, err := regexp.Compile(m)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reinsdev/reins/internal/lazy"
 	"path/filepath"
 	"strings"
 
@@ -27,28 +28,32 @@ type toolName struct {
 	paths   []string          // Claude Code argument names holding a path
 }
 
-var toolNames = map[string]toolName{
-	"bash":        {claude: "Bash", renames: map[string]string{"background": "run_in_background"}},
-	"bash_output": {claude: "BashOutput", renames: map[string]string{"id": "bash_id"}},
-	"bash_kill":   {claude: "KillShell", renames: map[string]string{"id": "shell_id"}},
-	"read":        {claude: "Read", renames: map[string]string{"path": "file_path"}, paths: []string{"file_path"}},
-	"write":       {claude: "Write", renames: map[string]string{"path": "file_path"}, paths: []string{"file_path"}},
-	"edit":        {claude: "Edit", renames: map[string]string{"path": "file_path"}, paths: []string{"file_path"}},
-	"multi_edit":  {claude: "MultiEdit", renames: map[string]string{"path": "file_path"}, paths: []string{"file_path"}},
-	"grep":        {claude: "Grep", paths: []string{"path"}},
-	"glob":        {claude: "Glob", paths: []string{"path"}},
-	"ls":          {claude: "LS", paths: []string{"path"}},
-	"subagent":    {claude: "Task", renames: map[string]string{"agent": "subagent_type"}},
-	"webfetch":    {claude: "WebFetch"},
-	"todo":        {claude: "TodoWrite"},
-}
+// toolNames maps reins's tools to Claude Code's (built on first use:
+// reins builds no tables at start-up).
+var toolNames = lazy.Value[map[string]toolName]{New: func() map[string]toolName {
+	return map[string]toolName{
+		"bash":        {claude: "Bash", renames: map[string]string{"background": "run_in_background"}},
+		"bash_output": {claude: "BashOutput", renames: map[string]string{"id": "bash_id"}},
+		"bash_kill":   {claude: "KillShell", renames: map[string]string{"id": "shell_id"}},
+		"read":        {claude: "Read", renames: map[string]string{"path": "file_path"}, paths: []string{"file_path"}},
+		"write":       {claude: "Write", renames: map[string]string{"path": "file_path"}, paths: []string{"file_path"}},
+		"edit":        {claude: "Edit", renames: map[string]string{"path": "file_path"}, paths: []string{"file_path"}},
+		"multi_edit":  {claude: "MultiEdit", renames: map[string]string{"path": "file_path"}, paths: []string{"file_path"}},
+		"grep":        {claude: "Grep", paths: []string{"path"}},
+		"glob":        {claude: "Glob", paths: []string{"path"}},
+		"ls":          {claude: "LS", paths: []string{"path"}},
+		"subagent":    {claude: "Task", renames: map[string]string{"agent": "subagent_type"}},
+		"webfetch":    {claude: "WebFetch"},
+		"todo":        {claude: "TodoWrite"},
+	}
+}}
 
 // ClaudeName is the tool name hooks see for reins's tool name: Claude
 // Code's for the tools it has, the MCP name as it is, reins's own name
 // for a tool Claude Code has no counterpart of (job_output, worktree,
 // subagent_output). apply_patch has several (Calls).
 func ClaudeName(name string) string {
-	if t, ok := toolNames[name]; ok {
+	if t, ok := toolNames.Get()[name]; ok {
 		return t.claude
 	}
 	return name
@@ -67,7 +72,7 @@ func ToClaude(workspace, name string, args json.RawMessage) []Call {
 	if name == "apply_patch" {
 		return patchCalls(workspace, args)
 	}
-	t, ok := toolNames[name]
+	t, ok := toolNames.Get()[name]
 	if !ok {
 		return []Call{{Tool: name, Input: args}}
 	}
@@ -162,7 +167,7 @@ func FromClaude(workspace, name string, input json.RawMessage) (json.RawMessage,
 	if name == "apply_patch" {
 		return nil, ErrNoTranslation
 	}
-	t, ok := toolNames[name]
+	t, ok := toolNames.Get()[name]
 	if !ok {
 		return input, nil // MCP and reins's own tools: the same names
 	}

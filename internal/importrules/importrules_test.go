@@ -273,7 +273,10 @@ func TestBinaryLinksNoMCPSDK(t *testing.T) {
 // (issue 50): model resolution is internal/modelres, so the harness
 // imports no wire adapter itself, and its fan-out stays bounded.
 func TestHarnessComposes(t *testing.T) {
-	const maxFanOut = 28
+	// 28 after model resolution moved out; skills, custom commands and
+	// hooks (issue 51) brought four set-ups in. Moving MCP and telemetry
+	// set-up into packages of their own is the next cut (issue 50).
+	const maxFanOut = 32
 	imps := goList(t, "-f", `{{join .Imports "\n"}}`, "./internal/harness")
 	var own []string
 	for _, imp := range imps {

@@ -43,5 +43,3 @@ type HookRun struct {
 // the model (UserPromptSubmit and SessionStart context, a Stop hook's
 // reason to go on).
 const NoticeHook = "hook"
-
-var _ = register[HookRun](TypeHookRun)

@@ -18,5 +18,3 @@ type SkillLoad struct {
 	// to (its allowed-tools), absent when it narrows nothing.
 	AllowedTools []string `json:"allowedTools,omitempty"`
 }
-
-var _ = register[SkillLoad](TypeSkillLoad)

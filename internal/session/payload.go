@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reinsdev/reins/internal/lazy"
 	"time"
 )
 
@@ -29,7 +30,7 @@ import (
 //		Name string `json:"name"`
 //	}
 //
-//	var _ = register[SkillLoad](TypeSkillLoad)
+//	register[SkillLoad](m, TypeSkillLoad) // a line in buildPayloads
 //
 // The payload is a struct value (not a pointer), so consumers match it by
 // its type; writers pass that value to Log.Append.
@@ -43,16 +44,19 @@ type payloadKind struct {
 	live func(v any) (any, bool)
 }
 
-// payloads maps each known event type to its payload.
-var payloads = map[string]payloadKind{}
+// payloadTable maps each known event type to its payload; built on first
+// use, as reins builds no tables at start-up (internal/importrules).
+var payloadTable = lazy.Value[map[string]payloadKind]{New: buildPayloads}
 
-// register makes T the payload of event type typ. It returns a value only so
-// that a registration is one package-level line (var _ = register…).
-func register[T any](typ string) struct{} {
-	if _, dup := payloads[typ]; dup {
+// payloads is the table of known event types.
+func payloads() map[string]payloadKind { return payloadTable.Get() }
+
+// register makes T the payload of event type typ in m.
+func register[T any](m map[string]payloadKind, typ string) {
+	if _, dup := m[typ]; dup {
 		panic("session: event type " + typ + " registered twice")
 	}
-	payloads[typ] = payloadKind{
+	m[typ] = payloadKind{
 		decode: func(data []byte) (any, error) {
 			var v T
 			if err := json.Unmarshal(data, &v); err != nil {
@@ -72,33 +76,37 @@ func register[T any](typ string) struct{} {
 			return nil, false
 		},
 	}
-	return struct{}{}
 }
 
-// The payloads of docs/events.md.
-var (
-	_ = register[TurnStart](TypeTurnStart)
-	_ = register[TurnEnd](TypeTurnEnd)
-	_ = register[StepStart](TypeStepStart)
-	_ = register[StepEnd](TypeStepEnd)
-	_ = register[UserMessage](TypeUserMessage)
-	_ = register[AssistantChunk](TypeAssistantChunk)
-	_ = register[AssistantMessage](TypeAssistantMessage)
-	_ = register[ToolCall](TypeToolCall)
-	_ = register[ToolResult](TypeToolResult)
-	_ = register[LLMRetry](TypeLLMRetry)
-	_ = register[LLMRetryStarted](TypeLLMRetryStarted)
-	_ = register[SubagentStart](TypeSubagentStart)
-	_ = register[SubagentEnd](TypeSubagentEnd)
-	_ = register[JobNotice](TypeJobNotice)
-	_ = register[ContextCompacted](TypeContextCompacted)
-)
+// buildPayloads is the table of the payloads of docs/events.md: a new
+// event type is one line here.
+func buildPayloads() map[string]payloadKind {
+	m := make(map[string]payloadKind, 17)
+	register[TurnStart](m, TypeTurnStart)
+	register[TurnEnd](m, TypeTurnEnd)
+	register[StepStart](m, TypeStepStart)
+	register[StepEnd](m, TypeStepEnd)
+	register[UserMessage](m, TypeUserMessage)
+	register[AssistantChunk](m, TypeAssistantChunk)
+	register[AssistantMessage](m, TypeAssistantMessage)
+	register[ToolCall](m, TypeToolCall)
+	register[ToolResult](m, TypeToolResult)
+	register[LLMRetry](m, TypeLLMRetry)
+	register[LLMRetryStarted](m, TypeLLMRetryStarted)
+	register[SubagentStart](m, TypeSubagentStart)
+	register[SubagentEnd](m, TypeSubagentEnd)
+	register[JobNotice](m, TypeJobNotice)
+	register[ContextCompacted](m, TypeContextCompacted)
+	register[HookRun](m, TypeHookRun)
+	register[SkillLoad](m, TypeSkillLoad)
+	return m
+}
 
 // Known reports whether typ is an event type this reins has a payload for.
 // Events of other types (a newer reins's) are kept and passed through with
 // a nil Payload.
 func Known(typ string) bool {
-	_, ok := payloads[typ]
+	_, ok := payloads()[typ]
 	return ok
 }
 
@@ -125,7 +133,7 @@ func (e *PayloadError) Unwrap() error { return e.Err }
 // *PayloadError when the data does not decode.
 func (e *Event) decodePayload() error {
 	e.Payload = nil
-	k, ok := payloads[e.Type]
+	k, ok := payloads()[e.Type]
 	if !ok {
 		return nil
 	}
@@ -213,7 +221,7 @@ var escapedFFFD = []byte(`\ufffd`)
 // what the log says and raw is decoded instead; the test is on the
 // encoding, which a stray `\ufffd` in a text only makes conservative.
 func livePayload(typ string, seq int64, data any, raw []byte) (any, error) {
-	k, ok := payloads[typ]
+	k, ok := payloads()[typ]
 	if !ok {
 		return nil, nil
 	}

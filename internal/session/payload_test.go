@@ -27,7 +27,7 @@ func TestLoadPayloads(t *testing.T) {
 			}
 			continue
 		}
-		want, _ := payloads[e.Type].decode(e.Data)
+		want, _ := payloads()[e.Type].decode(e.Data)
 		if e.Payload == nil || reflect.TypeOf(e.Payload) != reflect.TypeOf(want) || reflect.TypeOf(e.Payload).Kind() != reflect.Struct {
 			t.Errorf("seq %d %s: payload %T", e.Seq, e.Type, e.Payload)
 		}
