@@ -290,7 +290,7 @@ func Parse(src []byte) (*Command, error) {
 	}
 	var fm frontMatter
 	if err := yaml.Unmarshal(front, &fm); err != nil {
-		return nil, errors.New("front matter is not valid YAML of description, argument-hint, model and allowed-tools")
+		return nil, errors.New("front matter is not valid YAML of description, argument-hint, model and allowed-tools" + frontmatter.Hint(front))
 	}
 	c := &Command{Description: strings.TrimSpace(fm.Description), Model: strings.TrimSpace(fm.Model), Body: body}
 	switch h := fm.ArgumentHint.(type) {

@@ -5,6 +5,7 @@ package frontmatter
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 )
 
@@ -29,4 +30,23 @@ func Split(src []byte) (front []byte, body string, ok bool) {
 		fm.WriteByte('\n')
 	}
 	return nil, "", false
+}
+
+// Hint is what a front matter that YAML refused most likely needs, said
+// to the user after the refusal: an unquoted value holding ": " (as in
+// `description: Use when: ...`) is the common slip. It names the line's
+// number only, never its text (the file is someone else's). "" when no
+// line looks like that.
+func Hint(front []byte) string {
+	for i, line := range strings.Split(string(front), "\n") {
+		key, val, ok := strings.Cut(line, ":")
+		val = strings.TrimSpace(val)
+		if !ok || strings.ContainsAny(key, " \t#") || val == "" || strings.ContainsAny(val[:1], `"'|>[{`) {
+			continue
+		}
+		if strings.Contains(val, ": ") || strings.HasSuffix(val, ":") {
+			return fmt.Sprintf(" (line %d: a value holding \": \" needs quotes)", i+2) // the file's line: the front matter starts after "---"
+		}
+	}
+	return ""
 }

@@ -377,7 +377,7 @@ func Parse(src []byte, folder string) (*Skill, error) {
 	}
 	var fm frontMatter
 	if err := yaml.Unmarshal(front, &fm); err != nil {
-		return nil, errors.New("front matter is not valid YAML of the Agent Skills fields")
+		return nil, errors.New("front matter is not valid YAML of the Agent Skills fields" + frontmatter.Hint(front))
 	}
 	switch {
 	case fm.Name == nil || *fm.Name == "":

@@ -34,6 +34,7 @@ func TestParse(t *testing.T) {
 		{"no front matter", "pdf", "# pdf\n", "no front matter", nil},
 		{"unclosed", "pdf", "---\nname: pdf\n", "no front matter", nil},
 		{"bad yaml", "pdf", "---\nname: [\n---\n", "not valid YAML", nil},
+		{"unquoted colon", "pdf", "---\nname: pdf\ndescription: Work with PDFs: extract text\n---\n", `line 3: a value holding ": " needs quotes`, nil},
 		{"no name", "pdf", "---\ndescription: x\n---\n", "name is missing", nil},
 		{"upper", "Pdf", "---\nname: Pdf\ndescription: x\n---\n", "lowercase", nil},
 		{"underscore", "a_b", "---\nname: a_b\ndescription: x\n---\n", "lowercase", nil},
