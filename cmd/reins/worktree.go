@@ -47,15 +47,21 @@ func newWorktreeCmd(s *streams) *cobra.Command {
 		}
 		return r, nil
 	}
-	resolve := func(ctx context.Context, r *worktree.Repo, prefix string) (string, error) {
+	// child opens the repository and finds the isolated child prefix
+	// names in it.
+	child := func(ctx context.Context, prefix string) (*worktree.Repo, string, error) {
+		r, err := open(ctx)
+		if err != nil {
+			return nil, "", err
+		}
 		id, err := r.Resolve(ctx, prefix)
 		if errors.Is(err, worktree.ErrNoChild) {
-			return "", &exitError{Code: exitUsage, Msg: fmt.Sprintf("worktree: no isolated child %q in this repository (reins worktree list)", prefix)}
+			return nil, "", &exitError{Code: exitUsage, Msg: fmt.Sprintf("worktree: no isolated child %q in this repository (reins worktree list)", prefix)}
 		}
 		if err != nil {
-			return "", &exitError{Code: exitUsage, Msg: "worktree: " + err.Error()}
+			return nil, "", &exitError{Code: exitUsage, Msg: "worktree: " + err.Error()}
 		}
-		return id, nil
+		return r, id, nil
 	}
 	c.AddCommand(&cobra.Command{
 		Use:   "list",
@@ -103,11 +109,7 @@ func newWorktreeCmd(s *streams) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			r, err := open(ctx)
-			if err != nil {
-				return err
-			}
-			id, err := resolve(ctx, r, args[0])
+			r, id, err := child(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -136,11 +138,7 @@ func newWorktreeCmd(s *streams) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			r, err := open(ctx)
-			if err != nil {
-				return err
-			}
-			id, err := resolve(ctx, r, args[0])
+			r, id, err := child(ctx, args[0])
 			if err != nil {
 				return err
 			}
