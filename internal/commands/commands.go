@@ -135,14 +135,6 @@ var projectFolders = []string{".reins/commands", ".claude/commands"}
 // base is one commands folder to read.
 type base = projectdirs.Folder
 
-// originOf is whose the files of b are.
-func originOf(b base) Origin {
-	if b.Project == "" {
-		return OriginUser
-	}
-	return OriginProject
-}
-
 // folders are the commands folders in precedence order: the user's own
 // first (a repository cannot replace a user's command), then the
 // project's from the workspace up to the repository root, nearest first.
@@ -218,7 +210,7 @@ func load(o Options, b base, file, rel string) (*Command, *Warning) {
 	if err != nil {
 		return nil, &Warning{File: file, Message: "command skipped: not a readable regular file of at most 1 MiB"}
 	}
-	if originOf(b) == OriginProject && o.Honour != nil && !o.Honour(b.Project, path.Join(b.Rel, rel), src) {
+	if Origin(b.Origin()) == OriginProject && o.Honour != nil && !o.Honour(b.Project, path.Join(b.Rel, rel), src) {
 		return nil, nil
 	}
 	name := strings.TrimSuffix(path.Base(rel), ".md")
@@ -233,24 +225,13 @@ func load(o Options, b base, file, rel string) (*Command, *Warning) {
 	if err != nil {
 		return nil, &Warning{File: file, Message: "command skipped: " + err.Error()}
 	}
-	c.Name, c.Namespace, c.File, c.Origin = name, ns, file, originOf(b)
+	c.Name, c.Namespace, c.File, c.Origin = name, ns, file, Origin(b.Origin())
 	return c, nil
 }
 
 // validName: a command name is typed after / and shown in lists, so
-// nothing but letters, digits, '.', '_' and '-' (not first).
-func validName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case i > 0 && (c == '.' || c == '_' || c == '-'):
-		default:
-			return false
-		}
-	}
-	return s != "" && len(s) <= 64
-}
+// nothing but letters, digits, '.', '_' and '-' (not first), at most 64.
+func validName(s string) bool { return frontmatter.ValidName(s) && len(s) <= 64 }
 
 type frontMatter struct {
 	Description  string `yaml:"description"`

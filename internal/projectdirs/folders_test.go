@@ -47,3 +47,12 @@ func TestFolders(t *testing.T) {
 		}
 	}
 }
+
+func TestFolderOrigin(t *testing.T) {
+	if o := (Folder{Dir: "/h/skills"}).Origin(); o != "user" {
+		t.Errorf("the user's folder: %q", o)
+	}
+	if o := (Folder{Dir: "/w/.reins/skills", Project: "/w", Rel: ".reins/skills"}).Origin(); o != "project" {
+		t.Errorf("a project's folder: %q", o)
+	}
+}

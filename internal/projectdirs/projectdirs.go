@@ -36,6 +36,15 @@ type Folder struct {
 	Rel     string // Dir relative to Project
 }
 
+// Origin is whose the folder's files are: "user" or "project" (the
+// Origin values of skills and commands).
+func (f Folder) Origin() string {
+	if f.Project == "" {
+		return "user"
+	}
+	return "project"
+}
+
 // Folders are the folders of one kind in precedence order: user (the
 // user's own, absolute paths) first, so a repository cannot replace a
 // user's file, then rels below each trusted folder of Up(cwd, userHome),

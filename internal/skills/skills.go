@@ -166,16 +166,7 @@ type Options struct {
 var projectFolders = []string{".reins/skills", ".claude/skills", ".agents/skills"}
 
 // base is one skills folder to read.
-// base is one skills folder to read.
 type base = projectdirs.Folder
-
-// originOf is whose the files of b are.
-func originOf(b base) Origin {
-	if b.Project == "" {
-		return OriginUser
-	}
-	return OriginProject
-}
 
 // Folders are the skills folders Discover reads for o, in precedence
 // order: the user's own first (as Claude Code: a personal skill wins over
@@ -251,7 +242,7 @@ func load(o Options, b base, name string) (*Skill, *Warning) {
 		return nil, &Warning{File: file, Message: "skill skipped: not a readable regular file of at most 1 MiB"}
 	}
 	honour := func(rel string, content []byte) bool {
-		return originOf(b) != OriginProject || o.Honour == nil || o.Honour(b.Project, path.Join(b.Rel, name, rel), content)
+		return Origin(b.Origin()) != OriginProject || o.Honour == nil || o.Honour(b.Project, path.Join(b.Rel, name, rel), content)
 	}
 	if !honour(FileName, src) {
 		return nil, nil
@@ -260,9 +251,9 @@ func load(o Options, b base, name string) (*Skill, *Warning) {
 	if err != nil {
 		return nil, &Warning{File: file, Message: "skill skipped: " + err.Error()}
 	}
-	sk.Dir, sk.File, sk.Origin = dir, file, originOf(b)
+	sk.Dir, sk.File, sk.Origin = dir, file, Origin(b.Origin())
 	files, ok := otherFiles(dir, func(rel string) bool {
-		if originOf(b) != OriginProject {
+		if Origin(b.Origin()) != OriginProject {
 			return true
 		}
 		content, err := smallfile.Read(filepath.Join(dir, filepath.FromSlash(rel)), smallfile.Limit)
