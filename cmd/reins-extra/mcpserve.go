@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -80,16 +77,8 @@ func mcpServeMain(ctx context.Context, s *streams, f *mcpServeFlags) error {
 	}
 	defer stop()
 
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, sigs := cli.WatchSignals(ctx, context.Canceled, nil, os.Interrupt, syscall.SIGTERM)
+	ctx, sigs := cli.WatchServing(ctx)
 	defer sigs.Stop()
-	// A client that goes away must not kill reins with SIGPIPE before its
-	// children are torn down (as `reins acp`).
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	defer signal.Stop(pipe)
 
 	in, _ := s.in.(io.ReadCloser)
 	if in == nil {
@@ -105,13 +94,7 @@ func mcpServeMain(ctx context.Context, s *streams, f *mcpServeFlags) error {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return &cli.ExitError{Code: cli.ExitFailed, Msg: err.Error()}
 	}
-	switch got {
-	case os.Interrupt:
-		return &cli.ExitError{Code: cli.ExitInterrupt}
-	case syscall.SIGTERM:
-		return &cli.ExitError{Code: 128 + int(syscall.SIGTERM)}
-	}
-	return nil
+	return cli.ServedExit(got)
 }
 
 // nopWriteCloser keeps the server from closing stdout: Main's watcher
