@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/reinsdev/reins/internal/acp"
 	"github.com/reinsdev/reins/internal/cli"
@@ -57,18 +54,10 @@ func acpMain(ctx context.Context, s *streams, f *cli.SessionFlags) error {
 		}
 		fmt.Fprintf(s.err, "reins: warning: %s; prompts will fail until it is set\n", missing.Error())
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, sigs := cli.WatchSignals(ctx, context.Canceled, nil, os.Interrupt, syscall.SIGTERM)
-	defer sigs.Stop()
 	// An editor that goes away mid-turn must not kill reins with SIGPIPE
-	// before the turn is ended and the log closed: a handled SIGPIPE makes
-	// writes to the closed stdout fail instead. (Handled, not ignored: an
-	// ignored signal would be inherited by the commands the bash tool runs.)
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	defer signal.Stop(pipe)
+	// before the turn is ended and the log closed (cli.WatchServing).
+	ctx, sigs := cli.WatchServing(ctx)
+	defer sigs.Stop()
 	err = acp.Serve(ctx, acp.Options{
 		Base: h, ConfigFile: f.Config, Model: f.Model, BaseURL: f.BaseURL,
 		Permission: perm, MaxSteps: f.MaxSteps, Version: version, Sandbox: f.Sandbox,
@@ -77,11 +66,5 @@ func acpMain(ctx context.Context, s *streams, f *cli.SessionFlags) error {
 	if err != nil {
 		return &cli.ExitError{Code: cli.ExitFailed, Msg: err.Error()}
 	}
-	switch got {
-	case os.Interrupt:
-		return &cli.ExitError{Code: cli.ExitInterrupt}
-	case syscall.SIGTERM:
-		return &cli.ExitError{Code: 128 + int(syscall.SIGTERM)}
-	}
-	return nil
+	return cli.ServedExit(got)
 }

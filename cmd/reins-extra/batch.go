@@ -100,32 +100,21 @@ func batchMain(ctx context.Context, s *streams, f *batchFlags, file string) erro
 	}
 	defer base.Close()
 	// The engine is the batch's: its config names it, for every task.
-	bm, err := base.ResolveModel(f.Model, f.BaseURL)
-	if err != nil {
-		return err
-	}
-	limits, err := f.BudgetFlags.Limits(base, bm)
-	if err != nil {
-		return err
-	}
-	eng, closeEng, err := cli.OpenEngine(base, bm)
-	if err != nil {
-		return err
-	}
-	defer closeEng()
-	base.Engine = eng
-	// One budget for the whole batch (config budget: or the flags): once
+	// And one budget for the whole batch (config budget: or the flags): once
 	// it runs out, no task or child starts, running ones stop, and each
 	// affected result ends aborted with category budget.
-	tree := budget.New(limits)
-	defer tree.Stop()
+	tree, stop, err := f.BudgetFlags.StartTree(base, f.Model, f.BaseURL)
+	if err != nil {
+		return err
+	}
+	defer stop()
 
 	// Every workspace is checked before any task runs: a bad cwd, agent
 	// or model stops the batch at once.
 	places := batchrun.NewWorkspaces(batchrun.WorkspaceOptions{
 		Base: base, Harness: hopts, Notice: func(h *harness.Harness) { cli.NoticeUntrusted(s.err, h); cli.WarnBroken(s.err, h) },
 		Model: f.Model, BaseURL: f.BaseURL, MaxSteps: f.MaxSteps, MaxTokens: f.maxTokens, Parallel: f.parallel,
-		Permission: perm, Engine: eng, Budget: tree,
+		Permission: perm, Engine: base.Engine, Budget: tree,
 	})
 	defer places.Close()
 	if err := places.Check(tasks, f.agent); err != nil {

@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
-	"github.com/reinsdev/reins/internal/budget"
 	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/mcpserve"
@@ -72,36 +68,17 @@ func mcpServeMain(ctx context.Context, s *streams, f *mcpServeFlags) error {
 	cli.NoticeUntrusted(s.err, base)
 	cli.WarnBroken(s.err, base)
 	// A model that does not resolve is said now, on stderr, before the
-	// client sees a server whose every call fails.
-	bm, err := base.ResolveModel(f.Model, f.BaseURL)
+	// client sees a server whose every call fails. One budget for the
+	// server's lifetime: once it runs out no call starts, and running
+	// ones stop, aborted with category budget.
+	tree, stop, err := f.BudgetFlags.StartTree(base, f.Model, f.BaseURL)
 	if err != nil {
 		return err
 	}
-	limits, err := f.BudgetFlags.Limits(base, bm)
-	if err != nil {
-		return err
-	}
-	eng, closeEng, err := cli.OpenEngine(base, bm)
-	if err != nil {
-		return err
-	}
-	defer closeEng()
-	base.Engine = eng
-	// One budget for the server's lifetime: once it runs out no call
-	// starts, and running ones stop, aborted with category budget.
-	tree := budget.New(limits)
-	defer tree.Stop()
+	defer stop()
 
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, sigs := cli.WatchSignals(ctx, context.Canceled, nil, os.Interrupt, syscall.SIGTERM)
+	ctx, sigs := cli.WatchServing(ctx)
 	defer sigs.Stop()
-	// A client that goes away must not kill reins with SIGPIPE before its
-	// children are torn down (as `reins acp`).
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	defer signal.Stop(pipe)
 
 	in, _ := s.in.(io.ReadCloser)
 	if in == nil {
@@ -110,20 +87,14 @@ func mcpServeMain(ctx context.Context, s *streams, f *mcpServeFlags) error {
 	srv := mcpserve.New(mcpserve.Options{
 		Base: base, Harness: hopts, Model: f.Model, BaseURL: f.BaseURL,
 		MaxSteps: f.MaxSteps, MaxTokens: f.maxTokens, Permission: perm,
-		Engine: eng, Budget: tree, Version: version,
+		Engine: base.Engine, Budget: tree, Version: version,
 	})
 	err = srv.Serve(ctx, in, nopWriteCloser{s.out})
 	got := sigs.Stop()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return &cli.ExitError{Code: cli.ExitFailed, Msg: err.Error()}
 	}
-	switch got {
-	case os.Interrupt:
-		return &cli.ExitError{Code: cli.ExitInterrupt}
-	case syscall.SIGTERM:
-		return &cli.ExitError{Code: 128 + int(syscall.SIGTERM)}
-	}
-	return nil
+	return cli.ServedExit(got)
 }
 
 // nopWriteCloser keeps the server from closing stdout: Main's watcher

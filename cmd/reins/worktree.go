@@ -47,15 +47,24 @@ func newWorktreeCmd(s *streams) *cobra.Command {
 		}
 		return r, nil
 	}
-	resolve := func(ctx context.Context, r *worktree.Repo, prefix string) (string, error) {
-		id, err := r.Resolve(ctx, prefix)
-		if errors.Is(err, worktree.ErrNoChild) {
-			return "", &exitError{Code: exitUsage, Msg: fmt.Sprintf("worktree: no isolated child %q in this repository (reins worktree list)", prefix)}
+	// onChild is the RunE of a command on the isolated child its one
+	// argument (an id or a prefix of one) names in the repository.
+	onChild := func(run func(ctx context.Context, r *worktree.Repo, id string) error) func(*cobra.Command, []string) error {
+		return func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			r, err := open(ctx)
+			if err != nil {
+				return err
+			}
+			id, err := r.Resolve(ctx, args[0])
+			if errors.Is(err, worktree.ErrNoChild) {
+				return &exitError{Code: exitUsage, Msg: fmt.Sprintf("worktree: no isolated child %q in this repository (reins worktree list)", args[0])}
+			}
+			if err != nil {
+				return &exitError{Code: exitUsage, Msg: "worktree: " + err.Error()}
+			}
+			return run(ctx, r, id)
 		}
-		if err != nil {
-			return "", &exitError{Code: exitUsage, Msg: "worktree: " + err.Error()}
-		}
-		return id, nil
 	}
 	c.AddCommand(&cobra.Command{
 		Use:   "list",
@@ -101,16 +110,7 @@ func newWorktreeCmd(s *streams) *cobra.Command {
 			"child's worktree (a run that was killed) is committed on its branch first. On a conflict\n" +
 			"the conflicts are printed, nothing is changed, and the exit status is 1.",
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			r, err := open(ctx)
-			if err != nil {
-				return err
-			}
-			id, err := resolve(ctx, r, args[0])
-			if err != nil {
-				return err
-			}
+		RunE: onChild(func(ctx context.Context, r *worktree.Repo, id string) error {
 			if p, err := r.Pending(ctx, id); err == nil && p {
 				if _, err := r.Commit(ctx, id, "work left in the worktree of "+id); err != nil {
 					return err
@@ -128,28 +128,19 @@ func newWorktreeCmd(s *streams) *cobra.Command {
 			}
 			fmt.Fprintf(s.out, "merged %s into the working tree (not staged): %s changed, +%d -%d\n", st.Branch, files(st.Files), st.Added, st.Deleted)
 			return nil
-		},
+		}),
 	})
 	c.AddCommand(&cobra.Command{
 		Use:   "drop CHILD",
 		Short: "Discard a child's work: its worktree and its branch are deleted",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			r, err := open(ctx)
-			if err != nil {
-				return err
-			}
-			id, err := resolve(ctx, r, args[0])
-			if err != nil {
-				return err
-			}
+		RunE: onChild(func(ctx context.Context, r *worktree.Repo, id string) error {
 			if err := r.Drop(ctx, id); err != nil {
 				return err
 			}
 			fmt.Fprintf(s.out, "dropped %s: its worktree and branch %s are deleted\n", id, worktree.Branch(id))
 			return nil
-		},
+		}),
 	})
 	return c
 }

@@ -16,9 +16,11 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -125,10 +127,7 @@ var _ sdk.AgentLoader = (*server)(nil)
 func (s *server) shutdown() {
 	s.mu.Lock()
 	s.down = true
-	all := make([]*acpSession, 0, len(s.sessions))
-	for _, a := range s.sessions {
-		all = append(all, a)
-	}
+	all := slices.Collect(maps.Values(s.sessions))
 	s.sessions = map[string]*acpSession{}
 	s.mu.Unlock()
 	var wg sync.WaitGroup

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"syscall"
 )
 
 // Signals watches the signals that end a command (reins run, batch, acp,
@@ -19,6 +20,9 @@ type Signals struct {
 
 	mu  sync.Mutex
 	got os.Signal
+
+	// pipe handles SIGPIPE for a server (WatchServing); nil otherwise.
+	pipe chan os.Signal
 }
 
 // WatchSignals returns a child of ctx that ends with cause at the first
@@ -45,6 +49,35 @@ func WatchSignals(ctx context.Context, cause error, cancelOn func(os.Signal) boo
 	return ctx, s
 }
 
+// WatchServing is the watch of a server on standard input and output
+// (reins acp, mcp-serve): SIGINT and SIGTERM end ctx (nil: Background)
+// with context.Canceled, and SIGPIPE is handled until Stop: a client that
+// goes away mid-turn must not kill reins before its children are torn
+// down and the log closed; a handled SIGPIPE makes writes to the closed
+// stdout fail instead. (Handled, not ignored: an ignored signal would be
+// inherited by the commands the bash tool runs.)
+func WatchServing(ctx context.Context) (context.Context, *Signals) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, s := WatchSignals(ctx, context.Canceled, nil, os.Interrupt, syscall.SIGTERM)
+	s.pipe = make(chan os.Signal, 1)
+	signal.Notify(s.pipe, syscall.SIGPIPE)
+	return ctx, s
+}
+
+// ServedExit is the exit of a server that a signal ended (Stop's): the
+// interrupt status for SIGINT, 128+15 for SIGTERM, nil for none.
+func ServedExit(got os.Signal) error {
+	switch got {
+	case os.Interrupt:
+		return &ExitError{Code: ExitInterrupt}
+	case syscall.SIGTERM:
+		return &ExitError{Code: 128 + int(syscall.SIGTERM)}
+	}
+	return nil
+}
+
 func (s *Signals) record(sig os.Signal) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -60,6 +93,9 @@ func (s *Signals) record(sig os.Signal) {
 // signal decides its exit status.
 func (s *Signals) Stop() os.Signal {
 	s.stopped.Do(func() {
+		if s.pipe != nil {
+			signal.Stop(s.pipe)
+		}
 		signal.Stop(s.ch)
 		close(s.stop)
 		<-s.done

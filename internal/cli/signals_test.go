@@ -75,3 +75,39 @@ func arrived(t *testing.T, s *Signals) {
 	}
 	t.Fatal("the signal never reached the watch")
 }
+
+// TestWatchServing: a server's watch ends its context at SIGTERM with
+// context.Canceled, and ServedExit makes the signal the exit status.
+func TestWatchServing(t *testing.T) {
+	ctx, s := WatchServing(nil) //nolint:staticcheck // nil is Background, as the servers pass it
+	defer s.Stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	arrived(t, s)
+	select {
+	case <-ctx.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("SIGTERM did not end the server's context")
+	}
+	if got := context.Cause(ctx); got != context.Canceled {
+		t.Errorf("cause %v", got)
+	}
+	var ee *ExitError
+	if err := ServedExit(s.Stop()); !errors.As(err, &ee) || ee.Code != 128+int(syscall.SIGTERM) {
+		t.Errorf("ServedExit = %v", err)
+	}
+	for _, c := range []struct {
+		sig  os.Signal
+		code int
+	}{{os.Interrupt, ExitInterrupt}, {nil, -1}} {
+		err := ServedExit(c.sig)
+		if c.code < 0 {
+			if err != nil {
+				t.Errorf("ServedExit(nil) = %v", err)
+			}
+		} else if !errors.As(err, &ee) || ee.Code != c.code {
+			t.Errorf("ServedExit(%v) = %v", c.sig, err)
+		}
+	}
+}

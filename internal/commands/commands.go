@@ -132,48 +132,21 @@ type Options struct {
 
 var projectFolders = []string{".reins/commands", ".claude/commands"}
 
-type base struct {
-	dir          string
-	origin       Origin
-	project, rel string
-}
+// base is one commands folder to read.
+type base = projectdirs.Folder
 
 // folders are the commands folders in precedence order: the user's own
 // first (a repository cannot replace a user's command), then the
 // project's from the workspace up to the repository root, nearest first.
 func (o Options) folders() []base {
-	var out []base
+	var user []string
 	if o.Home != "" {
-		out = append(out, base{dir: filepath.Join(o.Home, "commands"), origin: OriginUser})
+		user = append(user, filepath.Join(o.Home, "commands"))
 	}
 	if o.UserHome != "" {
-		out = append(out, base{dir: filepath.Join(o.UserHome, ".claude", "commands"), origin: OriginUser})
+		user = append(user, filepath.Join(o.UserHome, ".claude", "commands"))
 	}
-	if o.Cwd == "" || o.Trusted == nil {
-		return out
-	}
-	for _, dir := range projectdirs.Up(o.Cwd, o.UserHome) {
-		if !o.Trusted(dir) {
-			continue
-		}
-		for _, rel := range projectFolders {
-			p := filepath.Join(dir, filepath.FromSlash(rel))
-			if slices.ContainsFunc(out, func(b base) bool { return sameDir(b.dir, p) }) {
-				continue
-			}
-			out = append(out, base{dir: p, origin: OriginProject, project: dir, rel: rel})
-		}
-	}
-	return out
-}
-
-func sameDir(a, b string) bool {
-	if a == b {
-		return true
-	}
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+	return projectdirs.Folders(user, o.Cwd, o.UserHome, o.Trusted, projectFolders)
 }
 
 // Discover reads the commands o names. A file that cannot be read as a
@@ -210,7 +183,7 @@ func Discover(o Options) (*Set, []Warning) {
 					continue
 				}
 				if n++; n > MaxPerFolder {
-					warnings = append(warnings, Warning{File: b.dir, Message: fmt.Sprintf("only the first %d commands of this folder are read", MaxPerFolder)})
+					warnings = append(warnings, Warning{File: b.Dir, Message: fmt.Sprintf("only the first %d commands of this folder are read", MaxPerFolder)})
 					return false
 				}
 				c, w := load(o, b, p, r)
@@ -224,20 +197,20 @@ func Discover(o Options) (*Set, []Warning) {
 			}
 			return true
 		}
-		walk(b.dir, "", 0)
+		walk(b.Dir, "", 0)
 	}
 	slices.SortFunc(set.list, func(a, b *Command) int { return strings.Compare(a.FullName(), b.FullName()) })
 	return set, warnings
 }
 
-// load reads one command file (rel to b.dir): (nil, nil) when the pins
+// load reads one command file (rel to b.Dir): (nil, nil) when the pins
 // refused it.
 func load(o Options, b base, file, rel string) (*Command, *Warning) {
 	src, err := smallfile.Read(file, smallfile.Limit)
 	if err != nil {
 		return nil, &Warning{File: file, Message: "command skipped: not a readable regular file of at most 1 MiB"}
 	}
-	if b.origin == OriginProject && o.Honour != nil && !o.Honour(b.project, path.Join(b.rel, rel), src) {
+	if Origin(b.Origin()) == OriginProject && o.Honour != nil && !o.Honour(b.Project, path.Join(b.Rel, rel), src) {
 		return nil, nil
 	}
 	name := strings.TrimSuffix(path.Base(rel), ".md")
@@ -252,24 +225,13 @@ func load(o Options, b base, file, rel string) (*Command, *Warning) {
 	if err != nil {
 		return nil, &Warning{File: file, Message: "command skipped: " + err.Error()}
 	}
-	c.Name, c.Namespace, c.File, c.Origin = name, ns, file, b.origin
+	c.Name, c.Namespace, c.File, c.Origin = name, ns, file, Origin(b.Origin())
 	return c, nil
 }
 
 // validName: a command name is typed after / and shown in lists, so
-// nothing but letters, digits, '.', '_' and '-' (not first).
-func validName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case i > 0 && (c == '.' || c == '_' || c == '-'):
-		default:
-			return false
-		}
-	}
-	return s != "" && len(s) <= 64
-}
+// nothing but letters, digits, '.', '_' and '-' (not first), at most 64.
+func validName(s string) bool { return frontmatter.ValidName(s) && len(s) <= 64 }
 
 type frontMatter struct {
 	Description  string `yaml:"description"`

@@ -357,23 +357,6 @@ func loadAgentDir(dir string, lenient bool, honour func(name string, src []byte)
 	return found, warnings, broken, nil
 }
 
-// validAgentName reports whether s matches ^[A-Za-z0-9][A-Za-z0-9._-]*$.
-// A name becomes part of paths and tool schemas, so nothing else passes.
-// It is a loop rather than a package-level regexp because compiling one at
-// start-up costs every reins command, `reins version` included.
-func validAgentName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case i > 0 && (c == '.' || c == '_' || c == '-'):
-		default:
-			return false
-		}
-	}
-	return s != ""
-}
-
 // claudeModels are Claude Code's model shorthands: they mean the parent's
 // model unless modelAliases maps them.
 var claudeModels = []string{"sonnet", "opus", "haiku", "inherit"}
@@ -413,7 +396,7 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 		switch k {
 		case "name":
 			if s, err = d.str(v, kp); err == nil && s != nil {
-				if !validAgentName(*s) {
+				if !frontmatter.ValidName(*s) {
 					return d.valueErr(d.resolve(v), kp, "a name of letters, digits, '.', '_' and '-'")
 				}
 				ag.Name = *s
@@ -527,7 +510,7 @@ func parseAgent(path string, src []byte, lenient bool, cfg *Config) (*Agent, []W
 	if err != nil {
 		return nil, nil, err
 	}
-	if !validAgentName(ag.Name) {
+	if !frontmatter.ValidName(ag.Name) {
 		return nil, nil, &Error{Kind: KindValue, File: path, Key: "name", Want: "a name of letters, digits, '.', '_' and '-' (set name: or rename the file)", Got: quoteBounded(ag.Name)}
 	}
 

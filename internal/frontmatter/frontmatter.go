@@ -50,3 +50,21 @@ func Hint(front []byte) string {
 	}
 	return ""
 }
+
+// ValidName reports whether s matches ^[A-Za-z0-9][A-Za-z0-9._-]*$: the
+// rule for the name of an agent file or a custom command, which becomes
+// part of paths, tool schemas and what the user types after /. It is a
+// loop rather than a package-level regexp because compiling one at
+// start-up costs every reins command, `reins version` included.
+func ValidName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return s != ""
+}

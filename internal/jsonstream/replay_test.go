@@ -17,7 +17,7 @@ import (
 func TestReplayGolden(t *testing.T) {
 	var out bytes.Buffer
 	s := New(&out, "root-agent")
-	for _, id := range []string{"replay-parent", "replay-child", "replay-repaired"} {
+	for _, id := range []string{"replay-parent", "replay-child", "replay-repaired", "replay-hooks"} {
 		ld, err := session.Load(filepath.Join("../session/testdata/replay", id, session.FileName))
 		if err != nil {
 			t.Fatal(err)

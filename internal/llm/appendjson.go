@@ -141,3 +141,38 @@ func (t ToolSpec) AppendSchema(dst []byte, escapeHTML bool) ([]byte, error) {
 	}
 	return append(dst, buf.Bytes()...), nil
 }
+
+// AppendTools renders a tools array by hand, as the OpenAI wires send it:
+// each tool is open, its name, its description when it has one, its
+// parameters (AppendSchema), then close — chat completions nest the
+// function in its tool, Responses does not — with HTML escaped or not
+// (escapeHTML), as the adapter's reference encoder does.
+func AppendTools(specs []ToolSpec, open, close string, escapeHTML bool) ([]byte, error) {
+	str := jsonw.StringNoHTML
+	if escapeHTML {
+		str = jsonw.String
+	}
+	size := 2
+	for _, t := range specs {
+		size += len(t.Name) + len(t.Description) + len(t.Parameters) + 64
+	}
+	buf := append(make([]byte, 0, size), '[')
+	for i, t := range specs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, open...)
+		buf = str(buf, t.Name)
+		if t.Description != "" {
+			buf = append(buf, `,"description":`...)
+			buf = str(buf, t.Description)
+		}
+		buf = append(buf, `,"parameters":`...)
+		var err error
+		if buf, err = t.AppendSchema(buf, escapeHTML); err != nil {
+			return nil, err
+		}
+		buf = append(buf, close...)
+	}
+	return append(buf, ']'), nil
+}

@@ -53,6 +53,23 @@ type SSEAttempt struct {
 	ProviderError func(status int, message string)
 }
 
+// SSEHeader is the header of an SSEAttempt's request: a JSON body, an
+// event stream asked for; the adapter adds its auth.
+func SSEHeader() http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	return h
+}
+
+// Unencodable is the stream of a request that could not be encoded: its
+// one finish.
+func Unencodable() iter.Seq[Chunk] {
+	return func(yield func(Chunk) bool) {
+		yield(ErrorFinish(CodeInvalidRequest, "request could not be encoded"))
+	}
+}
+
 func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // Stream makes the attempt and yields t's chunks, ending with exactly one
@@ -111,9 +128,8 @@ func (a *SSEAttempt) run(ctx context.Context, t Translator, yield func(Chunk) bo
 		return StatusFinish(resp.StatusCode, resp.Header, prefix), true
 	}
 
-	var n countingReader
-	n.r = call.Body(resp.Body)
-	events := sse.NewReader(&n, maxAttemptEvent)
+	n := &CountingReader{R: call.Body(resp.Body)}
+	events := sse.NewReader(n, maxAttemptEvent)
 	var out []Chunk
 	for {
 		ev, err := events.Next()
@@ -152,18 +168,19 @@ func (a *SSEAttempt) run(ctx context.Context, t Translator, yield func(Chunk) bo
 	if call.Context().Err() != nil {
 		return call.Fail(context.Cause(call.Context())), true
 	}
-	return t.Ended(n.n == 0), true
+	return t.Ended(n.N == 0), true
 }
 
-// countingReader tells an empty body from a cut stream.
-type countingReader struct {
-	r io.Reader
-	n int64
+// CountingReader counts the bytes read from R: a stream's reader tells an
+// empty body (EMPTY_RESPONSE) from a cut stream by it.
+type CountingReader struct {
+	R io.Reader
+	N int64
 }
 
-func (r *countingReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	r.n += int64(n)
+func (r *CountingReader) Read(p []byte) (int, error) {
+	n, err := r.R.Read(p)
+	r.N += int64(n)
 	return n, err
 }
 

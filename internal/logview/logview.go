@@ -202,29 +202,18 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 	}
 	// A continued child is rendered once, at its first run, with every
 	// turn it ran; each continuation is a line that names it.
-	continued := map[string]int{}
-	for _, e := range ld.Events {
-		if d, ok := e.Payload.(session.SubagentStart); ok && d.Continues != "" {
-			continued[d.Continues]++
-		}
-	}
-	tally := session.TallyOf(ld.Events)
-	turn := -1 // the tally's index of the turn being rendered
-	for _, e := range ld.Events {
+	p := session.PictureOf(h, ld.Events)
+	for _, e := range p.Entries {
 		switch d := e.Payload.(type) {
 		case session.TurnStart:
-			turn++
 			r.line(depth, "turn %d%s", d.Turn, traceText(d.TraceID))
 		case session.TurnEnd:
-			s := "└ " + string(d.Reason)
-			if d.By != "" {
-				s += " by " + d.By
-			}
+			s := "└ " + d.EndText()
 			if d.Failure != nil {
 				s += fmt.Sprintf(": %s (%s)", d.Failure.Code, d.Failure.Message)
 			}
-			if turn >= 0 && turn < len(tally.Turns) {
-				s += turnText(tally.Turn(turn))
+			if e.Turn >= 0 && e.Turn < len(p.Tally.Turns) {
+				s += turnText(p.Tally.Turn(e.Turn))
 			} else if d.Usage != nil {
 				s += "  " + UsageText(*d.Usage)
 			}
@@ -259,7 +248,7 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 				continue
 			}
 			id := session.ChildID(h.ID, d.RunID)
-			if n := continued[id]; n > 0 {
+			if n := p.Continued[id]; n > 0 {
 				id += fmt.Sprintf(", continued %d×", n)
 			}
 			r.line(depth+2, "⇢ subagent %q agent %s provider %s%s [%s]", d.Label, d.Agent, d.Provider, bg, id)
@@ -269,20 +258,11 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 				r.line(depth+3, "child session %s: %v", d.ChildSession, err)
 			}
 		case session.SubagentEnd:
-			s := "⇠ subagent " + d.StopReason
+			what := "⇠ subagent "
 			if d.Continues != "" {
-				s = "⇠ continuation of " + d.Continues + " " + d.StopReason
+				what = "⇠ continuation of " + d.Continues + " "
 			}
-			if d.DurationMs > 0 {
-				s += " after " + msText(d.DurationMs)
-			}
-			if d.Usage != nil {
-				s += "  " + UsageText(*d.Usage)
-			}
-			if d.Diagnostic != "" {
-				s += "  " + d.Diagnostic
-			}
-			r.line(depth+2, "%s", s)
+			r.line(depth+2, "%s%s", what, d.EndText(UsageText))
 		case session.HookRun:
 			s := fmt.Sprintf("⚑ hook %s %s: %s (exit %d, %d ms", d.Event, d.Tool, termsafe.Clip(d.Command, 80), d.Exit, d.DurationMs)
 			if d.Decision != "" {
@@ -306,7 +286,7 @@ func (r *renderer) session(ld *session.Loaded, depth int) {
 		}
 	}
 	if depth == 0 {
-		r.line(depth, "%s", totalText(&tally))
+		r.line(depth, "%s", totalText(&p.Tally))
 	}
 }
 

@@ -17,7 +17,7 @@ const replayRoot = "../session/testdata/replay"
 func TestReplayGolden(t *testing.T) {
 	defer func(l *time.Location) { time.Local = l }(time.Local)
 	time.Local = time.UTC
-	for _, id := range []string{"replay-parent", "replay-child", "replay-repaired"} {
+	for _, id := range []string{"replay-parent", "replay-child", "replay-repaired", "replay-hooks"} {
 		ld, err := Load(replayRoot, id)
 		if err != nil {
 			t.Fatal(err)

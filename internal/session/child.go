@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"time"
 )
 
@@ -48,14 +47,7 @@ func ResolveChild(root, id string) (string, error) {
 			}
 		}
 	}
-	switch len(match) {
-	case 0:
-		return "", ErrNotFound
-	case 1:
-		return match[0], nil
-	}
-	sort.Strings(match)
-	return "", &AmbiguousError{Prefix: id, Candidates: match}
+	return onlyMatch(id, match, 0)
 }
 
 // LastActive is the session `--continue` takes in workspace cwd, from

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,14 @@ const (
 	replayParent   = "replay-parent"
 	replayChild    = "replay-child"
 	replayRepaired = "replay-repaired"
+	// replayHooks holds the event types added after the first three logs
+	// were stored (hook/run, skill/load). It is written last, so the
+	// others' seqs and times stay as they were.
+	replayHooks = "replay-hooks"
 )
+
+// ReplayIDs are the stored logs, in the order they were written.
+var ReplayIDs = []string{replayParent, replayChild, replayRepaired, replayHooks}
 
 // TestWriteReplayLogs writes the stored logs; it runs only on request.
 func TestWriteReplayLogs(t *testing.T) {
@@ -127,6 +135,38 @@ func writeReplayLogs(t *testing.T, root string) {
 	}
 	f.WriteString(`{"type":"step/end","seq":4,"time":"2026-12-01T10:0`)
 	f.Close()
+
+	// Hooks and skills, as the harness writes them: the user's /NAME
+	// loads a skill before its turn; hooks run around the prompt, a tool
+	// call (one denies, one rewrites the input and fails) and the stop.
+	k, err := Create(root, Header{ID: replayHooks, CreatedAt: now(), Cwd: "/work/hooks", Model: "m", Provider: "fake"}, Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, k, TypeSkillLoad, SkillLoad{Name: "review", Origin: "project", Path: "/work/hooks/.reins/skills/review/SKILL.md", By: "user", AllowedTools: []string{"read", "grep"}})
+	mustAppend(t, k, TypeTurnStart, TurnStart{Turn: 0})
+	mustAppend(t, k, TypeHookRun, HookRun{Event: "UserPromptSubmit", Command: "echo ctx " + hostile, Source: "/work/hooks/.claude/settings.json", Exit: 0, DurationMs: 12, ToModel: "context " + hostile})
+	mustAppend(t, k, TypeUserMessage, UserMessage{Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "review it"}}}})
+	mustAppend(t, k, TypeStepStart, StepStart{Turn: 0, Step: 0})
+	mustAppend(t, k, TypeAssistantMessage, AssistantMessage{Turn: 0, Step: 0, Message: llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{
+		{Type: llm.BlockToolCall, ID: "call_s", Name: "skill", Arguments: `{"name":"lint"}`},
+		{Type: llm.BlockToolCall, ID: "call_b", Name: "bash", Arguments: `{"command":"rm -rf /"}`},
+	}}, Usage: &llm.Usage{InputTokens: 20, OutputTokens: 5}})
+	mustAppend(t, k, TypeToolCall, ToolCall{Turn: 0, Step: 0, CallID: "call_s", Name: "skill", Arguments: `{"name":"lint"}`})
+	mustAppend(t, k, TypeSkillLoad, SkillLoad{Name: "lint", Origin: "user", Path: "/root/.reins/skills/lint/SKILL.md", By: "model"})
+	mustAppend(t, k, TypeToolResult, ToolResult{Turn: 0, Step: 0, CallID: "call_s", Content: "skill lint loaded"})
+	mustAppend(t, k, TypeToolCall, ToolCall{Turn: 0, Step: 0, CallID: "call_b", Name: "bash", Arguments: `{"command":"rm -rf /"}`})
+	mustAppend(t, k, TypeHookRun, HookRun{Event: "PreToolUse", Tool: "Bash", CallID: "call_b", Command: "./guard.sh", Source: "/work/hooks/.claude/settings.json", Confined: true, Exit: 2, DurationMs: 40, Decision: "deny", ToModel: "no " + hostile, ToUser: "blocked rm"})
+	mustAppend(t, k, TypeHookRun, HookRun{Event: "PreToolUse", Tool: "Bash", CallID: "call_b", Command: "./rewrite.sh", Source: "/root/.claude/settings.json", Exit: -1, DurationMs: 60000, Problem: "timed out after 60s", Input: json.RawMessage(`{"command":"ls"}`)})
+	mustAppend(t, k, TypeToolResult, ToolResult{Turn: 0, Step: 0, CallID: "call_b", Content: "denied by a hook: no", IsError: true})
+	mustAppend(t, k, TypeHookRun, HookRun{Event: "PostToolUse", Tool: "Bash", CallID: "call_b", Command: "./log.sh", Source: "/work/hooks/.claude/settings.json", Exit: 0, DurationMs: 3})
+	mustAppend(t, k, TypeStepEnd, StepEnd{Turn: 0, Step: 0})
+	mustAppend(t, k, TypeHookRun, HookRun{Event: "Stop", Command: "./stop.sh", Source: "/work/hooks/.claude/settings.json", Exit: 0, DurationMs: 5, Decision: "block", ToModel: "go on"})
+	mustAppend(t, k, TypeUserMessage, UserMessage{Message: llm.Message{Role: llm.RoleUser, Content: []llm.Block{{Type: llm.BlockText, Text: "go on"}}}, Notice: NoticeHook})
+	mustAppend(t, k, TypeTurnEnd, TurnEnd{Turn: 0, Reason: ReasonCompleted, Usage: &llm.Usage{InputTokens: 20, OutputTokens: 5}})
+	if err := k.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func mustAppend(t *testing.T, l *Log, typ string, data any) {
@@ -141,7 +181,7 @@ func mustAppend(t *testing.T, l *Log, typ string, data any) {
 // aside), and every event type of docs/events.md is among them.
 func TestReplayBytes(t *testing.T) {
 	seen := map[string]bool{}
-	for _, id := range []string{replayParent, replayChild, replayRepaired} {
+	for _, id := range ReplayIDs {
 		path := filepath.Join(ReplayRoot, id, FileName)
 		raw, err := os.ReadFile(path)
 		if err != nil {
@@ -183,11 +223,41 @@ func TestReplayBytes(t *testing.T) {
 			t.Errorf("%s: not repaired: %+v", id, ld.Repair)
 		}
 	}
-	for _, typ := range []string{TypeTurnStart, TypeTurnEnd, TypeStepStart, TypeStepEnd, TypeUserMessage, TypeAssistantChunk,
-		TypeAssistantMessage, TypeToolCall, TypeToolResult, TypeLLMRetry, TypeLLMRetryStarted, TypeSubagentStart,
-		TypeSubagentEnd, TypeJobNotice, TypeContextCompacted, "x/future"} {
+	for _, typ := range append(replayTypes(), "x/future") {
 		if !seen[typ] {
 			t.Errorf("no %s among the stored logs", typ)
+		}
+	}
+}
+
+// replayTypes is every event type with a payload (buildPayloads), sorted.
+func replayTypes() []string {
+	var types []string
+	for typ := range payloads() {
+		types = append(types, typ)
+	}
+	slices.Sort(types)
+	return types
+}
+
+// TestReplayCoversEveryType fails when an event type is registered in
+// buildPayloads but no stored log holds one: a new type gets events in
+// writeReplayLogs (appended after the others, so their bytes stay) and
+// the renderers' goldens gain its lines.
+func TestReplayCoversEveryType(t *testing.T) {
+	seen := map[string]bool{}
+	for _, id := range ReplayIDs {
+		ld, err := Load(filepath.Join(ReplayRoot, id, FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ld.Events {
+			seen[e.Type] = true
+		}
+	}
+	for _, typ := range replayTypes() {
+		if !seen[typ] {
+			t.Errorf("event type %s is registered in buildPayloads but no stored log of %s holds one", typ, ReplayRoot)
 		}
 	}
 }

@@ -56,6 +56,13 @@ func Resolve(dir, prefix string) (string, error) {
 			}
 		}
 	}
+	return onlyMatch(prefix, match, maxCandidates)
+}
+
+// onlyMatch is the one of match that prefix names: ErrNotFound for none,
+// an *AmbiguousError naming at most most of them (sorted; every one when
+// most is 0) for more.
+func onlyMatch(prefix string, match []string, most int) (string, error) {
 	switch len(match) {
 	case 0:
 		return "", ErrNotFound
@@ -64,8 +71,8 @@ func Resolve(dir, prefix string) (string, error) {
 	}
 	sort.Strings(match)
 	ae := &AmbiguousError{Prefix: prefix, Candidates: match}
-	if len(match) > maxCandidates {
-		ae.Candidates, ae.More = match[:maxCandidates], len(match)-maxCandidates
+	if most > 0 && len(match) > most {
+		ae.Candidates, ae.More = match[:most], len(match)-most
 	}
 	return "", ae
 }

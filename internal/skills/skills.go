@@ -166,12 +166,7 @@ type Options struct {
 var projectFolders = []string{".reins/skills", ".claude/skills", ".agents/skills"}
 
 // base is one skills folder to read.
-type base struct {
-	dir     string // absolute skills folder
-	origin  Origin
-	project string // the project folder it belongs to ("" for the user's)
-	rel     string // dir relative to project
-}
+type base = projectdirs.Folder
 
 // Folders are the skills folders Discover reads for o, in precedence
 // order: the user's own first (as Claude Code: a personal skill wins over
@@ -179,40 +174,14 @@ type base struct {
 // the project's from the workspace up to the repository root, nearest
 // first. A project folder that is not trusted is left out.
 func (o Options) folders() []base {
-	var out []base
+	var user []string
 	if o.Home != "" {
-		out = append(out, base{dir: filepath.Join(o.Home, "skills"), origin: OriginUser})
+		user = append(user, filepath.Join(o.Home, "skills"))
 	}
 	if o.UserHome != "" {
-		out = append(out,
-			base{dir: filepath.Join(o.UserHome, ".claude", "skills"), origin: OriginUser},
-			base{dir: filepath.Join(o.UserHome, ".agents", "skills"), origin: OriginUser})
+		user = append(user, filepath.Join(o.UserHome, ".claude", "skills"), filepath.Join(o.UserHome, ".agents", "skills"))
 	}
-	if o.Cwd == "" || o.Trusted == nil {
-		return out
-	}
-	for _, dir := range projectdirs.Up(o.Cwd, o.UserHome) {
-		if !o.Trusted(dir) {
-			continue
-		}
-		for _, rel := range projectFolders {
-			p := filepath.Join(dir, filepath.FromSlash(rel))
-			if slices.ContainsFunc(out, func(b base) bool { return sameDir(b.dir, p) }) {
-				continue // <cwd>/.reins is $REINS_HOME, or the workspace is the home: the user's own
-			}
-			out = append(out, base{dir: p, origin: OriginProject, project: dir, rel: rel})
-		}
-	}
-	return out
-}
-
-func sameDir(a, b string) bool {
-	if a == b {
-		return true
-	}
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+	return projectdirs.Folders(user, o.Cwd, o.UserHome, o.Trusted, projectFolders)
 }
 
 // Discover reads the skills o names. A folder that does not exist is
@@ -223,16 +192,16 @@ func Discover(o Options) (*Set, []Warning) {
 	set := &Set{byName: map[string]*Skill{}}
 	var warnings []Warning
 	for _, b := range o.folders() {
-		entries, err := os.ReadDir(b.dir)
+		entries, err := os.ReadDir(b.Dir)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
-				warnings = append(warnings, Warning{File: b.dir, Message: "skills folder skipped: cannot be read"})
+				warnings = append(warnings, Warning{File: b.Dir, Message: "skills folder skipped: cannot be read"})
 			}
 			continue
 		}
 		n := 0
 		for _, e := range entries { // sorted by name
-			dir := filepath.Join(b.dir, e.Name())
+			dir := filepath.Join(b.Dir, e.Name())
 			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 				continue
 			}
@@ -241,7 +210,7 @@ func Discover(o Options) (*Set, []Warning) {
 				continue // a folder without SKILL.md is no skill
 			}
 			if n++; n > MaxPerFolder {
-				warnings = append(warnings, Warning{File: b.dir, Message: fmt.Sprintf("only the first %d skills of this folder are read", MaxPerFolder)})
+				warnings = append(warnings, Warning{File: b.Dir, Message: fmt.Sprintf("only the first %d skills of this folder are read", MaxPerFolder)})
 				break
 			}
 			sk, w := load(o, b, e.Name())
@@ -266,14 +235,14 @@ func Discover(o Options) (*Set, []Warning) {
 // load reads the skill in folder name of b: (nil, nil) when the pins
 // refused one of its files.
 func load(o Options, b base, name string) (*Skill, *Warning) {
-	dir := filepath.Join(b.dir, name)
+	dir := filepath.Join(b.Dir, name)
 	file := filepath.Join(dir, FileName)
 	src, err := smallfile.Read(file, smallfile.Limit)
 	if err != nil {
 		return nil, &Warning{File: file, Message: "skill skipped: not a readable regular file of at most 1 MiB"}
 	}
 	honour := func(rel string, content []byte) bool {
-		return b.origin != OriginProject || o.Honour == nil || o.Honour(b.project, path.Join(b.rel, name, rel), content)
+		return Origin(b.Origin()) != OriginProject || o.Honour == nil || o.Honour(b.Project, path.Join(b.Rel, name, rel), content)
 	}
 	if !honour(FileName, src) {
 		return nil, nil
@@ -282,9 +251,9 @@ func load(o Options, b base, name string) (*Skill, *Warning) {
 	if err != nil {
 		return nil, &Warning{File: file, Message: "skill skipped: " + err.Error()}
 	}
-	sk.Dir, sk.File, sk.Origin = dir, file, b.origin
+	sk.Dir, sk.File, sk.Origin = dir, file, Origin(b.Origin())
 	files, ok := otherFiles(dir, func(rel string) bool {
-		if b.origin != OriginProject {
+		if Origin(b.Origin()) != OriginProject {
 			return true
 		}
 		content, err := smallfile.Read(filepath.Join(dir, filepath.FromSlash(rel)), smallfile.Limit)

@@ -398,52 +398,45 @@ func (s *span) SpanContext() SpanContext { return s.d.Context }
 // SetAttributes adds attributes; one whose key is already set replaces
 // its value in place.
 func (s *span) SetAttributes(attrs ...KeyValue) {
-	if !s.recording {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ended {
-		return
-	}
-next:
-	for _, a := range attrs {
-		for i := range s.d.Attributes {
-			if s.d.Attributes[i].Key == a.Key {
-				s.d.Attributes[i].Value = a.Value
-				continue next
+	s.edit(func(d *SpanData) {
+	next:
+		for _, a := range attrs {
+			for i := range d.Attributes {
+				if d.Attributes[i].Key == a.Key {
+					d.Attributes[i].Value = a.Value
+					continue next
+				}
 			}
+			d.Attributes = append(d.Attributes, a)
 		}
-		s.d.Attributes = append(s.d.Attributes, a)
-	}
+	})
 }
 
-// SetError sets the span's status to error, with a description.
-func (s *span) SetError(description string) {
+// edit changes the data of a recording span that has not ended.
+func (s *span) edit(change func(d *SpanData)) {
 	if !s.recording {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.ended {
-		s.d.Status, s.d.StatusDescription = CodeError, description
+		change(&s.d)
 	}
+}
+
+// SetError sets the span's status to error, with a description.
+func (s *span) SetError(description string) {
+	s.edit(func(d *SpanData) { d.Status, d.StatusDescription = CodeError, description })
 }
 
 // AddEvent records an event now.
 func (s *span) AddEvent(name string, attrs ...KeyValue) {
-	if !s.recording {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ended {
-		return
-	}
-	if len(s.d.Events) == maxEvents {
-		s.d.Events = append(s.d.Events[:0], s.d.Events[1:]...)
-	}
-	s.d.Events = append(s.d.Events, Event{Name: name, Time: time.Now(), Attributes: attrs})
+	s.edit(func(d *SpanData) {
+		if len(d.Events) == maxEvents {
+			d.Events = append(d.Events[:0], d.Events[1:]...)
+		}
+		d.Events = append(d.Events, Event{Name: name, Time: time.Now(), Attributes: attrs})
+	})
 }
 
 // End ends the span (once) and hands it to the batch processor.

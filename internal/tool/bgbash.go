@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -143,10 +145,7 @@ func (j *bgJob) kill() {
 func (s *Shells) Close() {
 	s.mu.Lock()
 	s.done = true
-	jobs := make([]*bgJob, 0, len(s.jobs))
-	for _, j := range s.jobs {
-		jobs = append(jobs, j)
-	}
+	jobs := slices.Collect(maps.Values(s.jobs))
 	s.mu.Unlock()
 	for _, j := range jobs {
 		j.kill()

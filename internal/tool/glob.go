@@ -64,11 +64,7 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if !filepath.IsAbs(start) {
 		start = filepath.Join(a.Path, start)
 	}
-	root, err := env.Resolve(start)
-	if err != nil {
-		return Errorf("%v", err)
-	}
-	fsy, err := env.files()
+	root, fsy, err := env.resolveFiles(start)
 	if err != nil {
 		return Errorf("%v", err)
 	}

@@ -118,11 +118,7 @@ func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if err != nil {
 		return Errorf("%v", err)
 	}
-	root, err := env.Resolve(a.Path)
-	if err != nil {
-		return Errorf("%v", err)
-	}
-	fsy, err := env.files()
+	root, fsy, err := env.resolveFiles(a.Path)
 	if err != nil {
 		return Errorf("%v", err)
 	}

@@ -41,11 +41,7 @@ func (lsTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	if name == "" {
 		name = "."
 	}
-	abs, err := env.Resolve(a.Path)
-	if err != nil {
-		return Errorf("%v", err)
-	}
-	fsy, err := env.files()
+	abs, fsy, err := env.resolveFiles(a.Path)
 	if err != nil {
 		return Errorf("%v", err)
 	}

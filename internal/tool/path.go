@@ -75,6 +75,17 @@ func (env *Env) files() (*wsfs.FS, error) {
 	return f, nil
 }
 
+// resolveFiles is Resolve and files: the absolute path of path and the
+// workspace's file system to reach it through (the caller closes it).
+func (env *Env) resolveFiles(path string) (string, *wsfs.FS, error) {
+	abs, err := env.Resolve(path)
+	if err != nil {
+		return "", nil, err
+	}
+	fsy, err := env.files()
+	return abs, fsy, err
+}
+
 // resolveRead is Resolve and files for a call that only reads: a path
 // outside the workspace that lies in one of env.ReadRoots (a skill's
 // folder) is read beneath that folder, with its symlinks resolved (a link

@@ -95,20 +95,10 @@ func (m *Model) event(hd session.Header, e session.Event) {
 	case session.AssistantChunk:
 		switch d.Chunk.Type {
 		case llm.ChunkTextDelta:
-			m.live.text.WriteString(termsafe.Escape(d.Chunk.Delta))
-			if m.live.text.Len() > maxLiveText {
-				s := m.live.text.String()
-				m.live.text.Reset()
-				m.live.text.WriteString(termtext.LastBytes(s, maxLiveText/2))
-			}
+			appendLive(&m.live.text, d.Chunk.Delta)
 		case llm.ChunkReasoningDelta:
 			m.live.reasoning += len(d.Chunk.Delta)
-			m.live.thinking.WriteString(termsafe.Escape(d.Chunk.Delta))
-			if m.live.thinking.Len() > maxLiveText {
-				t := m.live.thinking.String()
-				m.live.thinking.Reset()
-				m.live.thinking.WriteString(termtext.LastBytes(t, maxLiveText/2))
-			}
+			appendLive(&m.live.thinking, d.Chunk.Delta)
 		}
 	case session.LLMRetry:
 		// A retried attempt's text was never an answer.
@@ -417,4 +407,15 @@ func (m *Model) hookBlock(d session.HookRun) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// appendLive adds a delta of the streaming answer or thinking to b,
+// escaped; past maxLiveText it keeps the last half of that.
+func appendLive(b *strings.Builder, delta string) {
+	b.WriteString(termsafe.Escape(delta))
+	if b.Len() > maxLiveText {
+		s := b.String()
+		b.Reset()
+		b.WriteString(termtext.LastBytes(s, maxLiveText/2))
+	}
 }

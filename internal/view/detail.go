@@ -91,7 +91,6 @@ func (r *Reader) Detail(id string) (*Detail, error) {
 func buildDetail(id string, t *session.Tail) *Detail {
 	d := &Detail{Session: id, Version: t.Offset(), Spans: []Span{}, Items: []Item{}}
 	open := map[string]int{} // open span by key → index in d.Spans
-	toolNames := map[string]string{}
 	begin := func(key string, s Span) {
 		if len(d.Spans) >= maxSpans {
 			return
@@ -124,7 +123,7 @@ func buildDetail(id string, t *session.Tail) *Detail {
 	}
 	stepKey := func(turn, step int) string { return fmt.Sprintf("step %d/%d", turn, step) }
 	reqKey := func(turn, step int) string { return fmt.Sprintf("req %d/%d", turn, step) }
-	for _, e := range t.Events {
+	for _, e := range session.PictureOf(t.Header, t.Events).Entries {
 		base := Item{Seq: e.Seq, Time: e.Time}
 		switch x := e.Payload.(type) {
 		case session.TurnStart:
@@ -134,10 +133,7 @@ func buildDetail(id string, t *session.Tail) *Detail {
 			}
 			item(base)
 		case session.TurnEnd:
-			note := string(x.Reason)
-			if x.By != "" {
-				note += " by " + x.By
-			}
+			note := x.EndText()
 			code := ""
 			if x.Failure != nil {
 				code = string(x.Failure.Code)
@@ -212,7 +208,6 @@ func buildDetail(id string, t *session.Tail) *Detail {
 				d.Items[len(d.Items)-1].Note = note
 			}
 		case session.ToolCall:
-			toolNames[x.CallID] = x.Name
 			begin("tool "+x.CallID, Span{Kind: SpanTool, Label: x.Name, Start: e.Time})
 		case session.ToolResult:
 			status := "ok"
@@ -220,7 +215,7 @@ func buildDetail(id string, t *session.Tail) *Detail {
 				status = "error"
 			}
 			finish("tool "+x.CallID, e.Time, status)
-			base.Kind, base.Text, base.CallID, base.IsError, base.Name = ItemToolResult, x.Content, x.CallID, x.IsError, toolNames[x.CallID]
+			base.Kind, base.Text, base.CallID, base.IsError, base.Name = ItemToolResult, x.Content, x.CallID, x.IsError, e.Tool
 			item(base)
 		case session.SubagentStart:
 			label := x.Agent
@@ -239,17 +234,7 @@ func buildDetail(id string, t *session.Tail) *Detail {
 			item(base)
 		case session.SubagentEnd:
 			finish("child "+x.RunID, e.Time, x.StopReason)
-			note := x.StopReason
-			if x.DurationMs > 0 {
-				note += " after " + (time.Duration(x.DurationMs) * time.Millisecond).String()
-			}
-			if x.Usage != nil {
-				note += "  " + usageText(*x.Usage)
-			}
-			if x.Diagnostic != "" {
-				note += "  " + x.Diagnostic
-			}
-			base.Kind, base.Note, base.Name = ItemChildEnd, note, x.RunID
+			base.Kind, base.Note, base.Name = ItemChildEnd, x.EndText(usageText), x.RunID
 			if x.LastAssistantMessage != nil {
 				base.Text = x.LastAssistantMessage.Text()
 			}

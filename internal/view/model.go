@@ -205,37 +205,23 @@ func (b *treeBuilder) session(n *Node, t logged, alive func() bool, depth int) {
 		n.Provider = h.Provider
 	}
 	n.Cwd = h.Cwd
-	var (
-		last    session.TurnEnd
-		open    bool
-		lastT   = h.CreatedAt
-		runs    = map[string]*Node{}
-		lastEnd *Node // the child whose subagent/end came last: job/notice follows it
-	)
-	for _, e := range t.Events {
-		if e.Time.After(lastT) {
-			lastT = e.Time
+	p := session.PictureOf(h, t.Events)
+	nodes := map[*session.Run]*Node{}
+	for _, e := range p.Entries {
+		if e.Run == nil {
+			continue
 		}
 		switch d := e.Payload.(type) {
-		case session.TurnStart:
-			open = true
-			n.Turns++
-		case session.TurnEnd:
-			open = false
-			last = d
 		case session.SubagentStart:
 			c := &Node{
 				Key: n.Key + "/" + d.RunID, RunID: d.RunID, Label: d.Label, Agent: d.Agent, Provider: d.Provider,
 				Background: d.Background, Continues: d.Continues, Branch: d.Branch, Start: e.Time, State: StateRunning,
 			}
 			n.Children = append(n.Children, c)
-			runs[d.RunID] = c
+			nodes[e.Run] = c
 			b.child(c, d.ChildSession, depth+1)
 		case session.SubagentEnd:
-			c := runs[d.RunID]
-			if c == nil {
-				continue
-			}
+			c := nodes[e.Run]
 			end := e.Time
 			c.End, c.State, c.StopReason, c.Diagnostic = &end, StateEnded, d.StopReason, d.Diagnostic
 			c.DurationMs = d.DurationMs
@@ -255,18 +241,15 @@ func (b *treeBuilder) session(n *Node, t logged, alive func() bool, depth int) {
 				c.Branch = d.Branch
 			}
 			c.Worktree = d.Worktree
-			lastEnd = c
-			continue
 		case session.JobNotice:
-			if lastEnd != nil {
-				lastEnd.JobID, lastEnd.JobStatus = d.JobID, d.Status
-			}
+			c := nodes[e.Run]
+			c.JobID, c.JobStatus = d.JobID, d.Status
 		}
-		lastEnd = nil
 	}
+	n.Turns = p.Turns
 	// The one usage and duration rule; an open turn counts its steps so
 	// far: a running session's cost grows step by step.
-	tally := session.TallyOf(t.Events)
+	tally := &p.Tally
 	if usage := tally.Usage(); !usage.IsZero() && n.Usage == nil {
 		n.Usage = &usage
 	}
@@ -288,18 +271,18 @@ func (b *treeBuilder) session(n *Node, t logged, alive func() bool, depth int) {
 		n.State = StateRunning
 	}
 	switch {
-	case open && running: // in its turn
-	case open:
+	case p.Open && running: // in its turn
+	case p.Open:
 		n.StopReason = string(session.ReasonInterrupted) // repaired like session.Load
 	case n.Turns > 0:
-		n.StopReason, n.By = string(last.Reason), last.By
-		if last.Failure != nil {
-			n.Failure = string(last.Failure.Code)
+		n.StopReason, n.By = string(p.LastEnd.Reason), p.LastEnd.By
+		if p.LastEnd.Failure != nil {
+			n.Failure = string(p.LastEnd.Failure.Code)
 		}
 	}
 	n.DurationMs = tally.DurationMs()
 	if !running {
-		end := lastT
+		end := p.LastTime
 		n.End = &end
 	}
 }

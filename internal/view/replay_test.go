@@ -16,7 +16,7 @@ const replayRoot = "../session/testdata/replay"
 
 func TestReplayGolden(t *testing.T) {
 	r := NewReader(replayRoot)
-	for _, id := range []string{"replay-parent", "replay-child", "replay-repaired"} {
+	for _, id := range []string{"replay-parent", "replay-child", "replay-repaired", "replay-hooks"} {
 		d, err := r.Detail(id)
 		if err != nil {
 			t.Fatal(err)

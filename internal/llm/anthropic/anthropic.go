@@ -131,7 +131,7 @@ func (c *Client) stream(ctx context.Context, req *llm.Request, yield func(llm.Ch
 		return llm.StatusFinish(resp.StatusCode, resp.Header, msg), true
 	}
 
-	cr := &countingReader{r: call.Body(resp.Body)}
+	cr := &llm.CountingReader{R: call.Body(resp.Body)}
 	t := newTranslator(c.Logf)
 	events := sse.NewReader(cr, maxEventSize)
 	for {
@@ -158,7 +158,7 @@ func (c *Client) stream(ctx context.Context, req *llm.Request, yield func(llm.Ch
 	if call.Context().Err() != nil {
 		return call.Fail(context.Cause(call.Context())), true
 	}
-	if cr.n == 0 {
+	if cr.N == 0 {
 		return llm.ErrorFinish(llm.CodeEmptyResponse, "provider sent an empty response body"), true
 	}
 	return llm.ErrorFinish(llm.CodeStreamClosed, "stream ended before message_stop"), true
@@ -183,16 +183,4 @@ func (c *Client) logf(format string, args ...any) {
 	if c.Logf != nil {
 		c.Logf(format, args...)
 	}
-}
-
-// countingReader tells an empty body (EMPTY_RESPONSE) from a cut stream.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (r *countingReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	r.n += int64(n)
-	return n, err
 }

@@ -63,13 +63,9 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq[llm.Chun
 	}
 	body, err := encodeRequest(req, budget)
 	if err != nil {
-		return func(yield func(llm.Chunk) bool) {
-			yield(llm.ErrorFinish(llm.CodeInvalidRequest, "request could not be encoded"))
-		}
+		return llm.Unencodable()
 	}
-	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "text/event-stream")
+	h := llm.SSEHeader()
 	if c.APIKey != "" {
 		h.Set("X-Goog-Api-Key", c.APIKey)
 	}

@@ -96,29 +96,7 @@ func (k *kept) put(e *encoded) {
 // build its encoders for the types and compact every schema first
 // (llm.ToolSpec.AppendSchema).
 func encodeTools(specs []llm.ToolSpec) ([]byte, error) {
-	size := 2
-	for _, t := range specs {
-		size += len(t.Name) + len(t.Description) + len(t.Parameters) + 64
-	}
-	buf := append(make([]byte, 0, size), '[')
-	for i, t := range specs {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, `{"type":"function","function":{"name":`...)
-		buf = jsonw.String(buf, t.Name)
-		if t.Description != "" {
-			buf = append(buf, `,"description":`...)
-			buf = jsonw.String(buf, t.Description)
-		}
-		buf = append(buf, `,"parameters":`...)
-		var err error
-		if buf, err = t.AppendSchema(buf, true); err != nil {
-			return nil, err
-		}
-		buf = append(buf, "}}"...)
-	}
-	return append(buf, ']'), nil
+	return llm.AppendTools(specs, `{"type":"function","function":{"name":`, "}}", true)
 }
 
 // appendJSON appends m as json.Marshal would (TestChatMessageMatchesMarshal),

@@ -118,29 +118,7 @@ func encodeRequest(req *llm.Request, effort llm.Effort, cache *enccache.Tools) (
 // encoders for the types and compact every schema first
 // (llm.ToolSpec.AppendSchema).
 func encodeTools(specs []llm.ToolSpec) ([]byte, error) {
-	size := 2
-	for _, t := range specs {
-		size += len(t.Name) + len(t.Description) + len(t.Parameters) + 64
-	}
-	buf := append(make([]byte, 0, size), '[')
-	for i, t := range specs {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, `{"type":"function","name":`...)
-		buf = jsonw.StringNoHTML(buf, t.Name)
-		if t.Description != "" {
-			buf = append(buf, `,"description":`...)
-			buf = jsonw.StringNoHTML(buf, t.Description)
-		}
-		buf = append(buf, `,"parameters":`...)
-		var err error
-		if buf, err = t.AppendSchema(buf, false); err != nil {
-			return nil, err
-		}
-		buf = append(buf, `,"strict":false}`...)
-	}
-	return append(buf, ']'), nil
+	return llm.AppendTools(specs, `{"type":"function","name":`, `,"strict":false}`, false)
 }
 
 // encode is json.Marshal without HTML escaping (the reference the

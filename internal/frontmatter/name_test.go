@@ -1,11 +1,11 @@
-package config
+package frontmatter
 
 import (
 	"regexp"
 	"testing"
 )
 
-// validAgentName must accept exactly what the documented pattern accepts.
+// ValidName must accept exactly what the documented pattern accepts.
 func TestValidAgentName(t *testing.T) {
 	re := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	cases := []string{
@@ -13,8 +13,8 @@ func TestValidAgentName(t *testing.T) {
 		".hidden", "-x", "_x", "a b", "a/b", "../x", "a\x00", "é", "ok\n", "x:y", "a..b",
 	}
 	for _, s := range cases {
-		if got, want := validAgentName(s), re.MatchString(s); got != want {
-			t.Errorf("validAgentName(%q) = %v, want %v", s, got, want)
+		if got, want := ValidName(s), re.MatchString(s); got != want {
+			t.Errorf("ValidName(%q) = %v, want %v", s, got, want)
 		}
 	}
 }
@@ -25,8 +25,8 @@ func FuzzValidAgentName(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := validAgentName(s), re.MatchString(s); got != want {
-			t.Errorf("validAgentName(%q) = %v, want %v", s, got, want)
+		if got, want := ValidName(s), re.MatchString(s); got != want {
+			t.Errorf("ValidName(%q) = %v, want %v", s, got, want)
 		}
 	})
 }
