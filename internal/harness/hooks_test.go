@@ -394,3 +394,107 @@ replies:
 		}
 	})
 }
+
+// A child's Stop runs the SubagentStop hooks, not Stop: a SubagentStop
+// hook (matched against the agent type, as in Claude Code) blocks once and
+// the child goes on with its reason; the parent's Stop hook runs for the
+// parent's turn only; one for another agent type never runs. The input is
+// Claude Code's SubagentStop input: the parent's session_id and
+// transcript_path, the child as agent_id, agent_type and
+// agent_transcript_path, stop_hook_active and last_assistant_message.
+func TestSubagentStopHooks(t *testing.T) {
+	const script = `
+replies:
+  - match: "[Stop hook] run the child tests"
+    text: child second
+  - match: child second
+    text: parent done
+  - match: CHILD-TASK
+    text: child first
+  - match: GO
+    toolCalls: [{id: p1, name: subagent, arguments: {description: check, prompt: CHILD-TASK}}]
+`
+	record := func(file string) string {
+		return `in=$(cat); printf '%s\n' "$in" >> "$CLAUDE_PROJECT_DIR/` + file + `"; `
+	}
+	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{
+		"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": record("stops.jsonl")}}}},
+		"SubagentStop": []any{
+			map[string]any{"matcher": "general", "hooks": []any{map[string]any{"type": "command",
+				"command": record("substops.jsonl") + `case "$in" in *'"stop_hook_active":false'*) echo run the child tests >&2; exit 2;; esac`}}},
+			map[string]any{"matcher": "reviewer", "hooks": []any{map[string]any{"type": "command", "command": record("reviewer.jsonl")}}},
+		},
+	}})
+	f := newHookFixture(t, script, map[string]string{".claude/settings.json": string(b)}, nil, false, nil)
+	s := f.session(t, tool.WorkspaceWrite)
+	if res := s.Run(context.Background(), "GO"); res.Reason != session.ReasonCompleted {
+		t.Fatalf("turn %+v", res)
+	}
+	lines := func(name string) []map[string]any {
+		b, _ := os.ReadFile(filepath.Join(f.ws, name))
+		var out []map[string]any
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if l == "" {
+				continue
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("%s: %q: %v", name, l, err)
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	s.Log.Flush()
+	starts := testutil.Decoded[session.SubagentStart](t, loadEvents(t, s.Log.Path()), session.TypeSubagentStart)
+	if len(starts) != 1 {
+		t.Fatalf("subagent starts %+v", starts)
+	}
+	childLog := filepath.Join(f.h.SessionsDir(), starts[0].ChildSession, session.FileName)
+
+	stops := lines("stops.jsonl")
+	if len(stops) != 1 || stops[0]["hook_event_name"] != "Stop" || stops[0]["session_id"] != s.Log.Header().ID ||
+		stops[0]["last_assistant_message"] != "parent done" || stops[0]["agent_id"] != nil {
+		t.Errorf("Stop ran %d times (the parent's turn only), inputs %v", len(stops), stops)
+	}
+	if r := lines("reviewer.jsonl"); len(r) != 0 {
+		t.Errorf("a SubagentStop hook for agent type reviewer ran for a general child: %v", r)
+	}
+	subs := lines("substops.jsonl")
+	if len(subs) != 2 {
+		t.Fatalf("SubagentStop ran %d times, want 2 (blocked, then let stop): %v", len(subs), subs)
+	}
+	want := map[string]any{
+		"hook_event_name": "SubagentStop", "session_id": s.Log.Header().ID, "transcript_path": s.Log.Path(),
+		"cwd": f.ws, "permission_mode": "default",
+		"agent_id": starts[0].ChildSession, "agent_type": "general", "agent_transcript_path": childLog,
+		"stop_hook_active": false, "last_assistant_message": "child first",
+	}
+	for k, v := range want {
+		if subs[0][k] != v {
+			t.Errorf("first SubagentStop input %s = %v, want %v", k, subs[0][k], v)
+		}
+	}
+	if subs[1]["stop_hook_active"] != true || subs[1]["last_assistant_message"] != "child second" {
+		t.Errorf("second SubagentStop input %v", subs[1])
+	}
+	// The child went on with the hook's reason; the parent got its
+	// second answer.
+	child := loadEvents(t, childLog)
+	var notices []string
+	for _, m := range testutil.Decoded[session.UserMessage](t, child, session.TypeUserMessage) {
+		if m.Notice == session.NoticeHook {
+			notices = append(notices, m.Message.Content[0].Text)
+		}
+	}
+	if len(notices) != 1 || notices[0] != "[Stop hook] run the child tests" {
+		t.Errorf("child hook notices %q", notices)
+	}
+	runs := testutil.Decoded[session.HookRun](t, child, session.TypeHookRun)
+	if len(runs) != 2 || runs[0].Event != "SubagentStop" || runs[0].Decision != "block" || runs[1].Decision != "" {
+		t.Errorf("child hook/run events %+v", runs)
+	}
+	if res := toolResults(t, s); len(res) != 1 || !strings.Contains(res[0].Content, "child second") {
+		t.Errorf("parent's subagent result %+v", res)
+	}
+}
