@@ -40,8 +40,8 @@ func (h *Harness) attachHooks(s *Session, o SessionOptions, ws string, perm tool
 	r := &hooks.Runner{
 		Set: h.Hooks, SessionID: log.Header().ID, Transcript: log.Path(),
 		Cwd: ws, ProjectDir: h.Cwd, PermissionMode: claudeMode(perm),
-		Policy:   s.Agent.Env.Policy,
-		Append:   func(typ string, data any) { _, _ = log.Append(typ, data) },
+		Policy: s.Agent.Env.Policy,
+		Append: func(typ string, data any) { _, _ = log.Append(typ, data) },
 	}
 	if o.Parent != "" {
 		// As in Claude Code, a child's hooks see its parent's session and
