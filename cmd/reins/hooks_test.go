@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,5 +44,35 @@ func TestHooksListing(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "prompt hook is skipped") {
 		t.Errorf("stderr %q", errb.String())
+	}
+}
+
+// reins run shows what a hook says to the user (systemMessage) on stderr,
+// escaped, as Claude Code shows systemMessage; stdout keeps only the
+// answer.
+func TestRunShowsHookSystemMessage(t *testing.T) {
+	home, user, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	cmdline := `cat >/dev/null; echo '{"systemMessage": "sprint freeze until Friday \u001b]0;owned\u0007"}'`
+	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"UserPromptSubmit": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmdline}}}}}})
+	settings := string(b)
+	if err := os.MkdirAll(filepath.Join(user, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(user, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := reinsCmd(t, home, "run", "-m", "mock/echo", "--cwd", dir, "hello")
+	cmd.Env = append(cmd.Env, "HOME="+user)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	code, stderr := exitCode(t, cmd)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, `reins: hook UserPromptSubmit: sprint freeze until Friday \x1b]0;owned\x07`) {
+		t.Errorf("stderr %q", stderr)
+	}
+	if strings.ContainsAny(stderr, "\x1b\x07") || strings.Contains(out.String(), "sprint freeze") {
+		t.Errorf("stderr %q, stdout %q", stderr, out.String())
 	}
 }
