@@ -48,7 +48,7 @@ const (
 	ItemChildEnd   ItemKind = "subagent-end"
 	ItemJob        ItemKind = "job"
 	ItemCompaction ItemKind = "compaction"
-	ItemHook       ItemKind = "hook" // a hook's run: Name its event and tool, Text its command and what it said
+	ItemHook       ItemKind = "hook"  // a hook's run: Name its event and tool, Text its command and what it said
 	ItemEvent      ItemKind = "event" // an event type this view does not know, shown raw
 )
 
