@@ -76,3 +76,34 @@ func TestRunShowsHookSystemMessage(t *testing.T) {
 		t.Errorf("stderr %q, stdout %q", stderr, out.String())
 	}
 }
+
+// reins run "/NAME" runs a custom command on its model: front matter (no
+// -m given), at the provider's configured endpoint.
+func TestRunCommandModel(t *testing.T) {
+	url, srv := startMock(t, "replies:\n  - {text: reviewed, repeat: true}\n")
+	home, dir := t.TempDir(), t.TempDir()
+	for name, body := range map[string]string{
+		"config.yaml":        "model: openai/big\nproviders:\n  openai: {baseURL: \"" + url + "\"}\n",
+		"commands/review.md": "---\ndescription: Review\nmodel: openai/small-reviewer\n---\nReview $1",
+	} {
+		p := filepath.Join(home, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, prompt := range []string{"/review main.go", "plain"} {
+		if code, stderr := exitCode(t, reinsCmd(t, home, "run", "--cwd", dir, prompt)); code != 0 {
+			t.Fatalf("%q: exit %d: %s", prompt, code, stderr)
+		}
+	}
+	var models []string
+	for _, req := range srv.Requests() {
+		var body struct{ Model string }
+		json.Unmarshal(req.Body, &body)
+		models = append(models, body.Model)
+	}
+	if len(models) != 2 || models[0] != "small-reviewer" || models[1] != "big" {
+		t.Errorf("the requests' models %q", models)
+	}
+}
