@@ -166,9 +166,8 @@ func runMain(ctx context.Context, s *streams, f *runFlags, prompt string) error 
 		// its model unless -m chose one.
 		prompt = exp.Prompt
 		if exp.Model != "" && f.Model == "" {
-			if cm, err := h.ResolveModel(exp.Model, f.BaseURL); err == nil {
-				h.UseModel(sess.Agent, cm)
-				m = cm
+			if cm, _, err := h.CommandModel(sess.Agent, m, exp.Model); err == nil {
+				m = cm // the run is this one turn: nothing to restore
 			} else {
 				fmt.Fprintf(s.err, "reins: the command's model %s is not one reins can use; running on %s/%s\n", trust.Quote(exp.Model), m.Provider, m.Name)
 			}

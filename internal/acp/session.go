@@ -235,13 +235,25 @@ func (a *acpSession) prompt(ctx context.Context, text string) (sdk.PromptRespons
 		a.s.SetBudget(b)
 	}
 	done := make(chan agent.TurnResult, 1)
+	model := a.model // the turn's: a custom command may name its own
 	go func() {
+		restore := func() {}
 		if exp, ok := a.s.Slash(ctx, text); ok {
 			// A custom command or a skill (available_commands_update):
-			// its prompt, on the session's model.
+			// its prompt, on the command's model for this turn when it
+			// names one, then the session's again.
+			// A model reins cannot use leaves the session's (as reins
+			// run, which says so on stderr; an editor has no such place).
 			text = exp.Prompt
+			if exp.Model != "" {
+				if cm, back, err := a.h.CommandModel(a.s.Agent, a.model, exp.Model); err == nil {
+					model, restore = cm, back
+				}
+			}
 		}
-		done <- a.s.Run(ctx, text)
+		res := a.s.Run(ctx, text)
+		restore()
+		done <- res
 	}()
 	var res agent.TurnResult
 	for running := true; running; {
@@ -253,7 +265,7 @@ func (a *acpSession) prompt(ctx context.Context, text string) (sdk.PromptRespons
 		}
 	}
 	a.flush()
-	return response(res, a.h.ProviderDetail(res.Failure, a.model))
+	return response(res, a.h.ProviderDetail(res.Failure, model))
 }
 
 // response maps how the turn ended to session/prompt's answer. A failed

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/reinsdev/reins/internal/budget"
@@ -55,8 +56,8 @@ type Hooks interface {
 	UserPromptSubmit(ctx context.Context, prompt string) (block bool, context string)
 	// Stop runs when the model would end the turn; a reason continues
 	// the turn with it as the next message. active: a Stop hook already
-	// continued this turn.
-	Stop(ctx context.Context, active bool) (reason string)
+	// continued this turn; last is the model's final text.
+	Stop(ctx context.Context, active bool, last string) (reason string)
 	// PreCompact runs before the history is summarized.
 	PreCompact(ctx context.Context, trigger string)
 	// Halted says a hook answered continue: false; ClearHalt forgets it
@@ -411,7 +412,7 @@ func (t *turn) hooked(ctx context.Context, done bool, res TurnResult, stops *int
 	if !done || res.Reason != session.ReasonCompleted || *stops >= MaxStopContinues || ctx.Err() != nil {
 		return res, false
 	}
-	reason := h.Stop(ctx, *stops > 0)
+	reason := h.Stop(ctx, *stops > 0, lastAssistantText(t.snapshot()))
 	if _, halted := h.Halted(); halted {
 		return t.result(session.ReasonError, &session.Failure{Code: CodeHookStopped, Message: "a hook stopped the turn (continue: false)"}), true
 	}
@@ -421,6 +422,23 @@ func (t *turn) hooked(ctx context.Context, done bool, res TurnResult, stops *int
 	*stops++
 	t.notice(session.NoticeHook, "[Stop hook] "+reason)
 	return TurnResult{}, false
+}
+
+// lastAssistantText is the text of the history's last assistant message.
+func lastAssistantText(history []llm.Message) string {
+	for i := len(history) - 1; i >= 0; i-- {
+		if history[i].Role != llm.RoleAssistant {
+			continue
+		}
+		var sb strings.Builder
+		for _, b := range history[i].Content {
+			if b.Type == llm.BlockText {
+				sb.WriteString(b.Text)
+			}
+		}
+		return sb.String()
+	}
+	return ""
 }
 
 // notice appends a user message marked kind (a hook's words for the model).

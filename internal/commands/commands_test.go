@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func write(t *testing.T, dir string, files map[string]string) {
@@ -121,5 +122,50 @@ func TestExpand(t *testing.T) {
 	out := many.Expand(context.Background(), "", func(context.Context, string, []string, string) string { n++; return "y" })
 	if n != MaxInline || !strings.Contains(out, "not run") {
 		t.Errorf("%d inline commands ran: %q", n, out)
+	}
+}
+
+// A command file is bounded whatever it holds: a 1 MB body, 10,000 $1s
+// or $ARGUMENTS with a long argument, many inline commands that each
+// print their most: the prompt is at most MaxPrompt bytes, valid UTF-8,
+// and says it was cut; a file over the read limit is skipped with a
+// warning naming it.
+func TestExpandBounded(t *testing.T) {
+	long := strings.Repeat("é", 32<<10) // 64 KiB, the terminal's editor's most
+	for _, tc := range []struct {
+		name, body, args string
+		cut              bool
+	}{
+		{"1 MB body", strings.Repeat("review this line\n", (1<<20)/17-10), "", false},
+		{"1 MB body and arguments", strings.Repeat("review this line\n", (1<<20)/17-10), long, true},
+		{"10,000 $1", strings.Repeat("$1 ", 10000), long, true},
+		{"10,000 $ARGUMENTS", strings.Repeat("$ARGUMENTS", 10000), long, true},
+		{"10,000 $9 unset", strings.Repeat("$9", 10000), "a", false},
+		{"inline at their most", strings.Repeat("!`x`", MaxInline) + strings.Repeat("$1", 10000), long, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Command{Body: tc.body}
+			out := c.Expand(context.Background(), tc.args, func(context.Context, string, []string, string) string {
+				return strings.Repeat("o", MaxInlineOutput)
+			})
+			if len(out) > MaxPrompt+200 {
+				t.Errorf("prompt of %d bytes, want at most %d and the note", len(out), MaxPrompt)
+			}
+			if !utf8.ValidString(out) {
+				t.Error("the cut prompt is not valid UTF-8")
+			}
+			if got := strings.Contains(out, "[the command's prompt is cut"); got != tc.cut {
+				t.Errorf("cut note %v, want %v (%d bytes)", got, tc.cut, len(out))
+			}
+		})
+	}
+	dir := t.TempDir()
+	write(t, dir, map[string]string{".reins/commands/huge.md": strings.Repeat("x", (1<<20)+1), ".reins/commands/ok.md": "fine"})
+	set, warns := Discover(Options{Cwd: dir, Home: t.TempDir(), Trusted: func(string) bool { return true }, Honour: func(string, string, []byte) bool { return true }})
+	if _, ok := set.Get("huge"); ok {
+		t.Error("a command file over the limit was read")
+	}
+	if _, ok := set.Get("ok"); !ok || len(warns) != 1 || !strings.HasSuffix(warns[0].File, "huge.md") {
+		t.Errorf("warnings %v", warns)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/reinsdev/reins/internal/lazy"
 )
@@ -14,6 +15,10 @@ const (
 	MaxInline = 10
 	// MaxInlineOutput caps what one inline command adds to the prompt.
 	MaxInlineOutput = 16 << 10
+	// MaxPrompt bounds one expansion: a body of up to a MiB whose
+	// placeholders each repeat the arguments could otherwise make a
+	// prompt of gigabytes.
+	MaxPrompt = 1 << 20
 )
 
 // Runner runs one inline !`command` of a command file, confined, with
@@ -40,44 +45,81 @@ var (
 func (c *Command) Expand(ctx context.Context, args string, run Runner) string {
 	args = strings.TrimSpace(args)
 	params := SplitArgs(args)
-	subst := func(s string) string {
-		return placeholder.Get().ReplaceAllStringFunc(s, func(m string) string {
-			if m == "$ARGUMENTS" {
-				return args
+	b := &bounded{max: MaxPrompt}
+	// subst writes s with its placeholders replaced, piece by piece: the
+	// whole is never built beyond the bound.
+	subst := func(s string) {
+		last := 0
+		for _, m := range placeholder.Get().FindAllStringIndex(s, -1) {
+			if b.full() {
+				return
 			}
-			i := int(m[1] - '1')
-			if i < len(params) {
-				return params[i]
+			b.add(s[last:m[0]])
+			last = m[1]
+			if s[m[0]:m[1]] == "$ARGUMENTS" {
+				b.add(args)
+			} else if i := int(s[m[0]+1] - '1'); i < len(params) {
+				b.add(params[i])
 			}
-			return ""
-		})
+		}
+		b.add(s[last:])
 	}
-	var b strings.Builder
 	last, n := 0, 0
 	for _, m := range inline.Get().FindAllStringSubmatchIndex(c.Body, -1) {
-		b.WriteString(subst(c.Body[last:m[0]]))
+		subst(c.Body[last:m[0]])
 		last = m[1]
 		command := c.Body[m[2]:m[3]]
 		n++
 		switch {
+		case b.full():
+			// Nothing more fits: the rest is not run either.
 		case n > MaxInline:
-			fmt.Fprintf(&b, "[not run: a command runs at most %d inline commands]", MaxInline)
+			b.add(fmt.Sprintf("[not run: a command runs at most %d inline commands]", MaxInline))
 		case run == nil:
-			b.WriteString("[not run: inline commands run only in a session]")
+			b.add("[not run: inline commands run only in a session]")
 		default:
 			out := run(ctx, command, params, args)
 			if len(out) > MaxInlineOutput {
 				out = strings.ToValidUTF8(out[:MaxInlineOutput], "") + "\n[output cut]"
 			}
-			b.WriteString(out)
+			b.add(out)
 		}
 	}
-	b.WriteString(subst(c.Body[last:]))
-	text := b.String()
+	subst(c.Body[last:])
 	if args != "" && !placeholder.Get().MatchString(c.Body) {
-		text += "\n\nARGUMENTS: " + args
+		b.add("\n\nARGUMENTS: ")
+		b.add(args)
+	}
+	text := b.String()
+	if b.cut {
+		text += fmt.Sprintf("\n[the command's prompt is cut at %d bytes]", MaxPrompt)
 	}
 	return text
+}
+
+// bounded keeps the first max bytes added to it, cut on a rune boundary.
+type bounded struct {
+	strings.Builder
+	max int
+	cut bool
+}
+
+func (b *bounded) full() bool { return b.cut }
+
+func (b *bounded) add(s string) {
+	if b.cut {
+		return
+	}
+	room := b.max - b.Len()
+	if len(s) <= room {
+		b.WriteString(s)
+		return
+	}
+	for room > 0 && !utf8.RuneStart(s[room]) {
+		room--
+	}
+	b.WriteString(s[:room])
+	b.cut = true
 }
 
 // SplitArgs splits arguments into words as a shell would, without

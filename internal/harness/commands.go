@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/commands"
 	"github.com/reinsdev/reins/internal/skills"
 	"github.com/reinsdev/reins/internal/tool"
@@ -80,4 +81,29 @@ func (s *Session) Slash(ctx context.Context, line string) (Slash, bool) {
 		}
 	}
 	return Slash{}, false
+}
+
+// CommandModel puts a on a custom command's model (spec, its `model:`)
+// for one turn, as Claude Code runs a command on its model and then goes
+// back: restore gives a the model it had. cur is the session's model: a
+// spec on cur's provider keeps cur's base URL, as a child's does. Call it
+// between turns; an error (a model reins cannot use) leaves a as it was.
+func (h *Harness) CommandModel(a *agent.Agent, cur *Model, spec string) (m *Model, restore func(), err error) {
+	prov, _, err := h.Config.ResolveModel(spec)
+	if err != nil {
+		return nil, nil, &ConfigError{err}
+	}
+	base := ""
+	if cur != nil && prov == cur.Provider {
+		base = cur.BaseURL
+	}
+	if m, err = h.ResolveModel(spec, base); err != nil {
+		return nil, nil, err
+	}
+	model, name, prov0, retry, cost, window, maxOut, ctxs := a.Model, a.ModelName, a.Provider, a.Retry, a.Cost, a.Window, a.MaxOutput, a.Context
+	h.UseModel(a, m)
+	return m, func() {
+		a.Model, a.ModelName, a.Provider, a.Retry, a.Cost = model, name, prov0, retry, cost
+		a.Window, a.MaxOutput, a.Context = window, maxOut, ctxs
+	}, nil
 }

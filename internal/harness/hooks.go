@@ -1,8 +1,10 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"path/filepath"
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/hooks"
@@ -38,9 +40,16 @@ func (h *Harness) attachHooks(s *Session, o SessionOptions, ws string, perm tool
 	r := &hooks.Runner{
 		Set: h.Hooks, SessionID: log.Header().ID, Transcript: log.Path(),
 		Cwd: ws, ProjectDir: h.Cwd, PermissionMode: claudeMode(perm),
-		Policy:   s.Agent.Env.Policy,
-		Append:   func(typ string, data any) { _, _ = log.Append(typ, data) },
-		Subagent: o.Parent != "",
+		Policy: s.Agent.Env.Policy,
+		Append: func(typ string, data any) { _, _ = log.Append(typ, data) },
+	}
+	if o.Parent != "" {
+		// As in Claude Code, a child's hooks see its parent's session and
+		// transcript, and the child as agent_id, agent_type and (for
+		// SubagentStop) agent_transcript_path.
+		r.Subagent = true
+		r.Agent = hooks.Agent{ID: r.SessionID, Type: cmp.Or(o.Agent, "general"), Transcript: r.Transcript}
+		r.SessionID, r.Transcript = o.Parent, filepath.Join(h.SessionsDir(), o.Parent, session.FileName)
 	}
 	s.Agent.Env.Hooks = r
 	s.Agent.Hooks = r

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -393,4 +395,209 @@ replies:
 			t.Errorf("results %+v, asked %d", res, asked)
 		}
 	})
+}
+
+// A child's Stop runs the SubagentStop hooks, not Stop: a SubagentStop
+// hook (matched against the agent type, as in Claude Code) blocks once and
+// the child goes on with its reason; the parent's Stop hook runs for the
+// parent's turn only; one for another agent type never runs. The input is
+// Claude Code's SubagentStop input: the parent's session_id and
+// transcript_path, the child as agent_id, agent_type and
+// agent_transcript_path, stop_hook_active and last_assistant_message.
+func TestSubagentStopHooks(t *testing.T) {
+	const script = `
+replies:
+  - match: "[Stop hook] run the child tests"
+    text: child second
+  - match: child second
+    text: parent done
+  - match: CHILD-TASK
+    text: child first
+  - match: GO
+    toolCalls: [{id: p1, name: subagent, arguments: {description: check, prompt: CHILD-TASK}}]
+`
+	record := func(file string) string {
+		return `in=$(cat); printf '%s\n' "$in" >> "$CLAUDE_PROJECT_DIR/` + file + `"; `
+	}
+	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{
+		"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": record("stops.jsonl")}}}},
+		"SubagentStop": []any{
+			map[string]any{"matcher": "general", "hooks": []any{map[string]any{"type": "command",
+				"command": record("substops.jsonl") + `case "$in" in *'"stop_hook_active":false'*) echo run the child tests >&2; exit 2;; esac`}}},
+			map[string]any{"matcher": "reviewer", "hooks": []any{map[string]any{"type": "command", "command": record("reviewer.jsonl")}}},
+		},
+	}})
+	f := newHookFixture(t, script, map[string]string{".claude/settings.json": string(b)}, nil, false, nil)
+	s := f.session(t, tool.WorkspaceWrite)
+	if res := s.Run(context.Background(), "GO"); res.Reason != session.ReasonCompleted {
+		t.Fatalf("turn %+v", res)
+	}
+	lines := func(name string) []map[string]any {
+		b, _ := os.ReadFile(filepath.Join(f.ws, name))
+		var out []map[string]any
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if l == "" {
+				continue
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("%s: %q: %v", name, l, err)
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	s.Log.Flush()
+	starts := testutil.Decoded[session.SubagentStart](t, loadEvents(t, s.Log.Path()), session.TypeSubagentStart)
+	if len(starts) != 1 {
+		t.Fatalf("subagent starts %+v", starts)
+	}
+	childLog := filepath.Join(f.h.SessionsDir(), starts[0].ChildSession, session.FileName)
+
+	stops := lines("stops.jsonl")
+	if len(stops) != 1 || stops[0]["hook_event_name"] != "Stop" || stops[0]["session_id"] != s.Log.Header().ID ||
+		stops[0]["last_assistant_message"] != "parent done" || stops[0]["agent_id"] != nil {
+		t.Errorf("Stop ran %d times (the parent's turn only), inputs %v", len(stops), stops)
+	}
+	if r := lines("reviewer.jsonl"); len(r) != 0 {
+		t.Errorf("a SubagentStop hook for agent type reviewer ran for a general child: %v", r)
+	}
+	subs := lines("substops.jsonl")
+	if len(subs) != 2 {
+		t.Fatalf("SubagentStop ran %d times, want 2 (blocked, then let stop): %v", len(subs), subs)
+	}
+	want := map[string]any{
+		"hook_event_name": "SubagentStop", "session_id": s.Log.Header().ID, "transcript_path": s.Log.Path(),
+		"cwd": f.ws, "permission_mode": "default",
+		"agent_id": starts[0].ChildSession, "agent_type": "general", "agent_transcript_path": childLog,
+		"stop_hook_active": false, "last_assistant_message": "child first",
+	}
+	for k, v := range want {
+		if subs[0][k] != v {
+			t.Errorf("first SubagentStop input %s = %v, want %v", k, subs[0][k], v)
+		}
+	}
+	if subs[1]["stop_hook_active"] != true || subs[1]["last_assistant_message"] != "child second" {
+		t.Errorf("second SubagentStop input %v", subs[1])
+	}
+	// The child went on with the hook's reason; the parent got its
+	// second answer.
+	child := loadEvents(t, childLog)
+	var notices []string
+	for _, m := range testutil.Decoded[session.UserMessage](t, child, session.TypeUserMessage) {
+		if m.Notice == session.NoticeHook {
+			notices = append(notices, m.Message.Content[0].Text)
+		}
+	}
+	if len(notices) != 1 || notices[0] != "[Stop hook] run the child tests" {
+		t.Errorf("child hook notices %q", notices)
+	}
+	runs := testutil.Decoded[session.HookRun](t, child, session.TypeHookRun)
+	if len(runs) != 2 || runs[0].Event != "SubagentStop" || runs[0].Decision != "block" || runs[1].Decision != "" {
+		t.Errorf("child hook/run events %+v", runs)
+	}
+	if res := toolResults(t, s); len(res) != 1 || !strings.Contains(res[0].Content, "child second") {
+		t.Errorf("parent's subagent result %+v", res)
+	}
+}
+
+// A `Write|Edit` PreToolUse guard written for Claude Code blocks every
+// reins tool that writes files, whatever the call looks like: write,
+// edit, multi_edit and each kind of apply_patch (add, update, delete,
+// move, several files). Every tool of a session is either one of them or
+// named here as one that writes no file through its arguments, so a new
+// file tool cannot slip past the guard unnoticed.
+func TestWriteEditGuardCatchesEveryFileTool(t *testing.T) {
+	patch := func(body string) map[string]any {
+		return map[string]any{"input": "*** Begin Patch\n" + body + "*** End Patch\n"}
+	}
+	type fileCase struct {
+		tool string
+		args map[string]any
+	}
+	cases := []fileCase{
+		{"write", map[string]any{"path": "new.txt", "content": "x"}},
+		{"write", map[string]any{"path": "a.txt", "content": "overwritten"}},
+		{"edit", map[string]any{"path": "a.txt", "old_string": "one", "new_string": "two"}},
+		{"multi_edit", map[string]any{"path": "a.txt", "edits": []any{map[string]any{"old_string": "one", "new_string": "two"}}}},
+		{"apply_patch", patch("*** Add File: new.txt\n+x\n")},
+		{"apply_patch", patch("*** Update File: a.txt\n@@\n-one\n+two\n")},
+		{"apply_patch", patch("*** Delete File: a.txt\n")},
+		{"apply_patch", patch("*** Update File: a.txt\n*** Move to: moved.txt\n@@\n-one\n+two\n")},
+		{"apply_patch", patch("*** Update File: a.txt\n@@\n-one\n+two\n*** Add File: sub/new.txt\n+x\n")},
+		{"apply_patch", map[string]any{"input": "not a patch at all"}},
+	}
+	// The tools that take no file to write: shell (a Bash guard's
+	// business, as in Claude Code), reading, delegation and the
+	// session's own state. worktree's merge applies a child's change,
+	// whose writes ran through the child's own tools and hooks.
+	nonWriters := []string{"read", "grep", "glob", "ls", "bash", "bash_output", "bash_kill", "subagent", "subagent_output", "job_output", "job_list", "job_kill", "todo", "webfetch", "skill", "worktree"}
+	replies := []any{map[string]any{"match": "blocked by a PreToolUse hook", "text": "blocked", "repeat": true}}
+	for i, c := range cases {
+		args, _ := json.Marshal(c.args)
+		replies = append(replies, map[string]any{"match": fmt.Sprintf("CASE-%d-", i), "toolCalls": []any{map[string]any{"id": fmt.Sprintf("c%d", i), "name": c.tool, "arguments": json.RawMessage(args)}}})
+	}
+	script, _ := json.Marshal(map[string]any{"replies": replies})
+	settings := `{"hooks": {"PreToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "cat >> \"$CLAUDE_PROJECT_DIR/../seen.jsonl\"; echo >> \"$CLAUDE_PROJECT_DIR/../seen.jsonl\"; echo no writes today >&2; exit 2"}]}]}}`
+	f := newHookFixture(t, string(script), map[string]string{".claude/settings.json": settings}, map[string]string{"a.txt": "one\n"}, false, nil)
+	m, err := f.h.ResolveModel("openai/test", f.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// apply_patch is in the codex profile, the other file tools in the
+	// default one: a session of each.
+	sessions := map[tool.Profile]*Session{}
+	names := map[string]bool{}
+	for _, p := range []tool.Profile{tool.ProfileDefault, tool.ProfileCodex} {
+		s, err := f.h.NewSession(SessionOptions{Model: m, Permission: tool.FullAccess, ToolProfile: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		sessions[p] = s
+		for _, n := range s.Agent.Tools.Names() {
+			names[n] = true
+		}
+	}
+	for _, b := range tool.Builtins() {
+		names[b.Spec().Name] = true
+	}
+	for name := range names {
+		writes := slices.ContainsFunc(cases, func(c fileCase) bool { return c.tool == name })
+		if !writes && !slices.Contains(nonWriters, name) {
+			t.Errorf("tool %s is neither a file tool of this test nor named as one that writes no file", name)
+		}
+	}
+	for i, c := range cases {
+		s := sessions[tool.ProfileDefault]
+		if c.tool == "apply_patch" {
+			s = sessions[tool.ProfileCodex]
+		}
+		if res := s.Run(context.Background(), fmt.Sprintf("CASE-%d-", i)); res.Reason != session.ReasonCompleted {
+			t.Errorf("case %d (%s): turn %+v %+v", i, c.tool, res, res.Failure)
+		}
+	}
+	res := append(toolResults(t, sessions[tool.ProfileDefault]), toolResults(t, sessions[tool.ProfileCodex])...)
+	if len(res) != len(cases) {
+		t.Fatalf("%d results for %d cases", len(res), len(cases))
+	}
+	for i, r := range res {
+		if !r.IsError || !strings.Contains(r.Content, "no writes today") {
+			t.Errorf("case %d (%s %v) was not blocked: %+v", i, cases[i].tool, cases[i].args, r)
+		}
+	}
+	seen, _ := os.ReadFile(filepath.Join(f.ws, "..", "seen.jsonl"))
+	for _, want := range []string{`"tool_name":"Write"`, `"tool_name":"Edit"`, `"tool_name":"MultiEdit"`, `"reins_delete":true`, `"reins_moved_from"`} {
+		if !strings.Contains(string(seen), want) {
+			t.Errorf("no hook input with %s:\n%s", want, seen)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(f.ws, "a.txt")); err != nil || string(b) != "one\n" {
+		t.Errorf("a.txt %q %v", b, err)
+	}
+	for _, p := range []string{"new.txt", "moved.txt", "sub"} {
+		if _, err := os.Stat(filepath.Join(f.ws, p)); err == nil {
+			t.Errorf("%s was written", p)
+		}
+	}
 }

@@ -297,3 +297,90 @@ func TestSkillByUserLogs(t *testing.T) {
 		t.Errorf("skill/load %+v", ld)
 	}
 }
+
+// A skill's folder is readable, not whatever its links point at: a link
+// in it to a secret file (or to a folder holding one, or to /) makes the
+// secret readable neither by read nor by a confined bash, while the
+// skill's own files stay readable; the skill tool's file list does not
+// walk through the links.
+func TestSkillSymlinkOutDoesNotLeak(t *testing.T) {
+	f := newSkillFixture(t)
+	const secret = "TOPSECRET-4242"
+	// $REINS_HOME is hidden from confined processes; the secret lies
+	// beside the skills there, and in a folder of its own elsewhere.
+	writeFiles(t, f.home, map[string]string{"credentials.txt": secret + "\n"})
+	elsewhere := t.TempDir()
+	writeFiles(t, elsewhere, map[string]string{"id_key": secret + "\n"})
+	// The skill in $REINS_HOME/skills: the one user skill folder a
+	// confined process sees here (the test's ~ lies in the private /tmp).
+	dir := filepath.Join(f.home, "skills", "leaky")
+	writeFiles(t, dir, map[string]string{
+		"SKILL.md":            "---\nname: leaky\ndescription: Reads references.\n---\nLEAKY-BODY\n",
+		"references/notes.md": "NOTES-OK\n",
+	})
+	for link, target := range map[string]string{
+		"references/key":     filepath.Join(f.home, "credentials.txt"),
+		"references/homedir": f.home,
+		"references/other":   filepath.Join(elsewhere, "id_key"),
+		"references/root":    "/",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	paths := []string{
+		filepath.Join(dir, "references", "key"),
+		filepath.Join(dir, "references", "homedir", "credentials.txt"),
+		filepath.Join(dir, "references", "other"),
+		filepath.Join(dir, "references", "root", strings.TrimPrefix(filepath.Join(f.home, "credentials.txt"), "/")),
+	}
+	var calls []string
+	for i, p := range paths {
+		calls = append(calls, fmt.Sprintf("{id: r%d, name: read, arguments: {path: %q}}", i, p))
+	}
+	bash := "cat " + filepath.Join(dir, "references", "notes.md")
+	for _, p := range paths {
+		bash += "; cat " + p
+	}
+	script := fmt.Sprintf(`
+replies:
+  - match: use the skill
+    toolCalls: [{id: s1, name: skill, arguments: {name: leaky}}, {id: n1, name: read, arguments: {path: %q}}, %s, {id: b1, name: bash, arguments: {command: %q}}]
+  - text: done
+    repeat: true
+`, filepath.Join(dir, "references", "notes.md"), strings.Join(calls, ", "), bash)
+	h, err := f.harness(t, script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.session(t, h, SessionOptions{})
+	if res := s.Run(context.Background(), "use the skill"); res.Reason != session.ReasonCompleted {
+		t.Fatalf("turn %+v", res)
+	}
+	results := toolResults(t, s)
+	if len(results) != 3+len(paths) {
+		t.Fatalf("results %+v", results)
+	}
+	if r := results[0]; r.IsError || !strings.Contains(r.Content, "LEAKY-BODY") || len(r.Content) > 4000 {
+		t.Errorf("skill result (its file list must not walk the links) %d bytes: %.2000s", len(r.Content), r.Content)
+	}
+	if r := results[1]; r.IsError || !strings.Contains(r.Content, "NOTES-OK") {
+		t.Errorf("read of the skill's own file: %+v", r)
+	}
+	for i, r := range results[2 : 2+len(paths)] {
+		if !r.IsError || strings.Contains(r.Content, secret) {
+			t.Errorf("read through link %s: %+v", paths[i], r)
+		}
+	}
+	b := results[len(results)-1]
+	t.Logf("confined bash: %s", b.Content)
+	for i, r := range results[2 : 2+len(paths)] {
+		t.Logf("read %d: %s", i, r.Content)
+	}
+	if !strings.Contains(b.Content, "NOTES-OK") {
+		t.Errorf("a confined bash cannot read the skill's own file: %+v", b)
+	}
+	if strings.Contains(b.Content, secret) {
+		t.Errorf("a confined bash read the secret through the skill's links: %s", b.Content)
+	}
+}

@@ -64,16 +64,20 @@ func (r *Runner) UserPromptSubmit(ctx context.Context, prompt string) (block boo
 	return false, strings.Join(ctxs, "\n")
 }
 
-// Stop runs when the model would end its turn (SubagentStop in a child).
-// A hook that blocks (exit 2 with stderr, decision block with a reason)
-// continues the turn: reason is the model's next message. active says a
-// Stop hook already continued this turn (stop_hook_active).
-func (r *Runner) Stop(ctx context.Context, active bool) (reason string) {
-	ev := Stop
+// Stop runs when the model would end its turn (SubagentStop in a child,
+// matched against its agent type). A hook that blocks (exit 2 with
+// stderr, decision block with a reason) continues the turn: reason is the
+// model's next message. active says a Stop hook already continued this
+// turn (stop_hook_active); last is the model's final text
+// (last_assistant_message).
+func (r *Runner) Stop(ctx context.Context, active bool, last string) (reason string) {
+	ev, match := Stop, ""
+	input := map[string]any{"stop_hook_active": active, "last_assistant_message": last}
 	if r.Subagent {
-		ev = SubagentStop
+		ev, match = SubagentStop, r.Agent.Type
+		input["agent_transcript_path"] = r.Agent.Transcript
 	}
-	outs, vs := r.eventRun(ctx, ev, "", map[string]any{"stop_hook_active": active})
+	outs, vs := r.eventRun(ctx, ev, match, input)
 	var reasons []string
 	for i, v := range vs {
 		decision, toModel := "", ""

@@ -45,12 +45,27 @@ type Runner struct {
 	// Append records a hook/run event in the session log.
 	Append func(typ string, data any)
 	// Subagent says the session is a child: its Stop hooks are
-	// SubagentStop's.
+	// SubagentStop's, and as in Claude Code its hooks' session_id and
+	// transcript_path are its parent's, with Agent naming the child.
 	Subagent bool
+	// Agent is the child a Subagent session is (Claude Code's agent_id,
+	// agent_type, agent_transcript_path).
+	Agent Agent
 
 	mu     sync.Mutex
 	halted string // continue: false's stopReason; set once
 	isHalt bool
+}
+
+// Agent names a child session in its hooks' input.
+type Agent struct {
+	// ID is the child's session id (agent_id).
+	ID string
+	// Type is its agent definition's name, "general" for the built-in
+	// agent (agent_type; the SubagentStop matcher matches it).
+	Type string
+	// Transcript is the child's own log (agent_transcript_path).
+	Transcript string
 }
 
 // Outcome is one hook's run.
@@ -116,6 +131,9 @@ func (r *Runner) run(ctx context.Context, event Event, hooks []Hook, input map[s
 	}
 	if r.PermissionMode != "" {
 		in["permission_mode"] = r.PermissionMode
+	}
+	if r.Subagent {
+		in["agent_id"], in["agent_type"] = r.Agent.ID, r.Agent.Type
 	}
 	for k, v := range input {
 		in[k] = v

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/reinsdev/reins/internal/session"
@@ -57,6 +58,15 @@ func (p *Progress) printf(format string, args ...any) {
 // Event is called with every session event (under the log's lock: it
 // must stay cheap).
 func (p *Progress) Event(e session.Event) {
+	if d, ok := e.Payload.(session.HookRun); ok && d.ToUser != "" {
+		// What a hook says to the user (systemMessage, a blocked
+		// prompt's reason, stderr of a failed hook) is shown as Claude
+		// Code shows it, terminal or not: it is the hook's message, not
+		// progress.
+		p.mu.Lock()
+		p.hookText(d)
+		p.mu.Unlock()
+	}
 	if !p.on {
 		return
 	}
@@ -92,6 +102,35 @@ func (p *Progress) Event(e session.Event) {
 		if n := len(p.bg); n > 0 {
 			p.printf("… waiting for %d background job(s) to finish (Ctrl-C stops them)", n)
 		}
+	}
+}
+
+// maxHookLines bounds the lines of one hook's text on stderr.
+const maxHookLines = 20
+
+// hookText prints d's text to the user, each line escaped (the hook's
+// output), at most maxHookLines lines and 200 columns each.
+func (p *Progress) hookText(d session.HookRun) {
+	head := "hook " + d.Event
+	if d.Tool != "" {
+		head += " " + d.Tool
+	}
+	lines := strings.Split(strings.TrimRight(d.ToUser, "\n"), "\n")
+	more := 0
+	if len(lines) > maxHookLines {
+		lines, more = lines[:maxHookLines], len(lines)-maxHookLines
+	}
+	p.answer.breakLine()
+	for i, l := range lines {
+		l = termsafe.EscapeLine(termsafe.Clip(l, 200))
+		if i == 0 {
+			fmt.Fprintf(p.w, "reins: %s: %s\n", termsafe.EscapeLine(head), l)
+		} else {
+			fmt.Fprintf(p.w, "  %s\n", l)
+		}
+	}
+	if more > 0 {
+		fmt.Fprintf(p.w, "  … %d more lines\n", more)
 	}
 }
 

@@ -60,3 +60,31 @@ func TestProgressCompacted(t *testing.T) {
 		t.Fatalf("progress %q", got)
 	}
 }
+
+// A hook's text to the user (systemMessage, a blocked prompt's reason)
+// is on stderr whether or not it is a terminal, as Claude Code shows
+// systemMessage; escaped, bounded; a hook that said nothing to the user
+// prints nothing.
+func TestProgressHookToUser(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		var buf bytes.Buffer
+		p := New(&buf, on, false, nil)
+		p.Event(ev(t, session.TypeHookRun, session.HookRun{Event: "PreToolUse", Tool: "Bash", Command: "x", Exit: 0}))
+		if buf.Len() != 0 {
+			t.Fatalf("on=%v: a hook with nothing for the user printed %q", on, buf.String())
+		}
+		long := strings.Repeat("line\n", 50)
+		p.Event(ev(t, session.TypeHookRun, session.HookRun{Event: "UserPromptSubmit", Command: "guard", Exit: 2, Decision: "block",
+			ToUser: "no secrets\x1b]0;pwned\x07 in prompts\x1b[31m\nsecond line\n" + long}))
+		got := buf.String()
+		if strings.ContainsAny(got, "\x1b\x07") {
+			t.Errorf("on=%v: raw control characters reached stderr: %q", on, got)
+		}
+		if !strings.Contains(got, "reins: hook UserPromptSubmit: no secrets") || !strings.Contains(got, "  second line\n") || !strings.Contains(got, "… 32 more lines") {
+			t.Errorf("on=%v: stderr %q", on, got)
+		}
+		if n := strings.Count(got, "\n"); n != maxHookLines+1 {
+			t.Errorf("on=%v: %d lines, want %d and the count of the rest", on, n, maxHookLines+1)
+		}
+	}
+}

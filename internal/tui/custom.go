@@ -10,6 +10,7 @@ import (
 	"github.com/reinsdev/reins/internal/agent"
 	"github.com/reinsdev/reins/internal/harness"
 	"github.com/reinsdev/reins/internal/termsafe"
+	"github.com/reinsdev/reins/internal/trust"
 	"github.com/reinsdev/reins/internal/tui/attach"
 	"github.com/reinsdev/reins/internal/tui/termtext"
 )
@@ -79,7 +80,7 @@ func (m *Model) custom(line string) (tea.Cmd, bool) {
 	if !ok || m.sess == nil || builtin(name) {
 		return nil, false
 	}
-	_, isCmd := m.sess.Commands.Get(name)
+	c, isCmd := m.sess.Commands.Get(name)
 	isSkill := false
 	if m.sess.Skills != nil {
 		_, isSkill = m.sess.Skills.Set.Get(name)
@@ -92,6 +93,17 @@ func (m *Model) custom(line string) (tea.Cmd, bool) {
 		return nil, true
 	}
 	sess, cwd := m.sess, m.h.Cwd
+	if isCmd && c.Model != "" {
+		// The command's model for this one turn, then the session's
+		// again, as in Claude Code: switched here and given back when
+		// the turn is done, both between turns (agent.Agent's rule).
+		if cm, restore, err := m.h.CommandModel(sess.Agent, m.opts.Session.Model, c.Model); err == nil {
+			m.afterTurn = restore
+			m.say(fmt.Sprintf("/%s runs on %s/%s", termsafe.EscapeLine(termtext.Cut(name, 40)), termsafe.EscapeLine(cm.Provider), termsafe.EscapeLine(cm.Name)))
+		} else {
+			m.say(fmt.Sprintf("/%s: its model %s is not one reins can use; running on %s", termsafe.EscapeLine(termtext.Cut(name, 40)), trust.Quote(c.Model), termsafe.EscapeLine(m.modelName())))
+		}
+	}
 	m.sentAny = true
 	begin := m.beginUndo(sess, line)
 	return m.runTurn(line, func(ctx context.Context) (agent.TurnResult, *bool) {

@@ -100,8 +100,11 @@ type Model struct {
 	history       editor.History // the prompts sent, for Up and Down
 	queue         []string
 
-	running   bool
-	turnSeq   int
+	running bool
+	turnSeq int
+	// afterTurn, when set, runs once the running turn is done (a custom
+	// command's model gives way to the session's again).
+	afterTurn func()
 	cancel    context.CancelCauseFunc
 	turnStart time.Time
 	wg        sync.WaitGroup
@@ -623,6 +626,10 @@ func (m *Model) turnDone(msg *turnDone) tea.Cmd {
 		return nil
 	}
 	m.running, m.cancel = false, nil
+	if f := m.afterTurn; f != nil {
+		m.afterTurn = nil
+		f()
+	}
 	// The log's figures, not the result's: a session's result counts every
 	// child its manager settled, those of earlier turns again.
 	m.usage = m.tally.Usage()

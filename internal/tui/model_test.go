@@ -38,7 +38,14 @@ type screen struct {
 // script (YAML; "" is the echo script).
 func newScreen(t testing.TB, script string, mod func(*Options)) *screen {
 	t.Helper()
-	home, cwd := t.TempDir(), t.TempDir()
+	return newScreenHome(t, t.TempDir(), script, mod)
+}
+
+// newScreenHome is newScreen with REINS_HOME home (its commands/,
+// skills/ and config.yaml are the user's).
+func newScreenHome(t testing.TB, home, script string, mod func(*Options)) *screen {
+	t.Helper()
+	cwd := t.TempDir()
 	env := map[string]string{}
 	if script != "" {
 		p := filepath.Join(t.TempDir(), "script.yaml")

@@ -259,6 +259,10 @@ func TestBrowserLiveTree(t *testing.T) {
 		chromedp.Evaluate[chromedp.Void](`location.hash = 's=root&n=root'`),
 		chromedp.WaitVisible(css(`.detail .conv .k-subagent-end`)))
 	checkHostile(t, ctx, "parent's conversation")
+	// The hook's run is an entry of its own, its hostile command and
+	// text shown as text.
+	waitTrue(t, ctx, "the hook's run in the root's conversation",
+		`Array.from(document.querySelectorAll('.detail .conv .k-hook pre')).some(p => p.textContent.startsWith('$ ./guard.sh look: <script>window.__pwned=1</script>'))`)
 }
 
 // TestBrowserListAndToken: the list links to a session; a page opened

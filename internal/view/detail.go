@@ -1,6 +1,7 @@
 package view
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ const (
 	SpanWait    SpanKind = "retry-wait"
 	SpanTool    SpanKind = "tool"
 	SpanChild   SpanKind = "child"
+	SpanHook    SpanKind = "hook" // one hook command's run (docs/hooks.md)
 )
 
 // Span is one bar of the timeline. End is nil while it is still open.
@@ -46,6 +48,7 @@ const (
 	ItemChildEnd   ItemKind = "subagent-end"
 	ItemJob        ItemKind = "job"
 	ItemCompaction ItemKind = "compaction"
+	ItemHook       ItemKind = "hook"  // a hook's run: Name its event and tool, Text its command and what it said
 	ItemEvent      ItemKind = "event" // an event type this view does not know, shown raw
 )
 
@@ -246,6 +249,31 @@ func buildDetail(id string, t *session.Tail) *Detail {
 			base.Kind, base.Text = ItemCompaction, x.Summary
 			base.Note = fmt.Sprintf("compacted: replaces events %d–%d", x.Replaces.FromSeq, x.Replaces.ToSeq)
 			item(base)
+		case session.HookRun:
+			label := strings.TrimSpace(x.Event + " " + x.Tool)
+			note := hookNote(x)
+			if len(d.Spans) < maxSpans {
+				// The event comes when the hook has ended: its bar ends
+				// there and began its duration before.
+				end := e.Time
+				d.Spans = append(d.Spans, Span{Kind: SpanHook, Label: label, Start: e.Time.Add(-time.Duration(x.DurationMs) * time.Millisecond), End: &end, Status: cmp.Or(x.Decision, note)})
+			}
+			// The command and the texts are the hook's (or the hook
+			// file's) own: they go into Text, which the page shows as
+			// text, never into the fixed-form Note.
+			lines := []string{"$ " + x.Command}
+			for _, t := range []struct{ label, text string }{{"problem", x.Problem}, {"to the model", x.ToModel}, {"to the user", x.ToUser}} {
+				if t.text != "" {
+					lines = append(lines, t.label+": "+t.text)
+				}
+			}
+			if len(x.Input) > 0 {
+				in, _ := rawText(x.Input)
+				lines = append(lines, "input: "+in)
+			}
+			base.Kind, base.Name, base.CallID, base.Note = ItemHook, label, x.CallID, note
+			base.Text, base.IsError = strings.Join(lines, "\n"), x.Problem != "" || (x.Exit != 0 && x.Exit != 2)
+			item(base)
 		case session.AssistantChunk:
 		default: // a type this reins does not know: shown as its data
 			base.Kind, base.Name = ItemEvent, e.Type
@@ -254,6 +282,22 @@ func buildDetail(id string, t *session.Tail) *Detail {
 		}
 	}
 	return d
+}
+
+// hookNote is a hook run's fixed-form line: its decision, exit code,
+// duration and whether it ran outside the sandbox.
+func hookNote(x session.HookRun) string {
+	note := fmt.Sprintf("exit %d, %d ms", x.Exit, x.DurationMs)
+	if x.Exit < 0 {
+		note = fmt.Sprintf("no exit, %d ms", x.DurationMs)
+	}
+	if x.Decision != "" {
+		note = x.Decision + ", " + note
+	}
+	if !x.Confined {
+		note += ", unconfined"
+	}
+	return note
 }
 
 // usageText is the short usage line of the page.

@@ -118,6 +118,10 @@ func (f *fixture) tree(open bool) *session.Log {
 	add(t, l, session.TypeSubagentStart, session.SubagentStart{RunID: "run-b", Agent: "claude", Provider: "acp", Label: "review " + hostileLabel})
 	add(t, l, session.TypeSubagentEnd, session.SubagentEnd{RunID: "run-b", StopReason: string(session.ReasonError), Diagnostic: acpDiagnostic, DurationMs: 1000})
 	add(t, l, session.TypeToolResult, session.ToolResult{CallID: "c1", Content: "max-tokens: partial findings"})
+	// A hook's run: its command and its text to the user are the hook
+	// author's and the hook's own, hostile here.
+	add(t, l, session.TypeHookRun, session.HookRun{Event: "PostToolUse", Tool: "Task", CallID: "c1", Command: "./guard.sh " + hostile,
+		Source: "/work/repo/.claude/settings.json", Confined: true, Exit: 2, DurationMs: 1500, Decision: "block", ToModel: "check the parser", ToUser: hostile})
 	add(t, l, session.TypeStepEnd, session.StepEnd{})
 
 	// C: a background job, settled later with a hostile answer.

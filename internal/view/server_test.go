@@ -284,7 +284,7 @@ func TestSessionDetail(t *testing.T) {
 	for _, it := range d.Items {
 		kinds[it.Kind]++
 	}
-	for _, k := range []ItemKind{ItemTurn, ItemUser, ItemReasoning, ItemToolCall, ItemToolResult, ItemRetry, ItemChildStart, ItemChildEnd, ItemJob, ItemCompaction, ItemEvent, ItemTurnEnd} {
+	for _, k := range []ItemKind{ItemTurn, ItemUser, ItemReasoning, ItemToolCall, ItemToolResult, ItemRetry, ItemChildStart, ItemChildEnd, ItemJob, ItemCompaction, ItemEvent, ItemTurnEnd, ItemHook} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s item: %v", k, kinds)
 		}
@@ -292,6 +292,16 @@ func TestSessionDetail(t *testing.T) {
 	var sawEvent, sawCompaction bool
 	for _, it := range d.Items {
 		switch it.Kind {
+		case ItemHook:
+			// hook/run is shown as reins log shows it, not as raw data:
+			// the fixed-form note is reins's, the hook's words are text.
+			want := "$ ./guard.sh " + hostile + "\nto the model: check the parser\nto the user: " + hostile
+			if it.Name != "PostToolUse Task" || it.Note != "block, exit 2, 1500 ms" || it.Text != want || it.CallID != "c1" || it.IsError {
+				t.Errorf("hook item %+v", it)
+			}
+			if strings.Contains(it.Note, "<") {
+				t.Errorf("hook-written text in the note %q", it.Note)
+			}
 		case ItemEvent:
 			sawEvent = it.Name == "future/event" && strings.Contains(it.Text, "<b>unknown</b>")
 		case ItemCompaction:
@@ -308,6 +318,9 @@ func TestSessionDetail(t *testing.T) {
 	req := spans[SpanRequest]
 	if len(req) != 3 || req[0].Status != "RATE_LIMIT" || req[1].Status != "ok" {
 		t.Errorf("requests %+v: want the failed attempt (RATE_LIMIT), its retry (ok) and step 2's", req)
+	}
+	if h := spans[SpanHook]; len(h) != 1 || h[0].Label != "PostToolUse Task" || h[0].Status != "block" || h[0].End.Sub(h[0].Start) != 1500*time.Millisecond {
+		t.Errorf("hook spans %+v", h)
 	}
 	if len(spans[SpanWait]) != 1 || len(spans[SpanChild]) != 3 || len(spans[SpanStep]) != 2 || len(spans[SpanTool]) != 1 {
 		t.Errorf("spans %v", spans)

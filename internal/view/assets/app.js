@@ -390,6 +390,7 @@
       }
       case 'subagent-end': return box('⇠ subagent', pre(it.text));
       case 'job': return box('job', null);
+      case 'hook': return box('⚑ hook ' + (it.name || ''), pre(it.text));
       case 'compaction': return box('compaction', h('details', null, h('summary', null, 'summary'), pre(it.text)));
       default: return box('event ' + (it.name || ''), pre(it.text));
     }
