@@ -478,13 +478,26 @@ type SessionOptions struct {
 	// AskDomain, when set, asks the user whether a process of this session
 	// may reach host, outside sandbox.allowDomains, for the rest of the
 	// session (the interactive terminal's "allow HOST for this session?";
-	// sandbox.go). Children never get it.
+	// sandbox.go). A child gets it only through ChildQuestions.
 	AskDomain func(ctx context.Context, host string) bool
-	// AskGitWritable is the session's tool.Env.AskGitWritable (its own bash
-	// calls only; children never get it): the interactive terminal asks
-	// whether a command that failed on the read-only .git may run once
-	// more with .git writable.
+	// AskGitWritable is the session's tool.Env.AskGitWritable (its own
+	// bash calls only; a child gets it only through ChildQuestions): the
+	// interactive terminal asks whether a command that failed on the
+	// read-only .git may run once more with .git writable.
 	AskGitWritable func(ctx context.Context, command string) bool
+	// ChildQuestions, when set, is where the in-process children of this
+	// session (at any depth) put the questions a user at the terminal
+	// would get and a headless child is refused: a network domain outside
+	// sandbox.allowDomains and a run again with .git writable. Each names
+	// the label of this session's direct child the question came
+	// through, so that the one serving the session knows which of its
+	// calls asks (reins mcp serve: its MCP client, by elicitation). Nil:
+	// children are refused those questions, as ever.
+	ChildQuestions ChildQuestions
+	// via is the ChildQuestions of the session's nearest ancestor that
+	// has them, with the label of that ancestor's child this session
+	// descends from (newChild).
+	via *askVia
 	// BeforeRun is the session's tool.Env.BeforeRun (its own calls only,
 	// not its children's): the terminal and reins run's progress compute
 	// there the diff a file tool's call makes.
@@ -518,6 +531,24 @@ type SessionOptions struct {
 	// Skills are the only skills the session sees (an agent file's
 	// `skills:`); nil: every skill of its workspace.
 	Skills []string
+}
+
+// ChildQuestions are the questions a session's children put to whoever
+// serves the session (SessionOptions.ChildQuestions). A false answer, or
+// none before ctx ends, refuses.
+type ChildQuestions interface {
+	// Domain asks whether the processes of the child may reach host for
+	// the rest of its session.
+	Domain(ctx context.Context, label, host string) bool
+	// GitWritable asks whether command, which failed on the read-only
+	// .git, may run once more with .git writable.
+	GitWritable(ctx context.Context, label, command string) bool
+}
+
+// askVia is a descendant's route to its ancestor's ChildQuestions.
+type askVia struct {
+	q     ChildQuestions
+	label string
 }
 
 // Session is a runnable session.
@@ -838,8 +869,20 @@ func (h *Harness) childFactory(parent SessionOptions) func(subagent.Request, fun
 		case parent.Approve != nil || parent.Ask != nil:
 			approve = tool.RejectAll // a child never asks a human
 		}
+		via := parent.via
+		if parent.ChildQuestions != nil {
+			via = &askVia{q: parent.ChildQuestions, label: req.Label}
+		}
+		var (
+			askDomain func(context.Context, string) bool
+			askGit    func(context.Context, string) bool
+		)
+		if via != nil {
+			askDomain = func(ctx context.Context, host string) bool { return via.q.Domain(ctx, via.label, host) }
+			askGit = func(ctx context.Context, command string) bool { return via.q.GitWritable(ctx, via.label, command) }
+		}
 		cs, err := h.NewSession(SessionOptions{
-			Ask: ask, AskChild: parent.AskChild,
+			Ask: ask, AskChild: parent.AskChild, via: via, AskDomain: askDomain, AskGitWritable: askGit,
 			Model: m, System: req.Agent.SystemPrompt, MaxSteps: req.MaxSteps, MaxTokens: req.MaxTokens,
 			Permission: req.Permission, Tools: childTools(req.Tools, req.Agent), Parent: req.ParentSession, Depth: req.Depth, Observe: observe,
 			Approve: approve, NoInstructions: req.Agent.NoInstructions, Agent: req.Agent.Name,
