@@ -29,6 +29,9 @@ const mcpServeScript = `replies:
   - {match: BARRIER-PLEASE, text: met, barrier: 2, repeat: true}
   - {match: GLOB-PLEASE, toolCalls: [{name: glob, arguments: {pattern: "*.txt"}}]}
   - {match: hello.txt, text: globbed, delay: 3s, repeat: true}
+  - {match: GIT-PLEASE, toolCalls: [{name: bash, arguments: {command: "echo probe > .git/probe && echo wrote"}}], repeat: true}
+  - {match: "the first run failed because .git is read-only", text: git written, repeat: true}
+  - {match: ".git is read-only", text: git refused, repeat: true}
 fallback: {echo: true, text: 'mock: '}
 `
 

@@ -87,6 +87,12 @@ type Server struct {
 	jobOrder []string // job ids, oldest first
 	jobSeq   int
 	callSeq  int
+	// elicits: the client declared form elicitation (elicit.go).
+	elicits bool
+	// parked are the calls that returned an input-required result, by
+	// requestState, and their order (oldest first).
+	parked    map[string]*parked
+	parkOrder []string
 
 	// observed are the places whose calls' events observe routes.
 	obsMu    sync.RWMutex
@@ -100,7 +106,7 @@ func New(o Options) *Server {
 		n = config.DefaultMaxParallel
 	}
 	s := &Server{o: o, maxWait: MaxWait, queue: &fifo{n: n},
-		places: map[placeKey]*place{}, children: map[string]*place{}, jobs: map[string]*call{}}
+		places: map[placeKey]*place{}, children: map[string]*place{}, jobs: map[string]*call{}, parked: map[string]*parked{}}
 	if o.MaxWait > 0 {
 		s.maxWait = o.MaxWait
 	}
@@ -181,6 +187,10 @@ type call struct {
 	err      error // the call was refused before anything was published
 	job      string
 	killed   bool
+	// pending are the child's questions nobody was asked yet; asked
+	// wakes whoever waits on the call (elicit.go).
+	pending []*question
+	asked   chan struct{}
 }
 
 func (c *call) markStarted() { c.startedOnce.Do(func() { close(c.started) }) }
@@ -201,7 +211,7 @@ func (s *Server) start(pl *place, p subagent.Params, timeout time.Duration) (*ca
 		return nil, errors.New("the server is shutting down")
 	}
 	s.callSeq++
-	c := &call{label: fmt.Sprintf("mcp call %d", s.callSeq), place: pl, done: make(chan struct{}), started: make(chan struct{})}
+	c := &call{label: fmt.Sprintf("mcp call %d", s.callSeq), place: pl, done: make(chan struct{}), started: make(chan struct{}), asked: make(chan struct{}, 1)}
 	s.wg.Add(1)
 	s.mu.Unlock()
 	p.Description = c.label

@@ -87,7 +87,8 @@ func (s *Server) place(k placeKey) (*place, error) {
 		s.observeOn(h)
 	}
 	sess, err := h.NewSession(harness.SessionOptions{Model: m, MaxSteps: s.o.MaxSteps, MaxTokens: s.o.MaxTokens,
-		Permission: k.perm, Agent: "mcp-serve", Origin: session.OriginMCPServe, Budget: s.o.Budget})
+		Permission: k.perm, Agent: "mcp-serve", Origin: session.OriginMCPServe, Budget: s.o.Budget,
+		ChildQuestions: questions{s: s, p: p}})
 	if err != nil {
 		return fail(err)
 	}

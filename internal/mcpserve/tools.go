@@ -145,6 +145,10 @@ type runArgs struct {
 }
 
 func (s *Server) runTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.noteClient(req)
+	if req.Params.RequestState != "" {
+		return s.resume(ctx, req), nil
+	}
 	var a runArgs
 	if err := decode(req, &a); err != nil {
 		return usageError("run takes {prompt, agent?, cwd?, model?, effort?, permission?, timeout?, background?}: %v", err), nil
@@ -203,6 +207,10 @@ type replyArgs struct {
 }
 
 func (s *Server) replyTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.noteClient(req)
+	if req.Params.RequestState != "" {
+		return s.resume(ctx, req), nil
+	}
 	var a replyArgs
 	if err := decode(req, &a); err != nil || a.Child == "" {
 		return usageError("reply takes {child, prompt}"), nil
@@ -245,6 +253,10 @@ type jobArgs struct {
 }
 
 func (s *Server) jobOutputTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.noteClient(req)
+	if req.Params.RequestState != "" {
+		return s.resume(ctx, req), nil
+	}
 	var a jobArgs
 	if err := decode(req, &a); err != nil || a.ID == "" {
 		return usageError(`job_output takes {"id": "job-N", "wait": seconds}`), nil
@@ -259,20 +271,32 @@ func (s *Server) jobOutputTool(ctx context.Context, req *mcp.CallToolRequest) (*
 		// client's timeout; a longer run is polled again.
 		wait = min(time.Duration(*a.Wait*float64(time.Second)), s.maxWait)
 	}
-	if wait > 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
+	return s.waitJob(ctx, req, c, wait), nil
+}
+
+// waitJob waits up to wait for a job's result (its running state when
+// none came); questions its child asks meanwhile are put to the client.
+func (s *Server) waitJob(ctx context.Context, req *mcp.CallToolRequest, c *call, wait time.Duration) *mcp.CallToolResult {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	for {
+		if res := s.putQuestions(ctx, req, c, false, wait); res != nil {
+			return res
+		}
 		select {
 		case <-c.done:
+			return s.settled(c)
 		case <-t.C:
 		case <-ctx.Done():
+		case <-c.asked:
+			continue
 		}
-	}
-	select {
-	case <-c.done:
-		return s.settled(c), nil
-	default:
-		return s.running(c), nil
+		select {
+		case <-c.done:
+			return s.settled(c)
+		default:
+			return s.running(c)
+		}
 	}
 }
 
@@ -306,19 +330,25 @@ func (s *Server) await(ctx context.Context, req *mcp.CallToolRequest, c *call) *
 	}
 	t := time.NewTimer(s.maxWait)
 	defer t.Stop()
-	select {
-	case <-c.done:
-		<-reported // its last progress goes before the result
-		return s.settled(c)
-	case <-t.C:
-		return s.jobStarted(ctx, c)
-	case <-ctx.Done():
-		// notifications/cancelled, or the client went away: the usual
-		// ladder; the partial output stays readable by child id.
-		s.o.Base.Logf("mcp serve: %s cancelled by the client", c.label)
-		c.kill()
-		s.o.Base.Logf("mcp serve: %s torn down", c.label)
-		return s.settled(c)
+	for {
+		select {
+		case <-c.done:
+			<-reported // its last progress goes before the result
+			return s.settled(c)
+		case <-t.C:
+			return s.jobStarted(ctx, c)
+		case <-ctx.Done():
+			// notifications/cancelled, or the client went away: the usual
+			// ladder; the partial output stays readable by child id.
+			s.o.Base.Logf("mcp serve: %s cancelled by the client", c.label)
+			c.kill()
+			s.o.Base.Logf("mcp serve: %s torn down", c.label)
+			return s.settled(c)
+		case <-c.asked:
+			if res := s.putQuestions(ctx, req, c, true, s.maxWait); res != nil {
+				return res
+			}
+		}
 	}
 }
 
