@@ -410,6 +410,7 @@ func TestMCPServeTypeScriptClient(t *testing.T) {
 	useExtraHelper(t)
 	markEnv := testutil.MarkChildren(t)
 	cwd, home := mcpWorkspace(t)
+	testutil.Git(t, cwd, "init", "-q") // the elicitation's .git
 	script := filepath.Join(testutil.RepoRoot(t), "internal", "mcpserve", "testdata", "tsclient.mjs")
 	cmd := exec.Command("node", script)
 	cmd.Env = testutil.Env("REINS_AS_MAIN=1", "REINS_HOME="+home, markEnv, "REINS_MOCK_SCRIPT="+filepath.Join(cwd, "script.yaml"),
@@ -425,9 +426,13 @@ func TestMCPServeTypeScriptClient(t *testing.T) {
 		Cancelled string   `json:"cancelled"`
 		Parallel  []string `json:"parallel"`
 		Progress  []string `json:"progress"`
+		Question  string   `json:"question"`
 	}
-	if err := json.Unmarshal(out, &summary); err != nil || len(summary.Tools) != 5 || summary.SessionID == "" || len(summary.Parallel) != 2 {
+	if err := json.Unmarshal(out, &summary); err != nil || len(summary.Tools) != 5 || summary.SessionID == "" || len(summary.Parallel) != 2 || summary.Question == "" {
 		t.Fatalf("summary %s: %v", out, err)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, ".git", "probe")); err != nil {
+		t.Errorf("the elicited yes did not let the command write .git: %v", err)
 	}
 	// The call's session is on disk, listed by reins log.
 	logOut, err := reinsIn(t, cwd, home, "", "log").Output()

@@ -1,7 +1,7 @@
 // The official MCP TypeScript SDK's client against `reins mcp serve`
 // (cmd/reins TestMCPServeTypeScriptClient): list, run, reply, a failure,
-// progress, a cancel that leaves no process, parallel calls, and the end
-// of stdin. It asserts as it goes and prints one JSON summary line.
+// progress, a cancel that leaves no process, parallel calls, the end of
+// stdin, and a child's question put to a client that declared elicitation. It asserts as it goes and prints one JSON summary line.
 //
 //   MCP_SDK_DIR=…/node_modules/@modelcontextprotocol/sdk REINS=… node tsclient.mjs
 import assert from "node:assert/strict";
@@ -116,4 +116,32 @@ assert.deepEqual(summary.parallel, ["met", "met"]);
 assert.notEqual(both[0].structuredContent.child, both[1].structuredContent.child);
 
 await client.close();
+
+// elicitation: a client that declares it (this SDK speaks a protocol
+// before 2026-07-28, so the server sends elicitation/create while the
+// call is open) is asked whether the child's command that failed on the
+// read-only .git may run again with .git writable; its yes lets it.
+const { ElicitRequestSchema } = await import(pathToFileURL(join(sdk, "dist/esm/types.js")).href);
+const asker = new Client({ name: "reins-ts-elicit", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+const questions = [];
+asker.setRequestHandler(ElicitRequestSchema, async (req) => {
+  questions.push(req.params.message);
+  assert.equal(req.params.requestedSchema.properties.allow.type, "boolean");
+  return { action: "accept", content: { allow: true } };
+});
+await asker.connect(
+  new StdioClientTransport({
+    command: process.env.REINS,
+    args: ["mcp", "serve", "-m", "mock/echo"],
+    cwd: process.env.WORKSPACE,
+    env: process.env,
+    stderr: "inherit",
+  }),
+);
+r = await asker.callTool({ name: "run", arguments: { prompt: "GIT-PLEASE" } }, undefined, long);
+assert.equal(r.structuredContent.output, "git written");
+assert.equal(questions.length, 1, JSON.stringify(questions));
+assert.ok(questions[0].includes(`reins child ${r.structuredContent.child} ran a command that failed because .git is read-only`), questions[0]);
+summary.question = questions[0];
+await asker.close();
 console.log(JSON.stringify(summary));
