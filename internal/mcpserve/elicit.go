@@ -235,6 +235,19 @@ func (s *Server) putQuestions(ctx context.Context, req *mcp.CallToolRequest, c *
 	return &mcp.CallToolResult{InputRequests: in, RequestState: state}
 }
 
+// resumable is h for a tool whose call may have returned an
+// input-required result: a retry (its requestState set) resumes the
+// parked call instead of being a new one.
+func (s *Server) resumable(h mcp.ToolHandler) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.noteClient(req)
+		if req.Params.RequestState != "" {
+			return s.resume(ctx, req), nil
+		}
+		return h(ctx, req)
+	}
+}
+
 // resume is a retry after an input-required result: it answers the
 // parked questions from the retry's inputResponses and waits on the same
 // call again. It never starts a child.

@@ -71,7 +71,7 @@ func (s *Server) addTools(srv *mcp.Server) {
 			`"background":{"type":"boolean","description":"Return a job at once instead of waiting."}},` +
 			`"required":["prompt"],"additionalProperties":false}`),
 		OutputSchema: out,
-	}, s.runTool)
+	}, s.resumable(s.runTool))
 	srv.AddTool(&mcp.Tool{
 		Name:        "reply",
 		Title:       "Continue a reins child",
@@ -81,7 +81,7 @@ func (s *Server) addTools(srv *mcp.Server) {
 			`"prompt":{"type":"string","description":"The follow-up."}},` +
 			`"required":["child","prompt"],"additionalProperties":false}`),
 		OutputSchema: out,
-	}, s.replyTool)
+	}, s.resumable(s.replyTool))
 	srv.AddTool(&mcp.Tool{
 		Name:        "child_output",
 		Title:       "Read a child's result",
@@ -102,7 +102,7 @@ func (s *Server) addTools(srv *mcp.Server) {
 			`"required":["id"],"additionalProperties":false}`),
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true},
-	}, s.jobOutputTool)
+	}, s.resumable(s.jobOutputTool))
 	srv.AddTool(&mcp.Tool{
 		Name:        "job_kill",
 		Title:       "Stop a job",
@@ -145,10 +145,6 @@ type runArgs struct {
 }
 
 func (s *Server) runTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	s.noteClient(req)
-	if req.Params.RequestState != "" {
-		return s.resume(ctx, req), nil
-	}
 	var a runArgs
 	if err := decode(req, &a); err != nil {
 		return usageError("run takes {prompt, agent?, cwd?, model?, effort?, permission?, timeout?, background?}: %v", err), nil
@@ -207,10 +203,6 @@ type replyArgs struct {
 }
 
 func (s *Server) replyTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	s.noteClient(req)
-	if req.Params.RequestState != "" {
-		return s.resume(ctx, req), nil
-	}
 	var a replyArgs
 	if err := decode(req, &a); err != nil || a.Child == "" {
 		return usageError("reply takes {child, prompt}"), nil
@@ -253,10 +245,6 @@ type jobArgs struct {
 }
 
 func (s *Server) jobOutputTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	s.noteClient(req)
-	if req.Params.RequestState != "" {
-		return s.resume(ctx, req), nil
-	}
 	var a jobArgs
 	if err := decode(req, &a); err != nil || a.ID == "" {
 		return usageError(`job_output takes {"id": "job-N", "wait": seconds}`), nil
