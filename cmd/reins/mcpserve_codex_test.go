@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 
@@ -302,28 +301,35 @@ func (c *codexCaller) noneLeft() {
 	}
 }
 
+// responsesTool is a tool of a Responses request: a function, a built-in,
+// or a namespace of functions.
+type responsesTool struct {
+	Type  string `json:"type"`
+	Name  string `json:"name"`
+	Tools []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+func requestTools(body []byte) ([]responsesTool, bool) {
+	var req struct {
+		Tools []responsesTool `json:"tools"`
+	}
+	err := json.Unmarshal(body, &req)
+	return req.Tools, err == nil
+}
+
 // hasNamespaceTool reports whether a Responses request body offers fn in
 // the namespace tool ns.
 func hasNamespaceTool(body []byte, ns, fn string) bool {
-	var req struct {
-		Tools []struct {
-			Type  string `json:"type"`
-			Name  string `json:"name"`
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
-		} `json:"tools"`
-	}
-	if json.Unmarshal(body, &req) != nil {
-		return false
-	}
-	for _, tl := range req.Tools {
+	tools, _ := requestTools(body)
+	for _, tl := range tools {
 		if tl.Type == "namespace" && tl.Name == ns {
-			return slices.ContainsFunc(tl.Tools, func(f struct {
-				Name string `json:"name"`
-			}) bool {
-				return f.Name == fn
-			})
+			for _, f := range tl.Tools {
+				if f.Name == fn {
+					return true
+				}
+			}
 		}
 	}
 	return false
@@ -332,20 +338,12 @@ func hasNamespaceTool(body []byte, ns, fn string) bool {
 // toolNames lists a Responses request's tools, a namespace's as
 // NS.NAME.
 func toolNames(body []byte) string {
-	var req struct {
-		Tools []struct {
-			Type  string `json:"type"`
-			Name  string `json:"name"`
-			Tools []struct {
-				Name string `json:"name"`
-			} `json:"tools"`
-		} `json:"tools"`
-	}
-	if json.Unmarshal(body, &req) != nil {
+	tools, ok := requestTools(body)
+	if !ok {
 		return "(not JSON)"
 	}
 	var names []string
-	for _, tl := range req.Tools {
+	for _, tl := range tools {
 		switch {
 		case tl.Type == "namespace":
 			for _, f := range tl.Tools {
