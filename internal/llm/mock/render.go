@@ -25,6 +25,7 @@ type call struct {
 	n    int64  // number for a generated id
 	name string
 	args string
+	ns   string // Responses wire: the function_call's namespace
 }
 
 func (s *Server) newRendering(r *Reply, p prompt, seq int) *rendering {
@@ -36,7 +37,7 @@ func (s *Server) newRendering(r *Reply, p prompt, seq int) *rendering {
 		rd.text += p.lastText()
 	}
 	for _, c := range r.ToolCalls {
-		rc := call{id: c.ID, name: c.Name, args: strings.ReplaceAll(c.ArgumentsText(), ChildRef, p.child())}
+		rc := call{id: c.ID, name: c.Name, args: strings.ReplaceAll(c.ArgumentsText(), ChildRef, p.child()), ns: c.Namespace}
 		if rc.id == "" {
 			rc.n = s.ids.Add(1)
 		}

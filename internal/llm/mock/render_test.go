@@ -3,6 +3,7 @@ package mock
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -361,5 +362,38 @@ func TestPieces(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"x"}, argPieces("x", 50)); d != "" {
 		t.Errorf("argPieces single rune (-want +got):\n%s", d)
+	}
+}
+
+// TestResponsesNamespace: a scripted call's namespace is the Responses
+// function_call's namespace (added and done items); the chat wire, which
+// has none, sends the bare name.
+func TestResponsesNamespace(t *testing.T) {
+	yaml := "replies:\n  - toolCalls: [{namespace: mcp__reins, name: run, arguments: {prompt: hi}}]\n    repeat: true\n"
+	sc, err := Parse([]byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(sc)
+	req := httptest.NewRequest(http.MethodPost, "/v1/responses", strings.NewReader(`{"model":"m","input":"go","stream":true}`))
+	w := httptest.NewRecorder()
+	srv.ServeHTTP(w, req)
+	var items []string
+	for _, ev := range parseSSE(t, w.Body.Bytes()) {
+		var e struct {
+			Item *struct {
+				Type, Name, Namespace, Arguments string
+			} `json:"item"`
+		}
+		if json.Unmarshal([]byte(ev.data), &e) == nil && e.Item != nil && e.Item.Type == "function_call" {
+			items = append(items, ev.name+" "+e.Item.Namespace+"/"+e.Item.Name+" "+e.Item.Arguments)
+		}
+	}
+	want := []string{"response.output_item.added mcp__reins/run ", `response.output_item.done mcp__reins/run {"prompt":"hi"}`}
+	if strings.Join(items, "\n") != strings.Join(want, "\n") {
+		t.Errorf("function_call items:\n%s\nwant:\n%s", strings.Join(items, "\n"), strings.Join(want, "\n"))
+	}
+	if body := serve(t, srv, WireOpenAI, openAIBody("go", false)); strings.Contains(body, "mcp__reins") || !strings.Contains(body, `"name":"run"`) {
+		t.Errorf("chat wire: %s", body)
 	}
 }

@@ -162,6 +162,9 @@ func (rd *rendering) responses(e *emitter) {
 		}
 		fid := fmt.Sprintf("fc_mock_%d_%d", rd.seq, oi)
 		added := map[string]any{"id": fid, "type": "function_call", "status": "in_progress", "call_id": cid, "name": c.name, "arguments": ""}
+		if c.ns != "" {
+			added["namespace"] = c.ns
+		}
 		if !send(map[string]any{"type": "response.output_item.added", "output_index": oi, "item": added}) {
 			return
 		}
@@ -174,6 +177,9 @@ func (rd *rendering) responses(e *emitter) {
 			return
 		}
 		item := map[string]any{"id": fid, "type": "function_call", "status": "completed", "call_id": cid, "name": c.name, "arguments": c.args}
+		if c.ns != "" {
+			item["namespace"] = c.ns
+		}
 		if !send(map[string]any{"type": "response.output_item.done", "output_index": oi, "item": item}) {
 			return
 		}

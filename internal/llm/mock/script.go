@@ -99,6 +99,11 @@ type ToolCall struct {
 	ID        string          `json:"id,omitempty" yaml:"id,omitempty"`
 	Name      string          `json:"name" yaml:"name"`
 	Arguments json.RawMessage `json:"arguments,omitempty" yaml:"arguments,omitempty"`
+	// Namespace, on the Responses wire only, is the function_call's
+	// namespace: Name is then a function of the request's namespace tool
+	// of that name (Codex sends an MCP server's tools as the namespace
+	// mcp__SERVER). The other wires ignore it.
+	Namespace string `json:"namespace,omitempty" yaml:"namespace,omitempty"`
 }
 
 // Usage is scripted token usage. Each field is sent as the wire's own field,
