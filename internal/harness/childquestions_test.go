@@ -52,6 +52,45 @@ replies:
   - {match: "git written", text: relayed written}
   - {match: "git refused", text: relayed refused}
 `
+	t.Run("domain", func(t *testing.T) {
+		// A host outside sandbox.allowDomains: the child's proxy asks
+		// through the same route, naming the host.
+		f := newFixture(t, `
+replies:
+  - match: DO-CURL
+    toolCalls: [{id: c1, name: bash, arguments: {command: "curl -sS --max-time 60 --noproxy '' http://asked.invalid/"}}]
+  - {match: "is not in sandbox.allowDomains", text: domain refused}
+`, map[string]string{})
+		// Only the user's own config may list domains.
+		home := t.TempDir()
+		os.WriteFile(filepath.Join(home, "config.yaml"), []byte("sandbox:\n  allowDomains: [listed.invalid]\n"), 0o600)
+		testutil.Trust(t, home, f.h.Cwd)
+		h, err := New(Options{Home: home, Cwd: f.h.Cwd, Getenv: func(string) string { return "" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		m, err := h.ResolveModel("openai/test", f.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := &recordQuestions{}
+		s, err := h.NewSession(SessionOptions{Model: m, ChildQuestions: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		res, err := s.Subagents.Run(t.Context(), subagent.Params{Prompt: "DO-CURL", Description: "call-8"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := llm.BlocksText(res.Output); got != "domain refused" {
+			t.Errorf("answer %q, want the proxy's refusal", got)
+		}
+		if len(q.got) != 1 || q.got[0] != "call-8|domain asked.invalid" {
+			t.Errorf("asked %q", q.got)
+		}
+	})
 	for _, tc := range []struct {
 		name, prompt string
 		ask, yes     bool
