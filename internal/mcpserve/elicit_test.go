@@ -11,9 +11,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/reinsdev/reins/internal/harness"
-	"github.com/reinsdev/reins/internal/tool"
 )
 
 // TestElicitTwiceInOneCall: a child that asks twice in one foreground
@@ -25,38 +22,23 @@ func TestElicitTwiceInOneCall(t *testing.T) {
 	if out, err := exec.Command("git", "-C", dir, "init", "-q").CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
 	}
-	t.Setenv("REINS_HOME", home)
-	sp := filepath.Join(t.TempDir(), "s.yaml")
-	os.WriteFile(sp, []byte(`replies:
+	var mu sync.Mutex
+	var asked []string
+	m := newInMemory(t, context.Background(), dir, home, `replies:
   - {match: GIT-TWICE, toolCalls: [{name: bash, arguments: {command: "echo a > .git/a && echo AONE"}}]}
   - {match: AONE, toolCalls: [{name: bash, arguments: {command: "echo b > .git/b && echo BTWO"}}]}
   - {match: BTWO, text: both written}
 fallback: {echo: true, text: 'mock: '}
-`), 0o644)
-	t.Setenv("REINS_MOCK_SCRIPT", sp)
-	h, err := harness.New(harness.Options{Cwd: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	s := New(Options{Base: h, Harness: harness.Options{Cwd: dir}, Model: "mock/echo", MaxSteps: 10,
-		Permission: tool.WorkspaceWrite, Version: "test"})
-	st, ct := mcp.NewInMemoryTransports()
-	served := make(chan error, 1)
-	go func() { served <- s.serve(context.Background(), st) }()
-	var mu sync.Mutex
-	var asked []string
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+`, 0, &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			mu.Lock()
 			asked = append(asked, req.Params.Message)
 			mu.Unlock()
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}, nil
 		},
-	}).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	defer m.h.Close()
+	cs, served := m.cs, m.served
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"prompt": "GIT-TWICE"}})
 	if err != nil {
 		t.Fatal(err)

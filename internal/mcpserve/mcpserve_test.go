@@ -119,10 +119,17 @@ func TestCapOutput(t *testing.T) {
 	}
 }
 
-// serveInMemory runs a server on dir (REINS_HOME home, the mock model
-// scripted by script) and connects the MCP Go SDK's client to it over
-// in-memory transports; call makes a tool call and decodes its contract.
-func serveInMemory(t *testing.T, dir, home, script string, maxWait time.Duration) (call func(string, map[string]any) (*mcp.CallToolResult, Result), stop func()) {
+// inMemory is a server on dir (REINS_HOME home, the mock model scripted
+// by script) serving until ctx ends, and the MCP Go SDK's client (opts)
+// connected to it over in-memory transports.
+type inMemory struct {
+	s      *Server
+	h      *harness.Harness
+	cs     *mcp.ClientSession
+	served chan error
+}
+
+func newInMemory(t *testing.T, ctx context.Context, dir, home, script string, maxWait time.Duration, opts *mcp.ClientOptions) *inMemory {
 	t.Helper()
 	t.Setenv("REINS_HOME", home)
 	sp := filepath.Join(t.TempDir(), "s.yaml")
@@ -132,15 +139,23 @@ func serveInMemory(t *testing.T, dir, home, script string, maxWait time.Duration
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(Options{Base: h, Harness: harness.Options{Cwd: dir}, Model: "mock/echo", MaxSteps: 10,
+	m := &inMemory{h: h, served: make(chan error, 1)}
+	m.s = New(Options{Base: h, Harness: harness.Options{Cwd: dir}, Model: "mock/echo", MaxSteps: 10,
 		Permission: tool.WorkspaceWrite, Version: "test", MaxWait: maxWait})
 	st, ct := mcp.NewInMemoryTransports()
-	served := make(chan error, 1)
-	go func() { served <- s.serve(context.Background(), st) }()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
+	go func() { m.served <- m.s.serve(ctx, st) }()
+	if m.cs, err = mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, opts).Connect(context.Background(), ct, nil); err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+// serveInMemory is newInMemory with a plain client; call makes a tool
+// call and decodes its contract.
+func serveInMemory(t *testing.T, dir, home, script string, maxWait time.Duration) (call func(string, map[string]any) (*mcp.CallToolResult, Result), stop func()) {
+	t.Helper()
+	m := newInMemory(t, context.Background(), dir, home, script, maxWait, nil)
+	cs, served, h := m.cs, m.served, m.h
 	call = func(name string, args map[string]any) (*mcp.CallToolResult, Result) {
 		t.Helper()
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
@@ -301,26 +316,10 @@ func TestForgetJobs(t *testing.T) {
 // hour here) is far off: the SDK waits for calls in flight, so the
 // children must stop first.
 func TestCancelEndsServe(t *testing.T) {
-	dir, home := t.TempDir(), t.TempDir()
-	t.Setenv("REINS_HOME", home)
-	sp := filepath.Join(dir, "s.yaml")
-	os.WriteFile(sp, []byte("replies:\n  - {match: STALL, fault: stall, repeat: true}\n"), 0o644)
-	t.Setenv("REINS_MOCK_SCRIPT", sp)
-	h, err := harness.New(harness.Options{Cwd: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	s := New(Options{Base: h, Harness: harness.Options{Cwd: dir}, Model: "mock/echo", MaxSteps: 10,
-		Permission: tool.WorkspaceWrite, Version: "test", MaxWait: time.Hour})
-	st, ct := mcp.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.serve(ctx, st) }()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newInMemory(t, ctx, t.TempDir(), t.TempDir(), "replies:\n  - {match: STALL, fault: stall, repeat: true}\n", time.Hour, nil)
+	defer m.h.Close()
+	s, cs, served := m.s, m.cs, m.served
 	defer cs.Close()
 	go cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run", Arguments: map[string]any{"prompt": "STALL"}})
 	// Cancel once the child runs (its call is in flight).
