@@ -24,15 +24,9 @@ type globTool struct{}
 func (globTool) Spec() llm.ToolSpec {
 	return spec("glob",
 		"Find files whose path matches a glob pattern, e.g. \"**/*.go\" or \"src/*.{ts,tsx}\". \"**\" matches any number of directories. Paths are listed newest first (by modification time), relative to the workspace. Honours .gitignore, .ignore and .git/info/exclude; hidden entries, .git and node_modules are skipped unless the pattern names them.",
-		`{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "Glob pattern, relative to path."},
-    "path": {"type": "string", "description": "Directory to search from (default: the workspace)."}
-  },
-  "required": ["pattern"],
-  "additionalProperties": false
-}`)
+		[]string{"pattern"},
+		`"pattern": {"type": "string", "description": "Glob pattern, relative to path."}`,
+		`"path": {"type": "string", "description": "Directory to search from (default: the workspace)."}`)
 }
 
 func (globTool) Needs() Permission { return ReadOnly }
@@ -45,10 +39,7 @@ type globArgs struct {
 
 func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	var a globArgs
-	if err := decodeArgs(raw, &a); err != nil {
-		return Errorf("%v", err)
-	}
-	if err := required("pattern", a.Pattern); err != nil {
+	if err := decodeArgs(raw, &a, need{"pattern", &a.Pattern}); err != nil {
 		return Errorf("%v", err)
 	}
 	pattern := filepath.ToSlash(*a.Pattern)
