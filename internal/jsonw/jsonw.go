@@ -124,6 +124,22 @@ func Bytes(dst []byte, b []byte) []byte {
 	return append(dst, '"')
 }
 
+// Array appends s as encoding/json writes a slice: null for nil, else
+// its elements, each appended by elem, comma-separated in brackets.
+func Array[T any](dst []byte, s []T, elem func(dst []byte, v T) []byte) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, v := range s {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = elem(dst, v)
+	}
+	return append(dst, ']')
+}
+
 // Time appends t as time.Time's MarshalJSON writes it (RFC 3339 with
 // nanoseconds).
 func Time(dst []byte, t time.Time) ([]byte, error) {

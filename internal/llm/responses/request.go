@@ -139,30 +139,12 @@ func (r request) appendJSON(dst []byte) []byte {
 	o.String("model", r.Model)
 	o.OmitString("instructions", r.Instructions)
 	o.Key("input")
-	if r.Input == nil {
-		o.B = append(o.B, "null"...)
-	} else {
-		o.B = append(o.B, '[')
-		for i, it := range r.Input {
-			if i > 0 {
-				o.B = append(o.B, ',')
-			}
-			o.B = it.appendJSON(o.B)
-		}
-		o.B = append(o.B, ']')
-	}
+	o.B = jsonw.Array(o.B, r.Input, func(dst []byte, it inputItem) []byte { return it.appendJSON(dst) })
 	o.Bool("stream", r.Stream)
 	o.Bool("store", r.Store)
 	if len(r.Include) > 0 {
 		o.Key("include")
-		o.B = append(o.B, '[')
-		for i, s := range r.Include {
-			if i > 0 {
-				o.B = append(o.B, ',')
-			}
-			o.B = jsonw.StringNoHTML(o.B, s)
-		}
-		o.B = append(o.B, ']')
+		o.B = jsonw.Array(o.B, r.Include, jsonw.StringNoHTML)
 	}
 	o.OmitInt("max_output_tokens", int64(r.MaxOutputTokens))
 	if r.Reasoning != nil {
@@ -201,23 +183,14 @@ func (it inputItem) appendJSON(dst []byte) []byte {
 		o.B = jsonw.StringNoHTML(o.B, out)
 	case []outputPart:
 		o.Key("output")
-		if out == nil {
-			o.B = append(o.B, "null"...)
-			break
-		}
-		o.B = append(o.B, '[')
-		for i, p := range out {
-			if i > 0 {
-				o.B = append(o.B, ',')
-			}
-			po := jsonw.Object{B: o.B, NoHTML: true}
+		o.B = jsonw.Array(o.B, out, func(dst []byte, p outputPart) []byte {
+			po := jsonw.Object{B: dst, NoHTML: true}
 			po.String("type", p.Type)
 			po.OmitString("text", p.Text)
 			po.OmitString("image_url", p.ImageURL)
 			po.OmitString("detail", p.Detail)
-			o.B = po.End()
-		}
-		o.B = append(o.B, ']')
+			return po.End()
+		})
 	default: // not an output reins sends
 		o.Key("output")
 		b, _ := encode(out)
@@ -228,20 +201,12 @@ func (it inputItem) appendJSON(dst []byte) []byte {
 
 // appendParts appends a list of content parts (null for nil).
 func appendParts(dst []byte, ps []contentPart) []byte {
-	if ps == nil {
-		return append(dst, "null"...)
-	}
-	dst = append(dst, '[')
-	for i, p := range ps {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
+	return jsonw.Array(dst, ps, func(dst []byte, p contentPart) []byte {
 		po := jsonw.Object{B: dst, NoHTML: true}
 		po.String("type", p.Type)
 		po.String("text", p.Text)
-		dst = po.End()
-	}
-	return append(dst, ']')
+		return po.End()
+	})
 }
 
 // appendItems appends the input items of m, in block order. Consecutive
