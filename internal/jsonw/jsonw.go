@@ -12,7 +12,9 @@
 package jsonw
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"math"
 	"strconv"
@@ -138,6 +140,19 @@ func Array[T any](dst []byte, s []T, elem func(dst []byte, v T) []byte) []byte {
 		dst = elem(dst, v)
 	}
 	return append(dst, ']')
+}
+
+// MarshalNoHTML is json.Marshal without HTML escaping (an Encoder with
+// SetEscapeHTML(false), less its newline): the JSON the providers are sent,
+// and the reference the hand-written NoHTML encoders are held to.
+func MarshalNoHTML(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // Time appends t as time.Time's MarshalJSON writes it (RFC 3339 with

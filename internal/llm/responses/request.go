@@ -1,7 +1,6 @@
 package responses
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/reinsdev/reins/internal/jsonw"
@@ -113,24 +112,12 @@ func encodeRequest(req *llm.Request, effort llm.Effort, cache *enccache.Tools) (
 	return append(body, '}'), nil
 }
 
-// encodeTools renders the tools array, as encode(ts []tool) would
+// encodeTools renders the tools array, as jsonw.MarshalNoHTML(ts []tool) would
 // (TestEncodeMatchesEncoder), by hand: encoding/json would build its
 // encoders for the types and compact every schema first
 // (llm.ToolSpec.AppendSchema).
 func encodeTools(specs []llm.ToolSpec) ([]byte, error) {
 	return llm.AppendTools(specs, `{"type":"function","name":`, `,"strict":false}`, false)
-}
-
-// encode is json.Marshal without HTML escaping (the reference the
-// hand-written encoders are held to).
-func encode(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // appendJSON appends r as encode would, by hand (see encodeTools).
@@ -193,7 +180,7 @@ func (it inputItem) appendJSON(dst []byte) []byte {
 		})
 	default: // not an output reins sends
 		o.Key("output")
-		b, _ := encode(out)
+		b, _ := jsonw.MarshalNoHTML(out)
 		o.B = append(o.B, b...)
 	}
 	return o.End()
