@@ -246,17 +246,13 @@ func appendItems(req *llm.Request, out []inputItem, m llm.Message) []inputItem {
 }
 
 // callOutput is the output of tool result b: its text, or, when the model
-// is shown its image (llm.ResultParts), the text as input_text and the
+// is shown its image (llm.ResultContent), the text as input_text and the
 // image as an input_image data URL, the list form the Responses API takes
 // in a function_call_output.
 func callOutput(req *llm.Request, b llm.Block) any {
-	text, img := llm.ResultParts(req, b)
-	if img == nil {
-		return text
-	}
-	parts := make([]outputPart, 0, 2)
-	if text != "" {
-		parts = append(parts, outputPart{Type: "input_text", Text: text})
-	}
-	return append(parts, outputPart{Type: "input_image", ImageURL: img.DataURL(), Detail: "auto"})
+	return llm.ResultContent(req, b,
+		func(text string) outputPart { return outputPart{Type: "input_text", Text: text} },
+		func(img *llm.Image) outputPart {
+			return outputPart{Type: "input_image", ImageURL: img.DataURL(), Detail: "auto"}
+		})
 }
