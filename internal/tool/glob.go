@@ -130,29 +130,22 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 
 // cmpJoined compares the paths a+"/"+an and b+"/"+bn without building them.
 func cmpJoined(a, an, b, bn string) int {
-	at := func(i int) byte {
-		switch {
-		case i < len(a):
-			return a[i]
-		case i == len(a):
-			return '/'
-		}
-		return an[i-len(a)-1]
-	}
-	bt := func(i int) byte {
-		switch {
-		case i < len(b):
-			return b[i]
-		case i == len(b):
-			return '/'
-		}
-		return bn[i-len(b)-1]
-	}
 	la, lb := len(a)+1+len(an), len(b)+1+len(bn)
 	for i := 0; i < min(la, lb); i++ {
-		if c := cmp.Compare(at(i), bt(i)); c != 0 {
+		if c := cmp.Compare(joinedByte(a, an, i), joinedByte(b, bn, i)); c != 0 {
 			return c
 		}
 	}
 	return cmp.Compare(la, lb)
+}
+
+// joinedByte is byte i of the path dir+"/"+name.
+func joinedByte(dir, name string, i int) byte {
+	switch {
+	case i < len(dir):
+		return dir[i]
+	case i == len(dir):
+		return '/'
+	}
+	return name[i-len(dir)-1]
 }
