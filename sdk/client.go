@@ -436,6 +436,12 @@ func (c *Client) send(method string, params any, onResult func(json.RawMessage) 
 		c.forget(id, cl)
 		return 0, nil, err
 	}
+	c.enqueue(frame)
+	return id, cl, nil
+}
+
+// enqueue queues frame (and its newline) for writeLoop and wakes it.
+func (c *Client) enqueue(frame []byte) {
 	c.wmu.Lock()
 	c.wq = append(c.wq, append(frame, '\n'))
 	c.wmu.Unlock()
@@ -443,7 +449,6 @@ func (c *Client) send(method string, params any, onResult func(json.RawMessage) 
 	case c.wwake <- struct{}{}:
 	default:
 	}
-	return id, cl, nil
 }
 
 // forget drops a pending call; it reports true when the reader had already
@@ -596,13 +601,7 @@ func (c *Client) dispatch(line []byte) {
 	case f.Method != "" && hasID(f.ID):
 		// The runtime asks something of us; this client offers nothing.
 		resp, _ := json.Marshal(Response{JSONRPC: "2.0", ID: f.ID, Error: &RPCError{Code: CodeMethodNotFound, Message: "method not found"}})
-		c.wmu.Lock()
-		c.wq = append(c.wq, append(resp, '\n'))
-		c.wmu.Unlock()
-		select {
-		case c.wwake <- struct{}{}:
-		default:
-		}
+		c.enqueue(resp)
 	case f.Method != "":
 		c.notification(f.Method, f.Params)
 	case hasID(f.ID) && (f.Result != nil || f.Error != nil):

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
-
+	"github.com/reinsdev/reins/internal/cli"
 	"github.com/reinsdev/reins/internal/logview"
 	"github.com/spf13/cobra"
 )
@@ -30,13 +28,9 @@ func newLogCmd(s *streams) *cobra.Command {
 				if !all {
 					// Without --all: one workspace, the current directory
 					// unless --cwd names another.
-					dir := lf.Cwd
-					if dir == "" {
-						dir, _ = os.Getwd()
-					}
-					abs, err := filepath.Abs(dir)
+					abs, err := cli.AbsCwd(lf.Cwd)
 					if err != nil {
-						return &exitError{Code: exitUsage, Msg: "--cwd: " + err.Error()}
+						return err
 					}
 					lf.Cwd = abs
 				}

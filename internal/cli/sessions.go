@@ -38,6 +38,19 @@ func ResolveSession(root, arg string) (string, error) {
 	return "", &ExitError{Code: ExitFailed, Msg: err.Error()}
 }
 
+// AbsCwd is the workspace a --cwd value names: the current directory
+// when it is empty, made absolute (a usage error when it cannot be).
+func AbsCwd(cwd string) (string, error) {
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return "", &ExitError{Code: ExitUsage, Msg: "--cwd: " + err.Error()}
+	}
+	return abs, nil
+}
+
 // PickSession settles which session `reins run` or the interactive reins
 // continues and where it runs: --continue is the workspace's last active session (session.LastActive); --resume
 // takes any unique id prefix and runs in the session's recorded
@@ -49,13 +62,9 @@ func PickSession(f *OpenFlags) error {
 	}
 	root := SessionsRoot()
 	if f.Continue {
-		cwd := f.Cwd
-		if cwd == "" {
-			cwd, _ = os.Getwd()
-		}
-		abs, err := filepath.Abs(cwd)
+		abs, err := AbsCwd(f.Cwd)
 		if err != nil {
-			return &ExitError{Code: ExitUsage, Msg: "--cwd: " + err.Error()}
+			return err
 		}
 		infos, err := session.Scan(root)
 		if err != nil {

@@ -12,7 +12,9 @@
 package jsonw
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"math"
 	"strconv"
@@ -122,6 +124,35 @@ func Bytes(dst []byte, b []byte) []byte {
 	dst = append(dst, '"')
 	dst = base64.StdEncoding.AppendEncode(dst, b)
 	return append(dst, '"')
+}
+
+// Array appends s as encoding/json writes a slice: null for nil, else
+// its elements, each appended by elem, comma-separated in brackets.
+func Array[T any](dst []byte, s []T, elem func(dst []byte, v T) []byte) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, v := range s {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = elem(dst, v)
+	}
+	return append(dst, ']')
+}
+
+// MarshalNoHTML is json.Marshal without HTML escaping (an Encoder with
+// SetEscapeHTML(false), less its newline): the JSON the providers are sent,
+// and the reference the hand-written NoHTML encoders are held to.
+func MarshalNoHTML(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // Time appends t as time.Time's MarshalJSON writes it (RFC 3339 with

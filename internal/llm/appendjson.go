@@ -47,18 +47,7 @@ func (m Message) AppendJSON(dst []byte) []byte {
 	o := jsonw.Object{B: dst}
 	o.String("role", string(m.Role))
 	o.Key("content")
-	if m.Content == nil {
-		o.B = append(o.B, "null"...)
-	} else {
-		o.B = append(o.B, '[')
-		for i, b := range m.Content {
-			if i > 0 {
-				o.B = append(o.B, ',')
-			}
-			o.B = b.AppendJSON(o.B)
-		}
-		o.B = append(o.B, ']')
-	}
+	o.B = jsonw.Array(o.B, m.Content, func(dst []byte, b Block) []byte { return b.AppendJSON(dst) })
 	return o.End()
 }
 

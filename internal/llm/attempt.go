@@ -29,9 +29,9 @@ type Translator interface {
 	// appends the chunks it produced to out and returns them, with a
 	// finish when the event ends the stream.
 	Feed(name string, data []byte, out []Chunk) ([]Chunk, *Chunk)
-	// Ended is the finish of a body that ended before the wire's terminal
-	// signal; empty reports that the body carried no byte at all.
-	Ended(empty bool) Chunk
+	// Unfinished is the message of the finish of a body that carried
+	// bytes but ended before the wire's terminal signal.
+	Unfinished() string
 }
 
 // SSEAttempt is one HTTP attempt of a streaming wire: a POST whose 200
@@ -144,7 +144,7 @@ func (a *SSEAttempt) run(ctx context.Context, t Translator, yield func(Chunk) bo
 			case errors.Is(err, bufio.ErrTooLong):
 				return ErrorFinish(CodeMalformedResponse, "stream event exceeds the size limit"), true
 			case errors.Is(err, io.ErrUnexpectedEOF):
-				return t.Ended(false), true
+				return ended(t, false), true
 			}
 			return call.Fail(err), true
 		}
@@ -168,7 +168,16 @@ func (a *SSEAttempt) run(ctx context.Context, t Translator, yield func(Chunk) bo
 	if call.Context().Err() != nil {
 		return call.Fail(context.Cause(call.Context())), true
 	}
-	return t.Ended(n.N == 0), true
+	return ended(t, n.N == 0), true
+}
+
+// ended is the finish of a body that ended before t's terminal signal;
+// empty reports that it carried no byte at all.
+func ended(t Translator, empty bool) Chunk {
+	if empty {
+		return ErrorFinish(CodeEmptyResponse, "provider returned an empty body")
+	}
+	return ErrorFinish(CodeStreamClosed, t.Unfinished())
 }
 
 // CountingReader counts the bytes read from R: a stream's reader tells an

@@ -84,6 +84,22 @@ func ResultParts(req *Request, b Block) (string, *Image) {
 	return ResultText(b), nil
 }
 
+// ResultContent is the content of tool result b for a wire whose result
+// is its text alone or, with an image (ResultParts), a list of parts: the
+// text part, when there is text, then the image part; text and image make
+// the wire's parts.
+func ResultContent[P any](req *Request, b Block, text func(string) P, image func(*Image) P) any {
+	t, img := ResultParts(req, b)
+	if img == nil {
+		return t
+	}
+	parts := make([]P, 0, 2)
+	if t != "" {
+		parts = append(parts, text(t))
+	}
+	return append(parts, image(img))
+}
+
 // DataURL is img as a data: URL, the form the OpenAI wires take inline
 // images in.
 func (img *Image) DataURL() string {

@@ -639,23 +639,25 @@ func (m *Manager) KillRunning() {
 	}
 }
 
-func (m *Manager) job(id string) (*job, bool) {
+// job is the background job id for the job tools; nil with the tools'
+// error result when there is none.
+func (m *Manager) job(id string) (*job, tool.Result) {
+	m.init()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, j := range m.jobs {
 		if j.id == id {
-			return j, true
+			return j, tool.Result{}
 		}
 	}
-	return nil, false
+	return nil, tool.Errorf("Error: no background job %q", id)
 }
 
 // JobOutput is the job_output tool.
 func (m *Manager) JobOutput(id string) tool.Result {
-	m.init()
-	j, ok := m.job(id)
-	if !ok {
-		return tool.Errorf("Error: no background job %q", id)
+	j, errRes := m.job(id)
+	if j == nil {
+		return errRes
 	}
 	m.mu.Lock()
 	status, res := j.status, j.result
@@ -688,10 +690,9 @@ func (m *Manager) JobList() tool.Result {
 
 // JobKill is the job_kill tool: a local cancel; the job settles killed.
 func (m *Manager) JobKill(id string) tool.Result {
-	m.init()
-	j, ok := m.job(id)
-	if !ok {
-		return tool.Errorf("Error: no background job %q", id)
+	j, errRes := m.job(id)
+	if j == nil {
+		return errRes
 	}
 	m.mu.Lock()
 	if j.status != JobRunning {

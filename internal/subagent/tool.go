@@ -82,18 +82,7 @@ func subagentSpec(names, lines []string) llm.ToolSpec {
 	b = append(b, `{"additionalProperties":false,"properties":{"agent":{"description":`...)
 	b = jsonw.String(b, agentDescription+strings.Join(lines, "\n"))
 	b = append(b, `,"enum":`...)
-	if names == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, n := range names {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonw.String(b, n)
-		}
-		b = append(b, ']')
-	}
+	b = jsonw.Array(b, names, jsonw.String)
 	b = append(b, `,"type":"string"},"continue":{"description":`...)
 	b = jsonw.String(b, continueDescription)
 	b = append(b, `,"type":"string"},"description":{"description":`...)

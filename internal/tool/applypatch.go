@@ -37,14 +37,8 @@ func (applyPatchTool) Spec() llm.ToolSpec {
 +line to add
 *** End Patch
 Give about 3 lines of context around each change. Paths are relative to the workspace. Either every change applies or none does.`,
-		`{
-  "type": "object",
-  "properties": {
-    "input": {"type": "string", "description": "The whole patch, from *** Begin Patch to *** End Patch."}
-  },
-  "required": ["input"],
-  "additionalProperties": false
-}`)
+		[]string{"input"},
+		`"input": {"type": "string", "description": "The whole patch, from *** Begin Patch to *** End Patch."}`)
 }
 
 func (applyPatchTool) Needs() Permission { return WorkspaceWrite }
@@ -61,10 +55,7 @@ func (applyPatchTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Re
 	var a struct {
 		Input *string `json:"input"`
 	}
-	if err := decodeArgs(raw, &a); err != nil {
-		return Errorf("%v", err)
-	}
-	if err := required("input", a.Input); err != nil {
+	if err := decodeArgs(raw, &a, need{"input", &a.Input}); err != nil {
 		return Errorf("%v", err)
 	}
 	if len(*a.Input) > applyPatchMaxInput {

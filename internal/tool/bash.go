@@ -36,16 +36,10 @@ type bashTool struct{}
 func (bashTool) Spec() llm.ToolSpec {
 	return spec("bash",
 		"Run a shell command with `bash -c` in the workspace directory. stdout and stderr are combined; the exit code is reported. timeout is in seconds (default 120, max 600). When the command ends, times out or is canceled, every process it started is killed, background ones included.",
-		`{
-  "type": "object",
-  "properties": {
-    "command": {"type": "string", "description": "The shell command to run."},
-    "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 600, "description": "Timeout in seconds (default 120, max 600)."},
-    "background": {"type": "boolean", "description": "Start the command and return at once with an id (a dev server, a watcher); read its output with bash_output, stop it with bash_kill. It is killed when the session ends."}
-  },
-  "required": ["command"],
-  "additionalProperties": false
-}`)
+		[]string{"command"},
+		`"command": {"type": "string", "description": "The shell command to run."}`,
+		`"timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 600, "description": "Timeout in seconds (default 120, max 600)."}`,
+		`"background": {"type": "boolean", "description": "Start the command and return at once with an id (a dev server, a watcher); read its output with bash_output, stop it with bash_kill. It is killed when the session ends."}`)
 }
 
 func (bashTool) Needs() Permission { return WorkspaceWrite }
@@ -58,10 +52,7 @@ type bashArgs struct {
 
 func (bashTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	var a bashArgs
-	if err := decodeArgs(raw, &a); err != nil {
-		return Errorf("%v", err)
-	}
-	if err := required("command", a.Command); err != nil {
+	if err := decodeArgs(raw, &a, need{"command", &a.Command}); err != nil {
 		return Errorf("%v", err)
 	}
 	if strings.TrimSpace(*a.Command) == "" {

@@ -179,17 +179,15 @@ func runBackground(env *Env, dir, command string) Result {
 	return Result{Content: fmt.Sprintf("started background command %s; read its output with bash_output {\"id\": %q}, stop it with bash_kill", j.id, j.id)}
 }
 
+// bgIDProperty is the parameter of bash_output and bash_kill.
+const bgIDProperty = `"id": {"type": "string", "description": "The id bash returned, e.g. bash-1."}`
+
 type bashOutputTool struct{}
 
 func (bashOutputTool) Spec() llm.ToolSpec {
 	return spec("bash_output",
 		"Read what a background bash command (bash with background: true) printed since the last bash_output call, and whether it is still running.",
-		`{
-  "type": "object",
-  "properties": {"id": {"type": "string", "description": "The id bash returned, e.g. bash-1."}},
-  "required": ["id"],
-  "additionalProperties": false
-}`)
+		[]string{"id"}, bgIDProperty)
 }
 
 func (bashOutputTool) Needs() Permission { return WorkspaceWrite }
@@ -229,12 +227,7 @@ type bashKillTool struct{}
 func (bashKillTool) Spec() llm.ToolSpec {
 	return spec("bash_kill",
 		"Stop a background bash command and every process it started.",
-		`{
-  "type": "object",
-  "properties": {"id": {"type": "string", "description": "The id bash returned, e.g. bash-1."}},
-  "required": ["id"],
-  "additionalProperties": false
-}`)
+		[]string{"id"}, bgIDProperty)
 }
 
 func (bashKillTool) Needs() Permission { return WorkspaceWrite }
@@ -256,10 +249,7 @@ func bgLookup(env *Env, raw json.RawMessage) (*bgJob, Result) {
 	var a struct {
 		ID *string `json:"id"`
 	}
-	if err := decodeArgs(raw, &a); err != nil {
-		return nil, Errorf("%v", err)
-	}
-	if err := required("id", a.ID); err != nil {
+	if err := decodeArgs(raw, &a, need{"id", &a.ID}); err != nil {
 		return nil, Errorf("%v", err)
 	}
 	if env.Shells == nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strconv"
+	"strings"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/search"
@@ -24,14 +26,56 @@ func Builtins() []Tool {
 // NewBuiltinRegistry returns a registry holding the built-in tools.
 func NewBuiltinRegistry() *Registry { return NewRegistry(Builtins()...) }
 
-// spec builds a ToolSpec; schema is a JSON Schema object literal.
-func spec(name, description, schema string) llm.ToolSpec {
-	return llm.ToolSpec{Name: name, Description: description, Parameters: json.RawMessage(schema)}
+// spec builds a ToolSpec whose parameters are a closed JSON Schema object
+// (see object).
+func spec(name, description string, required []string, properties ...string) llm.ToolSpec {
+	return llm.ToolSpec{Name: name, Description: description, Parameters: json.RawMessage(object("", required, properties...))}
 }
 
-// decodeArgs parses a call's raw JSON arguments into v. Empty arguments
-// read as {} since some models send nothing for a call without parameters.
-func decodeArgs(args json.RawMessage, v any) error {
+// object is the JSON Schema text of an object that takes the given
+// properties (each a `"name": {schema}` member) and no others, of which the
+// required ones must be given. indent is the indentation of the line that
+// holds the object; a property may span lines, indented to stand below it.
+func object(indent string, required []string, properties ...string) string {
+	var b strings.Builder
+	b.WriteString("{\n" + indent + `  "type": "object",` + "\n" + indent + `  "properties": {` + "\n")
+	for i, p := range properties {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		b.WriteString(indent + "    " + p)
+	}
+	b.WriteString("\n" + indent + "  },\n")
+	if len(required) > 0 {
+		b.WriteString(indent + `  "required": [`)
+		for i, r := range required {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Quote(r))
+		}
+		b.WriteString("],\n")
+	}
+	b.WriteString(indent + `  "additionalProperties": false` + "\n" + indent + "}")
+	return b.String()
+}
+
+// Properties that more than one tool takes.
+const (
+	pathProperty = `"path": {"type": "string", "description": "File path, relative to the workspace or absolute."}`
+)
+
+// need is a required string parameter: its name and the field it decodes
+// into.
+type need struct {
+	name string
+	v    **string
+}
+
+// decodeArgs parses a call's raw JSON arguments into v and checks that each
+// of the needed parameters was given. Empty arguments read as {} since some
+// models send nothing for a call without parameters.
+func decodeArgs(args json.RawMessage, v any, needs ...need) error {
 	s := bytes.TrimSpace(args)
 	if len(s) == 0 {
 		s = []byte("{}")
@@ -39,13 +83,10 @@ func decodeArgs(args json.RawMessage, v any) error {
 	if err := json.Unmarshal(s, v); err != nil {
 		return fmt.Errorf("invalid arguments: %v", err)
 	}
-	return nil
-}
-
-// required checks that a required string parameter was given.
-func required(name string, v *string) error {
-	if v == nil {
-		return fmt.Errorf("missing required parameter %q", name)
+	for _, n := range needs {
+		if *n.v == nil {
+			return fmt.Errorf("missing required parameter %q", n.name)
+		}
 	}
 	return nil
 }

@@ -18,17 +18,11 @@ type editTool struct{}
 func (editTool) Spec() llm.ToolSpec {
 	return spec("edit",
 		"Replace old_string with new_string in a file. old_string must match the file's text exactly (whitespace included) and occur exactly once, unless replace_all is true, which replaces every occurrence. When it is not found, the closest line is named. The file keeps its line endings (CRLF) and byte-order mark.",
-		`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "File path, relative to the workspace or absolute."},
-    "old_string": {"type": "string", "description": "The exact text to replace."},
-    "new_string": {"type": "string", "description": "The text to put in its place; must differ from old_string."},
-    "replace_all": {"type": "boolean", "description": "Replace every occurrence instead of requiring exactly one (default false)."}
-  },
-  "required": ["path", "old_string", "new_string"],
-  "additionalProperties": false
-}`)
+		[]string{"path", "old_string", "new_string"},
+		pathProperty,
+		`"old_string": {"type": "string", "description": "The exact text to replace."}`,
+		`"new_string": {"type": "string", "description": "The text to put in its place; must differ from old_string."}`,
+		`"replace_all": {"type": "boolean", "description": "Replace every occurrence instead of requiring exactly one (default false)."}`)
 }
 
 func (editTool) Needs() Permission { return WorkspaceWrite }
@@ -42,16 +36,8 @@ type editArgs struct {
 
 func (editTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	var a editArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := decodeArgs(raw, &a, need{"path", &a.Path}, need{"old_string", &a.OldString}, need{"new_string", &a.NewString}); err != nil {
 		return Errorf("%v", err)
-	}
-	for _, r := range []struct {
-		name string
-		v    *string
-	}{{"path", a.Path}, {"old_string", a.OldString}, {"new_string", a.NewString}} {
-		if err := required(r.name, r.v); err != nil {
-			return Errorf("%v", err)
-		}
 	}
 	e := oneEdit{Old: *a.OldString, New: *a.NewString, ReplaceAll: a.ReplaceAll}
 	if err := e.check(); err != nil {
@@ -256,28 +242,16 @@ type multiEditTool struct{}
 func (multiEditTool) Spec() llm.ToolSpec {
 	return spec("multi_edit",
 		"Make several replacements in one file, in order, all or nothing: each edit applies to the text the previous ones left, and if any edit fails (old_string missing or not unique) the file is not changed. Each edit works like edit's old_string/new_string/replace_all.",
-		`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "File path, relative to the workspace or absolute."},
-    "edits": {
+		[]string{"path", "edits"},
+		pathProperty,
+		`"edits": {
       "type": "array",
       "minItems": 1,
-      "items": {
-        "type": "object",
-        "properties": {
-          "old_string": {"type": "string", "description": "The exact text to replace."},
-          "new_string": {"type": "string", "description": "The text to put in its place."},
-          "replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."}
-        },
-        "required": ["old_string", "new_string"],
-        "additionalProperties": false
-      }
-    }
-  },
-  "required": ["path", "edits"],
-  "additionalProperties": false
-}`)
+      "items": `+object("      ", []string{"old_string", "new_string"},
+			`"old_string": {"type": "string", "description": "The exact text to replace."}`,
+			`"new_string": {"type": "string", "description": "The text to put in its place."}`,
+			`"replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."}`)+`
+    }`)
 }
 
 func (multiEditTool) Needs() Permission { return WorkspaceWrite }
@@ -290,10 +264,7 @@ func (multiEditTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Res
 		Path  *string   `json:"path"`
 		Edits []oneEdit `json:"edits"`
 	}
-	if err := decodeArgs(raw, &a); err != nil {
-		return Errorf("%v", err)
-	}
-	if err := required("path", a.Path); err != nil {
+	if err := decodeArgs(raw, &a, need{"path", &a.Path}); err != nil {
 		return Errorf("%v", err)
 	}
 	if len(a.Edits) == 0 {

@@ -24,15 +24,9 @@ type globTool struct{}
 func (globTool) Spec() llm.ToolSpec {
 	return spec("glob",
 		"Find files whose path matches a glob pattern, e.g. \"**/*.go\" or \"src/*.{ts,tsx}\". \"**\" matches any number of directories. Paths are listed newest first (by modification time), relative to the workspace. Honours .gitignore, .ignore and .git/info/exclude; hidden entries, .git and node_modules are skipped unless the pattern names them.",
-		`{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "Glob pattern, relative to path."},
-    "path": {"type": "string", "description": "Directory to search from (default: the workspace)."}
-  },
-  "required": ["pattern"],
-  "additionalProperties": false
-}`)
+		[]string{"pattern"},
+		`"pattern": {"type": "string", "description": "Glob pattern, relative to path."}`,
+		`"path": {"type": "string", "description": "Directory to search from (default: the workspace)."}`)
 }
 
 func (globTool) Needs() Permission { return ReadOnly }
@@ -45,10 +39,7 @@ type globArgs struct {
 
 func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	var a globArgs
-	if err := decodeArgs(raw, &a); err != nil {
-		return Errorf("%v", err)
-	}
-	if err := required("pattern", a.Pattern); err != nil {
+	if err := decodeArgs(raw, &a, need{"pattern", &a.Pattern}); err != nil {
 		return Errorf("%v", err)
 	}
 	pattern := filepath.ToSlash(*a.Pattern)
@@ -139,29 +130,22 @@ func (globTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 
 // cmpJoined compares the paths a+"/"+an and b+"/"+bn without building them.
 func cmpJoined(a, an, b, bn string) int {
-	at := func(i int) byte {
-		switch {
-		case i < len(a):
-			return a[i]
-		case i == len(a):
-			return '/'
-		}
-		return an[i-len(a)-1]
-	}
-	bt := func(i int) byte {
-		switch {
-		case i < len(b):
-			return b[i]
-		case i == len(b):
-			return '/'
-		}
-		return bn[i-len(b)-1]
-	}
 	la, lb := len(a)+1+len(an), len(b)+1+len(bn)
 	for i := 0; i < min(la, lb); i++ {
-		if c := cmp.Compare(at(i), bt(i)); c != 0 {
+		if c := cmp.Compare(joinedByte(a, an, i), joinedByte(b, bn, i)); c != 0 {
 			return c
 		}
 	}
 	return cmp.Compare(la, lb)
+}
+
+// joinedByte is byte i of the path dir+"/"+name.
+func joinedByte(dir, name string, i int) byte {
+	switch {
+	case i < len(dir):
+		return dir[i]
+	case i == len(dir):
+		return '/'
+	}
+	return name[i-len(dir)-1]
 }

@@ -25,26 +25,20 @@ type grepTool struct{}
 func (grepTool) Spec() llm.ToolSpec {
 	return spec("grep",
 		"Search file contents with a regular expression (Go RE2 syntax), like ripgrep. Honours .gitignore, .ignore and .git/info/exclude; hidden files, binary files, .git and node_modules are skipped unless glob names them. output_mode: content (default; path:line:text, context lines path-line-text, groups separated by --), files_with_matches (paths) or count (path:count). head_limit and offset page through the entries of the output.",
-		`{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "description": "Regular expression to search for."},
-    "path": {"type": "string", "description": "File or directory to search (default: the workspace)."},
-    "glob": {"type": "string", "description": "Only search files matching this glob, e.g. \"*.go\" (matched against the file name) or \"src/**/*.ts\" (matched against the path below the searched directory); a leading ! excludes."},
-    "type": {"type": "string", "description": "Only search files of this type, e.g. go, js, ts, py, rust, java, c, cpp, md, json, yaml."},
-    "output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"], "description": "What to show (default content)."},
-    "-A": {"type": "integer", "minimum": 0, "description": "Lines of context after each match (content mode)."},
-    "-B": {"type": "integer", "minimum": 0, "description": "Lines of context before each match (content mode)."},
-    "-C": {"type": "integer", "minimum": 0, "description": "Lines of context before and after each match (content mode)."},
-    "-i": {"type": "boolean", "description": "Ignore case."},
-    "-n": {"type": "boolean", "description": "Show line numbers (content mode; default true)."},
-    "multiline": {"type": "boolean", "description": "Let the pattern span lines (. matches newlines too)."},
-    "head_limit": {"type": "integer", "minimum": 1, "description": "Show only this many output entries (lines, paths or counts)."},
-    "offset": {"type": "integer", "minimum": 0, "description": "Skip this many output entries first."}
-  },
-  "required": ["pattern"],
-  "additionalProperties": false
-}`)
+		[]string{"pattern"},
+		`"pattern": {"type": "string", "description": "Regular expression to search for."}`,
+		`"path": {"type": "string", "description": "File or directory to search (default: the workspace)."}`,
+		`"glob": {"type": "string", "description": "Only search files matching this glob, e.g. \"*.go\" (matched against the file name) or \"src/**/*.ts\" (matched against the path below the searched directory); a leading ! excludes."}`,
+		`"type": {"type": "string", "description": "Only search files of this type, e.g. go, js, ts, py, rust, java, c, cpp, md, json, yaml."}`,
+		`"output_mode": {"type": "string", "enum": ["content", "files_with_matches", "count"], "description": "What to show (default content)."}`,
+		`"-A": {"type": "integer", "minimum": 0, "description": "Lines of context after each match (content mode)."}`,
+		`"-B": {"type": "integer", "minimum": 0, "description": "Lines of context before each match (content mode)."}`,
+		`"-C": {"type": "integer", "minimum": 0, "description": "Lines of context before and after each match (content mode)."}`,
+		`"-i": {"type": "boolean", "description": "Ignore case."}`,
+		`"-n": {"type": "boolean", "description": "Show line numbers (content mode; default true)."}`,
+		`"multiline": {"type": "boolean", "description": "Let the pattern span lines (. matches newlines too)."}`,
+		`"head_limit": {"type": "integer", "minimum": 1, "description": "Show only this many output entries (lines, paths or counts)."}`,
+		`"offset": {"type": "integer", "minimum": 0, "description": "Skip this many output entries first."}`)
 }
 
 func (grepTool) Needs() Permission { return ReadOnly }
@@ -68,10 +62,7 @@ type grepArgs struct {
 
 func (grepTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	var a grepArgs
-	if err := decodeArgs(raw, &a); err != nil {
-		return Errorf("%v", err)
-	}
-	if err := required("pattern", a.Pattern); err != nil {
+	if err := decodeArgs(raw, &a, need{"pattern", &a.Pattern}); err != nil {
 		return Errorf("%v", err)
 	}
 	switch a.OutputMode {

@@ -16,13 +16,8 @@ type lsTool struct{}
 func (lsTool) Spec() llm.ToolSpec {
 	return spec("ls",
 		"List the entries of a directory (default: the workspace), sorted by name; directories end in \"/\".",
-		`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "Directory path, relative to the workspace or absolute (default: the workspace)."}
-  },
-  "additionalProperties": false
-}`)
+		nil,
+		`"path": {"type": "string", "description": "Directory path, relative to the workspace or absolute (default: the workspace)."}`)
 }
 
 func (lsTool) Needs() Permission { return ReadOnly }

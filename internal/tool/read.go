@@ -29,16 +29,10 @@ type readTool struct{}
 func (readTool) Spec() llm.ToolSpec {
 	return spec("read",
 		"Read a text file, or look at an image. Lines are numbered like `cat -n`. offset is the 1-based first line to show, limit the number of lines (default 2000). A PNG, JPEG, GIF or WebP file (up to 3.75 MB) is shown to you as an image. Other binary files are refused.",
-		`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "File path, relative to the workspace or absolute."},
-    "offset": {"type": "integer", "minimum": 1, "description": "1-based line number to start at (default 1)."},
-    "limit": {"type": "integer", "minimum": 1, "description": "Number of lines to read (default 2000)."}
-  },
-  "required": ["path"],
-  "additionalProperties": false
-}`)
+		[]string{"path"},
+		pathProperty,
+		`"offset": {"type": "integer", "minimum": 1, "description": "1-based line number to start at (default 1)."}`,
+		`"limit": {"type": "integer", "minimum": 1, "description": "Number of lines to read (default 2000)."}`)
 }
 
 func (readTool) Needs() Permission { return ReadOnly }
@@ -52,10 +46,7 @@ type readArgs struct {
 
 func (readTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	var a readArgs
-	if err := decodeArgs(raw, &a); err != nil {
-		return Errorf("%v", err)
-	}
-	if err := required("path", a.Path); err != nil {
+	if err := decodeArgs(raw, &a, need{"path", &a.Path}); err != nil {
 		return Errorf("%v", err)
 	}
 	offset, limit := 1, readDefaultLimit

@@ -15,15 +15,9 @@ type writeTool struct{}
 func (writeTool) Spec() llm.ToolSpec {
 	return spec("write",
 		"Create or overwrite a file with the given content, creating parent directories as needed.",
-		`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "File path, relative to the workspace or absolute."},
-    "content": {"type": "string", "description": "The complete new content of the file."}
-  },
-  "required": ["path", "content"],
-  "additionalProperties": false
-}`)
+		[]string{"path", "content"},
+		pathProperty,
+		`"content": {"type": "string", "description": "The complete new content of the file."}`)
 }
 
 func (writeTool) Needs() Permission { return WorkspaceWrite }
@@ -35,13 +29,7 @@ type writeArgs struct {
 
 func (writeTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Result {
 	var a writeArgs
-	if err := decodeArgs(raw, &a); err != nil {
-		return Errorf("%v", err)
-	}
-	if err := required("path", a.Path); err != nil {
-		return Errorf("%v", err)
-	}
-	if err := required("content", a.Content); err != nil {
+	if err := decodeArgs(raw, &a, need{"path", &a.Path}, need{"content", &a.Content}); err != nil {
 		return Errorf("%v", err)
 	}
 	abs, err := env.Resolve(*a.Path)

@@ -75,8 +75,8 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.page)
 	mux.HandleFunc("GET /api/sessions", s.list)
-	mux.HandleFunc("GET /api/sessions/{id}", s.tree)
-	mux.HandleFunc("GET /api/sessions/{id}/detail", s.detail)
+	mux.HandleFunc("GET /api/sessions/{id}", sessionJSON(s.reader.Tree))
+	mux.HandleFunc("GET /api/sessions/{id}/detail", sessionJSON(s.reader.Detail))
 	mux.HandleFunc("GET /api/sessions/{id}/events", s.events)
 	return s.guard(mux)
 }
@@ -154,22 +154,17 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, l)
 }
 
-func (s *Server) tree(w http.ResponseWriter, r *http.Request) {
-	t, err := s.reader.Tree(r.PathValue("id"))
-	if err != nil {
-		fail(w, err)
-		return
+// sessionJSON answers with what read makes of the session the path's id
+// names, as JSON (a session's tree, its detail), or with fail's text.
+func sessionJSON[T any](read func(id string) (T, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, err := read(r.PathValue("id"))
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		writeJSON(w, v)
 	}
-	writeJSON(w, t)
-}
-
-func (s *Server) detail(w http.ResponseWriter, r *http.Request) {
-	d, err := s.reader.Detail(r.PathValue("id"))
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	writeJSON(w, d)
 }
 
 // events is the live view: a server-sent event "tree" with the whole tree

@@ -80,16 +80,23 @@ func (f *FS) rel(abs string) (string, error) {
 	return "", errOutside
 }
 
+// inRoot is op(r), r being abs relative to the workspace root (f.root is
+// set).
+func inRoot[T any](f *FS, abs string, op func(r string) (T, error)) (T, error) {
+	r, err := f.rel(abs)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return op(r)
+}
+
 // OpenFile is os.OpenFile beneath the workspace.
 func (f *FS) OpenFile(abs string, flag int, perm fs.FileMode) (*os.File, error) {
 	if f.root == nil {
 		return os.OpenFile(abs, flag, perm)
 	}
-	r, err := f.rel(abs)
-	if err != nil {
-		return nil, err
-	}
-	return f.root.OpenFile(r, flag, perm)
+	return inRoot(f, abs, func(r string) (*os.File, error) { return f.root.OpenFile(r, flag, perm) })
 }
 
 // Open opens abs for reading (a file or a directory).
@@ -100,11 +107,7 @@ func (f *FS) Stat(abs string) (fs.FileInfo, error) {
 	if f.root == nil {
 		return os.Stat(abs)
 	}
-	r, err := f.rel(abs)
-	if err != nil {
-		return nil, err
-	}
-	return f.root.Stat(r)
+	return inRoot(f, abs, f.root.Stat)
 }
 
 // Lstat is os.Lstat beneath the workspace.
@@ -112,11 +115,7 @@ func (f *FS) Lstat(abs string) (fs.FileInfo, error) {
 	if f.root == nil {
 		return os.Lstat(abs)
 	}
-	r, err := f.rel(abs)
-	if err != nil {
-		return nil, err
-	}
-	return f.root.Lstat(r)
+	return inRoot(f, abs, f.root.Lstat)
 }
 
 // MkdirAll is os.MkdirAll beneath the workspace.

@@ -385,3 +385,18 @@ func startRules(fsy *FS, start string, opts WalkOptions) (*ignore.Stack, bool) {
 	}
 	return stack, inGit
 }
+
+// readSmallOpened is the end of a dirH's readSmall once it has opened the
+// file (f, err): the file's bytes when it is a regular file of at most
+// limit bytes, else nil. f is closed.
+func readSmallOpened(f *os.File, err error, limit int64) []byte {
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, err := ReadRegularInto(f, nil, limit)
+	if err != nil {
+		return nil
+	}
+	return b
+}

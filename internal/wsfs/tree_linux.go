@@ -43,11 +43,7 @@ func (f *FS) openDir(abs string) (dirH, error) {
 		}
 		return dirH{fd: fd, abs: abs, fsy: f}, nil
 	}
-	r, err := f.rel(abs)
-	if err != nil {
-		return dirH{}, err
-	}
-	rf, err := f.root.Open(r)
+	rf, err := inRoot(f, abs, f.root.Open)
 	if err != nil {
 		return dirH{}, err
 	}
@@ -193,15 +189,7 @@ func (d dirH) readSmall(rel string, limit int64) []byte {
 	fd, err := openBeneath(d.fd, rel)
 	if err == unix.ELOOP || err == unix.ENOTDIR {
 		f, err := d.fsy.OpenFile(filepath.Join(d.abs, filepath.FromSlash(rel)), os.O_RDONLY|unix.O_NONBLOCK, 0)
-		if err != nil {
-			return nil
-		}
-		defer f.Close()
-		b, err := ReadRegularInto(f, nil, limit)
-		if err != nil {
-			return nil
-		}
-		return b
+		return readSmallOpened(f, err, limit)
 	}
 	if err != nil {
 		return nil

@@ -26,11 +26,7 @@ func (f *FS) openDir(abs string) (dirH, error) {
 	if f.root == nil {
 		return dirH{abs: abs, fsy: f}, nil
 	}
-	r, err := f.rel(abs)
-	if err != nil {
-		return dirH{}, err
-	}
-	sub, err := f.root.OpenRoot(r)
+	sub, err := inRoot(f, abs, f.root.OpenRoot)
 	if err != nil {
 		return dirH{}, err
 	}
@@ -99,15 +95,7 @@ func (d dirH) exists(name string) bool {
 // regular file of at most limit bytes, else nil.
 func (d dirH) readSmall(rel string, limit int64) []byte {
 	f, err := d.open(filepath.FromSlash(rel))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	b, err := ReadRegularInto(f, nil, limit)
-	if err != nil {
-		return nil
-	}
-	return b
+	return readSmallOpened(f, err, limit)
 }
 
 // ReadInto reads the file into buf when it is a regular file of at most

@@ -84,17 +84,13 @@ type imageSource struct {
 }
 
 // resultContent is a tool result's wire content: its text alone, or with
-// an image (llm.ResultParts) the text block followed by the image block.
+// an image (llm.ResultContent) the text block followed by the image block.
 func resultContent(req *llm.Request, b llm.Block) any {
-	text, img := llm.ResultParts(req, b)
-	if img == nil {
-		return text
-	}
-	parts := make([]any, 0, 2)
-	if text != "" {
-		parts = append(parts, textBlock{Type: "text", Text: text})
-	}
-	return append(parts, imageBlock{Type: "image", Source: imageSource{Type: "base64", MediaType: img.MediaType, Data: img.Data}})
+	return llm.ResultContent(req, b,
+		func(text string) any { return textBlock{Type: "text", Text: text} },
+		func(img *llm.Image) any {
+			return imageBlock{Type: "image", Source: imageSource{Type: "base64", MediaType: img.MediaType, Data: img.Data}}
+		})
 }
 
 var errToolSchema = errors.New("anthropic: tool parameters are not valid JSON")

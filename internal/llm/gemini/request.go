@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/reinsdev/reins/internal/jsonw"
 	"github.com/reinsdev/reins/internal/llm"
 )
 
@@ -155,13 +156,7 @@ func encodeRequest(req *llm.Request, budget int) ([]byte, error) {
 		}
 		r.Tools = []toolSet{ts}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return jsonw.MarshalNoHTML(r)
 }
 
 func isObject(raw json.RawMessage) bool {

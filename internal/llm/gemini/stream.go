@@ -11,7 +11,6 @@ import (
 // Fixed finish messages: provider text never goes into a message.
 const (
 	msgEmpty     = "model returned no content"
-	msgEmptyBody = "provider returned an empty body"
 	msgClosed    = "stream ended before a finishReason"
 	msgMalformed = "stream payload is not the expected JSON"
 	msgCW        = "provider reported in the stream: prompt exceeds the context window"
@@ -271,10 +270,6 @@ func (t *translator) streamError(e *wireError) llm.Chunk {
 	return llm.ErrorFinish(llm.CodeServer, msgError)
 }
 
-// Ended implements llm.Translator: the body ended before a finishReason.
-func (t *translator) Ended(empty bool) llm.Chunk {
-	if empty {
-		return llm.ErrorFinish(llm.CodeEmptyResponse, msgEmptyBody)
-	}
-	return llm.ErrorFinish(llm.CodeStreamClosed, msgClosed)
-}
+// Unfinished implements llm.Translator: the body ended before a
+// finishReason.
+func (t *translator) Unfinished() string { return msgClosed }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml"
+	"github.com/reinsdev/reins/internal/jsonw"
 	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/smallfile"
 )
@@ -197,7 +198,7 @@ func writeJSON(b *bytes.Buffer, v any) error {
 		}
 		b.WriteByte(']')
 	default:
-		enc, err := marshal(v)
+		enc, err := jsonw.MarshalNoHTML(v)
 		if err != nil {
 			return fmt.Errorf("arguments: %w", err)
 		}

@@ -3,7 +3,6 @@ package mock
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/reinsdev/reins/internal/jsonw"
 )
 
 // Wire names, as recorded in Recorded.Wire.
@@ -424,16 +425,16 @@ func writeRaw(w http.ResponseWriter, status int, contentType, body string) {
 func writeError(w http.ResponseWriter, wire string, status int, msg string) {
 	var body []byte
 	if wire == WireGemini {
-		body, _ = marshal(map[string]any{
+		body, _ = jsonw.MarshalNoHTML(map[string]any{
 			"error": map[string]any{"code": status, "message": msg, "status": geminiStatus(status)},
 		})
 	} else if wire == WireAnthropic {
-		body, _ = marshal(map[string]any{
+		body, _ = jsonw.MarshalNoHTML(map[string]any{
 			"type":  "error",
 			"error": map[string]any{"type": anthropicErrorType(status), "message": msg},
 		})
 	} else {
-		body, _ = marshal(map[string]any{
+		body, _ = jsonw.MarshalNoHTML(map[string]any{
 			"error": map[string]any{"message": msg, "type": openAIErrorType(status), "param": nil, "code": nil},
 		})
 	}
@@ -494,17 +495,6 @@ func flush(w http.ResponseWriter) {
 	}
 }
 
-// marshal is json.Marshal without HTML escaping, as providers send it.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
 // emitter writes SSE events: the optional keep-alive comment, the
 // inter-chunk delay (cancellable) and a flush after every event. After the
 // first failed write or cancellation every send is a no-op returning false.
@@ -554,7 +544,7 @@ func (e *emitter) send(name string, data []byte) bool {
 
 // sendJSON marshals v and sends it.
 func (e *emitter) sendJSON(name string, v any) bool {
-	data, err := marshal(v)
+	data, err := jsonw.MarshalNoHTML(v)
 	if err != nil {
 		e.failed = true
 		return false

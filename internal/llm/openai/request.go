@@ -115,16 +115,8 @@ func (m chatMessage) appendJSON(dst []byte) []byte {
 			o.B = jsonw.String(o.B, *c)
 		}
 	case []chatPart:
-		if c == nil {
-			o.B = append(o.B, "null"...)
-			break
-		}
-		o.B = append(o.B, '[')
-		for i, p := range c {
-			if i > 0 {
-				o.B = append(o.B, ',')
-			}
-			po := jsonw.Object{B: o.B}
+		o.B = jsonw.Array(o.B, c, func(dst []byte, p chatPart) []byte {
+			po := jsonw.Object{B: dst}
 			po.String("type", p.Type)
 			po.OmitString("text", p.Text)
 			if p.ImageURL != nil {
@@ -133,9 +125,8 @@ func (m chatMessage) appendJSON(dst []byte) []byte {
 				u.String("url", p.ImageURL.URL)
 				po.B = u.End()
 			}
-			o.B = po.End()
-		}
-		o.B = append(o.B, ']')
+			return po.End()
+		})
 	default: // not a content reins sends
 		b, _ := json.Marshal(c)
 		o.B = append(o.B, b...)
@@ -143,12 +134,8 @@ func (m chatMessage) appendJSON(dst []byte) []byte {
 	o.OmitString("reasoning_content", m.ReasoningContent)
 	if len(m.ToolCalls) > 0 {
 		o.Key("tool_calls")
-		o.B = append(o.B, '[')
-		for i, tc := range m.ToolCalls {
-			if i > 0 {
-				o.B = append(o.B, ',')
-			}
-			co := jsonw.Object{B: o.B}
+		o.B = jsonw.Array(o.B, m.ToolCalls, func(dst []byte, tc chatToolCall) []byte {
+			co := jsonw.Object{B: dst}
 			co.String("id", tc.ID)
 			co.String("type", tc.Type)
 			co.Key("function")
@@ -156,9 +143,8 @@ func (m chatMessage) appendJSON(dst []byte) []byte {
 			f.String("name", tc.Function.Name)
 			f.String("arguments", tc.Function.Arguments)
 			co.B = f.End()
-			o.B = co.End()
-		}
-		o.B = append(o.B, ']')
+			return co.End()
+		})
 	}
 	o.OmitString("tool_call_id", m.ToolCallID)
 	return o.End()

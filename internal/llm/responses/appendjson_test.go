@@ -6,12 +6,13 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/reinsdev/reins/internal/jsonw"
 	"github.com/reinsdev/reins/internal/jsonw/jsonwtest"
 	"github.com/reinsdev/reins/internal/llm"
 )
 
 // TestEncodeMatchesEncoder holds the hand-written request and tools
-// encoders to encode (encoding/json without HTML escaping), with every
+// encoders to jsonw.MarshalNoHTML (encoding/json without HTML escaping), with every
 // kind of output a function_call_output carries.
 func TestEncodeMatchesEncoder(t *testing.T) {
 	fill := func(r *request, rnd *rand.Rand) {
@@ -32,14 +33,14 @@ func TestEncodeMatchesEncoder(t *testing.T) {
 			}
 		}
 	}
-	jsonwtest.CheckWith(t, 3000, fill, encode, func(r request) ([]byte, error) { return r.appendJSON(nil), nil })
+	jsonwtest.CheckWith(t, 3000, fill, jsonw.MarshalNoHTML, func(r request) ([]byte, error) { return r.appendJSON(nil), nil })
 
 	ref := func(specs []llm.ToolSpec) ([]byte, error) {
 		ts := make([]tool, 0, len(specs))
 		for _, t := range specs {
 			ts = append(ts, tool{Type: "function", Name: t.Name, Description: t.Description, Parameters: t.Schema()})
 		}
-		return encode(ts)
+		return jsonw.MarshalNoHTML(ts)
 	}
 	schemas := []string{"", "null", `{"type":"object"}`, "{\n  \"type\": \"object\", \"description\": \"<a> & b\"\n}", `{"d":"\u2028"}`, `{"a":1,}`}
 	rnd := rand.New(rand.NewPCG(5, 5))

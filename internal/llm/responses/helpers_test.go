@@ -26,8 +26,8 @@ func simpleRequest() *llm.Request {
 // fixedMessage reports whether msg is one of the texts this adapter (and
 // the shared attempt) puts in an error finish: never provider bytes.
 func fixedMessage(msg string) bool {
-	for _, m := range []string{msgEmpty, msgEmptyBody, msgClosed, msgMalformed, msgCW, msgFailed, msgIncomplete,
-		"stream event exceeds the size limit"} {
+	for _, m := range []string{msgEmpty, msgClosed, msgMalformed, msgCW, msgFailed, msgIncomplete,
+		"provider returned an empty body", "stream event exceeds the size limit"} {
 		if msg == m || strings.HasPrefix(msg, msgFailed+": ") {
 			return true
 		}

@@ -1,7 +1,6 @@
 package responses
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/reinsdev/reins/internal/jsonw"
@@ -113,24 +112,12 @@ func encodeRequest(req *llm.Request, effort llm.Effort, cache *enccache.Tools) (
 	return append(body, '}'), nil
 }
 
-// encodeTools renders the tools array, as encode(ts []tool) would
+// encodeTools renders the tools array, as jsonw.MarshalNoHTML(ts []tool) would
 // (TestEncodeMatchesEncoder), by hand: encoding/json would build its
 // encoders for the types and compact every schema first
 // (llm.ToolSpec.AppendSchema).
 func encodeTools(specs []llm.ToolSpec) ([]byte, error) {
 	return llm.AppendTools(specs, `{"type":"function","name":`, `,"strict":false}`, false)
-}
-
-// encode is json.Marshal without HTML escaping (the reference the
-// hand-written encoders are held to).
-func encode(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // appendJSON appends r as encode would, by hand (see encodeTools).
@@ -139,30 +126,12 @@ func (r request) appendJSON(dst []byte) []byte {
 	o.String("model", r.Model)
 	o.OmitString("instructions", r.Instructions)
 	o.Key("input")
-	if r.Input == nil {
-		o.B = append(o.B, "null"...)
-	} else {
-		o.B = append(o.B, '[')
-		for i, it := range r.Input {
-			if i > 0 {
-				o.B = append(o.B, ',')
-			}
-			o.B = it.appendJSON(o.B)
-		}
-		o.B = append(o.B, ']')
-	}
+	o.B = jsonw.Array(o.B, r.Input, func(dst []byte, it inputItem) []byte { return it.appendJSON(dst) })
 	o.Bool("stream", r.Stream)
 	o.Bool("store", r.Store)
 	if len(r.Include) > 0 {
 		o.Key("include")
-		o.B = append(o.B, '[')
-		for i, s := range r.Include {
-			if i > 0 {
-				o.B = append(o.B, ',')
-			}
-			o.B = jsonw.StringNoHTML(o.B, s)
-		}
-		o.B = append(o.B, ']')
+		o.B = jsonw.Array(o.B, r.Include, jsonw.StringNoHTML)
 	}
 	o.OmitInt("max_output_tokens", int64(r.MaxOutputTokens))
 	if r.Reasoning != nil {
@@ -201,26 +170,17 @@ func (it inputItem) appendJSON(dst []byte) []byte {
 		o.B = jsonw.StringNoHTML(o.B, out)
 	case []outputPart:
 		o.Key("output")
-		if out == nil {
-			o.B = append(o.B, "null"...)
-			break
-		}
-		o.B = append(o.B, '[')
-		for i, p := range out {
-			if i > 0 {
-				o.B = append(o.B, ',')
-			}
-			po := jsonw.Object{B: o.B, NoHTML: true}
+		o.B = jsonw.Array(o.B, out, func(dst []byte, p outputPart) []byte {
+			po := jsonw.Object{B: dst, NoHTML: true}
 			po.String("type", p.Type)
 			po.OmitString("text", p.Text)
 			po.OmitString("image_url", p.ImageURL)
 			po.OmitString("detail", p.Detail)
-			o.B = po.End()
-		}
-		o.B = append(o.B, ']')
+			return po.End()
+		})
 	default: // not an output reins sends
 		o.Key("output")
-		b, _ := encode(out)
+		b, _ := jsonw.MarshalNoHTML(out)
 		o.B = append(o.B, b...)
 	}
 	return o.End()
@@ -228,20 +188,12 @@ func (it inputItem) appendJSON(dst []byte) []byte {
 
 // appendParts appends a list of content parts (null for nil).
 func appendParts(dst []byte, ps []contentPart) []byte {
-	if ps == nil {
-		return append(dst, "null"...)
-	}
-	dst = append(dst, '[')
-	for i, p := range ps {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
+	return jsonw.Array(dst, ps, func(dst []byte, p contentPart) []byte {
 		po := jsonw.Object{B: dst, NoHTML: true}
 		po.String("type", p.Type)
 		po.String("text", p.Text)
-		dst = po.End()
-	}
-	return append(dst, ']')
+		return po.End()
+	})
 }
 
 // appendItems appends the input items of m, in block order. Consecutive
@@ -294,17 +246,13 @@ func appendItems(req *llm.Request, out []inputItem, m llm.Message) []inputItem {
 }
 
 // callOutput is the output of tool result b: its text, or, when the model
-// is shown its image (llm.ResultParts), the text as input_text and the
+// is shown its image (llm.ResultContent), the text as input_text and the
 // image as an input_image data URL, the list form the Responses API takes
 // in a function_call_output.
 func callOutput(req *llm.Request, b llm.Block) any {
-	text, img := llm.ResultParts(req, b)
-	if img == nil {
-		return text
-	}
-	parts := make([]outputPart, 0, 2)
-	if text != "" {
-		parts = append(parts, outputPart{Type: "input_text", Text: text})
-	}
-	return append(parts, outputPart{Type: "input_image", ImageURL: img.DataURL(), Detail: "auto"})
+	return llm.ResultContent(req, b,
+		func(text string) outputPart { return outputPart{Type: "input_text", Text: text} },
+		func(img *llm.Image) outputPart {
+			return outputPart{Type: "input_image", ImageURL: img.DataURL(), Detail: "auto"}
+		})
 }

@@ -14,7 +14,6 @@ import (
 // Fixed finish messages: provider text never goes into a message.
 const (
 	msgEmpty      = "model returned no content"
-	msgEmptyBody  = "provider returned an empty body"
 	msgClosed     = "stream ended before response.completed"
 	msgMalformed  = "stream payload is not the expected JSON"
 	msgCW         = "provider reported in the stream: prompt exceeds the context window"
@@ -421,14 +420,9 @@ func (t *translator) errorFinish(code, message string) llm.Chunk {
 	return llm.ErrorFinish(llm.CodeServer, msgFailed)
 }
 
-// Ended implements llm.Translator: the body ended before the terminal
+// Unfinished implements llm.Translator: the body ended before the terminal
 // response event.
-func (t *translator) Ended(empty bool) llm.Chunk {
-	if empty {
-		return llm.ErrorFinish(llm.CodeEmptyResponse, msgEmptyBody)
-	}
-	return llm.ErrorFinish(llm.CodeStreamClosed, msgClosed)
-}
+func (t *translator) Unfinished() string { return msgClosed }
 
 func (t *translator) malformed(data []byte) *llm.Chunk {
 	t.log("responses: malformed stream payload: %.4096s", data)

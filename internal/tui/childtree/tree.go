@@ -150,10 +150,10 @@ func (t *Tree) Event(hd session.Header, e session.Event) {
 	case session.ToolCall:
 		t.callStarted(hd.ID, e)
 		t.live(hd, e)
-		t.childCall(hd.ID, e)
+		t.childCall(hd.ID, d)
 	case session.ToolResult:
 		t.callEnded(hd.ID, e)
-		t.childResult(hd.ID, e)
+		t.childResult(hd.ID, d)
 	case session.AssistantChunk, session.StepStart:
 		t.live(hd, e)
 	case session.AssistantMessage:
@@ -169,13 +169,9 @@ func (t *Tree) Event(hd session.Header, e session.Event) {
 
 // childCall remembers a call of a child's own session (by its id) until
 // its result.
-func (t *Tree) childCall(sess string, e session.Event) {
+func (t *Tree) childCall(sess string, d session.ToolCall) {
 	n := t.bySess[sess]
 	if n == nil {
-		return
-	}
-	d, ok := e.Payload.(session.ToolCall)
-	if !ok {
 		return
 	}
 	if n.calls == nil {
@@ -187,13 +183,9 @@ func (t *Tree) childCall(sess string, e session.Event) {
 }
 
 // childResult counts a refused call of a child's own session.
-func (t *Tree) childResult(sess string, e session.Event) {
+func (t *Tree) childResult(sess string, d session.ToolResult) {
 	n := t.bySess[sess]
 	if n == nil {
-		return
-	}
-	d, ok := e.Payload.(session.ToolResult)
-	if !ok {
 		return
 	}
 	name, ok := n.calls[d.CallID]
