@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/reinsdev/reins/internal/llm"
@@ -33,14 +34,16 @@ var (
 
 type bashTool struct{}
 
-func (bashTool) Spec() llm.ToolSpec {
+var bashSpec = sync.OnceValue(func() llm.ToolSpec {
 	return spec("bash",
 		"Run a shell command with `bash -c` in the workspace directory. stdout and stderr are combined; the exit code is reported. timeout is in seconds (default 120, max 600). When the command ends, times out or is canceled, every process it started is killed, background ones included.",
 		[]string{"command"},
 		`"command": {"type": "string", "description": "The shell command to run."}`,
 		`"timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 600, "description": "Timeout in seconds (default 120, max 600)."}`,
 		`"background": {"type": "boolean", "description": "Start the command and return at once with an id (a dev server, a watcher); read its output with bash_output, stop it with bash_kill. It is killed when the session ends."}`)
-}
+})
+
+func (bashTool) Spec() llm.ToolSpec { return bashSpec() }
 
 func (bashTool) Needs() Permission { return WorkspaceWrite }
 

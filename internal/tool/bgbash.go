@@ -184,11 +184,13 @@ const bgIDProperty = `"id": {"type": "string", "description": "The id bash retur
 
 type bashOutputTool struct{}
 
-func (bashOutputTool) Spec() llm.ToolSpec {
+var bashOutputSpec = sync.OnceValue(func() llm.ToolSpec {
 	return spec("bash_output",
 		"Read what a background bash command (bash with background: true) printed since the last bash_output call, and whether it is still running.",
 		[]string{"id"}, bgIDProperty)
-}
+})
+
+func (bashOutputTool) Spec() llm.ToolSpec { return bashOutputSpec() }
 
 func (bashOutputTool) Needs() Permission { return WorkspaceWrite }
 
@@ -224,11 +226,13 @@ func (bashOutputTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Re
 
 type bashKillTool struct{}
 
-func (bashKillTool) Spec() llm.ToolSpec {
+var bashKillSpec = sync.OnceValue(func() llm.ToolSpec {
 	return spec("bash_kill",
 		"Stop a background bash command and every process it started.",
 		[]string{"id"}, bgIDProperty)
-}
+})
+
+func (bashKillTool) Spec() llm.ToolSpec { return bashKillSpec() }
 
 func (bashKillTool) Needs() Permission { return WorkspaceWrite }
 

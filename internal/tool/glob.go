@@ -21,13 +21,15 @@ const globMaxResults = 1000
 
 type globTool struct{}
 
-func (globTool) Spec() llm.ToolSpec {
+var globSpec = sync.OnceValue(func() llm.ToolSpec {
 	return spec("glob",
 		"Find files whose path matches a glob pattern, e.g. \"**/*.go\" or \"src/*.{ts,tsx}\". \"**\" matches any number of directories. Paths are listed newest first (by modification time), relative to the workspace. Honours .gitignore, .ignore and .git/info/exclude; hidden entries, .git and node_modules are skipped unless the pattern names them.",
 		[]string{"pattern"},
 		`"pattern": {"type": "string", "description": "Glob pattern, relative to path."}`,
 		`"path": {"type": "string", "description": "Directory to search from (default: the workspace)."}`)
-}
+})
+
+func (globTool) Spec() llm.ToolSpec { return globSpec() }
 
 func (globTool) Needs() Permission { return ReadOnly }
 func (globTool) Traceless()        {}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/wsfs"
@@ -13,12 +14,14 @@ import (
 
 type lsTool struct{}
 
-func (lsTool) Spec() llm.ToolSpec {
+var lsSpec = sync.OnceValue(func() llm.ToolSpec {
 	return spec("ls",
 		"List the entries of a directory (default: the workspace), sorted by name; directories end in \"/\".",
 		nil,
 		`"path": {"type": "string", "description": "Directory path, relative to the workspace or absolute (default: the workspace)."}`)
-}
+})
+
+func (lsTool) Spec() llm.ToolSpec { return lsSpec() }
 
 func (lsTool) Needs() Permission { return ReadOnly }
 func (lsTool) Traceless()        {}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/wsfs"
@@ -12,13 +13,15 @@ import (
 
 type writeTool struct{}
 
-func (writeTool) Spec() llm.ToolSpec {
+var writeSpec = sync.OnceValue(func() llm.ToolSpec {
 	return spec("write",
 		"Create or overwrite a file with the given content, creating parent directories as needed.",
 		[]string{"path", "content"},
 		pathProperty,
 		`"content": {"type": "string", "description": "The complete new content of the file."}`)
-}
+})
+
+func (writeTool) Spec() llm.ToolSpec { return writeSpec() }
 
 func (writeTool) Needs() Permission { return WorkspaceWrite }
 
