@@ -10,8 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/patch"
 	"github.com/reinsdev/reins/internal/search"
@@ -23,7 +23,7 @@ const applyPatchMaxInput = 4 << 20
 
 type applyPatchTool struct{}
 
-var applyPatchSpec = sync.OnceValue(func() llm.ToolSpec {
+var applyPatchSpec = lazy.Value[llm.ToolSpec]{New: func() llm.ToolSpec {
 	return spec("apply_patch",
 		`Edit files with a patch in this format (Codex's apply_patch):
 *** Begin Patch
@@ -40,9 +40,9 @@ var applyPatchSpec = sync.OnceValue(func() llm.ToolSpec {
 Give about 3 lines of context around each change. Paths are relative to the workspace. Either every change applies or none does.`,
 		[]string{"input"},
 		`"input": {"type": "string", "description": "The whole patch, from *** Begin Patch to *** End Patch."}`)
-})
+}}
 
-func (applyPatchTool) Spec() llm.ToolSpec { return applyPatchSpec() }
+func (applyPatchTool) Spec() llm.ToolSpec { return applyPatchSpec.Get() }
 
 func (applyPatchTool) Needs() Permission { return WorkspaceWrite }
 

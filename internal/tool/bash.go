@@ -10,9 +10,9 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/proc"
@@ -34,16 +34,16 @@ var (
 
 type bashTool struct{}
 
-var bashSpec = sync.OnceValue(func() llm.ToolSpec {
+var bashSpec = lazy.Value[llm.ToolSpec]{New: func() llm.ToolSpec {
 	return spec("bash",
 		"Run a shell command with `bash -c` in the workspace directory. stdout and stderr are combined; the exit code is reported. timeout is in seconds (default 120, max 600). When the command ends, times out or is canceled, every process it started is killed, background ones included.",
 		[]string{"command"},
 		`"command": {"type": "string", "description": "The shell command to run."}`,
 		`"timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 600, "description": "Timeout in seconds (default 120, max 600)."}`,
 		`"background": {"type": "boolean", "description": "Start the command and return at once with an id (a dev server, a watcher); read its output with bash_output, stop it with bash_kill. It is killed when the session ends."}`)
-})
+}}
 
-func (bashTool) Spec() llm.ToolSpec { return bashSpec() }
+func (bashTool) Spec() llm.ToolSpec { return bashSpec.Get() }
 
 func (bashTool) Needs() Permission { return WorkspaceWrite }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/proc"
@@ -184,13 +185,13 @@ const bgIDProperty = `"id": {"type": "string", "description": "The id bash retur
 
 type bashOutputTool struct{}
 
-var bashOutputSpec = sync.OnceValue(func() llm.ToolSpec {
+var bashOutputSpec = lazy.Value[llm.ToolSpec]{New: func() llm.ToolSpec {
 	return spec("bash_output",
 		"Read what a background bash command (bash with background: true) printed since the last bash_output call, and whether it is still running.",
 		[]string{"id"}, bgIDProperty)
-})
+}}
 
-func (bashOutputTool) Spec() llm.ToolSpec { return bashOutputSpec() }
+func (bashOutputTool) Spec() llm.ToolSpec { return bashOutputSpec.Get() }
 
 func (bashOutputTool) Needs() Permission { return WorkspaceWrite }
 
@@ -226,13 +227,13 @@ func (bashOutputTool) Run(ctx context.Context, env *Env, raw json.RawMessage) Re
 
 type bashKillTool struct{}
 
-var bashKillSpec = sync.OnceValue(func() llm.ToolSpec {
+var bashKillSpec = lazy.Value[llm.ToolSpec]{New: func() llm.ToolSpec {
 	return spec("bash_kill",
 		"Stop a background bash command and every process it started.",
 		[]string{"id"}, bgIDProperty)
-})
+}}
 
-func (bashKillTool) Spec() llm.ToolSpec { return bashKillSpec() }
+func (bashKillTool) Spec() llm.ToolSpec { return bashKillSpec.Get() }
 
 func (bashKillTool) Needs() Permission { return WorkspaceWrite }
 

@@ -28,7 +28,7 @@ func NewBuiltinRegistry() *Registry { return NewRegistry(Builtins()...) }
 
 // spec builds a ToolSpec whose parameters are a closed JSON Schema object
 // (see object). Each built-in tool builds its spec once, on first use
-// (sync.OnceValue beside its Spec method): a session asks for every
+// (a lazy.Value beside its Spec method: no package initialisation): a session asks for every
 // tool's spec when it registers it and at each model request, and
 // building it each time was 40 % of a two-step run's allocated bytes. The
 // spec's Parameters are shared: callers that change them clone first.

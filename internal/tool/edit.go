@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/search"
 	"github.com/reinsdev/reins/internal/wsfs"
@@ -16,7 +16,7 @@ import (
 
 type editTool struct{}
 
-var editSpec = sync.OnceValue(func() llm.ToolSpec {
+var editSpec = lazy.Value[llm.ToolSpec]{New: func() llm.ToolSpec {
 	return spec("edit",
 		"Replace old_string with new_string in a file. old_string must match the file's text exactly (whitespace included) and occur exactly once, unless replace_all is true, which replaces every occurrence. When it is not found, the closest line is named. The file keeps its line endings (CRLF) and byte-order mark.",
 		[]string{"path", "old_string", "new_string"},
@@ -24,9 +24,9 @@ var editSpec = sync.OnceValue(func() llm.ToolSpec {
 		`"old_string": {"type": "string", "description": "The exact text to replace."}`,
 		`"new_string": {"type": "string", "description": "The text to put in its place; must differ from old_string."}`,
 		`"replace_all": {"type": "boolean", "description": "Replace every occurrence instead of requiring exactly one (default false)."}`)
-})
+}}
 
-func (editTool) Spec() llm.ToolSpec { return editSpec() }
+func (editTool) Spec() llm.ToolSpec { return editSpec.Get() }
 
 func (editTool) Needs() Permission { return WorkspaceWrite }
 
@@ -242,7 +242,7 @@ func dice(a, b string) float64 {
 
 type multiEditTool struct{}
 
-var multiEditSpec = sync.OnceValue(func() llm.ToolSpec {
+var multiEditSpec = lazy.Value[llm.ToolSpec]{New: func() llm.ToolSpec {
 	return spec("multi_edit",
 		"Make several replacements in one file, in order, all or nothing: each edit applies to the text the previous ones left, and if any edit fails (old_string missing or not unique) the file is not changed. Each edit works like edit's old_string/new_string/replace_all.",
 		[]string{"path", "edits"},
@@ -255,9 +255,9 @@ var multiEditSpec = sync.OnceValue(func() llm.ToolSpec {
 			`"new_string": {"type": "string", "description": "The text to put in its place."}`,
 			`"replace_all": {"type": "boolean", "description": "Replace every occurrence (default false)."}`)+`
     }`)
-})
+}}
 
-func (multiEditTool) Spec() llm.ToolSpec { return multiEditSpec() }
+func (multiEditTool) Spec() llm.ToolSpec { return multiEditSpec.Get() }
 
 func (multiEditTool) Needs() Permission { return WorkspaceWrite }
 

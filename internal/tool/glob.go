@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/search"
 	"github.com/reinsdev/reins/internal/wsfs"
@@ -21,15 +22,15 @@ const globMaxResults = 1000
 
 type globTool struct{}
 
-var globSpec = sync.OnceValue(func() llm.ToolSpec {
+var globSpec = lazy.Value[llm.ToolSpec]{New: func() llm.ToolSpec {
 	return spec("glob",
 		"Find files whose path matches a glob pattern, e.g. \"**/*.go\" or \"src/*.{ts,tsx}\". \"**\" matches any number of directories. Paths are listed newest first (by modification time), relative to the workspace. Honours .gitignore, .ignore and .git/info/exclude; hidden entries, .git and node_modules are skipped unless the pattern names them.",
 		[]string{"pattern"},
 		`"pattern": {"type": "string", "description": "Glob pattern, relative to path."}`,
 		`"path": {"type": "string", "description": "Directory to search from (default: the workspace)."}`)
-})
+}}
 
-func (globTool) Spec() llm.ToolSpec { return globSpec() }
+func (globTool) Spec() llm.ToolSpec { return globSpec.Get() }
 
 func (globTool) Needs() Permission { return ReadOnly }
 func (globTool) Traceless()        {}

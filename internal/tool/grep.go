@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/search"
 	"github.com/reinsdev/reins/internal/wsfs"
@@ -23,7 +23,7 @@ const (
 
 type grepTool struct{}
 
-var grepSpec = sync.OnceValue(func() llm.ToolSpec {
+var grepSpec = lazy.Value[llm.ToolSpec]{New: func() llm.ToolSpec {
 	return spec("grep",
 		"Search file contents with a regular expression (Go RE2 syntax), like ripgrep. Honours .gitignore, .ignore and .git/info/exclude; hidden files, binary files, .git and node_modules are skipped unless glob names them. output_mode: content (default; path:line:text, context lines path-line-text, groups separated by --), files_with_matches (paths) or count (path:count). head_limit and offset page through the entries of the output.",
 		[]string{"pattern"},
@@ -40,9 +40,9 @@ var grepSpec = sync.OnceValue(func() llm.ToolSpec {
 		`"multiline": {"type": "boolean", "description": "Let the pattern span lines (. matches newlines too)."}`,
 		`"head_limit": {"type": "integer", "minimum": 1, "description": "Show only this many output entries (lines, paths or counts)."}`,
 		`"offset": {"type": "integer", "minimum": 0, "description": "Skip this many output entries first."}`)
-})
+}}
 
-func (grepTool) Spec() llm.ToolSpec { return grepSpec() }
+func (grepTool) Spec() llm.ToolSpec { return grepSpec.Get() }
 
 func (grepTool) Needs() Permission { return ReadOnly }
 func (grepTool) Traceless()        {}

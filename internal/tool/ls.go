@@ -6,22 +6,22 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
-	"sync"
 
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/wsfs"
 )
 
 type lsTool struct{}
 
-var lsSpec = sync.OnceValue(func() llm.ToolSpec {
+var lsSpec = lazy.Value[llm.ToolSpec]{New: func() llm.ToolSpec {
 	return spec("ls",
 		"List the entries of a directory (default: the workspace), sorted by name; directories end in \"/\".",
 		nil,
 		`"path": {"type": "string", "description": "Directory path, relative to the workspace or absolute (default: the workspace)."}`)
-})
+}}
 
-func (lsTool) Spec() llm.ToolSpec { return lsSpec() }
+func (lsTool) Spec() llm.ToolSpec { return lsSpec.Get() }
 
 func (lsTool) Needs() Permission { return ReadOnly }
 func (lsTool) Traceless()        {}

@@ -10,8 +10,8 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/search"
 	"github.com/reinsdev/reins/internal/wsfs"
@@ -27,16 +27,16 @@ const (
 
 type readTool struct{}
 
-var readSpec = sync.OnceValue(func() llm.ToolSpec {
+var readSpec = lazy.Value[llm.ToolSpec]{New: func() llm.ToolSpec {
 	return spec("read",
 		"Read a text file, or look at an image. Lines are numbered like `cat -n`. offset is the 1-based first line to show, limit the number of lines (default 2000). A PNG, JPEG, GIF or WebP file (up to 3.75 MB) is shown to you as an image. Other binary files are refused.",
 		[]string{"path"},
 		pathProperty,
 		`"offset": {"type": "integer", "minimum": 1, "description": "1-based line number to start at (default 1)."}`,
 		`"limit": {"type": "integer", "minimum": 1, "description": "Number of lines to read (default 2000)."}`)
-})
+}}
 
-func (readTool) Spec() llm.ToolSpec { return readSpec() }
+func (readTool) Spec() llm.ToolSpec { return readSpec.Get() }
 
 func (readTool) Needs() Permission { return ReadOnly }
 func (readTool) Traceless()        {}

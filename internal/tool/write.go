@@ -5,23 +5,23 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sync"
 
+	"github.com/reinsdev/reins/internal/lazy"
 	"github.com/reinsdev/reins/internal/llm"
 	"github.com/reinsdev/reins/internal/wsfs"
 )
 
 type writeTool struct{}
 
-var writeSpec = sync.OnceValue(func() llm.ToolSpec {
+var writeSpec = lazy.Value[llm.ToolSpec]{New: func() llm.ToolSpec {
 	return spec("write",
 		"Create or overwrite a file with the given content, creating parent directories as needed.",
 		[]string{"path", "content"},
 		pathProperty,
 		`"content": {"type": "string", "description": "The complete new content of the file."}`)
-})
+}}
 
-func (writeTool) Spec() llm.ToolSpec { return writeSpec() }
+func (writeTool) Spec() llm.ToolSpec { return writeSpec.Get() }
 
 func (writeTool) Needs() Permission { return WorkspaceWrite }
 
