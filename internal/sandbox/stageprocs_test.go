@@ -192,9 +192,14 @@ func TestSupervisorRunsWithOneP(t *testing.T) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
 	}()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/environ")
-	if err != nil {
-		t.Fatal(err)
+	// Start returns once the exec's descriptors closed, which the kernel
+	// does before it lays out the new environment: until then environ
+	// reads empty. Poll (generously) for it.
+	var b []byte
+	for deadline := time.Now().Add(30 * time.Second); len(b) == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, err = os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/environ"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	vars := strings.Split(string(b), "\x00")
 	if !slices.Contains(vars, "GOMAXPROCS=1") || !slices.Contains(vars, supervisorProcsEnv+"=1:2") {
