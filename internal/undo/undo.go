@@ -239,6 +239,21 @@ func (h *History) Begin(ctx context.Context, session, prompt, log string, number
 	}()
 }
 
+// ready waits for the latest turn's snapshot to be taken, at most until
+// ctx ends: a plan or a rewind never waits without a bound.
+func (h *History) ready(ctx context.Context) error {
+	t := h.latest()
+	if t == nil {
+		return nil
+	}
+	select {
+	case <-t.ready:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("the last turn's snapshot is still being taken: %w", context.Cause(ctx))
+	}
+}
+
 // Wait waits for the latest turn's snapshot and returns its error.
 func (h *History) Wait() error {
 	t := h.latest()
@@ -427,7 +442,9 @@ func (h *History) Undo(ctx context.Context, session string) (Report, error) {
 // ignores, or outside git, the before-images and what each turn left
 // chain up to what the file holds now.
 func (h *History) Plan(ctx context.Context, session string, i int) (Plan, error) {
-	h.Wait() // between turns the snapshot is taken already
+	if err := h.ready(ctx); err != nil { // between turns the snapshot is taken already
+		return Plan{}, err
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if session != h.session || i < 0 || i >= len(h.turns) {
@@ -569,7 +586,9 @@ func (h *History) planGit(ctx context.Context, turns []*Turn, p *Plan) error {
 // agreed to it and it is still so (p is planned again: a path changed
 // since p was made is left) and forgets that turn and every later one.
 func (h *History) Rewind(ctx context.Context, p Plan) (Report, error) {
-	h.Wait()
+	if err := h.ready(ctx); err != nil {
+		return Report{Turn: p.Turn}, err
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if p.session != h.session || p.index >= len(h.turns) || h.turns[p.index].Number != p.Turn.Number {
