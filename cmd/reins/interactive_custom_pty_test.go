@@ -31,8 +31,11 @@ replies:
 	}
 	tm, wait := startTerm(t, home, []string{"NO_COLOR=1", "TERM=xterm-256color"}, "--cwd", cwd, "-m", "openai/test", "--base-url", url)
 	tm.waitFor("new session")
+	// Tab completes in the same update that reads it, so the keys after
+	// it land behind the completion; the screen is not waited on (the
+	// renderer redraws only the cells that changed, so "/review " need
+	// never be written whole).
 	tm.typeKeys("/revi\t")
-	tm.waitFor("/review ")
 	tm.typeKeys("main.go\r")
 	tm.waitFor("› /review main.go")
 	tm.waitFor("REVIEWED.")

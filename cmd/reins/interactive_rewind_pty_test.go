@@ -43,6 +43,21 @@ func (tm *ptyTerm) waitForCount(s string, n int) {
 	tm.t.Fatalf("the screen never showed %q %d times; it showed:\n%s", s, n, tm.text())
 }
 
+// answerUntil types key every second until the output shows s (at most
+// 60 times): a question armed after it showed ignores keys typed before.
+func (tm *ptyTerm) answerUntil(key, s string) {
+	tm.t.Helper()
+	for range 60 {
+		tm.typeKeys(key)
+		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if strings.Contains(tm.text(), s) {
+				return
+			}
+		}
+	}
+	tm.t.Fatalf("the screen never showed %q; it showed:\n%s", s, tm.text())
+}
+
 // after is the screen's text after the last s.
 func (tm *ptyTerm) after(s string) string {
 	text := tm.text()
@@ -184,9 +199,12 @@ replies:
 				t.Error("Enter forked the session")
 			}
 			tm.typeKeys("/rewind 1\r")
-			tm.waitForCount("[y/N]", 2)
-			tm.typeKeys("y")
-			tm.waitFor("/rewind: files as they were")
+			// The plan is printed whole; the question below it is redrawn
+			// only where it differs from the first one's cells, so it is
+			// not waited on: y is typed until the question, once armed,
+			// takes it (a y before that is no answer).
+			tm.waitForCount("/rewind 1 goes back", 2)
+			tm.answerUntil("y", "/rewind: files as they were")
 			if !strings.Contains(tm.after("/rewind: files as they were"), "left as they are, changed outside reins's turns: a.txt") {
 				t.Errorf("the report does not name a.txt as left:\n%s", tm.text())
 			}
