@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/reinsdev/reins/internal/llm"
+	"github.com/reinsdev/reins/internal/sandbox"
 	"github.com/reinsdev/reins/internal/subagent"
 	"github.com/reinsdev/reins/internal/testutil"
 )
@@ -55,6 +56,9 @@ replies:
 	t.Run("domain", func(t *testing.T) {
 		// A host outside sandbox.allowDomains: the child's proxy asks
 		// through the same route, naming the host.
+		if !sandbox.Doctor().Namespaces {
+			t.Fatal("this test needs unprivileged user namespaces (the domain proxy runs only in the container; README, \"Run the tests\")")
+		}
 		f := newFixture(t, `
 replies:
   - match: DO-CURL
