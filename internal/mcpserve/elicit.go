@@ -3,7 +3,6 @@ package mcpserve
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -108,7 +107,7 @@ func (q questions) ask(ctx context.Context, label string, message func(who strin
 	if child == "" {
 		who = "A reins child"
 	}
-	return c.ask(ctx, &question{id: q.s.newID("q"), message: message(who), answer: make(chan bool, 1)})
+	return c.ask(ctx, &question{id: newID("q"), message: message(who), answer: make(chan bool, 1)})
 }
 
 // clipLine is child-written text for a question: escaped, one line, at
@@ -186,13 +185,10 @@ type parked struct {
 	wait       time.Duration // how long the retry waits
 }
 
-// newID is an unguessable id: a requestState is the client's to echo, and
-// a made-up one must name nothing.
-func (s *Server) newID(prefix string) string {
-	b := make([]byte, 12)
-	rand.Read(b)
-	return prefix + "-" + hex.EncodeToString(b)
-}
+// newID is an unguessable id (crypto/rand's Text, 128 bits): a
+// requestState is the client's to echo, and a made-up one must name
+// nothing.
+func newID(prefix string) string { return prefix + "-" + rand.Text() }
 
 // putQuestions puts c's pending questions to the client of req: nil when
 // they were answered (by elicitation) and the wait goes on, or the
@@ -214,7 +210,7 @@ func (s *Server) putQuestions(ctx context.Context, req *mcp.CallToolRequest, c *
 		}
 		return nil
 	}
-	state := s.newID("state")
+	state := newID("state")
 	in := mcp.InputRequestMap{}
 	for _, q := range qs {
 		in[q.id] = q.params()
