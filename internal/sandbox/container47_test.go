@@ -154,10 +154,14 @@ print("fds", sorted(int(f) for f in os.listdir("/proc/self/fd")))
 	}
 }
 
-// traceScript attacks the container's init (pid 1): its command line, a
-// ptrace attach, process_vm_readv of its memory, /proc/1/environ and
+// traceScript attacks the container's init (pid 1): while the stage hands
+// over to the small init (the program already runs then), its environ;
+// then its command line, a ptrace attach, process_vm_readv of its memory, /proc/1/environ and
 // /proc/1/mem. A line with ESCAPED names what got through.
-const traceScript = `echo "cmdline: $(tr '\0' ' ' < /proc/1/cmdline)"
+const traceScript = `n=0; while [ $n -lt 3000 ] && [ "$(cat /proc/1/comm)" != reins-init ]; do
+  n=$((n+1)); head -c 0 /proc/1/environ 2>/dev/null && echo environ-at-handover:ESCAPED
+done
+echo "cmdline: $(tr '\0' ' ' < /proc/1/cmdline)"
 head -c 1 /proc/1/environ >/dev/null 2>&1 && echo environ:ESCAPED
 python3 - <<'PY'
 import ctypes, os
@@ -351,7 +355,7 @@ func TestContainerUnprivileged(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin,
-		"-test.run=^(TestAttackHostDevices|TestAttackInheritedDescriptors|TestAttackTraceInit|TestLimitTmp|TestLimitPids|TestNestedRepositoryBetweenCommands|TestWorkspaceThroughPrivateLink|TestWritableThroughPrivateLink|TestSupervisorGOMAXPROCS)$", "-test.count=1", "-test.v")
+		"-test.run=^(TestAttackHostDevices|TestAttackInheritedDescriptors|TestAttackTraceInit|TestLimitTmp|TestLimitPids|TestNestedRepositoryBetweenCommands|TestWorkspaceThroughPrivateLink|TestWritableThroughPrivateLink|TestSupervisorGOMAXPROCS|TestInitDuties)$", "-test.count=1", "-test.v")
 	cmd.Dir = home
 	cmd.Env = []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "TMPDIR=/tmp", unprivilegedEnv + "=1"}
 	out, err := cmd.CombinedOutput()
@@ -359,7 +363,7 @@ func TestContainerUnprivileged(t *testing.T) {
 		t.Fatalf("as nobody: %v\n%s", err, out)
 	}
 	for _, name := range []string{"TestAttackHostDevices", "TestAttackInheritedDescriptors", "TestAttackTraceInit", "TestLimitTmp", "TestLimitPids",
-		"TestNestedRepositoryBetweenCommands", "TestWorkspaceThroughPrivateLink", "TestWritableThroughPrivateLink", "TestSupervisorGOMAXPROCS"} {
+		"TestNestedRepositoryBetweenCommands", "TestWorkspaceThroughPrivateLink", "TestWritableThroughPrivateLink", "TestSupervisorGOMAXPROCS", "TestInitDuties"} {
 		if !strings.Contains(string(out), "--- PASS: "+name) {
 			t.Errorf("as nobody, %s did not pass:\n%s", name, out)
 		}

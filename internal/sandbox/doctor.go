@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+
+	"github.com/reinsdev/reins/internal/sandbox/tinyinit"
 )
 
 // Report is what the sandbox enforces on this machine (`reins doctor`).
@@ -62,7 +64,7 @@ func (r Report) Lines() []string {
 		l = append(l, "read-only root, private /tmp and /run, credential files hidden, protected paths and every .git read-only, outside servers' Unix sockets covered: yes")
 		l = append(l, "network off by default: yes (own network namespace, loopback only; abstract sockets of the host unreachable)")
 		l = append(l, "/dev: the container's own (null, zero, full, random, urandom, tty, its own pts and shm; no disk or other device of the host): yes")
-		l = append(l, "container's init: not dumpable, not traceable (ptrace and process_vm_readv/writev refused), no policy on its command line: yes")
+		l = append(l, "container's init: not dumpable, not traceable (ptrace and process_vm_readv/writev refused), no policy on its command line: yes; "+initKind())
 		l = append(l, "limits: private /tmp, /var/tmp, /run and /dev/shm share one tmpfs of sandbox.limits.tmp: yes; process cap (sandbox.limits.pids): yes, kept by the container's init; memory (sandbox.limits.memory): not enforced (reins uses no cgroup)")
 	} else {
 		l = append(l, "namespaces: no ("+r.NamespaceErr+")")
@@ -111,3 +113,11 @@ func sizeText(n int64) string {
 
 // String is Lines joined.
 func (r Report) String() string { return strings.Join(r.Lines(), "\n") + "\n" }
+
+// initKind says which init the container gets on this machine.
+func initKind() string {
+	if tinyinit.Image() != nil {
+		return "the small init (reins-init, about 12 kB), or the confine stage where the domain proxy runs"
+	}
+	return "the confine stage (a Go process, about 1 MiB; no small init for " + runtime.GOARCH + ")"
+}

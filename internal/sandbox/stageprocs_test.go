@@ -50,14 +50,17 @@ func TestStageGOMAXPROCSNotLeaked(t *testing.T) {
 	}
 }
 
-// TestStageRunsWithOneP: the container's init was started with
-// GOMAXPROCS=1 (read from its /proc/PID/environ, the block it was started
-// with, by root: the init is not dumpable).
+// TestStageRunsWithOneP: the confine stage was started with GOMAXPROCS=1
+// (read from its /proc/PID/environ, the block it was started with, by
+// root: the init is not dumpable). It is the container's init where the
+// Go one stays (the domain proxy runs in it): here with goInitEnv, as the
+// small init replaces it otherwise.
 func TestStageRunsWithOneP(t *testing.T) {
 	requireLandlock(t)
 	if os.Geteuid() != 0 {
 		t.Skip("reading the undumpable init's environ needs root (CAP_SYS_PTRACE)")
 	}
+	t.Setenv(goInitEnv, "1")
 	ws := t.TempDir()
 	cmd, err := Command(Policy{Mode: WorkspaceWrite, Workspace: ws}, "sleep", "60")
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/reinsdev/reins/internal/gitsafe"
 	"github.com/reinsdev/reins/internal/netproxy"
+	"github.com/reinsdev/reins/internal/sandbox/tinyinit"
 	"github.com/reinsdev/reins/proc"
 	"golang.org/x/sys/unix"
 )
@@ -515,6 +516,15 @@ func confine(args []string) int {
 			return exitSetup
 		}
 	}
+	// The small init (internal/sandbox/tinyinit) that takes this
+	// stage's place as pid 1 once the program runs, made before Landlock
+	// and seccomp close the door. Not where the domain proxy must run
+	// here (it is Go), nor in the mutation check of the undumpable init
+	// (the small one always is).
+	var tiny *os.File
+	if container && !p.proxied() && wallDumpable.on() && !goInit {
+		tiny, _ = tinyinit.File()
+	}
 	if wallLandlock.on() {
 		if err := restrict(p, tmp, container, v.ownPTS); err != nil {
 			fmt.Fprintf(os.Stderr, "reins sandbox: cannot apply the sandbox: %v\n", err)
@@ -552,7 +562,7 @@ func confine(args []string) int {
 		if v.ownProc && wallPids.on() {
 			maxProcs = p.Limits.MaxPids()
 		}
-		return initProgram(argv, maxProcs)
+		return initProgram(argv, maxProcs, tiny)
 	}
 	// No controlling terminal: TIOCSTI and job control on the user's
 	// terminal are out of reach even where the filter is not.
@@ -578,7 +588,12 @@ func confine(args []string) int {
 //
 // maxProcs > 0 is the process cap (limits.go): past it, every process of
 // the namespace is killed and the program reported killed by SIGKILL.
-func initProgram(argv []string, maxProcs int) int {
+//
+// tiny, when not nil, is the small init (internal/sandbox/tinyinit): once
+// the program runs, this stage execs it, and it does all of the above
+// without the memory of a Go process. If that exec fails, this stage
+// stays the init.
+func initProgram(argv []string, maxProcs int, tiny *os.File) int {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGCHLD)
 	var procs *procCounter
@@ -604,6 +619,9 @@ func initProgram(argv []string, maxProcs int) int {
 	os.Stdin.Close()
 	os.Stdout.Close()
 	pid := cmd.Process.Pid
+	if tiny != nil {
+		handOff(tiny, pid, maxProcs, procs, sigs)
+	}
 	report := func(sig syscall.Signal) int {
 		f := os.NewFile(3, "report")
 		_, _ = f.Write([]byte{byte(sig)})
@@ -647,6 +665,48 @@ func initProgram(argv []string, maxProcs int) int {
 			return ws.ExitStatus()
 		}
 	}
+}
+
+// goInit keeps the confine stage as the container's init (the Go one);
+// only tests set it, to run both inits (REINS_TEST_GO_INIT).
+var goInit bool
+
+// handOff execs the small init in tiny as the parent of the program pid
+// (see initProgram). It returns only when that failed, with everything as
+// it was.
+func handOff(tiny *os.File, pid, maxProcs int, procs *procCounter, sigs chan os.Signal) {
+	if maxProcs > 0 {
+		if err := inheritedAs(procs.fd, tinyinit.ProcFD); err != nil {
+			return
+		}
+	}
+	if err := inheritedAs(tinyinit.ReportFD, tinyinit.ReportFD); err != nil {
+		return
+	}
+	// Signals this stage took before the handoff, forwarded by Exec once
+	// they are blocked (a signal in the instant between the two is in
+	// the channel and lost; the ladder's SIGKILL still ends the
+	// container).
+	var pending []syscall.Signal
+	for len(sigs) > 0 {
+		pending = append(pending, (<-sigs).(syscall.Signal))
+	}
+	_ = tinyinit.Exec(tiny, pid, maxProcs, overCap(maxProcs)+"\n", pending)
+	unix.CloseOnExec(tinyinit.ReportFD)
+	for _, s := range pending {
+		if s != syscall.SIGCHLD {
+			sigs <- s
+		}
+	}
+}
+
+// inheritedAs makes fd the descriptor target, kept open across execve.
+func inheritedAs(fd, target int) error {
+	if fd != target {
+		return unix.Dup3(fd, target, 0)
+	}
+	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)
+	return err
 }
 
 // runtimeSignal reports whether Go's runtime handles sig itself whatever

@@ -31,6 +31,16 @@ var _ = func() bool {
 	return true
 }()
 
+// goInitEnv, set, keeps the Go init in the container instead of the small
+// one (internal/sandbox/tinyinit), in the supervisor and confine stage a
+// test starts: the tests of the init's duties run with both.
+const goInitEnv = "REINS_TEST_GO_INIT"
+
+var _ = func() bool {
+	goInit = os.Getenv(goInitEnv) != ""
+	return true
+}()
+
 // Walls are the names of the walls a test may turn off, for the external
 // tests' mutation check.
 func Walls() []string {

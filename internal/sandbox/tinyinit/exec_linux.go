@@ -1,0 +1,119 @@
+package tinyinit
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Descriptors the init uses (tinyinit.go): 3 for the report of a signal
+// death, 4 for /proc when it keeps a process cap.
+const (
+	ReportFD = 3
+	ProcFD   = 4
+)
+
+// Signals are the signals the init takes synchronously: the caller must
+// hold them blocked (Exec does) from before it execs the init, or one sent
+// in between is dropped by the kernel.
+var Signals = []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGCHLD}
+
+// File is the image in a sealed memory file, to be run by Exec. It is
+// made before the caller confines itself: exec'ing it needs no path in
+// the container's view (and Landlock allows a file of an internal mount).
+// The seals keep anyone who reaches the descriptor from changing it.
+func File() (*os.File, error) {
+	img := Image()
+	if img == nil {
+		return nil, errors.ErrUnsupported
+	}
+	flags := unix.MFD_CLOEXEC | unix.MFD_ALLOW_SEALING
+	fd, err := unix.MemfdCreate("reins-init", flags|unix.MFD_EXEC)
+	if errors.Is(err, unix.EINVAL) {
+		// Before Linux 6.3 there is no MFD_EXEC; a memory file is
+		// executable by default there.
+		fd, err = unix.MemfdCreate("reins-init", flags)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("memfd: %w", err)
+	}
+	// Above the descriptors the init is handed (ReportFD, ProcFD), or
+	// the caller's dup2 onto those would replace the file to be run.
+	high, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 10)
+	unix.Close(fd)
+	if err != nil {
+		return nil, fmt.Errorf("memfd: %w", err)
+	}
+	f := os.NewFile(uintptr(high), "reins-init")
+	if _, err := f.Write(img); err != nil {
+		f.Close()
+		return nil, err
+	}
+	// Execute only: a file its process may not read makes the kernel
+	// start the new image not dumpable (fs.suid_dumpable, 0 by default),
+	// so the instant between the exec and the init's own
+	// PR_SET_DUMPABLE is closed too — the program already runs then, and
+	// could otherwise read or write pid 1's memory through /proc/1/mem.
+	if err := unix.Fchmod(int(f.Fd()), 0o100); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("memfd: %w", err)
+	}
+	seals := unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_WRITE | unix.F_SEAL_SEAL
+	if _, err := unix.FcntlInt(f.Fd(), unix.F_ADD_SEALS, seals); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("seal: %w", err)
+	}
+	return f, nil
+}
+
+// Exec replaces this process by the init in f, the parent of the program
+// pid, which the caller started. maxProcs > 0 is the process cap, counted
+// in the folder open on ProcFD; overCap is the line written past it.
+// Descriptor ReportFD must stay open across the exec, and every other
+// descriptor above 2 should close on it. pending are signals the caller
+// took before the handoff, forwarded to the program's group first.
+//
+// Exec returns only when the exec failed; the caller's signals are as
+// they were and the caller stays the init.
+func Exec(f *os.File, pid, maxProcs int, overCap string, pending []syscall.Signal) error {
+	runtime.LockOSThread()
+	var set, old unix.Sigset_t
+	for _, s := range Signals {
+		set.Val[(int(s)-1)/64] |= 1 << ((uint(s) - 1) % 64)
+	}
+	if err := unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old); err != nil {
+		runtime.UnlockOSThread()
+		return err
+	}
+	for _, s := range pending {
+		if s != syscall.SIGCHLD {
+			_ = syscall.Kill(-pid, s)
+		}
+	}
+	argv := []string{"reins", "__reins-confine", strconv.Itoa(pid), strconv.Itoa(max(maxProcs, 0)), overCap}
+	err := execFD(f, argv)
+	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
+	runtime.UnlockOSThread()
+	return err
+}
+
+// execFD is execveat(fd, "", argv, no environment, AT_EMPTY_PATH): the
+// file itself, not its /proc/self/fd link, which a process that is not
+// dumpable cannot follow unless it is root (the folder is root's then).
+func execFD(f *os.File, argv []string) error {
+	argvp, err := syscall.SlicePtrFromStrings(argv)
+	if err != nil {
+		return err
+	}
+	envp := []*byte{nil}
+	empty := []byte{0}
+	_, _, e := syscall.Syscall6(unix.SYS_EXECVEAT, f.Fd(), uintptr(unsafe.Pointer(&empty[0])),
+		uintptr(unsafe.Pointer(&argvp[0])), uintptr(unsafe.Pointer(&envp[0])), unix.AT_EMPTY_PATH, 0)
+	return e
+}
