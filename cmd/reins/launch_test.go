@@ -173,3 +173,13 @@ func waitTermExit(t *testing.T, tm *ptyTerm, wait func() error) error {
 	}
 	return nil
 }
+
+// TestLaunchArgsCommandFirstIsFree: a command line that starts with a
+// command is returned as it is without a flag set being built (it was,
+// for every command, at a cost in every `reins version` and `reins run`).
+func TestLaunchArgsCommandFirstIsFree(t *testing.T) {
+	args := []string{"run", "-m", "mock/echo", "--sandbox=off", "a task"}
+	if n := testing.AllocsPerRun(50, func() { _ = launchArgs(args) }); n != 0 {
+		t.Errorf("launchArgs allocated %v times for %q", n, args)
+	}
+}
