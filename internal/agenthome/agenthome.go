@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/reinsdev/reins/internal/config"
 	"github.com/reinsdev/reins/internal/lazy"
@@ -350,6 +351,9 @@ func Prepare(a Agent, reinsHome, userHome string) (Home, error) {
 	return h, errors.Join(errs...)
 }
 
+// linkSeq numbers link's temporary names within this process.
+var linkSeq atomic.Uint64
+
 // link makes name, inside root, a symbolic link to target. A link that
 // already points there is left; anything else at name (a file the agent
 // wrote, a link elsewhere) is replaced: the user's file is the one source
@@ -363,7 +367,10 @@ func link(root *os.Root, target, name string) error {
 	if got, err := root.Readlink(name); err == nil && got == target {
 		return nil
 	}
-	tmp := fmt.Sprintf("%s.reins-%d", name, os.Getpid())
+	// A name of this call's own: two goroutines of one reins preparing the
+	// same agent at once shared the pid-only name, and one renamed the
+	// other's link away (TestPrepareConcurrent, a CI failure).
+	tmp := fmt.Sprintf("%s.reins-%d-%d", name, os.Getpid(), linkSeq.Add(1))
 	_ = root.Remove(tmp)
 	if err := root.Symlink(target, tmp); err != nil {
 		return err
