@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/reinsdev/reins/internal/sandbox/tinyinit"
+	"github.com/reinsdev/reins/internal/testutil"
 )
 
 // TestInitDuties: the container's init, the small one
@@ -142,5 +144,55 @@ func forwardTerm(t *testing.T, p Policy, ws string) {
 	}
 	if strings.Join(rest, "\n") != "got-term" || cmd.ProcessState.ExitCode() != 5 {
 		t.Errorf("SIGTERM was not forwarded: output %q, %v, stderr %s", rest, cmd.ProcessState, out.String())
+	}
+}
+
+// TestSmallInitKeepsTheMark: the small init carries the environment of
+// the stage it replaced, so what marks every process of a test run
+// (testutil.MarkEnv, read by scripts/check-orphans.sh) marks it too: an
+// init without it would outlive a test unseen. Read as root (the init is
+// not dumpable).
+func TestSmallInitKeepsTheMark(t *testing.T) {
+	requireLandlock(t)
+	if os.Geteuid() != 0 {
+		t.Skip("reading the undumpable init's environ needs root (CAP_SYS_PTRACE)")
+	}
+	if tinyinit.Image() == nil {
+		t.Skip("no small init on this architecture")
+	}
+	mark := testutil.MarkEnv + "=tinyinit-" + strconv.Itoa(os.Getpid())
+	t.Setenv(testutil.MarkEnv, strings.TrimPrefix(mark, testutil.MarkEnv+"="))
+	ws := t.TempDir()
+	cmd, err := Command(Policy{Mode: WorkspaceWrite, Workspace: ws}, "sleep", "60")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Dir = ws
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	}()
+	// The supervisor's child becomes reins-init once the program runs.
+	init := 0
+	for deadline := time.Now().Add(60 * time.Second); init == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the small init did not take over within 60 s")
+		}
+		for _, k := range childrenOf(cmd.Process.Pid) {
+			if b, _ := os.ReadFile("/proc/" + strconv.Itoa(k) + "/comm"); string(b) == "reins-init\n" {
+				init = k
+			}
+		}
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(init) + "/environ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(strings.Split(string(b), "\x00"), mark) {
+		t.Errorf("the small init (pid %d) has no %s", init, mark)
 	}
 }

@@ -522,7 +522,7 @@ func confine(args []string) int {
 	// here (it is Go), nor in the mutation check of the undumpable init
 	// (the small one always is).
 	var tiny *os.File
-	if container && !p.proxied() && wallDumpable.on() && !goInit {
+	if container && !p.proxied() && wallDumpable.on() && wallSetsid.on() && !goInit {
 		tiny, _ = tinyinit.File()
 	}
 	if wallLandlock.on() {
@@ -594,8 +594,6 @@ func confine(args []string) int {
 // without the memory of a Go process. If that exec fails, this stage
 // stays the init.
 func initProgram(argv []string, maxProcs int, tiny *os.File) int {
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGCHLD)
 	var procs *procCounter
 	if maxProcs > 0 {
 		var err error
@@ -606,6 +604,19 @@ func initProgram(argv []string, maxProcs int, tiny *os.File) int {
 		}
 		defer procs.close()
 	}
+	if tiny != nil {
+		path, err := exec.LookPath(argv[0])
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "reins sandbox: cannot start the program: %v\n", err)
+			if errors.Is(err, os.ErrNotExist) || errors.Is(err, exec.ErrNotFound) {
+				return exitNotFound
+			}
+			return exitSetup
+		}
+		handOff(tiny, path, argv, maxProcs, procs)
+	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGCHLD)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: wallSetsid.on()}
@@ -619,9 +630,6 @@ func initProgram(argv []string, maxProcs int, tiny *os.File) int {
 	os.Stdin.Close()
 	os.Stdout.Close()
 	pid := cmd.Process.Pid
-	if tiny != nil {
-		handOff(tiny, pid, maxProcs, procs, sigs)
-	}
 	report := func(sig syscall.Signal) int {
 		f := os.NewFile(3, "report")
 		_, _ = f.Write([]byte{byte(sig)})
@@ -671,10 +679,10 @@ func initProgram(argv []string, maxProcs int, tiny *os.File) int {
 // only tests set it, to run both inits (REINS_TEST_GO_INIT).
 var goInit bool
 
-// handOff execs the small init in tiny as the parent of the program pid
-// (see initProgram). It returns only when that failed, with everything as
-// it was.
-func handOff(tiny *os.File, pid, maxProcs int, procs *procCounter, sigs chan os.Signal) {
+// handOff execs the small init in tiny, which starts the program (path,
+// argv) itself (see initProgram). It returns only when that failed, with
+// everything as it was.
+func handOff(tiny *os.File, path string, argv []string, maxProcs int, procs *procCounter) {
 	if maxProcs > 0 {
 		if err := inheritedAs(procs.fd, tinyinit.ProcFD); err != nil {
 			return
@@ -683,20 +691,10 @@ func handOff(tiny *os.File, pid, maxProcs int, procs *procCounter, sigs chan os.
 	if err := inheritedAs(tinyinit.ReportFD, tinyinit.ReportFD); err != nil {
 		return
 	}
-	// Signals this stage took before the handoff, forwarded by Exec once
-	// they are blocked (a signal in the instant between the two is in
-	// the channel and lost; the ladder's SIGKILL still ends the
-	// container).
-	var pending []syscall.Signal
-	for len(sigs) > 0 {
-		pending = append(pending, (<-sigs).(syscall.Signal))
-	}
-	_ = tinyinit.Exec(tiny, pid, maxProcs, overCap(maxProcs)+"\n", pending)
+	_ = tinyinit.Exec(tiny, path, argv, maxProcs, overCap(maxProcs)+"\n", "reins sandbox: cannot start the program\n")
 	unix.CloseOnExec(tinyinit.ReportFD)
-	for _, s := range pending {
-		if s != syscall.SIGCHLD {
-			sigs <- s
-		}
+	if maxProcs > 0 {
+		unix.CloseOnExec(tinyinit.ProcFD)
 	}
 }
 

@@ -72,16 +72,17 @@ func File() (*os.File, error) {
 	return f, nil
 }
 
-// Exec replaces this process by the init in f, the parent of the program
-// pid, which the caller started. maxProcs > 0 is the process cap, counted
-// in the folder open on ProcFD; overCap is the line written past it.
-// Descriptor ReportFD must stay open across the exec, and every other
-// descriptor above 2 should close on it. pending are signals the caller
-// took before the handoff, forwarded to the program's group first.
+// Exec replaces this process by the init in f, which starts the program
+// path with argv (argv[0] included) and this process's environment, then
+// waits for it. maxProcs > 0 is the process cap, counted in the folder open
+// on ProcFD; overCap is the line written past it, startFailed the line
+// written when the program cannot be started. Descriptor ReportFD must stay
+// open across the exec (so must ProcFD with a cap; the program gets
+// neither), and every other descriptor above 2 should close on it.
 //
-// Exec returns only when the exec failed; the caller's signals are as
-// they were and the caller stays the init.
-func Exec(f *os.File, pid, maxProcs int, overCap string, pending []syscall.Signal) error {
+// Exec returns only when the exec failed, with this thread's signal mask
+// as it was.
+func Exec(f *os.File, path string, argv []string, maxProcs int, overCap, startFailed string) error {
 	runtime.LockOSThread()
 	var set, old unix.Sigset_t
 	for _, s := range Signals {
@@ -91,27 +92,29 @@ func Exec(f *os.File, pid, maxProcs int, overCap string, pending []syscall.Signa
 		runtime.UnlockOSThread()
 		return err
 	}
-	for _, s := range pending {
-		if s != syscall.SIGCHLD {
-			_ = syscall.Kill(-pid, s)
-		}
-	}
-	argv := []string{"reins", "__reins-confine", strconv.Itoa(pid), strconv.Itoa(max(maxProcs, 0)), overCap}
-	err := execFD(f, argv)
+	args := append([]string{"reins", "__reins-confine", strconv.Itoa(max(maxProcs, 0)), overCap, startFailed, path}, argv...)
+	// The environment is the program's; the init itself reads none, and
+	// nobody in the container can read it there (not dumpable). It also
+	// keeps what marks every process of a test run (REINS_TEST_MARK, read
+	// by the suite's orphan check) on pid 1.
+	err := execFD(f, args, os.Environ())
 	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
 	runtime.UnlockOSThread()
 	return err
 }
 
-// execFD is execveat(fd, "", argv, no environment, AT_EMPTY_PATH): the
+// execFD is execveat(fd, "", argv, env, AT_EMPTY_PATH): the
 // file itself, not its /proc/self/fd link, which a process that is not
 // dumpable cannot follow unless it is root (the folder is root's then).
-func execFD(f *os.File, argv []string) error {
+func execFD(f *os.File, argv, env []string) error {
 	argvp, err := syscall.SlicePtrFromStrings(argv)
 	if err != nil {
 		return err
 	}
-	envp := []*byte{nil}
+	envp, err := syscall.SlicePtrFromStrings(env)
+	if err != nil {
+		return err
+	}
 	empty := []byte{0}
 	_, _, e := syscall.Syscall6(unix.SYS_EXECVEAT, f.Fd(), uintptr(unsafe.Pointer(&empty[0])),
 		uintptr(unsafe.Pointer(&argvp[0])), uintptr(unsafe.Pointer(&envp[0])), unix.AT_EMPTY_PATH, 0)

@@ -24,10 +24,15 @@
 //   - it names itself reins-init, makes itself undumpable (execve made it
 //     dumpable again) and asks for SIGKILL when its parent dies;
 //   - it takes SIGHUP, SIGINT, SIGQUIT, SIGTERM and SIGCHLD synchronously
-//     (blocked, then rt_sigtimedwait: the caller must exec it with them
+//     (blocked, then rt_sigtimedwait: the caller execs it with them
 //     already blocked, so that none sent in between is lost — to the init
 //     of a namespace, an unblocked signal without a handler is dropped);
-//   - it forwards the first four to the program's process group;
+//   - it starts the program itself (fork, then in the child: no signal
+//     blocked, setsid, descriptors 3 and 4 closed, execve), so there is no
+//     moment at which the program runs and a signal meant for it could
+//     land in a process about to be replaced; it closes its own stdin and
+//     stdout and blanks the program's command line in its own arguments;
+//   - it forwards the first four signals to the program's process group;
 //   - it reaps every child; when the program ends it ends the same way: its
 //     exit status, or for a program killed by a signal the signal's number
 //     written as one byte on descriptor 3 and 128+signal as its status (an
@@ -37,9 +42,12 @@
 //     of the namespace, writes its message to descriptor 2, reports SIGKILL
 //     and ends.
 //
-// Its arguments: argv[2] the program's pid (decimal), argv[3] the process
-// cap (0 for none), argv[4] the line to write past the cap. argv[0] and
-// argv[1] are names for ps. No environment is needed.
+// Its arguments: argv[2] the process cap (decimal, 0 for none), argv[3]
+// the line to write past the cap, argv[4] the line to write when the
+// program cannot be started (then 127 for a missing program, 126 for any
+// other reason), argv[5] the program's path, argv[6] on its arguments
+// (its argv[0] first). argv[0] and argv[1] are names for ps. Its
+// environment is the program's.
 package tinyinit
 
 import "encoding/binary"

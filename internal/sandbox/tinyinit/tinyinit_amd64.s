@@ -8,13 +8,14 @@
 // Linux x86-64 system calls: number in AX, arguments in DI, SI, DX, R10;
 // the kernel clobbers CX and R11.
 //
-// Registers kept: R12 the initial stack (argc, argv), R14 the program's
-// pid, R13 the process cap, BX the cap's message, R15 the frame:
+// Registers kept: R12 the initial stack (argc, argv, envp), R14 the
+// program's pid, R13 the process cap, BX the cap's message, R15 the frame:
 //   0(R15)   the signal set (8 bytes)
 //   8(R15)   wait4's status
 //   16(R15)  rt_sigtimedwait's timeout (50 ms)
 //   32(R15)  its siginfo (128 bytes)
-//   160(R15) one byte for descriptor 3
+//   160(R15) one byte for descriptor 3 (and the name, before)
+//   176(R15) an empty signal set (the program's)
 //   256(R15) getdents64's buffer, 8192 bytes
 
 // func start() *byte
@@ -36,26 +37,12 @@ TEXT tinyinit<>(SB), NOSPLIT|NOFRAME, $0
 	MOVQ $1, DI
 	MOVQ $9, SI
 	SYSCALL
-	// Five arguments at least.
+	// Seven arguments at least (tinyinit.go).
 	MOVQ 0(R12), AX
-	CMPQ AX, $5
+	CMPQ AX, $7
 	JLT bad
-	// R14 = the program's pid (argv[2]).
+	// R13 = the process cap (argv[2]).
 	MOVQ 24(R12), SI
-	XORQ R14, R14
-pid:
-	MOVBQZX (SI), AX
-	TESTQ AX, AX
-	JEQ piddone
-	SUBQ $48, AX
-	LEAQ (R14)(R14*4), R14
-	SHLQ $1, R14
-	ADDQ AX, R14
-	INCQ SI
-	JMP pid
-piddone:
-	// R13 = the process cap (argv[3]).
-	MOVQ 32(R12), SI
 	XORQ R13, R13
 max:
 	MOVBQZX (SI), AX
@@ -68,7 +55,7 @@ max:
 	INCQ SI
 	JMP max
 maxdone:
-	MOVQ 40(R12), BX
+	MOVQ 32(R12), BX
 	SUBQ $8448, SP
 	MOVQ SP, R15
 	// Named for ps, not after its descriptor: prctl(PR_SET_NAME,
@@ -93,6 +80,89 @@ maxdone:
 	MOVQ R15, SI
 	XORQ DX, DX
 	MOVQ $8, R10
+	SYSCALL
+
+	// The program, a child of this init started with the signals above
+	// already blocked here: none sent from now on is lost.
+	MOVQ $57, AX // fork
+	SYSCALL
+	TESTQ AX, AX
+	JEQ child
+	JLT bad
+	MOVQ AX, R14
+	// This init keeps no copy of the program's stdin and stdout, so its
+	// reader sees their end when the program's side closes.
+	MOVQ $3, AX // close(0)
+	XORQ DI, DI
+	SYSCALL
+	MOVQ $3, AX // close(1)
+	MOVQ $1, DI
+	SYSCALL
+	// Blank the program's command line (argv[5] on) in this init's own
+	// arguments: /proc/1/cmdline shows reins __reins-confine, the cap and
+	// its line only.
+	LEAQ 48(R12), CX
+blank:
+	MOVQ (CX), SI
+	TESTQ SI, SI
+	JEQ reap
+blankstr:
+	CMPB (SI), $0
+	JEQ blanknext
+	MOVB $0, (SI)
+	INCQ SI
+	JMP blankstr
+blanknext:
+	ADDQ $8, CX
+	JMP blank
+
+child:
+	// The program: no signal blocked, a session of its own (no
+	// controlling terminal), descriptors 3 and 4 closed, then
+	// execve(argv[5], &argv[6], envp).
+	MOVQ $0, 176(R15)
+	MOVQ $14, AX // rt_sigprocmask(SIG_SETMASK, empty, NULL, 8)
+	MOVQ $2, DI
+	LEAQ 176(R15), SI
+	XORQ DX, DX
+	MOVQ $8, R10
+	SYSCALL
+	MOVQ $112, AX // setsid
+	SYSCALL
+	MOVQ $3, AX // close(3)
+	MOVQ $3, DI
+	SYSCALL
+	MOVQ $3, AX // close(4)
+	MOVQ $4, DI
+	SYSCALL
+	MOVQ 0(R12), AX // envp = &argv[argc+1]
+	LEAQ 16(R12)(AX*8), DX
+	MOVQ 48(R12), DI
+	LEAQ 56(R12), SI
+	MOVQ $59, AX // execve
+	SYSCALL
+	// It failed: argv[4] on descriptor 2, then 127 for a missing program,
+	// 126 for any other reason, as a shell says.
+	MOVQ AX, R8
+	MOVQ 40(R12), BX
+	MOVQ BX, DX
+startmsglen:
+	CMPB (DX), $0
+	JEQ startmsgend
+	INCQ DX
+	JMP startmsglen
+startmsgend:
+	SUBQ BX, DX
+	MOVQ $1, AX
+	MOVQ $2, DI
+	MOVQ BX, SI
+	SYSCALL
+	MOVQ $126, DI
+	CMPQ R8, $-2 // ENOENT
+	JNE childexit
+	MOVQ $127, DI
+childexit:
+	MOVQ $231, AX
 	SYSCALL
 
 reap:
