@@ -163,19 +163,7 @@ func TestSmallInitKeepsTheMark(t *testing.T) {
 	mark := testutil.MarkEnv + "=tinyinit-" + strconv.Itoa(os.Getpid())
 	t.Setenv(testutil.MarkEnv, strings.TrimPrefix(mark, testutil.MarkEnv+"="))
 	ws := t.TempDir()
-	cmd, err := Command(Policy{Mode: WorkspaceWrite, Workspace: ws}, "sleep", "60")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Dir = ws
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	}()
+	cmd := startSleep(t, ws)
 	// The supervisor's child becomes reins-init once the program runs.
 	init := 0
 	for deadline := time.Now().Add(60 * time.Second); init == 0; time.Sleep(20 * time.Millisecond) {

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,19 +63,7 @@ func TestStageRunsWithOneP(t *testing.T) {
 	}
 	t.Setenv(goInitEnv, "1")
 	ws := t.TempDir()
-	cmd, err := Command(Policy{Mode: WorkspaceWrite, Workspace: ws}, "sleep", "60")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Dir = ws
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	}()
+	cmd := startSleep(t, ws)
 	// The stage is the supervisor's child; wait until it has a child of
 	// its own (the program), so its set-up is done.
 	var stage int
@@ -106,6 +95,26 @@ func TestStageRunsWithOneP(t *testing.T) {
 	if !found {
 		t.Fatalf("the confine stage (pid %d) was not started with GOMAXPROCS=1", stage)
 	}
+}
+
+// startSleep starts a confined `sleep 60` in ws, in a group of its own
+// that the test's end kills.
+func startSleep(t *testing.T, ws string) *exec.Cmd {
+	t.Helper()
+	cmd, err := Command(Policy{Mode: WorkspaceWrite, Workspace: ws}, "sleep", "60")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Dir = ws
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	return cmd
 }
 
 // childrenOf lists the live children of pid, from /proc.

@@ -615,8 +615,11 @@ func initProgram(argv []string, maxProcs int, tiny *os.File) int {
 		}
 		handOff(tiny, path, argv, maxProcs, procs)
 	}
+	// The same signals as the small init takes (one list for both).
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGCHLD)
+	for _, s := range tinyinit.Signals {
+		signal.Notify(sigs, s)
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: wallSetsid.on()}

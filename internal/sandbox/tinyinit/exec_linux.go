@@ -21,7 +21,8 @@ const (
 
 // Signals are the signals the init takes synchronously: the caller must
 // hold them blocked (Exec does) from before it execs the init, or one sent
-// in between is dropped by the kernel.
+// in between is dropped by the kernel. The Go init (sandbox's initProgram)
+// takes the same list; tinyinit_amd64.s holds it as the mask 0x14007.
 var Signals = []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGCHLD}
 
 // File is the image in a sealed memory file, to be run by Exec. It is
