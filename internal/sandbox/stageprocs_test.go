@@ -191,23 +191,12 @@ func TestSupervisorRunsWithOneP(t *testing.T) {
 	requireLandlock(t)
 	t.Setenv("GOMAXPROCS", "2")
 	ws := t.TempDir()
-	cmd, err := Command(Policy{Mode: WorkspaceWrite, Workspace: ws}, "sleep", "60")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Dir = ws
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	}()
+	cmd := startSleep(t, ws)
 	// Start returns once the exec's descriptors closed, which the kernel
 	// does before it lays out the new environment: until then environ
 	// reads empty. Poll (generously) for it.
 	var b []byte
+	var err error
 	for deadline := time.Now().Add(30 * time.Second); len(b) == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if b, err = os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/environ"); err != nil {
 			t.Fatal(err)
