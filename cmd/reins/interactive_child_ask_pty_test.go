@@ -99,8 +99,10 @@ fallback:
 `)
 	home, cwd := t.TempDir(), t.TempDir()
 	tm, wait := mockTerm(t, home, cwd, url)
+	// Shift-Tab changes the mode in the update that reads it: the prompt
+	// typed after it goes in read-only mode (key order, not the status
+	// bar, which is redrawn only in the cells that change).
 	tm.typeKeys("\x1b[Z\x1b[Z") // auto-edit, read-only
-	tm.waitFor("· read-only")
 	tm.typeKeys("DELEGATE-RO\r")
 	tm.waitFor("PARENT-KNOWS-MODE")
 	tm.waitFor("refused (read-only mode; Shift-Tab changes it) (child general: plan only)")
