@@ -122,7 +122,7 @@ func restrict(p Policy, tmp string, container, ownPTS bool) error {
 	if len(files) > 0 {
 		rules = append(rules, landlock.RWFiles(files...))
 	}
-	if cfg.HandledAccessFS&llsys.AccessFSResolveUnix != 0 {
+	if cfg.HandledAccessFS&llsys.AccessFSResolveUnix != 0 && tmp != "" {
 		// The one pathname socket made outside the domain that a confined
 		// process may reach: the domain proxy's, in its private TMPDIR.
 		// Servers it starts itself stay reachable (same domain).

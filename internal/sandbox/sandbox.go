@@ -28,8 +28,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/reinsdev/reins/internal/helperbin"
+	"os"
 	"os/exec"
+
+	"github.com/reinsdev/reins/internal/helperbin"
 	"path/filepath"
 	"time"
 )
@@ -107,6 +109,10 @@ type Policy struct {
 	// lacks, so a run that starts no process never pays the probe's start
 	// (Doctor).
 	Starting func() `json:"-"`
+	// Parent is the pid of the process that starts the supervisor (Argv
+	// sets it): the supervisor refuses to start the program when its
+	// parent is another by then — its starter died in between.
+	Parent int `json:"parent,omitempty"`
 }
 
 // Limits bound what a confined process may take of the machine (config
@@ -251,6 +257,7 @@ func Argv(p Policy, name string, args ...string) (exe string, argv []string, err
 	if err != nil {
 		return "", nil, err
 	}
+	p.Parent = os.Getpid()
 	pol, err := json.Marshal(p)
 	if err != nil {
 		return "", nil, err

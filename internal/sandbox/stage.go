@@ -30,12 +30,19 @@ type stageSpec struct {
 	// Repos: the supervisor walks the workspace for repositories and
 	// sends them on repoFD (gitwalls.go, walkAhead).
 	Repos bool `json:"repos,omitempty"`
+	// Gate: the stage starts the program only after one byte on gateFD
+	// (the watch's, supervise.go).
+	Gate bool `json:"gate,omitempty"`
 }
 
 // specFD is the confine stage's descriptor of its stageSpec (fd 3 is the
 // report pipe, 4 the host's socket list, 6 the supervisor's walk
-// (repoFD); all three only in the container).
-const specFD = 5
+// (repoFD), 7 the watch's start byte (gateFD); all four only in the
+// container).
+const (
+	specFD = 5
+	gateFD = 7
+)
 
 // maxSpec bounds the spec the stage reads: a command line is at most a
 // few MiB (ARG_MAX), the policy far less.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,6 +36,8 @@ func init() {
 		case confineArg:
 			restoreProcs(stageProcsEnv)
 			os.Exit(confine(os.Args[2:]))
+		case cleanupArg:
+			os.Exit(cleanup(os.Args[2:]))
 		}
 	}
 }
@@ -71,7 +74,13 @@ func supervise(args []string) int {
 	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
 		return fail(exitSetup, "bad policy: %v", err)
 	}
+	// Reins's pid, as Argv wrote it: a supervisor whose parent is already
+	// another (reins died before it got here, and it was handed to init
+	// or a subreaper) must not start the program, which nobody would end.
 	ppid := os.Getppid()
+	if p.Parent != 0 && p.Parent != ppid {
+		return fail(exitSetup, "parent exited before the child started")
+	}
 	// Orphans among the child's descendants come to us, not to init.
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return fail(exitSetup, "cannot become a subreaper: %v", err)
@@ -82,14 +91,45 @@ func supervise(args []string) int {
 		return fail(exitSetup, "parent exited before the child started")
 	}
 
-	tmp, err := os.MkdirTemp("", TempPrefix)
-	if err != nil {
-		return fail(exitSetup, "cannot make the private temporary directory: %v", err)
+	// The supervisor's wait, once the confine stage runs in the container
+	// (and no domain proxy needs this process): the small watch of
+	// internal/sandbox/tinyinit takes this process's place (watch.go
+	// there). Until then no signal handler is installed: a signal that
+	// comes before the watch ends this process as it would have ended
+	// the watch, and the program, which waits for the watch's start
+	// byte, never ran.
+	watchable := p.Confined() && !p.NoNamespaces && wallUserNS.on() && !p.proxied() && !goSupervisor
+	var watch *os.File
+	if watchable {
+		runtime.LockOSThread() // the stage's parent-death signal is this thread's
+		watch, _ = tinyinit.WatchFile()
 	}
-	defer os.RemoveAll(tmp)
-
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR2)
+	notify := func() {
+		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR2)
+	}
+
+	// The private temporary directory: in the container with the watch,
+	// a folder of the container's own /tmp (nothing on the host to
+	// remove when it ends); otherwise a folder of the host's, made here
+	// and removed at the end.
+	tmp := ""
+	mkTmp := func() error {
+		var err error
+		tmp, err = os.MkdirTemp("", TempPrefix)
+		return err
+	}
+	defer func() {
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if watch == nil {
+		notify()
+		if err := mkTmp(); err != nil {
+			return fail(exitSetup, "cannot make the private temporary directory: %v", err)
+		}
+	}
 
 	// The supervisor stays outside the sandbox: the confined program cannot
 	// signal it (Landlock's signal scope, ABI 6) nor ptrace it, so it cannot
@@ -100,11 +140,19 @@ func supervise(args []string) int {
 	// learns the policy and the program on a descriptor (specFD, stage.go):
 	// its command line is readable by every process in the container.
 	prog, progArgs := args[2], args[3:]
-	env := os.Environ()
+	scrubbed := os.Environ()
 	if !p.Off && wallEnv.on() {
-		env = p.Env.Scrub(env)
+		scrubbed = p.Env.Scrub(scrubbed)
 	}
-	env = withTmp(env, tmp)
+	var env []string
+	setEnv := func() {
+		if tmp == "" {
+			env = withTmp(scrubbed, privateTmp)
+		} else {
+			env = withTmp(scrubbed, tmp)
+		}
+	}
+	setEnv()
 	if p.proxied() {
 		// The proxy runs here, outside, with the host's network; the
 		// confine stage presents its socket at proxyAddr inside.
@@ -116,9 +164,10 @@ func supervise(args []string) int {
 		env = withProxy(env)
 	}
 	var newProtected []string
+	var gate *os.File // the start byte's pipe, written by the watch
 	start := func(container bool) (*exec.Cmd, *os.File, error) {
 		prog, progArgs := prog, progArgs
-		var report, reportW, spec, repos *os.File
+		var report, reportW, spec, repos, gateR *os.File
 		// The workspace's walk for repositories runs here while the stage
 		// starts (gitwalls.go, walkAhead).
 		ws := ""
@@ -140,7 +189,13 @@ func supervise(args []string) int {
 				}
 				defer repos.Close()
 			}
-			if spec, err = specFile(stageSpec{Policy: p, Tmp: tmp, Stage: stage, Argv: append([]string{prog}, progArgs...), Repos: repos != nil}); err != nil {
+			if container && watch != nil {
+				if gateR, gate, err = os.Pipe(); err != nil {
+					return nil, nil, err
+				}
+				defer gateR.Close()
+			}
+			if spec, err = specFile(stageSpec{Policy: p, Tmp: tmp, Stage: stage, Argv: append([]string{prog}, progArgs...), Repos: repos != nil, Gate: gateR != nil}); err != nil {
 				return nil, nil, err
 			}
 			defer spec.Close()
@@ -167,9 +222,9 @@ func supervise(args []string) int {
 				socks.Close()
 				return nil, nil, err
 			}
-			cmd.ExtraFiles = []*os.File{reportW, socks, spec} // fd 3, socketListFD, specFD
-			if repos != nil {
-				cmd.ExtraFiles = append(cmd.ExtraFiles, repos) // repoFD
+			cmd.ExtraFiles = []*os.File{reportW, socks, spec, repos} // fd 3, socketListFD, specFD, repoFD
+			if gateR != nil {
+				cmd.ExtraFiles = append(cmd.ExtraFiles, gateR) // gateFD
 			}
 		}
 		err := cmd.Start()
@@ -190,7 +245,21 @@ func supervise(args []string) int {
 	cmd, report, err := start(container)
 	if err != nil && container && nsRefused(err) {
 		// The kernel refuses unprivileged namespaces here: today's Landlock
-		// confinement (reins doctor and the harness say what is weaker).
+		// confinement (reins doctor and the harness say what is weaker),
+		// which this process supervises itself.
+		if watch != nil {
+			watch.Close()
+			watch = nil
+			if gate != nil {
+				gate.Close()
+				gate = nil
+			}
+			notify()
+			if err := mkTmp(); err != nil {
+				return fail(exitSetup, "cannot make the private temporary directory: %v", err)
+			}
+			setEnv()
+		}
 		cmd, report, err = start(false)
 	}
 	if err != nil {
@@ -205,16 +274,31 @@ func supervise(args []string) int {
 	os.Stdin.Close()
 	os.Stdout.Close()
 
+	grace := p.TermGrace
+	if grace <= 0 {
+		grace = defaultTermGrace
+	}
+	if watch != nil {
+		exe, _ := self()
+		_ = tinyinit.ExecWatch(watch, tinyinit.Watch{
+			Pid: cmd.Process.Pid, Grace: grace, Parent: ppid, Report: report, Start: gate,
+			Cleanup: [4]string{exe, "reins", cleanupArg, args[0]}, Missing: newProtected,
+		})
+		// The exec failed: this process waits itself, as without the
+		// watch (a signal that came in between ended it).
+		notify()
+	}
+	if gate != nil {
+		_, _ = gate.Write([]byte{'g'})
+		gate.Close()
+	}
+
 	exited := make(chan struct{})
 	go func() {
 		_ = cmd.Wait()
 		close(exited)
 	}()
 
-	grace := p.TermGrace
-	if grace <= 0 {
-		grace = defaultTermGrace
-	}
 	poll := time.NewTicker(parentPoll)
 	defer poll.Stop()
 	var graceC <-chan time.Time
@@ -265,13 +349,13 @@ loop:
 		// Go's runtime keeps these signals: raised here it would print
 		// its own crash report and exit 2 (read by a hook's caller as
 		// "block"). End as a shell reports a signalled command instead.
-		os.RemoveAll(tmp)
+		removeTmp(tmp)
 		return 128 + int(sig)
 	}
 	if sig != 0 {
 		// End as the child ended, so reins reports the same signal.
 		signal.Reset()
-		os.RemoveAll(tmp)
+		removeTmp(tmp)
 		_ = syscall.Kill(os.Getpid(), sig)
 		time.Sleep(100 * time.Millisecond)
 		return 128 + int(sig)
@@ -562,6 +646,9 @@ func confine(args []string) int {
 		if v.ownProc && wallPids.on() {
 			maxProcs = p.Limits.MaxPids()
 		}
+		if spec.Gate && !awaitGate() {
+			return exitSetup // the supervisor is gone: nobody waits
+		}
 		return initProgram(argv, maxProcs, tiny)
 	}
 	// No controlling terminal: TIOCSTI and job control on the user's
@@ -678,6 +765,44 @@ func initProgram(argv []string, maxProcs int, tiny *os.File) int {
 	}
 }
 
+// goSupervisor keeps the Go supervisor waiting for the container's init
+// instead of the small watch; only tests set it, to run both
+// (REINS_TEST_GO_SUPERVISOR).
+var goSupervisor bool
+
+// privateTmp is TMPDIR in the container when the watch waits: the
+// container's own /tmp, a folder of its tmpfs (docs/sandbox.md, "Limits of
+// the container"), gone with the container.
+const privateTmp = "/tmp"
+
+// removeTmp removes the host's private folder, if one was made.
+func removeTmp(tmp string) {
+	if tmp != "" {
+		os.RemoveAll(tmp)
+	}
+}
+
+// cleanupArg marks the watch's cleanup: reins run by the watch when a
+// protected path that was missing exists once the program has ended
+// (tinyinit's watch.go). Its arguments: the policy, then the paths.
+const cleanupArg = "__reins-cleanup"
+
+// cleanup removes the protected paths a confined process created, as the
+// Go supervisor does when it ends (removeNewProtected).
+func cleanup(args []string) int {
+	if len(args) < 1 {
+		fmt.Fprintf(os.Stderr, "reins supervisor: usage: %s POLICY [PATH...]\n", cleanupArg)
+		return exitSetup
+	}
+	var p Policy
+	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
+		fmt.Fprintf(os.Stderr, "reins supervisor: bad policy: %v\n", err)
+		return exitSetup
+	}
+	removeNewProtected(p, args[1:])
+	return 0
+}
+
 // goInit keeps the confine stage as the container's init (the Go one);
 // only tests set it, to run both inits (REINS_TEST_GO_INIT).
 var goInit bool
@@ -708,6 +833,17 @@ func inheritedAs(fd, target int) error {
 	}
 	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)
 	return err
+}
+
+// awaitGate waits for the watch's start byte on gateFD (stage.go) and
+// reports whether it came: the program starts only once the watch that
+// will forward its signals and clean up after it runs.
+func awaitGate() bool {
+	f := os.NewFile(gateFD, "gate")
+	defer f.Close()
+	var b [1]byte
+	n, _ := f.Read(b[:])
+	return n == 1
 }
 
 // runtimeSignal reports whether Go's runtime handles sig itself whatever

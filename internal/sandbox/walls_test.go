@@ -38,8 +38,14 @@ const goInitEnv = "REINS_TEST_GO_INIT"
 
 var _ = func() bool {
 	goInit = os.Getenv(goInitEnv) != ""
+	goSupervisor = os.Getenv(goSupervisorEnv) != ""
 	return true
 }()
+
+// goSupervisorEnv, set, keeps the Go supervisor waiting for the container
+// instead of the small watch (tinyinit's watch.go): the tests of the
+// supervisor's duties run with both.
+const goSupervisorEnv = "REINS_TEST_GO_SUPERVISOR"
 
 // Walls are the names of the walls a test may turn off, for the external
 // tests' mutation check.

@@ -29,17 +29,22 @@ var Signals = []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, 
 // made before the caller confines itself: exec'ing it needs no path in
 // the container's view (and Landlock allows a file of an internal mount).
 // The seals keep anyone who reaches the descriptor from changing it.
-func File() (*os.File, error) {
-	img := Image()
+func File() (*os.File, error) { return file("reins-init", Image()) }
+
+// WatchFile is the watch's image in a sealed memory file, to be run by
+// ExecWatch.
+func WatchFile() (*os.File, error) { return file("reins-watch", WatchImage()) }
+
+func file(name string, img []byte) (*os.File, error) {
 	if img == nil {
 		return nil, errors.ErrUnsupported
 	}
 	flags := unix.MFD_CLOEXEC | unix.MFD_ALLOW_SEALING
-	fd, err := unix.MemfdCreate("reins-init", flags|unix.MFD_EXEC)
+	fd, err := unix.MemfdCreate(name, flags|unix.MFD_EXEC)
 	if errors.Is(err, unix.EINVAL) {
 		// Before Linux 6.3 there is no MFD_EXEC; a memory file is
 		// executable by default there.
-		fd, err = unix.MemfdCreate("reins-init", flags)
+		fd, err = unix.MemfdCreate(name, flags)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("memfd: %w", err)
@@ -51,7 +56,7 @@ func File() (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("memfd: %w", err)
 	}
-	f := os.NewFile(uintptr(high), "reins-init")
+	f := os.NewFile(uintptr(high), name)
 	if _, err := f.Write(img); err != nil {
 		f.Close()
 		return nil, err
@@ -84,23 +89,30 @@ func File() (*os.File, error) {
 // Exec returns only when the exec failed, with this thread's signal mask
 // as it was.
 func Exec(f *os.File, path string, argv []string, maxProcs int, overCap, startFailed string) error {
-	runtime.LockOSThread()
-	var set, old unix.Sigset_t
-	for _, s := range Signals {
-		set.Val[(int(s)-1)/64] |= 1 << ((uint(s) - 1) % 64)
-	}
-	if err := unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old); err != nil {
-		runtime.UnlockOSThread()
-		return err
-	}
 	args := append([]string{"reins", "__reins-confine", strconv.Itoa(max(maxProcs, 0)), overCap, startFailed, path}, argv...)
 	// The environment is the program's; the init itself reads none, and
 	// nobody in the container can read it there (not dumpable). It also
 	// keeps what marks every process of a test run (REINS_TEST_MARK, read
 	// by the suite's orphan check) on pid 1.
+	return execBlocked(f, args, Signals)
+}
+
+// execBlocked execs f with args and this process's environment on this
+// thread with sigs blocked, which the new image inherits (execve keeps the
+// thread's mask). It returns only when the exec failed, with the mask as
+// it was.
+func execBlocked(f *os.File, args []string, sigs []syscall.Signal) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var set, old unix.Sigset_t
+	for _, s := range sigs {
+		set.Val[(int(s)-1)/64] |= 1 << ((uint(s) - 1) % 64)
+	}
+	if err := unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old); err != nil {
+		return err
+	}
 	err := execFD(f, args, os.Environ())
 	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
-	runtime.UnlockOSThread()
 	return err
 }
 
