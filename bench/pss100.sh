@@ -38,7 +38,7 @@ sample() {
         if (!ok) continue
         role = "other"
         if (args[p] == "sleep 40") role = "prog"
-        if (args[p] ~ /__reins-supervise/) role = "sup"
+        if (args[p] ~ /__reins-supervise|__reins-watch/) role = "sup"
         else if (args[p] ~ /__reins-confine/) role = "init"
         else if (args[p] ~ / run -m openai\/mock-model/) role = "reins"
         print p, role

@@ -114,10 +114,11 @@ func sizeText(n int64) string {
 // String is Lines joined.
 func (r Report) String() string { return strings.Join(r.Lines(), "\n") + "\n" }
 
-// initKind says which init the container gets on this machine.
+// initKind says which init and supervisor the container gets on this
+// machine.
 func initKind() string {
-	if tinyinit.Image() != nil {
-		return "the small init (reins-init, about 12 kB), or the confine stage where the domain proxy runs"
+	if tinyinit.Image() != nil && tinyinit.WatchImage() != nil {
+		return "the small init (reins-init, about 12 kB) and the small watch as its supervisor (reins-watch, about 12 kB), or the Go ones where the domain proxy runs"
 	}
-	return "the confine stage (a Go process, about 1 MiB; no small init for " + runtime.GOARCH + ")"
+	return "the confine stage and the Go supervisor (Go processes, about 1 MiB each; no small init for " + runtime.GOARCH + ")"
 }

@@ -19,6 +19,12 @@
 //     backed by polling getppid, which unlike the signal does not depend on
 //     which OS thread of reins forked it).
 //
+// In the container, once the stage runs, the supervisor execs a small
+// watch in its own place (internal/sandbox/tinyinit, watch.go), which
+// waits, forwards, kills on parent death and after the grace, and cleans
+// up without a Go runtime's memory: inside a PID namespace nothing
+// escapes, so no sweep is needed there.
+//
 // So the rules "every process is confined to its permission mode" and
 // "nothing outlives reins" live here, in one place, for the bash tool and
 // for every kind of child.

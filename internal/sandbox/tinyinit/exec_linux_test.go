@@ -1,6 +1,9 @@
 package tinyinit
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 // TestFileIsExecuteOnly: the memory file is execute-only for its owner
 // and sealed: the kernel starts an image its process may not read as not
@@ -10,7 +13,13 @@ func TestFileIsExecuteOnly(t *testing.T) {
 	if Image() == nil {
 		t.Skip("no tiny init on this architecture")
 	}
-	f, err := File()
+	for name, file := range map[string]func() (*os.File, error){"init": File, "watch": WatchFile} {
+		t.Run(name, func(t *testing.T) { executeOnly(t, file) })
+	}
+}
+
+func executeOnly(t *testing.T, file func() (*os.File, error)) {
+	f, err := file()
 	if err != nil {
 		t.Fatal(err)
 	}

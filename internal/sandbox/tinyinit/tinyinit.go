@@ -1,7 +1,8 @@
 // Package tinyinit is the container's init as a static executable of a
 // few hundred bytes, for the sandbox to run as pid 1 of a confined
 // process's PID namespace once the confine stage has set the container up
-// and started the program.
+// and started the program; and the supervisor's watch, its counterpart
+// outside the container (watch.go).
 //
 // Why not the confine stage itself, as before: it is reins re-executed, a
 // Go program, and a Go process that only waits costs about 1 MiB of

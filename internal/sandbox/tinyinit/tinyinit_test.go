@@ -10,7 +10,12 @@ import (
 // this machine whose one loaded segment holds the entry point and is not
 // writable, with a non-executable stack.
 func TestImageIsAnELF(t *testing.T) {
-	img := Image()
+	for name, img := range map[string][]byte{"init": Image(), "watch": WatchImage()} {
+		t.Run(name, func(t *testing.T) { isELF(t, img) })
+	}
+}
+
+func isELF(t *testing.T, img []byte) {
 	if img == nil {
 		t.Skip("no tiny init on this architecture: the sandbox runs its Go init (tinyinit.go)")
 	}
