@@ -20,6 +20,7 @@
 //            report's descriptor, the start descriptor
 //   240(R15) an empty signal set
 //   256(R15) newfstatat's buffer (144 bytes)
+//   400(R15) a struct sigaction (32 bytes): SIG_IGN, then SIG_DFL
 
 // func watchStart() *byte
 TEXT ·watchStart(SB), NOSPLIT, $0-8
@@ -78,6 +79,18 @@ wnumdone:
 	MOVQ $14, AX // rt_sigprocmask(SIG_BLOCK, set, NULL, 8)
 	XORQ DI, DI
 	MOVQ R15, SI
+	XORQ DX, DX
+	MOVQ $8, R10
+	SYSCALL
+	// SIGPIPE ignored: the start byte's reader may be gone (a stage that
+	// failed), and the write must fail, not end this process.
+	MOVQ $1, 400(R15) // SIG_IGN
+	MOVQ $0, 408(R15)
+	MOVQ $0, 416(R15)
+	MOVQ $0, 424(R15)
+	MOVQ $13, AX // rt_sigaction(SIGPIPE, &act, NULL, 8)
+	MOVQ $13, DI
+	LEAQ 400(R15), SI
 	XORQ DX, DX
 	MOVQ $8, R10
 	SYSCALL
@@ -267,7 +280,15 @@ wend:
 	JEQ wcode
 	CMPQ R8, $11
 	JEQ wcode
-	// Any other: end by it, so reins reports the same signal.
+	// Any other: end by it, so reins reports the same signal (its
+	// default action back first: SIGPIPE was ignored).
+	MOVQ $0, 400(R15) // SIG_DFL
+	MOVQ $13, AX // rt_sigaction(sig, &act, NULL, 8)
+	MOVQ R8, DI
+	LEAQ 400(R15), SI
+	XORQ DX, DX
+	MOVQ $8, R10
+	SYSCALL
 	MOVQ $14, AX // rt_sigprocmask(SIG_SETMASK, empty, NULL, 8)
 	MOVQ $2, DI
 	LEAQ 240(R15), SI
