@@ -119,11 +119,7 @@ func supervise(args []string) int {
 		tmp, err = os.MkdirTemp("", TempPrefix)
 		return err
 	}
-	defer func() {
-		if tmp != "" {
-			os.RemoveAll(tmp)
-		}
-	}()
+	defer func() { removeTmp(tmp) }()
 	if watch == nil {
 		notify()
 		if err := mkTmp(); err != nil {
