@@ -36,13 +36,7 @@ func TestInitDuties(t *testing.T) {
 			}
 			ws := t.TempDir()
 			p := Policy{Mode: WorkspaceWrite, Workspace: ws}
-			if out, code := runEnv(t, p, ws, nil, `exit 7`); code != 7 {
-				t.Errorf("exit 7: status %d\n%s", code, out)
-			}
-			st := runState(t, p, ws, `kill -TERM $$`)
-			if ws, _ := st.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
-				t.Errorf("a program killed by SIGTERM: %v", st)
-			}
+			endsAsTheProgram(t, p, ws)
 			// The program starts before the stage hands over to the
 			// small init: wait (bounded) until it has.
 			out, _ := runEnv(t, p, ws, nil, `w=`+map[string]string{"small": "6000", "go": "0"}[init]+`
@@ -74,6 +68,23 @@ cat /proc/1/environ >/dev/null 2>&1 && echo ENVIRON-READ || echo environ-refused
 			}
 			forwardTerm(t, p, ws)
 		})
+	}
+}
+
+// endsAsTheProgram: the program's exit status, its death by a signal and
+// by a fault (as a shell says it) come back through the supervisor and
+// the init.
+func endsAsTheProgram(t *testing.T, p Policy, ws string) {
+	t.Helper()
+	if out, code := runEnv(t, p, ws, nil, `exit 7`); code != 7 {
+		t.Errorf("exit 7: status %d\n%s", code, out)
+	}
+	st := runState(t, p, ws, `kill -TERM $$`)
+	if ws, _ := st.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Errorf("a program killed by SIGTERM: %v", st)
+	}
+	if st := runState(t, p, ws, `kill -SEGV $$`); st.ExitCode() != 128+11 {
+		t.Errorf("a program killed by SIGSEGV: %v, want exit 139 as a shell says", st)
 	}
 }
 

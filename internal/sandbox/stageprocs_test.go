@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -101,20 +100,7 @@ func TestStageRunsWithOneP(t *testing.T) {
 // that the test's end kills.
 func startSleep(t *testing.T, ws string) *exec.Cmd {
 	t.Helper()
-	cmd, err := Command(Policy{Mode: WorkspaceWrite, Workspace: ws}, "sleep", "60")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Dir = ws
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	})
-	return cmd
+	return startSleepPolicy(t, Policy{Mode: WorkspaceWrite, Workspace: ws}, ws, "60")
 }
 
 // childrenOf lists the live children of pid, from /proc.

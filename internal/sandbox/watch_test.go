@@ -59,16 +59,7 @@ func TestSupervisorDuties(t *testing.T) {
 			_ = cmd.Wait()
 			assertGoneWithin(t, "62.1", time.Minute)
 
-			if out, code := runEnv(t, p, ws, nil, `exit 7`); code != 7 {
-				t.Errorf("exit 7: status %d\n%s", code, out)
-			}
-			st := runState(t, p, ws, `kill -TERM $$`)
-			if ws, _ := st.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
-				t.Errorf("a program killed by SIGTERM: %v", st)
-			}
-			if st := runState(t, p, ws, `kill -SEGV $$`); st.ExitCode() != 128+11 {
-				t.Errorf("a program killed by SIGSEGV: %v, want exit 139 as a shell says", st)
-			}
+			endsAsTheProgram(t, p, ws)
 			forwardTerm(t, p, ws)
 			ignoreTerm(t, p, ws)
 
