@@ -355,7 +355,7 @@ func TestContainerUnprivileged(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin,
-		"-test.run=^(TestAttackHostDevices|TestAttackInheritedDescriptors|TestAttackTraceInit|TestLimitTmp|TestLimitPids|TestNestedRepositoryBetweenCommands|TestWorkspaceThroughPrivateLink|TestWritableThroughPrivateLink|TestSupervisorGOMAXPROCS|TestInitDuties)$", "-test.count=1", "-test.v")
+		"-test.run=^(TestAttackHostDevices|TestAttackInheritedDescriptors|TestAttackTraceInit|TestLimitTmp|TestLimitPids|TestNestedRepositoryBetweenCommands|TestWorkspaceThroughPrivateLink|TestWritableThroughPrivateLink|TestSupervisorGOMAXPROCS|TestInitDuties|TestSupervisorDuties)$", "-test.count=1", "-test.v")
 	cmd.Dir = home
 	cmd.Env = []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "TMPDIR=/tmp", unprivilegedEnv + "=1"}
 	out, err := cmd.CombinedOutput()
@@ -363,7 +363,8 @@ func TestContainerUnprivileged(t *testing.T) {
 		t.Fatalf("as nobody: %v\n%s", err, out)
 	}
 	for _, name := range []string{"TestAttackHostDevices", "TestAttackInheritedDescriptors", "TestAttackTraceInit", "TestLimitTmp", "TestLimitPids",
-		"TestNestedRepositoryBetweenCommands", "TestWorkspaceThroughPrivateLink", "TestWritableThroughPrivateLink", "TestSupervisorGOMAXPROCS", "TestInitDuties"} {
+		"TestNestedRepositoryBetweenCommands", "TestWorkspaceThroughPrivateLink", "TestWritableThroughPrivateLink", "TestSupervisorGOMAXPROCS", "TestInitDuties",
+		"TestSupervisorDuties"} {
 		if !strings.Contains(string(out), "--- PASS: "+name) {
 			t.Errorf("as nobody, %s did not pass:\n%s", name, out)
 		}
