@@ -92,7 +92,8 @@ mount | grep -c ' on /dev/pts ' | sed 's/^/pts-mounts: /'`
 
 // TestAttackInheritedDescriptors: descriptors reins inherited without
 // close-on-exec (an editor's, a CI runner's: here a directory descriptor
-// of / as fd 5 and of a host folder the container hides as fd 7, given
+// of / as fd 9 and of a host folder the container hides as fd 11 — above
+// every descriptor the supervisor hands the stage, 3 to 7 — given
 // to the supervisor as reins would) do not reach the program, which
 // therefore cannot read the hidden file through /proc/self/fd/N or openat.
 // In the Landlock-only fallback too.
@@ -118,11 +119,11 @@ func TestAttackInheritedDescriptors(t *testing.T) {
 	}
 	defer dir.Close()
 	rel := strings.TrimPrefix(hidden, "/")
-	script := `cat /proc/self/fd/5/` + rel + `/secret 2>/dev/null; echo
-cat /proc/self/fd/7/secret 2>/dev/null; echo
+	script := `cat /proc/self/fd/9/` + rel + `/secret 2>/dev/null; echo
+cat /proc/self/fd/11/secret 2>/dev/null; echo
 python3 -c '
 import os
-for fd, path in ((5, "` + rel + `/secret"), (7, "secret")):
+for fd, path in ((9, "` + rel + `/secret"), (11, "secret")):
     try:
         print(os.read(os.open(path, os.O_RDONLY, dir_fd=fd), 64).decode())
     except OSError as e:
@@ -138,7 +139,7 @@ print("fds", sorted(int(f) for f in os.listdir("/proc/self/fd")))
 			}
 			var out bytes.Buffer
 			cmd.Dir, cmd.Stdout, cmd.Stderr = ws, &out, &out
-			cmd.ExtraFiles = []*os.File{nil, nil, root, nil, dir} // fds 5 and 7
+			cmd.ExtraFiles = []*os.File{nil, nil, nil, nil, nil, nil, root, nil, dir} // fds 9 and 11
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			if err := cmd.Run(); err != nil {
 				t.Fatalf("noNamespaces=%v %s: %v\n%s", noNS, mode, err, out.String())

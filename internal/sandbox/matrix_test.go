@@ -204,8 +204,9 @@ func runMatrix(t *testing.T, mutate string, only func(cell string) bool) map[str
 	}
 	defer homeDoor.Close()
 	// A descriptor reins inherited (an editor's, a CI runner's) of a
-	// folder whose credentials the container hides: fd 7 of the
-	// supervisor, as reins would pass it on.
+	// folder whose credentials the container hides: fd 9 of the
+	// supervisor, as reins would pass it on (above every descriptor the
+	// supervisor hands the stage, 3 to 7, so that only the wall stops it).
 	homeFD, err := os.Open(home)
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +253,7 @@ echo leak > /dev/udp/127.0.0.1/$UDPPORT 2>/dev/null
 		py("outside-server-socket", `import socket,os; s=socket.socket(socket.AF_UNIX); s.connect(os.environ["DOOR"])`) +
 		py("home-server-socket", `import socket,os; s=socket.socket(socket.AF_UNIX); s.connect(os.environ["HOME"]+"/tmux.sock")`) +
 		py("tiocsti", `import fcntl,termios; fcntl.ioctl(0, termios.TIOCSTI, b"X")`) + `
-grep -q SSH-PRIVATE /proc/self/fd/7/.ssh/id_ed25519 2>/dev/null && echo inherited-fd:ESCAPED
+grep -q SSH-PRIVATE /proc/self/fd/9/.ssh/id_ed25519 2>/dev/null && echo inherited-fd:ESCAPED
 test -n "$HOSTDEV" && head -c 1 "$HOSTDEV" >/dev/null 2>&1 && echo host-device:ESCAPED
 head -c 1 /proc/1/environ >/dev/null 2>&1 && echo init-environ:ESCAPED
 ` + py("trace-init", `import ctypes,os; libc=ctypes.CDLL(None); assert libc.ptrace(16, 1, None, None) == 0; os.waitpid(1, 0x40000000); libc.ptrace(17, 1, None, None)`) + `
@@ -318,7 +319,7 @@ exit 0`
 					"ABSTRACT="+abstract[1:], "DOOR="+filepath.Join(sockDir, "default"), "HOSTTMP="+sockDir, "HOSTDEV="+hostDev,
 					sandbox.MutateEnv+"="+mutate)
 				cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-				cmd.ExtraFiles = []*os.File{nil, nil, nil, nil, homeFD} // fd 7
+				cmd.ExtraFiles = []*os.File{nil, nil, nil, nil, nil, nil, homeFD} // fd 9
 				err = cmd.Run()
 				if err != nil && strings.Contains(out.String(), "(sandbox.limits.pids)") {
 					err = nil // the process cap ended it, as it should
