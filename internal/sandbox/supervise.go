@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,9 +99,9 @@ func supervise(args []string) int {
 	// comes before the watch ends this process as it would have ended
 	// the watch, and the program, which waits for the watch's start
 	// byte, never ran.
-	watchable := p.Confined() && !p.NoNamespaces && wallUserNS.on() && !p.proxied() && !goSupervisor
+	container := p.Confined() && !p.NoNamespaces && wallUserNS.on()
 	var watch *os.File
-	if watchable {
+	if container && !p.proxied() && !goSupervisor {
 		runtime.LockOSThread() // the stage's parent-death signal is this thread's
 		watch, _ = tinyinit.WatchFile()
 	}
@@ -141,13 +142,7 @@ func supervise(args []string) int {
 		scrubbed = p.Env.Scrub(scrubbed)
 	}
 	var env []string
-	setEnv := func() {
-		if tmp == "" {
-			env = withTmp(scrubbed, privateTmp)
-		} else {
-			env = withTmp(scrubbed, tmp)
-		}
-	}
+	setEnv := func() { env = withTmp(scrubbed, cmp.Or(tmp, privateTmp)) }
 	setEnv()
 	if p.proxied() {
 		// The proxy runs here, outside, with the host's network; the
@@ -237,7 +232,6 @@ func supervise(args []string) int {
 	if p.Confined() && p.Mode == WorkspaceWrite && wallProtect.on() {
 		newProtected = missingProtected(p)
 	}
-	container := p.Confined() && !p.NoNamespaces && wallUserNS.on()
 	cmd, report, err := start(container)
 	if err != nil && container && nsRefused(err) {
 		// The kernel refuses unprivileged namespaces here: today's Landlock
