@@ -1,8 +1,12 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -303,6 +307,28 @@ replies:
 	}
 }
 
+// releaseAfterTurn waits (generously) until the session log at path holds
+// a turn end, then sends the mock at url a request whose text is word, to
+// reach the barrier a held reply waits at.
+func releaseAfterTurn(path, url, word string) error {
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if b, _ := os.ReadFile(path); strings.Contains(string(b), `"type":"`+session.TypeTurnEnd+`"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the first turn never ended")
+		}
+	}
+	body, _ := json.Marshal(map[string]any{"model": "test", "stream": true, "messages": []any{map[string]any{"role": "user", "content": word}}})
+	resp, err := http.Post(url+"/chat/completions", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	_, err = io.Copy(io.Discard, resp.Body)
+	return err
+}
+
 func userMessages(t *testing.T, events []session.Event) []string {
 	var out []string
 	for _, d := range testutil.Decoded[session.UserMessage](t, events, session.TypeUserMessage) {
@@ -316,7 +342,8 @@ func TestBackgroundJobNoticeAndOutput(t *testing.T) {
 replies:
   - match: start-bg
     toolCalls: [{id: p1, name: subagent, arguments: {description: bg work, prompt: BG-CHILD, run_in_background: true}}]
-  - {match: BG-CHILD, text: the child result}
+  - {match: BG-CHILD, text: the child result, barrier: 2}
+  - {match: RELEASE-THE-CHILD, text: released, barrier: 2}
   - {match: Started background job job-1, text: waiting for the job}
   - match: "finished [status: completed]"
     toolCalls: [{id: p2, name: job_output, arguments: {id: job-1}}]
@@ -324,7 +351,16 @@ replies:
 `
 	f := newFixture(t, script, map[string]string{})
 	s := f.session(t)
+	// The child's answer waits at a barrier the test opens once the
+	// parent's first turn has ended on disk: the job finishes between
+	// turns, whatever the machine's speed (on a busy one it could finish
+	// within the first turn, whose next step then took the notice).
+	released := make(chan error, 1)
+	go func() { released <- releaseAfterTurn(s.Log.Path(), f.url, "RELEASE-THE-CHILD") }()
 	res := s.Run(context.Background(), "start-bg")
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
 	if res.Reason != session.ReasonCompleted {
 		t.Fatalf("turn %+v", res)
 	}
