@@ -32,7 +32,8 @@
 //     blocked, setsid, descriptors 3 and 4 closed, execve), so there is no
 //     moment at which the program runs and a signal meant for it could
 //     land in a process about to be replaced; it closes its own stdin and
-//     stdout and blanks the program's command line in its own arguments;
+//     stdout and blanks the program's command line in its own arguments
+//     before the program runs (the program waits on a pipe until then);
 //   - it forwards the first four signals to the program's process group;
 //   - it reaps every child; when the program ends it ends the same way: its
 //     exit status, or for a program killed by a signal the signal's number

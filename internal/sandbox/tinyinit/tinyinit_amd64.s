@@ -16,6 +16,8 @@
 //   32(R15)  its siginfo (128 bytes)
 //   160(R15) one byte for descriptor 3 (and the name, before)
 //   176(R15) an empty signal set (the program's)
+//   192(R15) a pipe (two 4-byte descriptors): the program waits on it
+//            until this init has blanked its command line
 //   256(R15) getdents64's buffer, 8192 bytes
 
 // func start() *byte
@@ -82,6 +84,14 @@ maxdone:
 	MOVQ $8, R10
 	SYSCALL
 
+	// pipe2(&fds, O_CLOEXEC): the program starts only once its command
+	// line is blanked here (below), never readable in /proc/1/cmdline.
+	MOVQ $293, AX
+	LEAQ 192(R15), DI
+	MOVQ $0x80000, SI
+	SYSCALL
+	TESTQ AX, AX
+	JNE bad
 	// The program, a child of this init started with the signals above
 	// already blocked here: none sent from now on is lost.
 	MOVQ $57, AX // fork
@@ -105,7 +115,7 @@ maxdone:
 blank:
 	MOVQ (CX), SI
 	TESTQ SI, SI
-	JEQ reap
+	JEQ blankdone
 blankstr:
 	CMPB (SI), $0
 	JEQ blanknext
@@ -115,11 +125,30 @@ blankstr:
 blanknext:
 	ADDQ $8, CX
 	JMP blank
+blankdone:
+	// Both ends of the pipe closed: the program's read ends.
+	MOVQ $3, AX
+	MOVLQSX 196(R15), DI
+	SYSCALL
+	MOVQ $3, AX
+	MOVLQSX 192(R15), DI
+	SYSCALL
+	JMP reap
 
 child:
 	// The program: no signal blocked, a session of its own (no
 	// controlling terminal), descriptors 3 and 4 closed, then
 	// execve(argv[5], &argv[6], envp).
+	// Wait until the init has blanked the command line: read(fds[0])
+	// returns at its close (fds[1] closed here first).
+	MOVQ $3, AX
+	MOVLQSX 196(R15), DI
+	SYSCALL
+	XORQ AX, AX
+	MOVLQSX 192(R15), DI
+	LEAQ 160(R15), SI
+	MOVQ $1, DX
+	SYSCALL
 	MOVQ $0, 176(R15)
 	MOVQ $14, AX // rt_sigprocmask(SIG_SETMASK, empty, NULL, 8)
 	MOVQ $2, DI
